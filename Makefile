@@ -1,0 +1,108 @@
+# iolat build. Everything lands in $(OUT); quiet unless V=1.
+#   make            build iolat
+#   make test       unit tests (no root) and integration tests (root)
+#   make unit       unit tests only
+#   make sanitize   build with ASan/UBSan into build-san/ and run the unit tests
+#   make STATIC=1   link libbpf, libelf and zlib statically
+OUT ?= build
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
+	  -Wno-format-truncation \
+	  -I$(OUT) -Ibpf -Isrc -MMD -MP -DIOLAT_VERSION='"$(VERSION)"'
+LDLIBS := -lbpf -lelf -lz -lm
+ifeq ($(STATIC),1)
+LDFLAGS += -static
+LDLIBS += -lzstd
+endif
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf -Wall -Werror
+# System headers after ours, so vmlinux.h wins over asm/ types.
+BPF_SYS_INC := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
+	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+
+LIB_SRCS := src/buckets.c src/histo.c src/disks.c src/probe.c src/collector.c \
+	    src/render.c src/json.c src/cgroups.c
+CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/errors.c
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
+CMD_OBJS := $(CMD_SRCS:src/%.c=$(OUT)/%.o)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/%)
+HELPER_BINS := $(OUT)/dio $(OUT)/slowfs
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all unit test integration sanitize clean helpers
+
+all: $(OUT)/iolat
+
+$(OUT):
+	$(Q)mkdir -p $@
+
+$(OUT)/vmlinux.h: | $(OUT)
+	$(call msg,BTF,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(OUT)/iolat.bpf.o: bpf/iolat.bpf.c bpf/iolat.h $(OUT)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
+
+$(OUT)/iolat.skel.h: $(OUT)/iolat.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name iolat_bpf > $@
+
+$(OUT)/collector.o: $(OUT)/iolat.skel.h
+
+$(OUT)/%.o: src/%.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/iolat: $(LIB_OBJS) $(CMD_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT)/test_%: tests/unit/test_%.c $(LIB_OBJS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
+$(OUT)/dio: tests/helpers/dio.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+$(OUT)/slowfs: tests/helpers/slowfs.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(shell pkg-config --cflags fuse3) $< $(shell pkg-config --libs fuse3) -o $@
+
+helpers: $(HELPER_BINS)
+
+unit: $(UNIT_BINS)
+	$(Q)set -e; for t in $(UNIT_BINS); do ./$$t; done
+
+integration: $(OUT)/iolat $(HELPER_BINS)
+	$(Q)OUT=$(OUT) bash tests/integration/run.sh
+
+test: unit integration
+
+sanitize:
+	$(Q)$(MAKE) --no-print-directory OUT=build-san SAN=1 build-san/iolat unit
+
+clean:
+	$(Q)rm -rf build build-san
+
+-include $(wildcard $(OUT)/*.d)

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iolat.bpf.c - the kernel half of iolat: times every block I/O and adds it
+ * to per-CPU histograms keyed by disk, operation and (optionally) flags and
+ * cgroup.
+ *
+ * The hot path is one program at request completion. It reads the start
+ * times the block layer already keeps in struct request (start_time_ns set
+ * when the request is created, io_start_time_ns when it is issued), so the
+ * common case needs no per-request map. Where the kernel leaves those unset,
+ * small issue-side programs remember the times in a bounded LRU map.
+ * Bio-based disks (zram, dm, md) make no request events; they are timed from
+ * block_bio_queue to block_bio_complete.
+ *
+ * Every program exists twice: tp_btf (direct, typed loads) and raw_tp
+ * (probe reads), and user space loads one set, chosen at start-up.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "iolat.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space between open and load; constant for the verifier. */
+const volatile __u64 lat_bounds[IOLAT_LAT_SLOTS] = {};
+const volatile __u64 size_bounds[IOLAT_SIZE_SLOTS] = {};
+const volatile __u32 filter_dev = 0;	  /* 0: every disk */
+const volatile __u64 filter_cgroup = 0;	  /* 0: every cgroup */
+const volatile __s32 filter_cgroup_level = 0;
+const volatile bool key_flags = false;
+const volatile bool key_cgroup = false;
+const volatile bool force_rq_map = false; /* testing: ignore struct request times */
+const volatile bool rq_tp_has_queue = false; /* rq_issue/rq_insert(q, rq): before 5.11 */
+const volatile __u32 queue_stats_bit = 64;   /* QUEUE_FLAG_STATS; 64 = unknown */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct iolat_key);
+	__type(value, struct iolat_val);
+} hists SEC(".maps");
+
+/* Fallback start times, for requests whose struct request times are unset. */
+struct rq_times {
+	__u64 start_ns;
+	__u64 issue_ns;
+	__u64 bytes;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct rq_times);
+} rq_starts SEC(".maps");
+
+/* Bio-based disks: when each bio entered, its size and cgroup. */
+struct bio_times {
+	__u64 start_ns;
+	__u64 bytes;
+	__u64 cgroup;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct bio_times);
+} bio_starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IOLAT_STAT_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Source of a zeroed value when a key is first seen (too big for the stack). */
+static struct iolat_val zero_val;
+
+/* Kernels before 5.17 kept the disk in the request; later ones in its queue. */
+struct request___old {
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+/* Kernels before 5.12 pointed bios at the disk, not the block device. */
+struct bio___old {
+	struct gendisk *bi_disk;
+} __attribute__((preserve_access_index));
+
+/* Kernels before 6.2 (commit 7f203bc89eb6) kept ancestor ids, not pointers. */
+struct cgroup___old {
+	int level;
+	__u64 ancestor_ids[];
+} __attribute__((preserve_access_index));
+
+static __always_inline void stat_inc(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&stats, &which);
+
+	if (c)
+		*c += 1;
+}
+
+/*
+ * Index of the slot holding v in a table of 2^log2n inclusive upper bounds:
+ * the number of bounds below v. A fixed number of halvings, unrolled.
+ */
+static __always_inline __u32 slot_of(const volatile __u64 *bounds, int log2n, __u64 v)
+{
+	__u32 i = 0;
+
+#pragma unroll
+	for (int s = log2n - 1; s >= 0; s--) {
+		__u32 step = 1u << s;
+
+		if (bounds[i + step - 1] < v)
+			i += step;
+	}
+	return i;
+}
+
+static __always_inline __u8 op_of(__u32 cmd_flags)
+{
+	/* REQ_OP_* numbers, include/linux/blk_types.h; stable since 4.10. */
+	switch (cmd_flags & 0xff) {
+	case 0: return IOLAT_OP_READ;
+	case 1: return IOLAT_OP_WRITE;
+	case 2: return IOLAT_OP_FLUSH;
+	case 3: return IOLAT_OP_DISCARD;
+	case 9: return IOLAT_OP_WRITE_ZEROES;
+	default: return IOLAT_OP_OTHER;
+	}
+}
+
+static __always_inline __u16 flag_if(__u64 cmd_flags, __u32 kbit, __u16 ours)
+{
+	return (cmd_flags >> kbit) & 1 ? ours : 0;
+}
+
+/* The kernel's __REQ_* bits, mapped through CO-RE to our stable bits. */
+static __always_inline __u16 flags_of(__u64 f)
+{
+	__u16 out = 0;
+
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC), IOLAT_F_SYNC);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_META), IOLAT_F_META);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_PRIO), IOLAT_F_PRIO);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_NOMERGE), IOLAT_F_NOMERGE);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_IDLE), IOLAT_F_IDLE);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_FUA), IOLAT_F_FUA);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH), IOLAT_F_PREFLUSH);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD), IOLAT_F_RAHEAD);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_BACKGROUND), IOLAT_F_BACKGROUND);
+	if (bpf_core_enum_value_exists(enum req_flag_bits, __REQ_NOWAIT))
+		out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_NOWAIT), IOLAT_F_NOWAIT);
+	return out;
+}
+
+static __always_inline __u32 disk_dev(struct gendisk *disk, bool direct)
+{
+	int major, minor;
+
+	if (!disk)
+		return 0;
+	if (direct) {
+		major = disk->major;
+		minor = disk->first_minor;
+	} else {
+		major = BPF_CORE_READ(disk, major);
+		minor = BPF_CORE_READ(disk, first_minor);
+	}
+	return ((__u32)major << 20) | (__u32)minor;
+}
+
+static __always_inline struct gendisk *rq_disk(struct request *rq, bool direct)
+{
+	if (bpf_core_field_exists(rq->q->disk))
+		return direct ? rq->q->disk : BPF_CORE_READ(rq, q, disk);
+	return BPF_CORE_READ((struct request___old *)rq, rq_disk);
+}
+
+static __always_inline struct gendisk *bio_disk(struct bio *bio, bool direct)
+{
+	if (bpf_core_field_exists(bio->bi_bdev))
+		return direct ? bio->bi_bdev->bd_disk : BPF_CORE_READ(bio, bi_bdev, bd_disk);
+	return BPF_CORE_READ((struct bio___old *)bio, bi_disk);
+}
+
+static __always_inline __u64 cgroup_id(struct cgroup *cg)
+{
+	return BPF_CORE_READ(cg, kn, id);
+}
+
+/*
+ * The cgroup a bio was issued for (its blkcg's cgroup), or its ancestor at
+ * the filter's level when a filter is set, so that filtering on a parent
+ * cgroup takes in its children. 0 when the bio has no association.
+ */
+static __always_inline __u64 bio_cgroup(struct bio *bio)
+{
+	struct cgroup *cg;
+	int level;
+
+	if (!bio)
+		return 0;
+	cg = BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup);
+	if (!cg)
+		return 0;
+	if (!filter_cgroup)
+		return cgroup_id(cg);
+	level = BPF_CORE_READ(cg, level);
+	if (level < filter_cgroup_level)
+		return 0;
+	if (bpf_core_field_exists(cg->ancestors)) {
+		struct cgroup *anc = NULL;
+
+		bpf_core_read(&anc, sizeof(anc), &cg->ancestors[filter_cgroup_level & 0xff]);
+		return anc ? cgroup_id(anc) : 0;
+	} else {
+		struct cgroup___old *old = (void *)cg;
+		__u64 id = 0;
+
+		bpf_core_read(&id, sizeof(id), &old->ancestor_ids[filter_cgroup_level & 0xff]);
+		return id;
+	}
+}
+
+static __always_inline void lat_add(struct iolat_lat *l, __u64 start, __u64 now)
+{
+	__u64 ns;
+
+	if (!start || start > now) {
+		l->unseen++;
+		return;
+	}
+	ns = now - start;
+	l->count++;
+	l->sum_ns += ns;
+	if (ns > l->max_ns)
+		l->max_ns = ns;
+	l->slots[slot_of(lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) & (IOLAT_LAT_SLOTS - 1)]++;
+}
+
+struct io_done {
+	__u64 now;
+	__u64 start_ns; /* 0: not seen */
+	__u64 issue_ns; /* 0: not seen */
+	__u64 bytes;
+	int error;
+};
+
+static __always_inline void account(const struct iolat_key *key, const struct io_done *c)
+{
+	struct iolat_val *v = bpf_map_lookup_elem(&hists, key);
+
+	if (!v) {
+		bpf_map_update_elem(&hists, key, &zero_val, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&hists, key);
+		if (!v) {
+			stat_inc(IOLAT_STAT_HIST_FULL);
+			return;
+		}
+	}
+	v->ios++;
+	v->bytes += c->bytes;
+	if (c->error)
+		v->errors++;
+	v->size_slots[slot_of(size_bounds, IOLAT_SIZE_SLOTS_LOG2, c->bytes) &
+		      (IOLAT_SIZE_SLOTS - 1)]++;
+	lat_add(&v->lat[IOLAT_VIEW_DEVICE], c->issue_ns, c->now);
+	lat_add(&v->lat[IOLAT_VIEW_TOTAL], c->start_ns, c->now);
+}
+
+/* Takes the fallback times for rq, if the issue side recorded any. */
+static __always_inline void take_rq_start(struct request *rq, struct io_done *c)
+{
+	__u64 key = (__u64)rq;
+	struct rq_times *s = bpf_map_lookup_elem(&rq_starts, &key);
+
+	if (!s) {
+		stat_inc(IOLAT_STAT_RQMAP_MISS);
+		return;
+	}
+	if (!c->start_ns)
+		c->start_ns = s->start_ns;
+	if (!c->issue_ns)
+		c->issue_ns = s->issue_ns;
+	if (s->bytes)
+		c->bytes = s->bytes;
+	bpf_map_delete_elem(&rq_starts, &key);
+}
+
+static __always_inline int on_rq_complete(struct request *rq, int error, __u32 nr_bytes,
+					  bool direct)
+{
+	struct iolat_key key = {};
+	struct io_done c = {};
+	struct bio *bio;
+	__u32 remaining, sectors;
+	__u64 cmd_flags;
+
+	/* A request may complete in pieces; count it once, at the last piece. */
+	remaining = direct ? rq->__data_len : BPF_CORE_READ(rq, __data_len);
+	if (nr_bytes < remaining) {
+		stat_inc(IOLAT_STAT_PARTIAL);
+		return 0;
+	}
+	key.dev = disk_dev(rq_disk(rq, direct), direct);
+	if (filter_dev && key.dev != filter_dev)
+		return 0;
+	if (key_cgroup || filter_cgroup) {
+		bio = direct ? rq->bio : BPF_CORE_READ(rq, bio);
+		key.cgroup = bio_cgroup(bio);
+		if (filter_cgroup && key.cgroup != filter_cgroup)
+			return 0;
+		if (!key_cgroup)
+			key.cgroup = 0;
+	}
+	c.now = bpf_ktime_get_ns();
+	c.error = error;
+	if (direct) {
+		cmd_flags = rq->cmd_flags;
+		sectors = rq->stats_sectors;
+		if (!force_rq_map) {
+			c.start_ns = rq->start_time_ns;
+			c.issue_ns = rq->io_start_time_ns;
+		}
+	} else {
+		cmd_flags = BPF_CORE_READ(rq, cmd_flags);
+		sectors = BPF_CORE_READ(rq, stats_sectors);
+		if (!force_rq_map) {
+			c.start_ns = BPF_CORE_READ(rq, start_time_ns);
+			c.issue_ns = BPF_CORE_READ(rq, io_start_time_ns);
+		}
+	}
+	/* stats_sectors is the size at issue; remaining is what is left now. */
+	c.bytes = sectors ? (__u64)sectors << 9 : remaining;
+	if (!c.start_ns || !c.issue_ns)
+		take_rq_start(rq, &c);
+	key.op = op_of(cmd_flags);
+	if (key_flags)
+		key.flags = flags_of(cmd_flags);
+	account(&key, &c);
+	return 0;
+}
+
+/* Whether the kernel will stamp io_start_time_ns on this request itself. */
+static __always_inline bool queue_stamps_issue(struct request *rq, bool direct)
+{
+	unsigned long qflags;
+
+	if (force_rq_map || queue_stats_bit >= 64)
+		return false;
+	qflags = direct ? rq->q->queue_flags : BPF_CORE_READ(rq, q, queue_flags);
+	return (qflags >> queue_stats_bit) & 1;
+}
+
+static __always_inline struct rq_times *rq_start_slot(struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct rq_times *s = bpf_map_lookup_elem(&rq_starts, &key);
+	struct rq_times fresh = {};
+
+	if (s)
+		return s;
+	bpf_map_update_elem(&rq_starts, &key, &fresh, BPF_ANY);
+	return bpf_map_lookup_elem(&rq_starts, &key);
+}
+
+static __always_inline bool filtered_out(struct request *rq, bool direct)
+{
+	return filter_dev && disk_dev(rq_disk(rq, direct), direct) != filter_dev;
+}
+
+/* Request created (block_io_start, or block_rq_insert on older kernels). */
+static __always_inline int on_rq_start(struct request *rq, bool direct)
+{
+	struct rq_times *s;
+	__u64 start;
+
+	if (!force_rq_map) {
+		start = direct ? rq->start_time_ns : BPF_CORE_READ(rq, start_time_ns);
+		if (start)
+			return 0;
+	}
+	if (filtered_out(rq, direct))
+		return 0;
+	s = rq_start_slot(rq);
+	if (s && !s->start_ns)
+		s->start_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* Request issued to the driver; also on re-issue after a requeue. */
+static __always_inline int on_rq_issue(struct request *rq, bool direct)
+{
+	struct rq_times *s;
+	__u64 start;
+
+	if (queue_stamps_issue(rq, direct)) {
+		start = direct ? rq->start_time_ns : BPF_CORE_READ(rq, start_time_ns);
+		if (start)
+			return 0;
+	}
+	if (filtered_out(rq, direct))
+		return 0;
+	s = rq_start_slot(rq);
+	if (!s)
+		return 0;
+	s->issue_ns = bpf_ktime_get_ns();
+	s->bytes = direct ? rq->__data_len : BPF_CORE_READ(rq, __data_len);
+	return 0;
+}
+
+static __always_inline bool queue_is_bio_based(struct request_queue *q, bool direct)
+{
+	const void *ops = direct ? q->mq_ops : BPF_CORE_READ(q, mq_ops);
+
+	return !ops;
+}
+
+static __always_inline int on_bio_queue(struct bio *bio, bool direct)
+{
+	struct gendisk *disk = bio_disk(bio, direct);
+	struct bio_times s = {};
+	__u64 key = (__u64)bio;
+
+	if (!disk)
+		return 0;
+	if (!queue_is_bio_based(direct ? disk->queue : BPF_CORE_READ(disk, queue), direct))
+		return 0;
+	if (filter_dev && disk_dev(disk, direct) != filter_dev)
+		return 0;
+	if (key_cgroup || filter_cgroup) {
+		s.cgroup = bio_cgroup(bio);
+		if (filter_cgroup && s.cgroup != filter_cgroup)
+			return 0;
+	}
+	s.start_ns = bpf_ktime_get_ns();
+	s.bytes = direct ? bio->bi_iter.bi_size : BPF_CORE_READ(bio, bi_iter.bi_size);
+	bpf_map_update_elem(&bio_starts, &key, &s, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int on_bio_complete(struct request_queue *q, struct bio *bio, bool direct)
+{
+	struct iolat_key key = {};
+	struct io_done c = {};
+	struct bio_times *s;
+	__u64 bkey = (__u64)bio;
+	__u64 opf;
+
+	if (!queue_is_bio_based(q, direct))
+		return 0;
+	key.dev = disk_dev(bio_disk(bio, direct), direct);
+	if (filter_dev && key.dev != filter_dev)
+		return 0;
+	s = bpf_map_lookup_elem(&bio_starts, &bkey);
+	if (!s) {
+		/* Filtered out at queue time, or queued before iolat started. */
+		if (!filter_cgroup)
+			stat_inc(IOLAT_STAT_BIOMAP_MISS);
+		return 0;
+	}
+	c.now = bpf_ktime_get_ns();
+	c.start_ns = s->start_ns;
+	/* No request layer: queue -> complete is both the device and the total time. */
+	c.issue_ns = s->start_ns;
+	c.bytes = s->bytes;
+	key.cgroup = key_cgroup ? s->cgroup : 0;
+	bpf_map_delete_elem(&bio_starts, &bkey);
+	opf = direct ? bio->bi_opf : BPF_CORE_READ(bio, bi_opf);
+	c.error = direct ? bio->bi_status : BPF_CORE_READ(bio, bi_status);
+	key.op = op_of(opf);
+	if (key_flags)
+		key.flags = flags_of(opf);
+	account(&key, &c);
+	return 0;
+}
+
+/*
+ * Tracepoint arguments. block_rq_issue and block_rq_insert lost their queue
+ * argument in 5.11 (commit a54895fa057c); rq_tp_has_queue says which we have.
+ */
+static __always_inline struct request *rq_arg(unsigned long long *ctx)
+{
+	return (struct request *)(rq_tp_has_queue ? ctx[1] : ctx[0]);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(rq_complete_btf, struct request *rq, int error, unsigned int nr_bytes)
+{
+	return on_rq_complete(rq, error, nr_bytes, true);
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(rq_complete_raw, struct request *rq, int error, unsigned int nr_bytes)
+{
+	return on_rq_complete(rq, error, nr_bytes, false);
+}
+
+SEC("tp_btf/block_rq_issue")
+int rq_issue_btf(unsigned long long *ctx)
+{
+	return on_rq_issue(rq_arg(ctx), true);
+}
+
+SEC("raw_tp/block_rq_issue")
+int rq_issue_raw(unsigned long long *ctx)
+{
+	return on_rq_issue(rq_arg(ctx), false);
+}
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(io_start_btf, struct request *rq)
+{
+	return on_rq_start(rq, true);
+}
+
+SEC("raw_tp/block_io_start")
+int BPF_PROG(io_start_raw, struct request *rq)
+{
+	return on_rq_start(rq, false);
+}
+
+SEC("tp_btf/block_rq_insert")
+int rq_insert_btf(unsigned long long *ctx)
+{
+	return on_rq_start(rq_arg(ctx), true);
+}
+
+SEC("raw_tp/block_rq_insert")
+int rq_insert_raw(unsigned long long *ctx)
+{
+	return on_rq_start(rq_arg(ctx), false);
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(bio_queue_btf, struct bio *bio)
+{
+	return on_bio_queue(bio, true);
+}
+
+SEC("raw_tp/block_bio_queue")
+int BPF_PROG(bio_queue_raw, struct bio *bio)
+{
+	return on_bio_queue(bio, false);
+}
+
+SEC("tp_btf/block_bio_complete")
+int BPF_PROG(bio_complete_btf, struct request_queue *q, struct bio *bio)
+{
+	return on_bio_complete(q, bio, true);
+}
+
+SEC("raw_tp/block_bio_complete")
+int BPF_PROG(bio_complete_raw, struct request_queue *q, struct bio *bio)
+{
+	return on_bio_complete(q, bio, false);
+}

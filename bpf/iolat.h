@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * iolat.h - the structures the kernel collector and user space share.
+ *
+ * Fixed-width types only: this header is compiled both by clang for the
+ * BPF target and by the host compiler, and the layouts must agree.
+ */
+#ifndef IOLAT_H
+#define IOLAT_H
+
+/*
+ * Histogram slots. Every histogram is a sorted table of inclusive upper
+ * bounds (built once in user space, src/buckets.c, and handed to the kernel
+ * before load); slot i counts values v with bound[i-1] < v <= bound[i]. The
+ * last slot's bound is UINT64_MAX, so it is the overflow slot. Slot counts
+ * are powers of two so the kernel's search is a fixed number of halvings.
+ */
+#define IOLAT_LAT_SLOTS_LOG2 9
+#define IOLAT_LAT_SLOTS (1u << IOLAT_LAT_SLOTS_LOG2)   /* latency, ns */
+#define IOLAT_SIZE_SLOTS_LOG2 8
+#define IOLAT_SIZE_SLOTS (1u << IOLAT_SIZE_SLOTS_LOG2) /* request size, bytes */
+
+/* Operations, normalised from the kernel's REQ_OP_* numbers. */
+enum iolat_op {
+	IOLAT_OP_READ = 0,
+	IOLAT_OP_WRITE,
+	IOLAT_OP_FLUSH,
+	IOLAT_OP_DISCARD,
+	IOLAT_OP_WRITE_ZEROES,
+	IOLAT_OP_OTHER,
+	IOLAT_OP_COUNT,
+};
+
+/*
+ * Request flags, normalised: the kernel's __REQ_* bit positions moved between
+ * releases, so the collector maps them through CO-RE enum relocations.
+ */
+enum iolat_flag {
+	IOLAT_F_SYNC = 1 << 0,
+	IOLAT_F_META = 1 << 1,
+	IOLAT_F_PRIO = 1 << 2,
+	IOLAT_F_NOMERGE = 1 << 3,
+	IOLAT_F_IDLE = 1 << 4,
+	IOLAT_F_FUA = 1 << 5,
+	IOLAT_F_PREFLUSH = 1 << 6,
+	IOLAT_F_RAHEAD = 1 << 7,
+	IOLAT_F_BACKGROUND = 1 << 8,
+	IOLAT_F_NOWAIT = 1 << 9,
+	IOLAT_F_COUNT = 10,
+};
+
+/* What one histogram series is keyed by. Unkeyed fields stay zero. */
+struct iolat_key {
+	__u64 cgroup;	  /* blkcg's cgroup id, when keyed or filtered by cgroup */
+	__u32 dev;	  /* whole disk, kernel encoding: major << 20 | minor */
+	__u16 flags;	  /* enum iolat_flag bits, when keyed by flags */
+	__u8 op;	  /* enum iolat_op */
+	__u8 size_class;  /* reserved for per-size-class keys; 0 today */
+};
+
+/* Latency views: index into iolat_val.lat[]. */
+enum iolat_view {
+	IOLAT_VIEW_DEVICE = 0, /* issue -> complete (blktrace D2C) */
+	IOLAT_VIEW_TOTAL,      /* request created -> complete (Q2C, request layer) */
+	IOLAT_VIEW_COUNT,
+};
+
+struct iolat_lat {
+	__u64 count;   /* completions timed in this view */
+	__u64 unseen;  /* completions whose start was not seen: not timed */
+	__u64 sum_ns;  /* exact sum of the timed latencies */
+	__u64 max_ns;  /* largest latency seen since start */
+	__u64 slots[IOLAT_LAT_SLOTS];
+};
+
+/* Per key, per CPU; user space sums the CPUs. Cumulative since load. */
+struct iolat_val {
+	__u64 ios;     /* completed requests (or bios on bio-based disks) */
+	__u64 bytes;   /* exact sum of their sizes */
+	__u64 errors;  /* completions with a non-zero status */
+	__u64 size_slots[IOLAT_SIZE_SLOTS];
+	struct iolat_lat lat[IOLAT_VIEW_COUNT];
+};
+
+/* Collector-wide counters (per-CPU array, one slot each). */
+enum iolat_stat {
+	IOLAT_STAT_HIST_FULL = 0, /* a new key did not fit in the histogram map */
+	IOLAT_STAT_RQMAP_MISS,	  /* fallback path: start not found in the request map */
+	IOLAT_STAT_BIOMAP_MISS,	  /* bio-based disk: bio start not found */
+	IOLAT_STAT_PARTIAL,	  /* partial completions skipped (counted at the last piece) */
+	IOLAT_STAT_COUNT,
+};
+
+#endif /* IOLAT_H */

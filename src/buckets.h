@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * buckets.h - the one histogram definition every iolat view shares.
+ *
+ * A bucket table is a sorted list of inclusive upper bounds (integers: ns
+ * for latency, bytes for size). The kernel counts into it; every view
+ * (biolatency-style log2 rows, Prometheus classic `le` buckets, native
+ * exponential buckets, percentiles) is an exact merge of its slots, because
+ * the table is built as the union of all the boundaries those views need.
+ */
+#ifndef IOLAT_BUCKETS_H
+#define IOLAT_BUCKETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct bucket_table {
+	uint64_t *bound; /* bound[i]: inclusive upper bound of slot i; UINT64_MAX pads */
+	size_t nslots;	 /* power of two: the kernel's slot count */
+	size_t nbounds;	 /* finite bounds in use; slot nbounds is the overflow slot */
+};
+
+/* Native-histogram schema the latency table is exact for (2^(1/16): 4.4 %). */
+#define LAT_NATIVE_SCHEMA 4
+#define LAT_NATIVE_MIN_INDEX (-320) /* 2^-20 s, just under 1 us */
+#define LAT_NATIVE_MAX_INDEX 112    /* 2^7 s = 128 s */
+
+/*
+ * Latency table (ns): native schema-4 bounds from 2^-20 s to 2^7 s,
+ * biolatency's usec and msec log2 rows, the default classic `le` set, and
+ * `extra` further bounds (ns). Fills `out` (storage of IOLAT_LAT_SLOTS).
+ * Returns 0, or -E2BIG if the union does not fit.
+ */
+int buckets_build_latency(struct bucket_table *out, uint64_t *storage,
+			  const uint64_t *extra, size_t nextra);
+
+/* Size table (bytes): schema-3 bounds from 512 B to 128 MiB, bitesize's
+ * KiB log2 rows, and 0 on its own (flushes carry no data). */
+int buckets_build_size(struct bucket_table *out, uint64_t *storage);
+
+/* The slot v falls in: the same halving search the kernel runs. */
+size_t buckets_slot_of(const struct bucket_table *t, uint64_t v);
+
+/* Smallest value slot i holds (0 for slot 0). */
+uint64_t buckets_lower(const struct bucket_table *t, size_t slot);
+
+/* Largest value slot i holds (UINT64_MAX for the overflow slot). */
+uint64_t buckets_upper(const struct bucket_table *t, size_t slot);
+
+/* Inclusive upper bound (ns) of native-histogram bucket `index` at schema 4. */
+uint64_t buckets_native_bound_ns(int index);
+
+/* Default classic `le` bounds, in ns, for exporters and tests. */
+extern const uint64_t buckets_default_le_ns[];
+extern const size_t buckets_default_le_count;
+
+#endif

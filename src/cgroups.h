@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cgroups.h - cgroup paths to the ids the kernel puts on bios, and back.
+ *
+ * A bio is charged to a block cgroup (blkcg). On a pure cgroup v2 host that
+ * is a v2 cgroup; where the blkio controller is bound to a v1 hierarchy it is
+ * a cgroup of that hierarchy. Either way its id is the inode number of the
+ * cgroup's directory (kernfs), which is what stat() reports.
+ */
+#ifndef IOLAT_CGROUPS_H
+#define IOLAT_CGROUPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cgroup_ref {
+	uint64_t id;
+	int level;	/* 0 for a hierarchy's root */
+	char path[512]; /* the directory resolved */
+};
+
+/*
+ * Resolves a cgroup given as a directory under a cgroup mount, or as a path
+ * relative to the hierarchy that holds the io (blkio) controller.
+ * Returns 0, -ENOENT (no such cgroup) or -ENOTDIR (not a cgroup directory).
+ */
+int cgroups_resolve(const char *arg, struct cgroup_ref *out);
+
+/* The mount point of the hierarchy the io controller is on, or NULL. */
+const char *cgroups_io_root(void);
+
+#endif

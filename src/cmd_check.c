@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cmd_check.c - `iolat check`: what the running kernel offers iolat, which
+ * path it will take, and (by loading and detaching the collector) whether it
+ * can run. Exit status 0 means it can.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "collector.h"
+#include "commands.h"
+#include "disks.h"
+#include "errors.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iolat check [OPTIONS]\n"
+		"\n"
+		"Reports kernel BTF, each block tracepoint (tp_btf and raw_tp), the\n"
+		"tracepoint argument layout, which disks get request timestamps from the\n"
+		"kernel, which are bio-based, and the attach path iolat will use. Unless\n"
+		"--no-load, it then loads and detaches the collector to prove it works.\n"
+		"Exit status: 0 iolat can run here, 1 it cannot, 2 bad usage.\n"
+		"\n"
+		"Options:\n"
+		"      --no-load   only inspect; do not load the BPF programs\n"
+		"  -v, --verbose   show libbpf's messages while loading\n"
+		"  -h, --help      this help\n"
+		"\n"
+		"Examples:\n"
+		"  iolat check\n"
+		"  iolat check --no-load\n");
+}
+
+static const char *yes(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static void print_tracepoints(const struct probe_result *pr)
+{
+	printf("\nTracepoints               present  tp_btf  role\n");
+	for (int i = 0; i < TP_COUNT; i++) {
+		static const char *const roles[TP_COUNT] = {
+			[TP_RQ_COMPLETE] = "required: times every request at completion",
+			[TP_RQ_ISSUE] = "fallback: issue time where the queue keeps no stats",
+			[TP_IO_START] = "fallback: creation time where start_time_ns is unset",
+			[TP_RQ_INSERT] = "fallback for block_io_start on kernels before 6.5",
+			[TP_BIO_QUEUE] = "bio-based disks: start",
+			[TP_BIO_COMPLETE] = "bio-based disks: completion",
+		};
+		printf("  %-22s  %-7s  %-6s  %s\n", probe_tp_name(i), yes(pr->tp_exists[i]),
+		       yes(pr->tp_btf[i]), roles[i]);
+	}
+	printf("  block_rq_issue arguments: %s\n",
+	       pr->rq_tp_has_queue ? "(q, rq) - before 5.11" : "(rq)");
+	if (pr->queue_stats_bit >= 0)
+		printf("  QUEUE_FLAG_STATS bit: %d (from BTF)\n", pr->queue_stats_bit);
+	else
+		printf("  QUEUE_FLAG_STATS: not in BTF; issue times always kept in the map\n");
+}
+
+/* How iolat will time each disk, from what its queue settings make the kernel stamp. */
+static void print_disks(void)
+{
+	struct disk_info d[256];
+	int n = disks_list(d, 256);
+
+	printf("\nDisks   (start_time_ns needs iostats or a scheduler; io_start_time_ns "
+	       "needs queue stats, e.g. wbt)\n");
+	for (int i = 0; i < n; i++) {
+		bool start = d[i].iostats || (d[i].scheduler[0] && strcmp(d[i].scheduler, "none"));
+
+		printf("  %-10s %3u:%-4u ", d[i].name, disk_major(d[i].dev), disk_minor(d[i].dev));
+		if (d[i].bio_based) {
+			printf("bio-based: timed block_bio_queue -> block_bio_complete\n");
+			continue;
+		}
+		printf("request-based  scheduler %-11s iostats %-3s wbt %-3s -> %s\n",
+		       d[i].scheduler[0] ? d[i].scheduler : "?", yes(d[i].iostats), yes(d[i].wbt),
+		       start && d[i].wbt ? "kernel timestamps (fast path)"
+					 : "request map for missing timestamps");
+	}
+	if (n <= 0)
+		printf("  (no disks in /sys/block)\n");
+}
+
+static int try_load(const struct probe_result *pr)
+{
+	struct collector_opts o = {};
+	struct collector *c;
+	char err[256] = "";
+	int rc = collector_open(&c, &o, pr, err, sizeof(err));
+
+	if (rc) {
+		printf("\nLoad test: FAILED: %s\n", err);
+		return 1;
+	}
+	printf("\nLoad test: loaded and attached with %s%s, then detached\n",
+	       attach_mode_name(collector_mode(c)),
+	       collector_bio_attached(c) ? " (bio-layer programs too)" : "");
+	collector_close(c);
+	return 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "no-load", no_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct probe_result pr;
+	struct utsname u;
+	bool load = true;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': load = false; break;
+		case 'v': set_verbose(true); break;
+		case 'h': usage(stdout); return 0;
+		default:
+			errorf("see 'iolat check --help'", "unknown option '%s'", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		errorf("see 'iolat check --help'", "unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	uname(&u);
+	printf("Kernel %s %s\n", u.release, u.machine);
+	if (probe_kernel(&pr)) {
+		printf("  BTF: no (%s missing)\n", pr.btf_path);
+		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+		       "iolat cannot run here: no kernel BTF");
+		return 1;
+	}
+	printf("  BTF: yes (%s)\n", pr.btf_path);
+	printf("  attach path: %s\n", pr.tp_btf[TP_RQ_COMPLETE] ? "tp_btf (raw_tp as fallback)"
+			       : pr.tp_exists[TP_RQ_COMPLETE] ? "raw_tp" : "none");
+	print_tracepoints(&pr);
+	print_disks();
+	if (!pr.tp_exists[TP_RQ_COMPLETE]) {
+		errorf(NULL, "iolat cannot run here: no block_rq_complete tracepoint");
+		return 1;
+	}
+	if (!load)
+		return 0;
+	if (!require_bpf_privileges())
+		return 1;
+	return try_load(&pr);
+}

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cmd_hist.c - `iolat hist`: biolatency's interface over iolat's collector.
+ * Reads cumulative series each interval and prints the interval's deltas.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgroups.h"
+#include "collector.h"
+#include "commands.h"
+#include "disks.h"
+#include "errors.h"
+#include "histo.h"
+#include "render.h"
+
+struct hist_args {
+	bool per_disk, per_flags, per_op, total, msecs, timestamps, json, sizes;
+	const char *disk, *cgroup;
+	double interval; /* seconds; 0: until Ctrl-C */
+	uint64_t count;	 /* intervals; 0: unlimited */
+	enum attach_mode attach;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iolat hist [OPTIONS] [INTERVAL [COUNT]]\n"
+		"\n"
+		"Block-I/O latency histograms, like biolatency. Without INTERVAL, traces\n"
+		"until Ctrl-C and prints once. Ctrl-C or SIGTERM prints the interval so far.\n"
+		"\n"
+		"Latency views (both always collected; text shows one):\n"
+		"  device time  issue -> complete (blktrace D2C); the default\n"
+		"  total time   request created -> complete (Q2C at the request layer); -Q\n"
+		"\n"
+		"Options:\n"
+		"  -D, --disk-split     a histogram per disk\n"
+		"  -O, --op-split       a histogram per operation (read, write, flush, ...)\n"
+		"  -F, --flags-split    a histogram per request flag set (sync, fua, ...)\n"
+		"  -Q, --queued         show total time instead of device time\n"
+		"  -m, --milliseconds   rows in msecs instead of usecs\n"
+		"  -T, --timestamp      print a timestamp with each interval\n"
+		"  -s, --sizes          also print request-size histograms\n"
+		"  -d, --disk=DISK      only this disk (a partition means its disk)\n"
+		"  -c, --cgroup=PATH    only I/O charged to this cgroup or its children\n"
+		"  -j, --json           one JSON object per interval (ns and bytes)\n"
+		"      --attach=MODE    auto (default), tp_btf or raw_tp\n"
+		"  -v, --verbose        show libbpf's messages\n"
+		"  -h, --help           this help\n"
+		"\n"
+		"Examples:\n"
+		"  iolat hist                   all disks, until Ctrl-C\n"
+		"  iolat hist -DO 1 5           per disk and operation, 5 x 1 s\n"
+		"  iolat hist -Q -m -d sda1     total time on sda, in msecs\n"
+		"  iolat hist -c /sys/fs/cgroup/machine.slice --json 10\n");
+}
+
+static int parse_args(int argc, char **argv, struct hist_args *a)
+{
+	static const struct option opts[] = {
+		{ "disk-split", no_argument, NULL, 'D' },  { "op-split", no_argument, NULL, 'O' },
+		{ "flags-split", no_argument, NULL, 'F' }, { "queued", no_argument, NULL, 'Q' },
+		{ "milliseconds", no_argument, NULL, 'm' }, { "timestamp", no_argument, NULL, 'T' },
+		{ "sizes", no_argument, NULL, 's' },	   { "disk", required_argument, NULL, 'd' },
+		{ "cgroup", required_argument, NULL, 'c' }, { "json", no_argument, NULL, 'j' },
+		{ "attach", required_argument, NULL, 'A' }, { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },	   {},
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+DOFQmTsd:c:jvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'D': a->per_disk = true; break;
+		case 'O': a->per_op = true; break;
+		case 'F': a->per_flags = true; break;
+		case 'Q': a->total = true; break;
+		case 'm': a->msecs = true; break;
+		case 'T': a->timestamps = true; break;
+		case 's': a->sizes = true; break;
+		case 'd': a->disk = optarg; break;
+		case 'c': a->cgroup = optarg; break;
+		case 'j': a->json = true; break;
+		case 'v': set_verbose(true); break;
+		case 'h': usage(stdout); exit(0);
+		case 'A':
+			if (!strcmp(optarg, "auto"))
+				a->attach = ATTACH_AUTO;
+			else if (!strcmp(optarg, "tp_btf"))
+				a->attach = ATTACH_TP_BTF;
+			else if (!strcmp(optarg, "raw_tp"))
+				a->attach = ATTACH_RAW_TP;
+			else {
+				errorf("use auto, tp_btf or raw_tp", "unknown --attach mode '%s'", optarg);
+				return -EINVAL;
+			}
+			break;
+		default:
+			errorf("see 'iolat hist --help'", "unknown or incomplete option '%s'",
+			       argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc && parse_seconds(argv[optind++], &a->interval)) {
+		errorf("give INTERVAL as a positive number of seconds, e.g. 1 or 0.5",
+		       "bad interval '%s'", argv[optind - 1]);
+		return -EINVAL;
+	}
+	if (optind < argc && parse_uint(argv[optind++], 1, UINT32_MAX, &a->count)) {
+		errorf("give COUNT as a whole number of intervals, 1 or more", "bad count '%s'",
+		       argv[optind - 1]);
+		return -EINVAL;
+	}
+	if (optind < argc) {
+		errorf("see 'iolat hist --help'", "unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (a->json && (a->msecs || a->sizes || a->timestamps)) {
+		errorf("JSON always carries ns, sizes and the time; drop -m, -s and -T",
+		       "conflicting options: %s with --json",
+		       a->msecs ? "-m" : a->sizes ? "-s" : "-T");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Filters from -d and -c; prints and returns -errno on bad input. */
+static int resolve_filters(const struct hist_args *a, struct collector_opts *o)
+{
+	struct cgroup_ref cg;
+	int rc;
+
+	if (a->disk && disks_resolve(a->disk, &o->filter_dev, NULL, 0)) {
+		errorf("'lsblk' lists the disks; give a name like vda or vda1",
+		       "no such disk or partition '%s'", a->disk);
+		return -ENOENT;
+	}
+	if (a->cgroup) {
+		rc = cgroups_resolve(a->cgroup, &cg);
+		if (rc) {
+			errorf("give a directory under a cgroup mount, e.g. "
+			       "/sys/fs/cgroup/system.slice, or a path relative to the io "
+			       "controller's hierarchy",
+			       "no such cgroup '%s'", a->cgroup);
+			return rc;
+		}
+		o->filter_cgroup = cg.id;
+		o->filter_cgroup_level = cg.level;
+	}
+	return 0;
+}
+
+struct grouping {
+	struct shown_series *s;
+	size_t n, cap;
+};
+
+static struct shown_series *group_for(struct grouping *g, const struct shown_series *want)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (!strcmp(g->s[i].disk, want->disk) && g->s[i].op == want->op &&
+		    g->s[i].flags == want->flags)
+			return &g->s[i];
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 8;
+		struct shown_series *s = realloc(g->s, cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		g->s = s;
+		g->cap = cap;
+	}
+	g->s[g->n] = *want;
+	return &g->s[g->n++];
+}
+
+static int cmp_shown(const void *pa, const void *pb)
+{
+	const struct shown_series *a = pa, *b = pb;
+	int d = strcmp(a->disk, b->disk);
+
+	if (d)
+		return d;
+	if (a->op != b->op)
+		return a->op - b->op;
+	return a->flags - b->flags;
+}
+
+static bool disk_is_bio_based(uint32_t dev, const struct disk_info *d, int nd)
+{
+	for (int i = 0; i < nd; i++)
+		if (d[i].dev == dev)
+			return d[i].bio_based;
+	return false;
+}
+
+/* The interval's deltas, summed into the groups the flags ask for. */
+static int group_interval(const struct hist_args *a, const struct snapshot *now,
+			  const struct snapshot *before, struct grouping *g)
+{
+	struct disk_info disks[256];
+	int nd = disks_list(disks, 256);
+	struct iolat_val delta;
+
+	g->n = 0;
+	for (size_t i = 0; i < now->n; i++) {
+		const struct series *cur = &now->s[i], *old = snapshot_find(before, &cur->key);
+		struct shown_series want = { .op = -1, .flags = -1 };
+		struct shown_series *dst;
+
+		if (old)
+			histo_sub(&delta, &cur->val, &old->val);
+		else
+			delta = cur->val;
+		if (!delta.ios)
+			continue;
+		if (a->per_disk) {
+			disks_name(cur->key.dev, want.disk, sizeof(want.disk));
+			want.bio_layer = disk_is_bio_based(cur->key.dev, disks, nd);
+		}
+		if (a->per_op)
+			want.op = cur->key.op;
+		if (a->per_flags)
+			want.flags = cur->key.flags;
+		dst = group_for(g, &want);
+		if (!dst)
+			return -ENOMEM;
+		histo_add(&dst->val, &delta);
+	}
+	qsort(g->s, g->n, sizeof(*g->s), cmp_shown);
+	return 0;
+}
+
+static void print_text(const struct hist_args *a, struct collector *c, const struct grouping *g)
+{
+	const struct bucket_table *lat = collector_lat_table(c);
+	enum iolat_view view = a->total ? IOLAT_VIEW_TOTAL : IOLAT_VIEW_DEVICE;
+
+	if (a->timestamps) {
+		char ts[32];
+		time_t t = time(NULL);
+
+		strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
+		printf("%s\n", ts);
+	}
+	if (!g->n)
+		printf("no block I/O completed in this interval\n");
+	for (size_t i = 0; i < g->n; i++) {
+		const struct shown_series *s = &g->s[i];
+
+		if (s->disk[0] || s->op >= 0 || s->flags >= 0) {
+			putchar('\n');
+			render_labels_text(stdout, s);
+		}
+		render_latency_text(stdout, &s->val.lat[view], lat, a->msecs);
+		if (a->sizes) {
+			putchar('\n');
+			render_size_text(stdout, s->val.size_slots, collector_size_table(c));
+		}
+	}
+	putchar('\n');
+}
+
+static void collector_json(struct json *j, struct collector *c)
+{
+	static const char *const names[IOLAT_STAT_COUNT] = {
+		"hist_map_full", "rq_map_miss", "bio_map_miss", "partial_completions",
+	};
+	uint64_t st[IOLAT_STAT_COUNT];
+	struct prog_stats ps[16];
+	uint64_t misses = 0;
+	int np = collector_prog_stats(c, ps, 16);
+
+	for (int i = 0; i < np; i++)
+		misses += ps[i].recursion_misses;
+	json_key(j, "collector");
+	json_begin_object(j);
+	json_kv_string(j, "attach", attach_mode_name(collector_mode(c)));
+	json_kv_bool(j, "rq_map_forced", collector_rq_map_forced(c));
+	json_kv_bool(j, "bio_layer", collector_bio_attached(c));
+	if (!collector_stats(c, st))
+		for (int i = 0; i < IOLAT_STAT_COUNT; i++)
+			json_kv_uint(j, names[i], st[i]);
+	json_kv_uint(j, "recursion_misses", misses);
+	json_end_object(j);
+}
+
+static void print_json(double seconds, struct collector *c, const struct grouping *g)
+{
+	char ts[32];
+	time_t t = time(NULL);
+	struct json j;
+
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	json_init(&j, stdout);
+	json_begin_object(&j);
+	json_kv_string(&j, "time", ts);
+	json_kv_double(&j, "interval_s", seconds);
+	json_key(&j, "series");
+	json_begin_array(&j);
+	for (size_t i = 0; i < g->n; i++)
+		render_series_json(&j, &g->s[i], collector_lat_table(c), collector_size_table(c));
+	json_end_array(&j);
+	collector_json(&j, c);
+	json_end_object(&j);
+	putchar('\n');
+}
+
+/* Sleeps up to `seconds`, returning early when a signal asks to stop. */
+static void wait_interval(double seconds)
+{
+	struct timespec end, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)seconds;
+	end.tv_nsec += (long)((seconds - (double)(time_t)seconds) * 1e9);
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	while (!stop) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			return;
+		struct timespec nap = { 0, 50 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
+	}
+}
+
+static double elapsed(const struct timespec *from)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - from->tv_sec) + (double)(now.tv_nsec - from->tv_nsec) / 1e9;
+}
+
+static int run(const struct hist_args *a, struct collector *c)
+{
+	struct snapshot before = {}, now = {}, tmp;
+	struct grouping g = {};
+	struct timespec started;
+	int rc = 0;
+
+	fprintf(a->json ? stderr : stdout,
+		"Tracing block device I/O... Hit Ctrl-C to end.\n");
+	fflush(NULL);
+	for (uint64_t i = 0; !a->count || i < a->count; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &started);
+		wait_interval(a->interval > 0 ? a->interval : 1e9);
+		rc = collector_read(c, &now);
+		if (!rc)
+			rc = group_interval(a, &now, &before, &g);
+		if (rc)
+			break;
+		if (a->json)
+			print_json(elapsed(&started), c, &g);
+		else
+			print_text(a, c, &g);
+		fflush(stdout);
+		tmp = before;
+		before = now;
+		now = tmp;
+		if (stop)
+			break;
+	}
+	snapshot_free(&before);
+	snapshot_free(&now);
+	free(g.s);
+	return rc;
+}
+
+int cmd_hist(int argc, char **argv)
+{
+	struct collector_opts o = {};
+	struct probe_result pr;
+	struct hist_args a;
+	struct collector *c;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char err[256] = "";
+	int rc;
+
+	if (parse_args(argc, argv, &a))
+		return 2;
+	if (resolve_filters(&a, &o))
+		return 2;
+	if (!require_bpf_privileges())
+		return 1;
+	if (probe_kernel(&pr)) {
+		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+		       "this kernel has no BTF (%s is missing)", pr.btf_path);
+		return 1;
+	}
+	o.key_flags = a.per_flags;
+	o.attach = a.attach;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = collector_open(&c, &o, &pr, err, sizeof(err));
+	if (rc) {
+		errorf("'iolat check' shows what this kernel offers", "%s", err);
+		return 1;
+	}
+	rc = run(&a, c);
+	collector_close(c);
+	if (rc) {
+		errorf(NULL, "reading the collector failed: %s", strerror(-rc));
+		return 1;
+	}
+	return 0;
+}

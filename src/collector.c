@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* collector.c - load, attach and read the kernel collector (collector.h). */
+#include "collector.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "histo.h"
+#include "iolat.skel.h"
+
+struct collector {
+	struct iolat_bpf *skel;
+	enum attach_mode mode;
+	bool force_rq_map;
+	bool bio_attached;
+	int ncpus;
+	struct iolat_val *percpu; /* ncpus values: scratch for reads */
+	struct bucket_table lat, size;
+	uint64_t lat_store[IOLAT_LAT_SLOTS];
+	uint64_t size_store[IOLAT_SIZE_SLOTS];
+};
+
+/* The two program sets: index 0 tp_btf, 1 raw_tp. */
+struct prog_pair {
+	enum probe_tp tp;
+	struct bpf_program *prog[2];
+};
+
+const char *attach_mode_name(enum attach_mode m)
+{
+	return m == ATTACH_TP_BTF ? "tp_btf" : m == ATTACH_RAW_TP ? "raw_tp" : "auto";
+}
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static int pairs_of(struct iolat_bpf *s, struct prog_pair *p)
+{
+	struct prog_pair all[] = {
+		{ TP_RQ_COMPLETE, { s->progs.rq_complete_btf, s->progs.rq_complete_raw } },
+		{ TP_RQ_ISSUE, { s->progs.rq_issue_btf, s->progs.rq_issue_raw } },
+		{ TP_IO_START, { s->progs.io_start_btf, s->progs.io_start_raw } },
+		{ TP_RQ_INSERT, { s->progs.rq_insert_btf, s->progs.rq_insert_raw } },
+		{ TP_BIO_QUEUE, { s->progs.bio_queue_btf, s->progs.bio_queue_raw } },
+		{ TP_BIO_COMPLETE, { s->progs.bio_complete_btf, s->progs.bio_complete_raw } },
+	};
+
+	memcpy(p, all, sizeof(all));
+	return (int)(sizeof(all) / sizeof(all[0]));
+}
+
+/* Which tracepoints to attach: the request path, its fallbacks, the bio path. */
+static void choose_tps(const struct probe_result *pr, bool want[TP_COUNT])
+{
+	want[TP_RQ_COMPLETE] = true;
+	want[TP_RQ_ISSUE] = pr->tp_exists[TP_RQ_ISSUE];
+	/* Request creation: block_io_start (6.5+), else block_rq_insert. */
+	want[TP_IO_START] = pr->tp_exists[TP_IO_START];
+	want[TP_RQ_INSERT] = !want[TP_IO_START] && pr->tp_exists[TP_RQ_INSERT];
+	want[TP_BIO_QUEUE] = pr->tp_exists[TP_BIO_QUEUE] && pr->tp_exists[TP_BIO_COMPLETE];
+	want[TP_BIO_COMPLETE] = want[TP_BIO_QUEUE];
+}
+
+static void configure(struct collector *c, const struct collector_opts *o,
+		      const struct probe_result *pr)
+{
+	struct iolat_bpf__rodata *ro = c->skel->rodata;
+
+	memcpy((void *)ro->lat_bounds, c->lat.bound, sizeof(ro->lat_bounds));
+	memcpy((void *)ro->size_bounds, c->size.bound, sizeof(ro->size_bounds));
+	ro->filter_dev = o->filter_dev;
+	ro->filter_cgroup = o->filter_cgroup;
+	ro->filter_cgroup_level = o->filter_cgroup_level;
+	ro->key_flags = o->key_flags;
+	ro->key_cgroup = o->key_cgroup;
+	ro->force_rq_map = c->force_rq_map;
+	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
+	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : 64;
+}
+
+/* One attempt at one mode: open, configure, load, attach. */
+static int try_mode(struct collector *c, const struct collector_opts *o,
+		    const struct probe_result *pr, enum attach_mode mode, char *err, size_t len)
+{
+	struct prog_pair pairs[TP_COUNT];
+	bool want[TP_COUNT] = {};
+	int n, which = mode == ATTACH_TP_BTF ? 0 : 1, rc;
+
+	c->skel = iolat_bpf__open();
+	if (!c->skel) {
+		set_err(err, len, "cannot open the BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	configure(c, o, pr);
+	choose_tps(pr, want);
+	n = pairs_of(c->skel, pairs);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 2; k++)
+			bpf_program__set_autoload(pairs[i].prog[k], k == which && want[pairs[i].tp]);
+	rc = iolat_bpf__load(c->skel);
+	if (rc) {
+		set_err(err, len, "loading the %s programs failed: %s", attach_mode_name(mode),
+			strerror(-rc));
+		goto fail;
+	}
+	rc = iolat_bpf__attach(c->skel);
+	if (rc) {
+		set_err(err, len, "attaching the %s programs failed: %s", attach_mode_name(mode),
+			strerror(-rc));
+		goto fail;
+	}
+	c->mode = mode;
+	c->bio_attached = want[TP_BIO_QUEUE];
+	return 0;
+fail:
+	iolat_bpf__destroy(c->skel);
+	c->skel = NULL;
+	return rc;
+}
+
+static void env_overrides(struct collector_opts *o)
+{
+	const char *a = getenv("IOLAT_FORCE_ATTACH"), *m = getenv("IOLAT_FORCE_RQ_MAP");
+
+	if (a && strcmp(a, "tp_btf") == 0)
+		o->attach = ATTACH_TP_BTF;
+	else if (a && strcmp(a, "raw_tp") == 0)
+		o->attach = ATTACH_RAW_TP;
+	if (m && strcmp(m, "1") == 0)
+		o->force_rq_map = true;
+}
+
+static int build_tables(struct collector *c, const struct collector_opts *o, char *err,
+			size_t len)
+{
+	int rc = buckets_build_latency(&c->lat, c->lat_store, o->extra_lat_bounds,
+				       o->nextra_lat_bounds);
+
+	if (rc) {
+		set_err(err, len, "too many latency bucket bounds (at most %u in all)",
+			IOLAT_LAT_SLOTS - 1);
+		return rc;
+	}
+	return buckets_build_size(&c->size, c->size_store);
+}
+
+int collector_open(struct collector **out, const struct collector_opts *opts,
+		   const struct probe_result *pr, char *err, size_t len)
+{
+	struct collector_opts o = *opts;
+	struct collector *c;
+	char first[256] = "";
+	int rc;
+
+	env_overrides(&o);
+	if (!pr->tp_exists[TP_RQ_COMPLETE]) {
+		set_err(err, len, "this kernel has no block_rq_complete tracepoint");
+		return -ENOTSUP;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->force_rq_map = o.force_rq_map;
+	c->ncpus = libbpf_num_possible_cpus();
+	c->percpu = c->ncpus > 0 ? calloc((size_t)c->ncpus, sizeof(*c->percpu)) : NULL;
+	if (!c->percpu) {
+		free(c);
+		return -ENOMEM;
+	}
+	rc = build_tables(c, &o, err, len);
+	if (rc)
+		goto fail;
+	if (o.attach == ATTACH_RAW_TP || (o.attach == ATTACH_AUTO && !pr->tp_btf[TP_RQ_COMPLETE])) {
+		rc = try_mode(c, &o, pr, ATTACH_RAW_TP, err, len);
+	} else {
+		rc = try_mode(c, &o, pr, ATTACH_TP_BTF, first, sizeof(first));
+		if (rc && o.attach == ATTACH_AUTO)
+			rc = try_mode(c, &o, pr, ATTACH_RAW_TP, err, len);
+		else if (rc)
+			set_err(err, len, "%s", first);
+	}
+	if (rc)
+		goto fail;
+	*out = c;
+	return 0;
+fail:
+	free(c->percpu);
+	free(c);
+	return rc;
+}
+
+void collector_close(struct collector *c)
+{
+	if (!c)
+		return;
+	iolat_bpf__destroy(c->skel);
+	free(c->percpu);
+	free(c);
+}
+
+enum attach_mode collector_mode(const struct collector *c) { return c->mode; }
+bool collector_rq_map_forced(const struct collector *c) { return c->force_rq_map; }
+bool collector_bio_attached(const struct collector *c) { return c->bio_attached; }
+const struct bucket_table *collector_lat_table(const struct collector *c) { return &c->lat; }
+const struct bucket_table *collector_size_table(const struct collector *c) { return &c->size; }
+
+static int snapshot_push(struct snapshot *snap, const struct iolat_key *k)
+{
+	if (snap->n == snap->cap) {
+		size_t cap = snap->cap ? snap->cap * 2 : 16;
+		struct series *s = realloc(snap->s, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		snap->s = s;
+		snap->cap = cap;
+	}
+	memset(&snap->s[snap->n], 0, sizeof(snap->s[0]));
+	snap->s[snap->n].key = *k;
+	snap->n++;
+	return 0;
+}
+
+int collector_read(struct collector *c, struct snapshot *snap)
+{
+	int fd = bpf_map__fd(c->skel->maps.hists);
+	struct iolat_key key, next;
+	void *prev = NULL;
+	int rc;
+
+	snap->n = 0;
+	/*
+	 * Per-key lookups rather than batches: each value is ~10 KiB per CPU,
+	 * so a batch buys little here and the key count is small.
+	 */
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, c->percpu))
+			continue; /* deleted under us */
+		rc = snapshot_push(snap, &key);
+		if (rc)
+			return rc;
+		for (int cpu = 0; cpu < c->ncpus; cpu++)
+			histo_add(&snap->s[snap->n - 1].val, &c->percpu[cpu]);
+	}
+	return 0;
+}
+
+int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT])
+{
+	int fd = bpf_map__fd(c->skel->maps.stats);
+	uint64_t *vals = calloc((size_t)c->ncpus, sizeof(*vals));
+
+	if (!vals)
+		return -ENOMEM;
+	for (__u32 i = 0; i < IOLAT_STAT_COUNT; i++) {
+		out[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, vals))
+			continue;
+		for (int cpu = 0; cpu < c->ncpus; cpu++)
+			out[i] += vals[cpu];
+	}
+	free(vals);
+	return 0;
+}
+
+int collector_prog_stats(struct collector *c, struct prog_stats *out, int max)
+{
+	struct bpf_program *p;
+	int n = 0;
+
+	bpf_object__for_each_program(p, c->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (n >= max || fd < 0 || !bpf_program__autoload(p))
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_program__name(p));
+		out[n].run_cnt = info.run_cnt;
+		out[n].run_time_ns = info.run_time_ns;
+		out[n].recursion_misses = info.recursion_misses;
+		n++;
+	}
+	return n;
+}
+
+void snapshot_free(struct snapshot *snap)
+{
+	free(snap->s);
+	snap->s = NULL;
+	snap->n = snap->cap = 0;
+}
+
+const struct series *snapshot_find(const struct snapshot *snap, const struct iolat_key *k)
+{
+	for (size_t i = 0; i < snap->n; i++)
+		if (memcmp(&snap->s[i].key, k, sizeof(*k)) == 0)
+			return &snap->s[i];
+	return NULL;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * collector.h - loads, attaches and reads the kernel collector
+ * (bpf/iolat.bpf.c). Every command that shows block-I/O latency goes
+ * through here, so there is one map -> series path.
+ */
+#ifndef IOLAT_COLLECTOR_H
+#define IOLAT_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+#include "iolat.h"
+#include "buckets.h"
+#include "probe.h"
+
+enum attach_mode {
+	ATTACH_AUTO = 0, /* tp_btf, else raw_tp */
+	ATTACH_TP_BTF,
+	ATTACH_RAW_TP,
+};
+
+const char *attach_mode_name(enum attach_mode m);
+
+struct collector_opts {
+	uint32_t filter_dev;	 /* 0: all disks */
+	uint64_t filter_cgroup;	 /* 0: all cgroups */
+	int filter_cgroup_level; /* depth of filter_cgroup below its root */
+	bool key_flags;
+	bool key_cgroup;
+	enum attach_mode attach;
+	bool force_rq_map;	 /* ignore struct request times (testing) */
+	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
+	size_t nextra_lat_bounds;
+};
+
+/* One series: a key and its values summed over CPUs, cumulative. */
+struct series {
+	struct iolat_key key;
+	struct iolat_val val;
+};
+
+struct snapshot {
+	struct series *s;
+	size_t n, cap;
+};
+
+struct collector;
+
+/*
+ * Opens, loads and attaches. The mode ATTACH_AUTO tries tp_btf and falls
+ * back to raw_tp if that fails to load or attach. The environment variables
+ * IOLAT_FORCE_ATTACH (tp_btf|raw_tp) and IOLAT_FORCE_RQ_MAP (1) override
+ * opts for tests. Returns 0 or -errno, with a reason in err.
+ */
+int collector_open(struct collector **out, const struct collector_opts *opts,
+		   const struct probe_result *probe, char *err, size_t errlen);
+
+void collector_close(struct collector *c);
+
+enum attach_mode collector_mode(const struct collector *c);
+bool collector_rq_map_forced(const struct collector *c);
+bool collector_bio_attached(const struct collector *c);
+const struct bucket_table *collector_lat_table(const struct collector *c);
+const struct bucket_table *collector_size_table(const struct collector *c);
+
+/* Reads every series into snap (replacing its contents). 0 or -errno. */
+int collector_read(struct collector *c, struct snapshot *snap);
+
+/* Collector-wide counters (enum iolat_stat), summed over CPUs. */
+int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT]);
+
+struct prog_stats {
+	char name[32];
+	uint64_t run_cnt, run_time_ns, recursion_misses;
+};
+
+/* Stats of the attached programs; returns how many were filled (<= max). */
+int collector_prog_stats(struct collector *c, struct prog_stats *out, int max);
+
+void snapshot_free(struct snapshot *snap);
+
+/* The series with this key, or NULL. */
+const struct series *snapshot_find(const struct snapshot *snap, const struct iolat_key *k);
+
+#endif

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* disks.c - block devices by name and number, from sysfs (disks.h). */
+#include "disks.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Reads a small sysfs file into buf without its trailing newline. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+static int read_dev(const char *sysdir, uint32_t *dev)
+{
+	char path[PATH_MAX], line[32];
+	unsigned int maj, min;
+
+	snprintf(path, sizeof(path), "%s/dev", sysdir);
+	if (read_line(path, line, sizeof(line)) || sscanf(line, "%u:%u", &maj, &min) != 2)
+		return -ENOENT;
+	*dev = disk_mkdev(maj, min);
+	return 0;
+}
+
+int disks_resolve(const char *name, uint32_t *dev, char *whole, size_t wholelen)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	const char *base;
+
+	if (strncmp(name, "/dev/", 5) == 0)
+		name += 5;
+	if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/sys/class/block/%s", name);
+	if (!realpath(path, real))
+		return -ENOENT;
+	/* A partition's sysfs directory sits inside its disk's. */
+	snprintf(path, sizeof(path), "%s/partition", real);
+	if (access(path, F_OK) == 0) {
+		char *slash = strrchr(real, '/');
+
+		if (!slash)
+			return -ENOENT;
+		*slash = '\0';
+	}
+	if (read_dev(real, dev))
+		return -ENOENT;
+	base = strrchr(real, '/');
+	if (whole)
+		snprintf(whole, wholelen, "%s", base ? base + 1 : real);
+	return 0;
+}
+
+void disks_name(uint32_t dev, char *buf, size_t len)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	const char *base;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", disk_major(dev), disk_minor(dev));
+	if (!realpath(path, real) || !(base = strrchr(real, '/'))) {
+		snprintf(buf, len, "%u:%u", disk_major(dev), disk_minor(dev));
+		return;
+	}
+	snprintf(buf, len, "%s", base + 1);
+}
+
+/* "[mq-deadline] none" -> "mq-deadline"; a queue with no list -> "". */
+static void active_scheduler(const char *line, char *out, size_t len)
+{
+	const char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (open && close)
+		snprintf(out, len, "%.*s", (int)(close - open - 1), open + 1);
+	else
+		snprintf(out, len, "%s", line);
+}
+
+static void fill_info(struct disk_info *d, const char *name)
+{
+	char path[PATH_MAX], line[256];
+
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(path, sizeof(path), "/sys/block/%s/mq", name);
+	d->bio_based = access(path, F_OK) != 0;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/iostats", name);
+	d->iostats = read_line(path, line, sizeof(line)) == 0 && atoi(line) != 0;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/wbt_lat_usec", name);
+	d->wbt = read_line(path, line, sizeof(line)) == 0 && atol(line) > 0;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", name);
+	d->scheduler[0] = '\0';
+	if (read_line(path, line, sizeof(line)) == 0)
+		active_scheduler(line, d->scheduler, sizeof(d->scheduler));
+}
+
+int disks_list(struct disk_info *out, size_t max)
+{
+	DIR *dir = opendir("/sys/block");
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!dir)
+		return -errno;
+	while ((e = readdir(dir)) && n < max) {
+		char path[PATH_MAX];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s", e->d_name);
+		if (read_dev(path, &out[n].dev))
+			continue;
+		fill_info(&out[n], e->d_name);
+		n++;
+	}
+	closedir(dir);
+	return (int)n;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * disks.h - block devices by name and number, from sysfs.
+ *
+ * iolat keys by whole disk in the kernel's dev_t encoding (major << 20 |
+ * minor, as MKDEV builds it); this module turns names into those numbers and
+ * back, and says how a disk is driven.
+ */
+#ifndef IOLAT_DISKS_H
+#define IOLAT_DISKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DISK_NAME_MAX 64
+
+static inline uint32_t disk_mkdev(unsigned int major, unsigned int minor)
+{
+	return (major << 20) | minor;
+}
+
+static inline unsigned int disk_major(uint32_t dev) { return dev >> 20; }
+static inline unsigned int disk_minor(uint32_t dev) { return dev & 0xfffff; }
+
+/*
+ * Resolves a disk or partition name (with or without /dev/) to the whole
+ * disk it belongs to. Fills dev and, if whole is not NULL, the disk's name.
+ * Returns 0 or -ENOENT.
+ */
+int disks_resolve(const char *name, uint32_t *dev, char *whole, size_t wholelen);
+
+/* Name of the disk with this number ("7:0" style when sysfs has none). */
+void disks_name(uint32_t dev, char *buf, size_t len);
+
+struct disk_info {
+	char name[DISK_NAME_MAX];
+	uint32_t dev;
+	bool bio_based;	     /* no blk-mq: no request events */
+	bool iostats;	     /* queue/iostats: kernel stamps start_time_ns */
+	bool wbt;	     /* write-back throttling on: queue stats, io_start_time_ns */
+	char scheduler[32];  /* active I/O scheduler, "none", or "" */
+};
+
+/* Lists the disks in /sys/block. Returns the count (<= max) or -errno. */
+int disks_list(struct disk_info *out, size_t max);
+
+#endif

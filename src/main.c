@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* main.c - iolat's entry point: picks the subcommand. */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "errors.h"
+
+static bool verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	if (!verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void set_verbose(bool on)
+{
+	verbose = on;
+}
+
+int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v <= 0 || v > 86400 * 365)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iolat COMMAND [OPTIONS]\n"
+		"\n"
+		"Block-I/O latency monitor: eBPF programs on the kernel's block-layer\n"
+		"tracepoints time every I/O and aggregate it in the kernel.\n"
+		"\n"
+		"Commands:\n"
+		"  hist     latency histograms with percentiles (like biolatency)\n"
+		"  check    what this kernel offers and which path iolat will use\n"
+		"\n"
+		"Options:\n"
+		"  -h, --help     this help; 'iolat COMMAND --help' for a command's\n"
+		"  -V, --version  print the version\n"
+		"\n"
+		"Examples:\n"
+		"  iolat check\n"
+		"  iolat hist -D 1 10      per-disk device-time histograms, 10 x 1 s\n"
+		"  iolat hist -Q -d vda    total time (queue + device) for vda until Ctrl-C\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	libbpf_set_print(libbpf_print);
+	if (!cmd) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		printf("iolat %s (libbpf %s)\n", IOLAT_VERSION, libbpf_version_string());
+		return 0;
+	}
+	if (!strcmp(cmd, "hist"))
+		return cmd_hist(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check"))
+		return cmd_check(argc - 1, argv + 1);
+	errorf("run 'iolat --help' for the list", "unknown command '%s'", cmd);
+	return 2;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * probe.h - what the running kernel offers iolat: BTF, block tracepoints,
+ * their argument layouts, and the queue flag behind request timestamps.
+ * Asks the kernel's BTF and kallsyms; never compares version numbers.
+ */
+#ifndef IOLAT_PROBE_H
+#define IOLAT_PROBE_H
+
+#include <stdbool.h>
+
+enum probe_tp {
+	TP_RQ_COMPLETE = 0,
+	TP_RQ_ISSUE,
+	TP_IO_START,
+	TP_RQ_INSERT,
+	TP_BIO_QUEUE,
+	TP_BIO_COMPLETE,
+	TP_COUNT,
+};
+
+struct probe_result {
+	bool btf;		   /* kernel BTF readable */
+	char btf_path[256];
+	bool tp_exists[TP_COUNT];  /* the tracepoint is in this kernel */
+	bool tp_btf[TP_COUNT];	   /* and BTF describes it (tp_btf can attach) */
+	bool rq_tp_has_queue;	   /* block_rq_issue(q, rq): kernels before 5.11 */
+	int queue_stats_bit;	   /* QUEUE_FLAG_STATS, or -1 if BTF does not say */
+};
+
+/* Name of a tracepoint, without the "block/" prefix. */
+const char *probe_tp_name(enum probe_tp tp);
+
+/* Whether iolat cannot run without this tracepoint. */
+bool probe_tp_required(enum probe_tp tp);
+
+/*
+ * Fills r. The BTF path is /sys/kernel/btf/vmlinux unless the IOLAT_BTF
+ * environment variable names another file (tests use it to simulate a
+ * kernel without BTF). Returns 0, or -errno if no BTF could be read.
+ */
+int probe_kernel(struct probe_result *r);
+
+#endif
