@@ -106,6 +106,9 @@ int cgroups_resolve(const char *arg, struct cgroup_ref *out)
 	root = mount_of(real, m, n);
 	if (!root || stat(real, &st) || !S_ISDIR(st.st_mode))
 		return -ENOTDIR;
+	/* Bios carry cgroups of the io controller's hierarchy only. */
+	if (io && strcmp(root, io))
+		return -EXDEV;
 	out->id = (uint64_t)st.st_ino;
 	out->level = depth_below(real, root);
 	snprintf(out->path, sizeof(out->path), "%s", real);

@@ -22,7 +22,8 @@ struct cgroup_ref {
 /*
  * Resolves a cgroup given as a directory under a cgroup mount, or as a path
  * relative to the hierarchy that holds the io (blkio) controller.
- * Returns 0, -ENOENT (no such cgroup) or -ENOTDIR (not a cgroup directory).
+ * Returns 0, -ENOENT (no such cgroup), -ENOTDIR (not a cgroup directory) or
+ * -EXDEV (a cgroup of a hierarchy without the io controller: no bio carries it).
  */
 int cgroups_resolve(const char *arg, struct cgroup_ref *out);
 

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,14 @@ static int resolve_filters(const struct hist_args *a, struct collector_opts *o)
 	}
 	if (a->cgroup) {
 		rc = cgroups_resolve(a->cgroup, &cg);
+		if (rc == -EXDEV) {
+			char hint[PATH_MAX + 64];
+
+			snprintf(hint, sizeof(hint), "give a cgroup under %s", cgroups_io_root());
+			errorf(hint, "cgroup '%s' is in a hierarchy without the io (blkio) "
+			       "controller, so no I/O is charged to it", a->cgroup);
+			return rc;
+		}
 		if (rc) {
 			errorf("give a directory under a cgroup mount, e.g. "
 			       "/sys/fs/cgroup/system.slice, or a path relative to the io "

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# cost.sh - per-I/O cost of iolat's BPF programs next to its peers, and the
+# IOPS each tool leaves to a fast workload.
+#
+# One fio workload (4 KiB random reads, io_uring, QD32, O_DIRECT) on a loop
+# device over a file in /dev/shm runs once per tool per round: with no
+# tracing, under iolat, libbpf-tools biolatency -D and bpftrace's tracepoint
+# biolatency (bench/biolatency.bt). The tool order rotates every round so
+# drift and noise land on every tool. With kernel.bpf_stats_enabled=1 the
+# kernel keeps run_time_ns and run_cnt per program; the difference between
+# `bpftool prog show -j` just before and just after fio, summed over the
+# tool's programs, divided by the I/Os fio completed, is the tool's cost per
+# I/O. A tool's programs are the ones its process holds (/proc/PID/fdinfo),
+# so programs others load at the same time are not counted.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$HERE")
+ROUNDS=${ROUNDS:-3}
+RUNTIME=${RUNTIME:-10}
+IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
+BIOLATENCY=${BIOLATENCY:-/usr/sbin/biolatency}
+SIZE_MIB=${SIZE_MIB:-1024}
+CMDLINE="bash bench/cost.sh${*:+ $*}"
+
+usage() {
+	cat <<EOF
+Usage: bash bench/cost.sh [OPTIONS]
+
+Per-I/O BPF cost (kernel BPF stats) and IOPS of iolat, libbpf-tools
+biolatency -D and a bpftrace tracepoint biolatency, each on the same fio
+workload (4 KiB randread, io_uring, QD32, direct) on a loop device in
+/dev/shm, plus IOPS with no tracing. Rounds interleave the tools. Needs root.
+
+Options:
+  --rounds N      rounds of all four runs (default 3; env ROUNDS)
+  --runtime S     seconds of fio per run (default 10; env RUNTIME)
+  --iolat PATH    iolat binary (default build-bench/iolat; env IOLAT;
+                  build it with 'make OUT=build-bench')
+  --size MIB      size of the /dev/shm backing file (default 1024; env SIZE_MIB)
+  -h, --help      this help
+
+Environment: BIOLATENCY (default /usr/sbin/biolatency).
+
+Examples:
+  bash bench/cost.sh                          3 rounds x 10 s, about 3 minutes
+  bash bench/cost.sh --rounds 5 --runtime 20
+EOF
+}
+
+die() {
+	echo "cost.sh: $*" >&2
+	exit 1
+}
+
+is_uint() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--rounds) [ $# -ge 2 ] || die "--rounds needs a value"; ROUNDS=$2; shift 2 ;;
+	--rounds=*) ROUNDS=${1#*=}; shift ;;
+	--runtime) [ $# -ge 2 ] || die "--runtime needs a value"; RUNTIME=$2; shift 2 ;;
+	--runtime=*) RUNTIME=${1#*=}; shift ;;
+	--iolat) [ $# -ge 2 ] || die "--iolat needs a value"; IOLAT=$2; shift 2 ;;
+	--iolat=*) IOLAT=${1#*=}; shift ;;
+	--size) [ $# -ge 2 ] || die "--size needs a value"; SIZE_MIB=$2; shift 2 ;;
+	--size=*) SIZE_MIB=${1#*=}; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; die "unknown argument '$1'" ;;
+	esac
+done
+
+is_uint "$ROUNDS" || die "--rounds must be a positive integer, not '$ROUNDS'"
+is_uint "$RUNTIME" || die "--runtime must be a positive integer (seconds), not '$RUNTIME'"
+is_uint "$SIZE_MIB" || die "--size must be a positive integer (MiB), not '$SIZE_MIB'"
+[ "$(id -u)" -eq 0 ] || die "needs root (BPF, losetup, sysctl)"
+for c in fio bpftool losetup python3 bpftrace stdbuf sysctl; do
+	command -v "$c" >/dev/null || die "'$c' not found (apt-get install it)"
+done
+[ -x "$BIOLATENCY" ] || die "$BIOLATENCY not found (apt-get install libbpf-tools)"
+[ -x "$IOLAT" ] || die "$IOLAT not found or not executable (make OUT=build-bench)"
+IOLAT=$(cd "$(dirname "$IOLAT")" && pwd)/$(basename "$IOLAT")
+
+# bpftrace reads tracepoint formats from tracefs.
+if ! mountpoint -q /sys/kernel/tracing; then
+	mount -t tracefs nodev /sys/kernel/tracing || die "cannot mount tracefs on /sys/kernel/tracing"
+fi
+
+WORK=$(mktemp -d /tmp/iolat-cost.XXXXXX)
+IMG=/dev/shm/iolat-cost.$$.img
+LOOP=""
+TOOL_PID=""
+FIO_PID=""
+STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
+ALL_IDS=()
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	set +e
+	[ -n "$TOOL_PID" ] && stop_tool quiet
+	[ -n "$FIO_PID" ] && kill -KILL "$FIO_PID" 2>/dev/null
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	rm -f "$IMG"
+	sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD" || true
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Program ids held by a process's file descriptors, comma separated.
+prog_ids_of() {
+	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -un |
+		paste -sd, -
+}
+
+# Starts a tool in the background and waits until its programs are attached.
+start_tool() {
+	local tool=$1 log=$2 banner ids="" prev="" i
+	case "$tool" in
+	iolat)
+		"$IOLAT" hist -D -O >"$log" 2>&1 &
+		banner="Tracing block device I/O" ;;
+	biolatency)
+		# Its banner goes to a pipe or file only if stdout is line-buffered.
+		stdbuf -oL "$BIOLATENCY" -D >"$log" 2>&1 &
+		banner="Tracing" ;;
+	bpftrace)
+		bpftrace "$HERE/biolatency.bt" >"$log" 2>&1 &
+		banner="Attaching" ;;
+	esac
+	TOOL_PID=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q "$banner" "$log" 2>/dev/null && break
+		kill -0 "$TOOL_PID" 2>/dev/null || { cat "$log" >&2; die "$tool exited while starting"; }
+		sleep 0.1
+	done
+	grep -q "$banner" "$log" || { cat "$log" >&2; die "$tool printed no '$banner' in 30 s"; }
+	# bpftrace prints its banner before it attaches: wait for a stable set of programs.
+	for ((i = 0; i < 100; i++)); do
+		ids=$(prog_ids_of "$TOOL_PID")
+		[ -n "$ids" ] && [ "$ids" = "$prev" ] && break
+		prev=$ids
+		sleep 0.2
+	done
+	[ -n "$ids" ] || die "$tool holds no BPF programs after starting"
+	sleep 0.5
+	TOOL_IDS=$ids
+	ALL_IDS+=("${ids//,/ }")
+}
+
+stop_tool() {
+	local i
+	kill -INT "$TOOL_PID" 2>/dev/null || true
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$TOOL_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$TOOL_PID" 2>/dev/null; then
+		[ "${1:-}" = quiet ] || echo "cost.sh: pid $TOOL_PID ignored SIGINT; killing it" >&2
+		kill -KILL "$TOOL_PID" 2>/dev/null || true
+	fi
+	wait "$TOOL_PID" 2>/dev/null || true
+	TOOL_PID=""
+}
+
+# In the background so that cleanup can end it by its pid.
+run_fio() {
+	fio --name=iolat-cost --filename="$LOOP" --ioengine=io_uring --rw=randread \
+		--bs=4k --iodepth=32 --direct=1 --numjobs=1 --time_based --runtime="$RUNTIME" \
+		--output-format=json --output="$1" >/dev/null 2>"$1.err" &
+	FIO_PID=$!
+	wait "$FIO_PID" || { cat "$1.err" >&2; die "fio failed"; }
+	FIO_PID=""
+}
+
+# --- setup ---
+dd if=/dev/zero of="$IMG" bs=1M count="$SIZE_MIB" status=none ||
+	die "cannot write $SIZE_MIB MiB to $IMG"
+LOOP=$(losetup --direct-io=on -f --show "$IMG") || die "losetup --direct-io=on failed on $IMG"
+[ "$(cat /sys/block/"$(basename "$LOOP")"/queue/dio 2>/dev/null || echo 1)" = 1 ] ||
+	echo "cost.sh: warning: $LOOP is not using direct I/O" >&2
+sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled=1"
+
+echo "command:  $CMDLINE"
+echo "date:     $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine:  $(nproc) CPUs, $(uname -sr), $(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo)"
+echo "workload: fio $(fio --version | sed 's/^fio-//') randread 4k io_uring QD32 direct," \
+	"${RUNTIME} s/run, $LOOP (--direct-io=on) over ${SIZE_MIB} MiB in /dev/shm"
+echo "tools:    iolat $("$IOLAT" --version 2>&1 | head -1 | awk '{print $2}') (hist -D -O)," \
+	"biolatency -D ($BIOLATENCY), $(bpftrace --version) bench/biolatency.bt"
+echo "rounds:   $ROUNDS, order rotating each round"
+echo
+
+TOOLS=(none iolat biolatency bpftrace)
+RESULTS=$WORK/results.jsonl
+: >"$RESULTS"
+for ((r = 0; r < ROUNDS; r++)); do
+	for ((k = 0; k < ${#TOOLS[@]}; k++)); do
+		tool=${TOOLS[$(((k + r) % ${#TOOLS[@]}))]}
+		base=$WORK/r$r-$tool
+		if [ "$tool" = none ]; then
+			run_fio "$base.fio.json"
+			python3 "$HERE/cost_report.py" sample "$tool" "$r" "$base.fio.json" >>"$RESULTS"
+		else
+			start_tool "$tool" "$base.log"
+			bpftool prog show -j >"$base.before.json"
+			run_fio "$base.fio.json"
+			bpftool prog show -j >"$base.after.json"
+			kill -0 "$TOOL_PID" 2>/dev/null || { cat "$base.log" >&2; die "$tool died during fio"; }
+			stop_tool
+			python3 "$HERE/cost_report.py" sample "$tool" "$r" "$base.fio.json" \
+				"$base.before.json" "$base.after.json" "$TOOL_IDS" >>"$RESULTS"
+		fi
+	done
+done
+
+echo
+python3 "$HERE/cost_report.py" table "$RESULTS"
+
+# Nothing the tools loaded may outlive them (program freeing is deferred a little).
+left=""
+for ((i = 0; i < 50; i++)); do
+	left=$(bpftool prog show -j | python3 -c '
+import json, sys
+want = set(int(x) for x in sys.argv[1].split())
+print(" ".join(str(p["id"]) for p in json.load(sys.stdin) if p["id"] in want))' "${ALL_IDS[*]}")
+	[ -z "$left" ] && break
+	sleep 0.1
+done
+[ -z "$left" ] || die "BPF programs still loaded after the tools exited: ids $left"
+echo
+echo "no BPF programs left from the tools; raw results in $WORK"

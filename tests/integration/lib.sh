@@ -1,0 +1,142 @@
+# lib.sh - shared helpers for iolat's integration tests (sourced, not run).
+# Tests run as root against the real kernel: they make loop devices, cgroups
+# and FUSE mounts, and must leave none of them behind.
+set -u
+
+OUT=${OUT:-build}
+IOLAT=${IOLAT:-$PWD/$OUT/iolat}
+DIO=$PWD/$OUT/dio
+SLOWFS=$PWD/$OUT/slowfs
+WORK=$(mktemp -d /dev/shm/iolat-test.XXXXXX)
+CLEANUPS=()
+IOLAT_PID=
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# Runs registered clean-ups in reverse order, whatever state the test is in.
+cleanup() {
+	[ -n "$IOLAT_PID" ] && kill -INT "$IOLAT_PID" 2>/dev/null && wait "$IOLAT_PID" 2>/dev/null
+	for ((i = ${#CLEANUPS[@]} - 1; i >= 0; i--)); do eval "${CLEANUPS[i]}" >/dev/null 2>&1; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+[ -n "${KEEP:-}" ] && trap - EXIT
+
+on_exit() { CLEANUPS+=("$1"); }
+
+settle() { command -v udevadm >/dev/null && udevadm settle 2>/dev/null; true; }
+
+# make_loop SIZE_MIB [BACKING_FILE]: a direct-I/O loop device; prints its path.
+make_loop() {
+	local file=${2:-$WORK/disk.$RANDOM.img} dev
+	[ -e "$file" ] || truncate -s "${1}M" "$file" || fail "cannot create $file"
+	dev=$(losetup --direct-io=on -f --show "$file") || fail "losetup failed"
+	on_exit "losetup -d $dev"
+	settle
+	echo "$dev"
+}
+
+# The io-controller's hierarchy: v1 blkio where it is bound, else cgroup v2.
+cgroup_root() {
+	if mountpoint -q /sys/fs/cgroup/blkio 2>/dev/null; then
+		echo /sys/fs/cgroup/blkio
+	elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		echo /sys/fs/cgroup
+	else
+		echo /sys/fs/cgroup/unified
+	fi
+}
+
+# make_cgroup NAME: a fresh cgroup under the io hierarchy; prints its path.
+make_cgroup() {
+	local cg
+	cg=$(cgroup_root)/iolat-test-$1-$$
+	mkdir "$cg" || fail "cannot make cgroup $cg"
+	on_exit "rmdir $cg"
+	echo "$cg"
+}
+
+# in_cgroup CG CMD...: runs CMD inside cgroup CG.
+in_cgroup() {
+	local cg=$1
+	shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@"
+}
+
+# Ids of loaded programs that carry iolat's program names.
+iolat_prog_ids() {
+	bpftool prog show 2>/dev/null |
+		sed -nE 's/^([0-9]+): .*name (rq_complete|rq_issue|io_start|rq_insert|bio_queue|bio_complete)_(btf|raw) .*/\1/p' |
+		sort
+}
+
+# start_iolat OUTFILE ARGS...: runs iolat in the background until it is attached,
+# and notes which programs it loaded (OUR_PROGS) for assert_detached.
+start_iolat() {
+	local out=$1 before
+	shift
+	before=$(iolat_prog_ids)
+	"$IOLAT" "$@" >"$out" 2>"$out.err" &
+	IOLAT_PID=$!
+	for _ in $(seq 1 100); do
+		if grep -q "Tracing block device I/O" "$out" "$out.err" 2>/dev/null; then
+			OUR_PROGS=$(comm -13 <(echo "$before") <(iolat_prog_ids))
+			[ -n "$OUR_PROGS" ] || fail "iolat says it is tracing but loaded no programs"
+			return 0
+		fi
+		kill -0 "$IOLAT_PID" 2>/dev/null || fail "iolat exited: $(cat "$out.err")"
+		sleep 0.1
+	done
+	fail "iolat did not attach within 10 s"
+}
+
+# stop_iolat [SIGNAL]: stops it; it prints the last interval and must exit 0.
+stop_iolat() {
+	local rc=0
+	kill -"${1:-INT}" "$IOLAT_PID"
+	wait "$IOLAT_PID" || rc=$?
+	IOLAT_PID=
+	[ "$rc" -eq 0 ] || fail "iolat exited with $rc"
+}
+
+# The programs the last start_iolat loaded must all be gone once it exited.
+# The kernel frees a program after an RCU grace period, so allow it a moment.
+assert_detached() {
+	local left
+	for _ in $(seq 1 30); do
+		left=$(comm -12 <(echo "$OUR_PROGS") <(iolat_prog_ids) | tr '\n' ' ')
+		[ -z "${left// /}" ] && return 0
+		sleep 0.1
+	done
+	fail "iolat programs still loaded 3 s after exit: ids $left"
+}
+
+# jq-like queries over iolat's JSON with python3: jget FILE EXPR (EXPR in Python,
+# with `d` the last JSON object of the file and `s(disk, op)` one series).
+jget() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+lines = [l for l in open(sys.argv[1]) if l.strip()]
+d = json.loads(lines[-1])
+def s(disk=None, op=None):
+    for x in d["series"]:
+        if (disk is None or x.get("disk") == disk) and (op is None or x.get("op") == op):
+            return x
+    return {"ios": 0, "bytes": 0, "device": {"count": 0, "unseen": 0, "p50_ns": 0},
+            "total": {"count": 0, "unseen": 0, "p50_ns": 0}, "size_slots": []}
+print(eval(sys.argv[2]))
+PY
+}
+
+# assert_eq WHAT EXPECTED ACTUAL
+assert_eq() {
+	[ "$2" = "$3" ] || fail "$1: expected $2, got $3"
+}

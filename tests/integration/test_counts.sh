@@ -1,0 +1,59 @@
+# Exact counts: N direct reads and M direct writes of known sizes on a loop
+# device give exactly N and M completions, bytes and size slots - on every
+# attach path (tp_btf, raw_tp) and with the request-map fallback forced.
+# The I/O runs in a cgroup of its own and iolat filters on it, so reads made
+# by anyone else (udev's blkid probes after a write, say) cannot be counted.
+source tests/integration/lib.sh
+
+N=300 RSIZE=4096 M=40 WSIZE=65536
+dev=$(make_loop 64)
+name=${dev#/dev/}
+cg=$(make_cgroup counts)
+
+check_mode() {
+	local label=$1 out=$WORK/$1.json
+	shift
+	start_iolat "$out" hist -D -O --json -c "$cg" -d "$name"
+	in_cgroup "$cg" "$DIO" read "$dev" $N $RSIZE || fail "dio read"
+	in_cgroup "$cg" "$DIO" write "$dev" $M $WSIZE || fail "dio write"
+	stop_iolat INT
+	assert_detached
+	echo "$label collector: $(jget "$out" 'd["collector"]')"
+	assert_eq "$label attach" "${EXPECT_ATTACH}" "$(jget "$out" 'd["collector"]["attach"]')"
+	assert_eq "$label reads" $N "$(jget "$out" "s('$name','read')['ios']")"
+	assert_eq "$label writes" $M "$(jget "$out" "s('$name','write')['ios']")"
+	assert_eq "$label read bytes" $((N * RSIZE)) "$(jget "$out" "s('$name','read')['bytes']")"
+	assert_eq "$label write bytes" $((M * WSIZE)) "$(jget "$out" "s('$name','write')['bytes']")"
+	# Every request timed in both views, none with an unseen start.
+	for op in read write; do
+		for view in device total; do
+			assert_eq "$label $op $view timed" "$(jget "$out" "s('$name','$op')['ios']")" \
+				"$(jget "$out" "s('$name','$op')['$view']['count']")"
+			assert_eq "$label $op $view unseen" 0 \
+				"$(jget "$out" "s('$name','$op')['$view']['unseen']")"
+		done
+	done
+	# Size slots: all reads in the slot whose upper bound is 4096, writes 65536.
+	assert_eq "$label read size slots" "[(4096, $N)]" \
+		"$(jget "$out" "[(x['hi'], x['count']) for x in s('$name','read')['size_slots']]")"
+	assert_eq "$label write size slots" "[(65536, $M)]" \
+		"$(jget "$out" "[(x['hi'], x['count']) for x in s('$name','write')['size_slots']]")"
+	# Only this disk is reported.
+	assert_eq "$label disks" "['$name']" \
+		"$(jget "$out" "sorted(set(x['disk'] for x in d['series']))")"
+	echo "ok: $label"
+}
+
+run_mode() {
+	local label=$1 attach=$2
+	shift 2
+	EXPECT_ATTACH=$attach
+	export "$@"
+	check_mode "$label"
+	unset IOLAT_FORCE_ATTACH IOLAT_FORCE_RQ_MAP
+}
+
+run_mode default tp_btf IOLAT_FORCE_ATTACH=
+run_mode raw_tp raw_tp IOLAT_FORCE_ATTACH=raw_tp
+run_mode rq_map tp_btf IOLAT_FORCE_RQ_MAP=1
+run_mode raw_tp_rq_map raw_tp IOLAT_FORCE_ATTACH=raw_tp IOLAT_FORCE_RQ_MAP=1

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_buckets.c - the bucket tables: shape, required bounds, slot search, widths. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <linux/types.h>
+#include "iolat.h"
+#include "buckets.h"
+
+#define NS_PER_US 1000ULL
+#define NS_PER_S 1000000000ULL
+
+/* Built once per run: every test reads them, none changes them. */
+static struct bucket_table lat, size;
+static uint64_t lat_store[IOLAT_LAT_SLOTS], size_store[IOLAT_SIZE_SLOTS];
+
+static int setup_tables(void **state)
+{
+	(void)state;
+	if (buckets_build_latency(&lat, lat_store, NULL, 0))
+		return -1;
+	return buckets_build_size(&size, size_store) ? -1 : 0;
+}
+
+/* The reference answer slot_of must match: how many finite bounds lie below v. */
+static size_t brute_slot(const struct bucket_table *t, uint64_t v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nbounds; i++)
+		if (t->bound[i] < v)
+			n++;
+	return n;
+}
+
+static int has_bound(const struct bucket_table *t, uint64_t v)
+{
+	for (size_t i = 0; i < t->nbounds; i++)
+		if (t->bound[i] == v)
+			return 1;
+	return 0;
+}
+
+/* A fixed-seed PRNG of our own, so a failure reproduces on every libc. */
+static uint64_t xorshift64(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Sorted, strictly increasing finite bounds, then UINT64_MAX up to nslots. */
+static void assert_table_shape(const struct bucket_table *t, size_t nslots)
+{
+	assert_int_equal(t->nslots, nslots);
+	assert_true(t->nbounds > 0);
+	assert_true(t->nbounds < t->nslots);
+	for (size_t i = 1; i < t->nbounds; i++)
+		assert_true(t->bound[i - 1] < t->bound[i]);
+	assert_true(t->bound[t->nbounds - 1] < UINT64_MAX);
+	for (size_t i = t->nbounds; i < t->nslots; i++)
+		assert_true(t->bound[i] == UINT64_MAX);
+}
+
+static void test_latency_shape(void **state)
+{
+	(void)state;
+	assert_table_shape(&lat, IOLAT_LAT_SLOTS);
+	assert_ptr_equal(lat.bound, lat_store);
+	/* Native 2^-20 s is the smallest bound; biolatency's 2^27 us row the largest. */
+	assert_true(lat.bound[0] == 953);
+	assert_true(lat.bound[lat.nbounds - 1] == (2000ULL << 26) - 1);
+}
+
+static void test_size_shape(void **state)
+{
+	(void)state;
+	assert_table_shape(&size, IOLAT_SIZE_SLOTS);
+	assert_ptr_equal(size.bound, size_store);
+	assert_true(size.bound[0] == 0);
+	assert_true(size.bound[size.nbounds - 1] == (1ULL << 28) - 1);
+}
+
+static void test_latency_has_usec_rows(void **state)
+{
+	(void)state;
+	for (int k = 0; k <= 26; k++)
+		assert_true(has_bound(&lat, (2000ULL << k) - 1));
+}
+
+static void test_latency_has_msec_rows(void **state)
+{
+	(void)state;
+	for (int k = 0; k <= 16; k++)
+		assert_true(has_bound(&lat, (2000000ULL << k) - 1));
+}
+
+static void test_latency_has_default_le(void **state)
+{
+	(void)state;
+	assert_int_equal(buckets_default_le_count, 16);
+	for (size_t k = 0; k < buckets_default_le_count; k++)
+		assert_true(has_bound(&lat, buckets_default_le_ns[k]));
+}
+
+static void test_latency_has_native_bounds(void **state)
+{
+	(void)state;
+	for (int i = LAT_NATIVE_MIN_INDEX; i <= LAT_NATIVE_MAX_INDEX; i++)
+		assert_true(has_bound(&lat, buckets_native_bound_ns(i)));
+}
+
+static void test_size_has_bitesize_rows(void **state)
+{
+	(void)state;
+	for (int k = 10; k <= 28; k++)
+		assert_true(has_bound(&size, (1ULL << k) - 1));
+	/* Schema 3 from 512 B to 128 MiB: the powers of two are among them. */
+	for (int k = 9; k <= 27; k++)
+		assert_true(has_bound(&size, 1ULL << k));
+}
+
+/* Expected values computed independently, at 60-digit decimal precision. */
+static void test_native_bound_values(void **state)
+{
+	(void)state;
+	assert_true(buckets_native_bound_ns(0) == 1000000000ULL);
+	assert_true(buckets_native_bound_ns(-16) == 500000000ULL);
+	assert_true(buckets_native_bound_ns(16) == 2000000000ULL);
+	assert_true(buckets_native_bound_ns(LAT_NATIVE_MIN_INDEX) == 953);
+	assert_true(buckets_native_bound_ns(LAT_NATIVE_MAX_INDEX) == 128000000000ULL);
+	assert_true(buckets_native_bound_ns(-161) == 935159);
+	assert_true(buckets_native_bound_ns(-1) == 957603280);
+	assert_true(buckets_native_bound_ns(1) == 1044273782);
+	assert_true(buckets_native_bound_ns(8) == 1414213562);
+	assert_true(buckets_native_bound_ns(100) == 76109255360ULL);
+}
+
+static void test_native_bounds_increase(void **state)
+{
+	(void)state;
+	for (int i = LAT_NATIVE_MIN_INDEX + 1; i <= LAT_NATIVE_MAX_INDEX; i++)
+		assert_true(buckets_native_bound_ns(i - 1) < buckets_native_bound_ns(i));
+}
+
+/* For each finite bound b at slot i: b, b - 1 and b + 1 land where a scan says. */
+static void assert_slot_of_at_bounds(const struct bucket_table *t)
+{
+	for (size_t i = 0; i < t->nbounds; i++) {
+		uint64_t b = t->bound[i];
+
+		assert_int_equal(buckets_slot_of(t, b), i);
+		assert_int_equal(buckets_slot_of(t, b + 1), i + 1);
+		assert_int_equal(buckets_slot_of(t, b + 1), brute_slot(t, b + 1));
+		if (b == 0)
+			continue;
+		assert_int_equal(buckets_slot_of(t, b - 1), brute_slot(t, b - 1));
+		/* b - 1 is in slot i unless b - 1 is itself the previous bound. */
+		if (i > 0 && t->bound[i - 1] == b - 1)
+			assert_int_equal(buckets_slot_of(t, b - 1), i - 1);
+		else
+			assert_int_equal(buckets_slot_of(t, b - 1), i);
+	}
+}
+
+static void test_slot_of_latency_bounds(void **state)
+{
+	(void)state;
+	assert_slot_of_at_bounds(&lat);
+}
+
+static void test_slot_of_size_bounds(void **state)
+{
+	(void)state;
+	assert_slot_of_at_bounds(&size);
+}
+
+static void test_slot_of_extremes(void **state)
+{
+	(void)state;
+	assert_int_equal(buckets_slot_of(&lat, 0), 0);
+	assert_int_equal(buckets_slot_of(&lat, UINT64_MAX), lat.nbounds);
+	assert_int_equal(buckets_slot_of(&lat, UINT64_MAX - 1), lat.nbounds);
+	/* Size slot 0 holds 0 alone: flushes. */
+	assert_int_equal(buckets_slot_of(&size, 0), 0);
+	assert_int_equal(buckets_slot_of(&size, 1), 1);
+	assert_int_equal(buckets_slot_of(&size, UINT64_MAX), size.nbounds);
+}
+
+/* Random values of every magnitude, from a fixed seed. */
+static void test_slot_of_random(void **state)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+
+	(void)state;
+	for (int n = 0; n < 20000; n++) {
+		uint64_t r = xorshift64(&seed);
+		uint64_t v = r >> (r % 64);
+
+		assert_int_equal(buckets_slot_of(&lat, v), brute_slot(&lat, v));
+		assert_int_equal(buckets_slot_of(&size, v), brute_slot(&size, v));
+	}
+}
+
+/* Slots tile the value range: no gap, no overlap, overflow up to UINT64_MAX. */
+static void assert_lower_upper(const struct bucket_table *t)
+{
+	assert_true(buckets_lower(t, 0) == 0);
+	for (size_t i = 1; i <= t->nbounds; i++)
+		assert_true(buckets_lower(t, i) == buckets_upper(t, i - 1) + 1);
+	for (size_t i = 0; i <= t->nbounds; i++) {
+		assert_true(buckets_lower(t, i) <= buckets_upper(t, i));
+		assert_int_equal(buckets_slot_of(t, buckets_lower(t, i)), i);
+		assert_int_equal(buckets_slot_of(t, buckets_upper(t, i)), i);
+	}
+	assert_true(buckets_upper(t, t->nbounds) == UINT64_MAX);
+}
+
+static void test_lower_upper_latency(void **state)
+{
+	(void)state;
+	assert_lower_upper(&lat);
+}
+
+static void test_lower_upper_size(void **state)
+{
+	(void)state;
+	assert_lower_upper(&size);
+}
+
+/*
+ * Width relative to the previous bound, for every slot from 1 us to 60 s.
+ * Native schema 4 spaces bounds 2^(1/16) apart; flooring to whole ns can
+ * add at most 2 ns over the previous bound.
+ */
+static void test_latency_relative_width(void **state)
+{
+	const double native = exp2(1.0 / 16) - 1;
+	size_t checked = 0;
+
+	(void)state;
+	for (size_t i = 1; i < lat.nbounds; i++) {
+		uint64_t prev = lat.bound[i - 1], b = lat.bound[i];
+		double rel = (double)(b - prev) / (double)prev;
+
+		if (prev + 1 < NS_PER_US || b > 60 * NS_PER_S)
+			continue;
+		assert_true(rel <= 0.125);
+		assert_true(rel <= native + 2.0 / (double)prev);
+		checked++;
+	}
+	/* log2(60e6) * 16 native slots, at least. */
+	assert_true(checked >= 400);
+}
+
+/* Rows render.c sums slots into: no slot may straddle two of them. */
+static int row_of(uint64_t units)
+{
+	int r = 0;
+
+	while (units >= 2) {
+		units >>= 1;
+		r++;
+	}
+	return r;
+}
+
+static void assert_rows_exact(const struct bucket_table *t, uint64_t unit)
+{
+	for (size_t i = 0; i < t->nbounds; i++)
+		assert_int_equal(row_of(buckets_lower(t, i) / unit),
+				 row_of(buckets_upper(t, i) / unit));
+}
+
+static void test_rows_exact(void **state)
+{
+	(void)state;
+	assert_rows_exact(&lat, 1000);
+	assert_rows_exact(&lat, 1000000);
+	assert_rows_exact(&size, 1024);
+}
+
+static void test_extra_bounds_included(void **state)
+{
+	static const uint64_t extra[] = { 7, 1234567, 99999999999ULL, 300 * NS_PER_S };
+	uint64_t store[IOLAT_LAT_SLOTS];
+	struct bucket_table t;
+
+	(void)state;
+	assert_int_equal(buckets_build_latency(&t, store, extra, 4), 0);
+	assert_table_shape(&t, IOLAT_LAT_SLOTS);
+	assert_int_equal(t.nbounds, lat.nbounds + 4);
+	for (size_t k = 0; k < 4; k++) {
+		size_t s = buckets_slot_of(&t, extra[k]);
+
+		assert_true(t.bound[s] == extra[k]);
+		assert_int_equal(buckets_slot_of(&t, extra[k] + 1), s + 1);
+	}
+	assert_true(t.bound[0] == 7);
+	assert_true(t.bound[t.nbounds - 1] == 300 * NS_PER_S);
+	/* The default bounds are all still there. */
+	for (size_t i = 0; i < lat.nbounds; i++)
+		assert_true(has_bound(&t, lat.bound[i]));
+}
+
+/* Bounds the table already has, or given twice, take no slot. */
+static void test_extra_duplicates_merge(void **state)
+{
+	static const uint64_t extra[] = { 1000000000, 1999, 42, 42 };
+	uint64_t store[IOLAT_LAT_SLOTS];
+	struct bucket_table t;
+
+	(void)state;
+	assert_int_equal(buckets_build_latency(&t, store, extra, 4), 0);
+	assert_int_equal(t.nbounds, lat.nbounds + 1);
+	assert_table_shape(&t, IOLAT_LAT_SLOTS);
+}
+
+/* Distinct bounds above every default one: each takes exactly one slot. */
+static void fill_new_bounds(uint64_t *extra, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		extra[k] = 1000 * NS_PER_S + k;
+}
+
+static void test_extra_fill_to_capacity(void **state)
+{
+	size_t room = IOLAT_LAT_SLOTS - 1 - lat.nbounds;
+	uint64_t extra[IOLAT_LAT_SLOTS], store[IOLAT_LAT_SLOTS];
+	struct bucket_table t;
+
+	(void)state;
+	fill_new_bounds(extra, room + 1);
+	assert_int_equal(buckets_build_latency(&t, store, extra, room), 0);
+	assert_int_equal(t.nbounds, IOLAT_LAT_SLOTS - 1);
+	assert_table_shape(&t, IOLAT_LAT_SLOTS);
+	assert_int_equal(buckets_slot_of(&t, UINT64_MAX), IOLAT_LAT_SLOTS - 1);
+	assert_int_equal(buckets_build_latency(&t, store, extra, room + 1), -E2BIG);
+}
+
+static void test_extra_far_too_many(void **state)
+{
+	static uint64_t extra[2 * IOLAT_LAT_SLOTS];
+	uint64_t store[IOLAT_LAT_SLOTS];
+	struct bucket_table t;
+
+	(void)state;
+	fill_new_bounds(extra, 2 * IOLAT_LAT_SLOTS);
+	assert_int_equal(buckets_build_latency(&t, store, extra, 2 * IOLAT_LAT_SLOTS), -E2BIG);
+	assert_int_equal(buckets_build_latency(&t, store, extra, 100), -E2BIG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_latency_shape),
+		cmocka_unit_test(test_size_shape),
+		cmocka_unit_test(test_latency_has_usec_rows),
+		cmocka_unit_test(test_latency_has_msec_rows),
+		cmocka_unit_test(test_latency_has_default_le),
+		cmocka_unit_test(test_latency_has_native_bounds),
+		cmocka_unit_test(test_size_has_bitesize_rows),
+		cmocka_unit_test(test_native_bound_values),
+		cmocka_unit_test(test_native_bounds_increase),
+		cmocka_unit_test(test_slot_of_latency_bounds),
+		cmocka_unit_test(test_slot_of_size_bounds),
+		cmocka_unit_test(test_slot_of_extremes),
+		cmocka_unit_test(test_slot_of_random),
+		cmocka_unit_test(test_lower_upper_latency),
+		cmocka_unit_test(test_lower_upper_size),
+		cmocka_unit_test(test_latency_relative_width),
+		cmocka_unit_test(test_rows_exact),
+		cmocka_unit_test(test_extra_bounds_included),
+		cmocka_unit_test(test_extra_duplicates_merge),
+		cmocka_unit_test(test_extra_fill_to_capacity),
+		cmocka_unit_test(test_extra_far_too_many),
+	};
+
+	return cmocka_run_group_tests(tests, setup_tables, NULL);
+}
