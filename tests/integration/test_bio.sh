@@ -1,0 +1,25 @@
+# Bio-based disks make no request events; iolat times them from
+# block_bio_queue to block_bio_complete and labels them so. zram is the
+# bio-based disk this kernel has; the test uses it only if it is unused.
+source tests/integration/lib.sh
+
+z=/sys/block/zram0
+[ -d $z ] || skip "no zram0"
+[ "$(cat $z/disksize)" = 0 ] || skip "zram0 is in use"
+echo 64M >$z/disksize || skip "cannot size zram0"
+on_exit "echo 1 > $z/reset"
+
+N=200
+start_iolat "$WORK/out" hist -D -O --json -d zram0
+"$DIO" write /dev/zram0 $N 4096 || fail "dio write"
+"$DIO" read /dev/zram0 $N 4096 || fail "dio read"
+stop_iolat INT
+assert_detached
+assert_eq "layer" bio "$(jget "$WORK/out" "s('zram0','read')['layer']")"
+assert_eq "reads" $N "$(jget "$WORK/out" "s('zram0','read')['ios']")"
+assert_eq "writes" $N "$(jget "$WORK/out" "s('zram0','write')['ios']")"
+assert_eq "read bytes" $((N * 4096)) "$(jget "$WORK/out" "s('zram0','read')['bytes']")"
+assert_eq "timed" $N "$(jget "$WORK/out" "s('zram0','read')['device']['count']")"
+assert_eq "size slots" "[(4096, $N)]" \
+	"$(jget "$WORK/out" "[(x['hi'], x['count']) for x in s('zram0','read')['size_slots']]")"
+echo "ok: zram0 timed at the bio layer"

@@ -1,0 +1,56 @@
+# Bad input: each gets one line on stderr saying what is wrong, a non-zero
+# exit, and leaves nothing attached. Help and version succeed.
+source tests/integration/lib.sh
+
+# expect_error EXIT PATTERN ARGS...: iolat ARGS must exit EXIT with one
+# stderr line matching PATTERN, print nothing on stdout, and leave no programs.
+expect_error() {
+	local want=$1 pattern=$2 rc=0 before
+	shift 2
+	before=$(iolat_prog_ids)
+	${WRAP:-} "$IOLAT" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
+	[ "$rc" -eq "$want" ] || fail "iolat $*: exit $rc, expected $want ($(cat "$WORK/err"))"
+	[ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "iolat $*: expected one error line, got: $(cat "$WORK/err")"
+	grep -qE "$pattern" "$WORK/err" || fail "iolat $*: '$(cat "$WORK/err")' does not match '$pattern'"
+	[ ! -s "$WORK/out" ] || fail "iolat $*: printed on stdout: $(cat "$WORK/out")"
+	[ "$before" = "$(iolat_prog_ids)" ] || fail "iolat $*: left programs loaded"
+	echo "ok: iolat $* -> $(cat "$WORK/err")"
+}
+
+expect_error 2 "unknown command 'frobnicate'" frobnicate
+expect_error 2 "no such disk or partition 'nosuchdisk0'.*lsblk" hist -d nosuchdisk0
+expect_error 2 "no such cgroup '/no/such/cgroup'" hist -c /no/such/cgroup
+expect_error 2 "conflicting options: -m with --json" hist -m --json
+expect_error 2 "bad interval 'abc'" hist abc
+expect_error 2 "bad interval '0'" hist 0
+expect_error 2 "bad count '1x'" hist 1 1x
+expect_error 2 "bad count '0'" hist 1 0
+expect_error 2 "unexpected argument '3'" hist 1 2 3
+expect_error 2 "unknown or incomplete option '--bogus'" hist --bogus
+expect_error 2 "unknown or incomplete option '-d'" hist -d
+expect_error 2 "unknown --attach mode 'kprobe'" hist --attach=kprobe
+expect_error 2 "unknown option '--bogus'" check --bogus
+WRAP="env IOLAT_BTF=/nonexistent" expect_error 1 "this kernel has no BTF" hist
+# A cgroup v2 directory on a hybrid host carries no I/O: say so.
+if mountpoint -q /sys/fs/cgroup/blkio 2>/dev/null && [ -d /sys/fs/cgroup/unified ]; then
+	expect_error 2 "hierarchy without the io \(blkio\) controller" hist -c /sys/fs/cgroup/unified
+fi
+# Not root: no capabilities to load BPF.
+if command -v setpriv >/dev/null; then
+	WRAP="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all" \
+		expect_error 1 "not allowed to load BPF programs.*CAP_BPF" hist
+fi
+
+"$IOLAT" --help | grep -q "Usage: iolat COMMAND" || fail "iolat --help"
+"$IOLAT" hist --help | grep -q "Usage: iolat hist" || fail "iolat hist --help"
+"$IOLAT" check --help | grep -q "Usage: iolat check" || fail "iolat check --help"
+"$IOLAT" --version | grep -qE "^iolat [0-9]+\.[0-9]+\.[0-9]+" || fail "iolat --version"
+# Every option the help lists works for one short interval.
+for opt in -D -O -F -Q -m -T -s -v --attach=auto --attach=tp_btf --attach=raw_tp; do
+	"$IOLAT" hist $opt 0.1 1 >/dev/null 2>"$WORK/err" || fail "iolat hist $opt: $(cat "$WORK/err")"
+done
+"$IOLAT" check >"$WORK/check" || fail "iolat check failed: $(cat "$WORK/check")"
+grep -q "Load test: loaded and attached with tp_btf" "$WORK/check" || fail "check: $(cat "$WORK/check")"
+"$IOLAT" check --no-load >/dev/null || fail "iolat check --no-load"
+env IOLAT_BTF=/nonexistent "$IOLAT" check >/dev/null 2>&1 && fail "check passed without BTF"
+echo "ok: help, version, options, check"

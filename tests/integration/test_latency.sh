@@ -1,0 +1,68 @@
+# Known latency. A loop device over a FUSE file that sleeps DELAY per read:
+# the delay is inside the device (D2C), so the median device time lands in
+# the slot holding it and total time adds almost nothing. Then blk-throttle
+# on the same reads: the delay happens to bios before a request exists, so
+# neither view holds it although each read takes ~1/IOPS seconds.
+source tests/integration/lib.sh
+
+DELAY_US=5000 N=60
+mkdir "$WORK/mnt"
+"$SLOWFS" "$WORK/mnt" --size-mib=16 --delay-us=$DELAY_US || fail "cannot mount slowfs"
+on_exit "fusermount3 -u $WORK/mnt || umount -l $WORK/mnt"
+dev=$(make_loop 16 "$WORK/mnt/disk")
+name=${dev#/dev/}
+cg=$(make_cgroup latency)
+
+out=$WORK/fuse.json
+start_iolat "$out" hist -D -O --json -c "$cg" -d "$name"
+in_cgroup "$cg" "$DIO" read "$dev" $N 4096 || fail "dio read"
+stop_iolat INT
+assert_detached
+assert_eq "reads" $N "$(jget "$out" "s('$name','read')['ios']")"
+p50=$(jget "$out" "s('$name','read')['device']['p50_ns']")
+tp50=$(jget "$out" "s('$name','read')['total']['p50_ns']")
+echo "fuse: device p50 ${p50} ns, total p50 ${tp50} ns, injected ${DELAY_US} us"
+# The median is at least the injected delay and within the slots just above it
+# (FUSE and loop add tens of microseconds, not milliseconds).
+python3 - "$p50" "$tp50" "$DELAY_US" <<'PY' || fail "device-time median not at the injected delay"
+import sys
+p50, tp50, delay = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]) * 1000
+assert delay <= p50 <= delay * 1.25, (p50, delay)
+assert p50 <= tp50 <= p50 + 1e6, (p50, tp50)   # queueing adds < 1 ms here
+PY
+
+# blk-throttle (v1 blkio, or io.max on v2) at 100 read IOPS on this disk.
+majmin=$(cat "/sys/class/block/$name/dev")
+if [ -f "$cg/blkio.throttle.read_iops_device" ]; then
+	echo "$majmin 100" >"$cg/blkio.throttle.read_iops_device"
+elif [ -f "$cg/io.max" ]; then
+	echo "$majmin riops=100" >"$cg/io.max"
+else
+	skip "no blk-throttle interface on $cg"
+fi
+fast=$(make_loop 16)
+fname=${fast#/dev/}
+if [ -f "$cg/blkio.throttle.read_iops_device" ]; then
+	echo "$(cat "/sys/class/block/$fname/dev") 100" >"$cg/blkio.throttle.read_iops_device"
+else
+	echo "$(cat "/sys/class/block/$fname/dev") riops=100" >"$cg/io.max"
+fi
+out=$WORK/throttle.json
+start_iolat "$out" hist -D -O --json -c "$cg" -d "$fname"
+t0=$(date +%s.%N)
+in_cgroup "$cg" "$DIO" read "$fast" $N 4096 || fail "dio read"
+t1=$(date +%s.%N)
+stop_iolat INT
+assert_detached
+assert_eq "throttled reads" $N "$(jget "$out" "s('$fname','read')['ios']")"
+p50=$(jget "$out" "s('$fname','read')['device']['p50_ns']")
+tp50=$(jget "$out" "s('$fname','read')['total']['p50_ns']")
+echo "throttle: $t0 -> $t1 for $N reads, device p50 $p50 ns, total p50 $tp50 ns"
+python3 - "$t0" "$t1" "$p50" "$tp50" "$N" <<'PY' || fail "throttle delay not where expected"
+import sys
+t0, t1, p50, tp50, n = map(float, sys.argv[1:])
+per_io = (t1 - t0) / n
+assert per_io >= 0.005, per_io           # throttled: ~10 ms per read at 100 IOPS
+assert tp50 < per_io * 1e9 / 5, (tp50, per_io)  # but not in the request's time
+assert p50 <= tp50
+PY
