@@ -1,9 +1,10 @@
 # iolat build. Everything lands in $(OUT); quiet unless V=1.
 #   make            build iolat
-#   make test       unit tests (no root) and integration tests (root)
+#   make run        install missing Debian packages, build, run `iolat hist`
+#   make test       every test: unit, sanitized unit + smoke, integration (root)
 #   make unit       unit tests only
-#   make sanitize   build with ASan/UBSan into build-san/ and run the unit tests
-#   make STATIC=1   link libbpf, libelf and zlib statically
+#   make sanitize   ASan/UBSan build in build-san/: unit tests and a live smoke test
+#   make STATIC=1   link libbpf, libelf, zlib and zstd statically
 OUT ?= build
 CC ?= cc
 CLANG ?= clang
@@ -48,7 +49,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all unit test integration sanitize clean helpers
+.PHONY: all deps run unit test integration sanitize clean helpers
 
 all: $(OUT)/iolat
 
@@ -97,10 +98,22 @@ unit: $(UNIT_BINS)
 integration: $(OUT)/iolat $(HELPER_BINS)
 	$(Q)OUT=$(OUT) bash tests/integration/run.sh
 
-test: unit integration
+deps:
+	$(Q)bash scripts/deps.sh
 
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(OUT)/iolat hist
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory sanitize
+	$(Q)$(MAKE) --no-print-directory integration
+
+# Sanitized build: unit tests, then live runs of the signal and count tests.
 sanitize:
-	$(Q)$(MAKE) --no-print-directory OUT=build-san SAN=1 build-san/iolat unit
+	$(Q)$(MAKE) --no-print-directory OUT=build-san SAN=1 build-san/iolat build-san/dio unit
+	$(Q)OUT=build-san ONLY=test_signals bash tests/integration/run.sh
 
 clean:
 	$(Q)rm -rf build build-san

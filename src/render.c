@@ -104,10 +104,13 @@ void render_latency_text(FILE *f, const struct iolat_lat *lat, const struct buck
 
 	print_rows(f, rows, top, msecs ? "msecs" : "usecs");
 	histo_summarize(lat, t, &s);
-	fprintf(f, "\n  count %" PRIu64 "  avg %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f"
-		   "  max %s%.1f %s",
-		s.count, s.mean / unit, s.p50 / unit, s.p90 / unit, s.p99 / unit, s.p999 / unit,
-		s.max_exact || !s.count ? "" : "<=", s.max / unit, msecs ? "msecs" : "usecs");
+	int prec = msecs ? 3 : 1; /* sub-ms latencies stay readable in msecs */
+
+	fprintf(f, "\n  count %" PRIu64 "  avg %.*f  p50 %.*f  p90 %.*f  p99 %.*f  p99.9 %.*f"
+		   "  max %s%.*f %s",
+		s.count, prec, s.mean / unit, prec, s.p50 / unit, prec, s.p90 / unit, prec,
+		s.p99 / unit, prec, s.p999 / unit, s.max_exact || !s.count ? "" : "<=", prec,
+		s.max / unit, msecs ? "msecs" : "usecs");
 	if (lat->unseen)
 		fprintf(f, "  (%" PRIu64 " not timed: start not seen)", (uint64_t)lat->unseen);
 	fputc('\n', f);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# deps.sh - installs the Debian packages iolat builds and tests with, if missing.
+# Why each is needed is in README.md ("Dependencies").
+set -eu
+build=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev)
+test=(libcmocka-dev libfuse3-dev fuse3 python3 util-linux)
+missing=()
+for p in "${build[@]}" "${test[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing packages: ${missing[*]}; run as root to install them" >&2
+	exit 1
+fi
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
