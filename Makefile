@@ -80,7 +80,7 @@ $(OUT)/iolat: $(LIB_OBJS) $(CMD_OBJS)
 
 $(OUT)/test_%: tests/unit/test_%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -lcmocka -o $@
 
 $(OUT)/dio: tests/helpers/dio.c | $(OUT)
 	$(call msg,CC,$@)

@@ -54,7 +54,7 @@ uint64_t buckets_native_bound_ns(int index)
 int buckets_build_latency(struct bucket_table *t, uint64_t *b, const uint64_t *extra,
 			  size_t nextra)
 {
-	size_t n = 0, cap = IOLAT_LAT_SLOTS * 2;
+	size_t n = 0, cap = IOLAT_LAT_SLOTS + nextra;
 	uint64_t *tmp = calloc(cap, sizeof(*tmp));
 	int i, err;
 
@@ -69,12 +69,10 @@ int buckets_build_latency(struct bucket_table *t, uint64_t *b, const uint64_t *e
 		tmp[n++] = (2000000ULL << i) - 1;
 	for (size_t k = 0; k < buckets_default_le_count; k++)
 		tmp[n++] = buckets_default_le_ns[k];
-	if (n + nextra > cap) {
-		free(tmp);
-		return -E2BIG;
-	}
-	memcpy(tmp + n, extra, nextra * sizeof(*extra));
-	n += nextra;
+	/* UINT64_MAX is the overflow slot's own bound, not a finite one. */
+	for (size_t k = 0; k < nextra; k++)
+		if (extra[k] != UINT64_MAX)
+			tmp[n++] = extra[k];
 	err = finish(t, tmp, n, IOLAT_LAT_SLOTS);
 	if (!err)
 		memcpy(b, tmp, IOLAT_LAT_SLOTS * sizeof(*b));

@@ -251,7 +251,8 @@ static int group_interval(const struct hist_args *a, const struct snapshot *now,
 			return -ENOMEM;
 		histo_add(&dst->val, &delta);
 	}
-	qsort(g->s, g->n, sizeof(*g->s), cmp_shown);
+	if (g->n > 1)
+		qsort(g->s, g->n, sizeof(*g->s), cmp_shown);
 	return 0;
 }
 

@@ -2,13 +2,20 @@
 /* histo.c - merge, delta and quantiles of collected series (histo.h). */
 #include "histo.h"
 
+/* A part with counts but max 0 has an unknown max, and so has the sum. */
+static bool max_unknown(const struct iolat_lat *l)
+{
+	return l->count && !l->max_ns;
+}
+
 static void lat_add(struct iolat_lat *d, const struct iolat_lat *s)
 {
+	bool unknown = max_unknown(d) || max_unknown(s);
+
 	d->count += s->count;
 	d->unseen += s->unseen;
 	d->sum_ns += s->sum_ns;
-	if (s->max_ns > d->max_ns)
-		d->max_ns = s->max_ns;
+	d->max_ns = unknown ? 0 : s->max_ns > d->max_ns ? s->max_ns : d->max_ns;
 	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
 		d->slots[i] += s->slots[i];
 }
@@ -29,7 +36,8 @@ static void lat_sub(struct iolat_lat *o, const struct iolat_lat *n, const struct
 	o->count = n->count - b->count;
 	o->unseen = n->unseen - b->unseen;
 	o->sum_ns = n->sum_ns - b->sum_ns;
-	o->max_ns = n->max_ns;
+	/* The cumulative max grew only if this interval saw a larger value. */
+	o->max_ns = n->max_ns > b->max_ns ? n->max_ns : 0;
 	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
 		o->slots[i] = n->slots[i] - b->slots[i];
 }
@@ -90,7 +98,7 @@ void histo_summarize(const struct iolat_lat *d, const struct bucket_table *t,
 
 	out->count = d->count;
 	out->mean = d->count ? (double)d->sum_ns / (double)d->count : 0;
-	out->max_exact = top >= 0 && buckets_slot_of(t, d->max_ns) == (size_t)top;
+	out->max_exact = top >= 0 && d->max_ns;
 	if (top < 0)
 		out->max = 0;
 	else if (out->max_exact)

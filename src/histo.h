@@ -14,10 +14,17 @@
 #include "iolat.h"
 #include "buckets.h"
 
-/* dst += src, field by field; max fields take the larger. */
+/*
+ * dst += src, field by field; max fields take the larger. A view with counts
+ * and max 0 has an unknown max (see histo_sub), which the sum inherits.
+ */
 void histo_add(struct iolat_val *dst, const struct iolat_val *src);
 
-/* out = now - before (counters are cumulative); max fields copy `now`. */
+/*
+ * out = now - before (counters are cumulative). The kernel keeps only the
+ * max since start, so the interval's max is known only when that grew in
+ * the interval: then max_ns is it, else 0 (unknown).
+ */
 void histo_sub(struct iolat_val *out, const struct iolat_val *now,
 	       const struct iolat_val *before);
 
@@ -41,9 +48,8 @@ struct histo_summary {
 };
 
 /*
- * Summary of one latency view over an interval. `delta` holds the interval's
- * counts; its max_ns is the cumulative max, which is the interval's max
- * exactly when it lies in the interval's top slot.
+ * Summary of one latency view over an interval (a histo_sub result). The max
+ * is exact when known, else the upper bound of the top non-empty slot.
  */
 void histo_summarize(const struct iolat_lat *delta, const struct bucket_table *t,
 		     struct histo_summary *out);

@@ -60,7 +60,8 @@ static int to_rows(const __u64 *slots, const struct bucket_table *t, uint64_t un
 	int top = -1;
 
 	memset(rows, 0, sizeof(uint64_t) * MAX_ROWS);
-	for (size_t i = 0; i < t->nslots; i++) {
+	/* The overflow slot has no upper bound: print_rows shows it apart. */
+	for (size_t i = 0; i < t->nbounds; i++) {
 		int r;
 
 		if (!slots[i])
@@ -73,9 +74,21 @@ static int to_rows(const __u64 *slots, const struct bucket_table *t, uint64_t un
 	return top;
 }
 
-static void print_rows(FILE *f, const uint64_t *rows, int top, const char *unit)
+static void bar_of(uint64_t n, uint64_t peak, char bar[BAR_WIDTH + 1])
 {
-	uint64_t peak = 0;
+	int stars = peak ? (int)((n * BAR_WIDTH + peak / 2) / peak) : 0;
+
+	memset(bar, ' ', BAR_WIDTH);
+	memset(bar, '*', (size_t)(stars > BAR_WIDTH ? BAR_WIDTH : stars));
+	bar[BAR_WIDTH] = '\0';
+}
+
+/* Rows 0..top, then the overflow slot's count (values above the table). */
+static void print_rows(FILE *f, const uint64_t *rows, int top, uint64_t over,
+		       uint64_t over_from, const char *unit)
+{
+	char bar[BAR_WIDTH + 1];
+	uint64_t peak = over;
 
 	for (int r = 0; r <= top; r++)
 		if (rows[r] > peak)
@@ -83,14 +96,15 @@ static void print_rows(FILE *f, const uint64_t *rows, int top, const char *unit)
 	fprintf(f, "%*s%-*s : count    distribution\n", 10, "", 14, unit);
 	for (int r = 0; r <= top; r++) {
 		uint64_t lo = r ? 1ULL << r : 0, hi = (2ULL << r) - 1;
-		int stars = peak ? (int)((rows[r] * BAR_WIDTH + peak / 2) / peak) : 0;
-		char bar[BAR_WIDTH + 1];
 
-		memset(bar, ' ', BAR_WIDTH);
-		memset(bar, '*', (size_t)stars);
-		bar[BAR_WIDTH] = '\0';
+		bar_of(rows[r], peak, bar);
 		fprintf(f, "%10" PRIu64 " -> %-10" PRIu64 " : %-8" PRIu64 " |%s|\n", lo, hi,
 			rows[r], bar);
+	}
+	if (over) {
+		bar_of(over, peak, bar);
+		fprintf(f, "%10" PRIu64 " -> %-10s : %-8" PRIu64 " |%s|\n", over_from, "more",
+			over, bar);
 	}
 }
 
@@ -102,7 +116,8 @@ void render_latency_text(FILE *f, const struct iolat_lat *lat, const struct buck
 	struct histo_summary s;
 	int top = to_rows(lat->slots, t, (uint64_t)unit, rows);
 
-	print_rows(f, rows, top, msecs ? "msecs" : "usecs");
+	print_rows(f, rows, top, lat->slots[t->nbounds], buckets_lower(t, t->nbounds) / (uint64_t)unit,
+		   msecs ? "msecs" : "usecs");
 	histo_summarize(lat, t, &s);
 	int prec = msecs ? 3 : 1; /* sub-ms latencies stay readable in msecs */
 
@@ -121,7 +136,7 @@ void render_size_text(FILE *f, const __u64 *slots, const struct bucket_table *t)
 	uint64_t rows[MAX_ROWS];
 	int top = to_rows(slots, t, 1024, rows);
 
-	print_rows(f, rows, top, "kbytes");
+	print_rows(f, rows, top, slots[t->nbounds], buckets_lower(t, t->nbounds) / 1024, "kbytes");
 }
 
 void render_labels_text(FILE *f, const struct shown_series *s)

@@ -21,10 +21,16 @@
 static struct bucket_table lat;
 static uint64_t lat_store[IOLAT_LAT_SLOTS];
 
+/*
+ * Not NULL: buckets_build_latency memcpy()s `extra` even when nextra is 0,
+ * which UBSan stops on (test_buckets.c checks the NULL call on its own).
+ */
+static const uint64_t no_extra[1];
+
 static int setup_table(void **state)
 {
 	(void)state;
-	return buckets_build_latency(&lat, lat_store, NULL, 0) ? -1 : 0;
+	return buckets_build_latency(&lat, lat_store, no_extra, 0) ? -1 : 0;
 }
 
 /* cmocka 1.1 has no double compare; this one prints both sides on failure. */
@@ -58,7 +64,7 @@ static void fill_cpu(struct iolat_val *v, unsigned int cpu)
 		l->unseen = cpu;
 		l->sum_ns = 1000ULL * cpu + w;
 		if (w == 0)
-			l->max_ns = cpu == 3 ? 9000000 : 1000ULL * cpu;
+			l->max_ns = cpu == 3 ? 9000000 : 1000ULL * (cpu + 1);
 		else
 			l->max_ns = cpu == 6 ? 77000000 : 5000000 - cpu;
 		for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
@@ -127,7 +133,10 @@ static void test_add_keeps_larger_max(void **state)
 	assert_int_equal(sum.lat[1].max_ns, 30);
 }
 
-/* now = before + one more CPU's worth: the delta is that CPU, max from now. */
+/*
+ * now = before + one more CPU's worth, with a new max in each view: the delta
+ * is that CPU's counts, and the max is now's (a max cannot be subtracted).
+ */
 static void test_sub_interval(void **state)
 {
 	struct iolat_val *before = &sum, *now = &sum_rev, *delta = &cpus[5];
@@ -140,6 +149,8 @@ static void test_sub_interval(void **state)
 	}
 	memcpy(now, before, sizeof(*now));
 	histo_add(now, delta);
+	now->lat[0].max_ns = 123456789;
+	now->lat[1].max_ns = 987654321;
 	histo_sub(&tmp, now, before);
 	assert_int_equal(tmp.ios, delta->ios);
 	assert_int_equal(tmp.bytes, delta->bytes);
@@ -162,8 +173,30 @@ static void test_sub_no_change(void **state)
 	histo_sub(&tmp, &sum, &sum);
 	assert_int_equal(tmp.ios, 0);
 	assert_int_equal(tmp.lat[1].count, 0);
-	assert_int_equal(tmp.lat[1].max_ns, sum.lat[1].max_ns);
+	/* The max did not grow: this interval's max is unknown. */
+	assert_int_equal(tmp.lat[1].max_ns, 0);
 	assert_int_equal(histo_top_slot(tmp.lat[0].slots, IOLAT_LAT_SLOTS), -1);
+}
+
+/* A cumulative max that did not grow leaves the interval's max unknown (0),
+ * and a sum over series with one unknown max has an unknown max. */
+static void test_sub_max_unknown_propagates(void **state)
+{
+	struct iolat_val a, b;
+
+	(void)state;
+	fill_cpu(&a, 1);
+	fill_cpu(&b, 2);
+	histo_sub(&tmp, &a, &a);
+	tmp.lat[0].count = 5; /* counts, but the max did not grow */
+	assert_int_equal(tmp.lat[0].max_ns, 0);
+	memset(&sum, 0, sizeof(sum));
+	histo_add(&sum, &b);
+	assert_int_equal(sum.lat[0].max_ns, b.lat[0].max_ns);
+	histo_add(&sum, &tmp);
+	assert_int_equal(sum.lat[0].max_ns, 0);
+	histo_add(&sum, &b);
+	assert_int_equal(sum.lat[0].max_ns, 0);
 }
 
 /* ---- quantiles against exact percentiles -------------------------------- */
@@ -384,7 +417,8 @@ static void test_quantile_overflow(void **state)
 	slots[s] = 4;
 	assert_int_equal(buckets_slot_of(&lat, 200000000000ULL), s);
 	assert_int_equal(histo_top_slot(slots, IOLAT_LAT_SLOTS), (int)s);
-	assert_close(histo_quantile(slots, &lat, 0.5, 200000000000ULL), lo + (max - lo) * 0.5, 1e-3);
+	assert_close(histo_quantile(slots, &lat, 0.5, 200000000000ULL), lo + (max - lo) * 0.5,
+		     1e-3);
 	assert_close(histo_quantile(slots, &lat, 1.0, 200000000000ULL), max, 0);
 	assert_close(histo_quantile(slots, &lat, 0.5, 0), lo, 0);
 }
@@ -479,6 +513,7 @@ static void test_summarize_max_not_exact(void **state)
 
 	(void)state;
 	fill_delta(900000000);
+	delta.max_ns = 0; /* the interval's max is unknown */
 	histo_summarize(&delta, &lat, &s);
 	assert_false(s.max_exact);
 	assert_close(s.max, (double)buckets_upper(&lat, top), 0);
@@ -530,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_summarize_empty),
 		cmocka_unit_test(test_summarize_max_exact),
 		cmocka_unit_test(test_summarize_max_not_exact),
+		cmocka_unit_test(test_sub_max_unknown_propagates),
 		cmocka_unit_test(test_summarize_overflow),
 	};
 
