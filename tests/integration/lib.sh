@@ -34,14 +34,14 @@ on_exit() { CLEANUPS+=("$1"); }
 
 settle() { command -v udevadm >/dev/null && udevadm settle 2>/dev/null; true; }
 
-# make_loop SIZE_MIB [BACKING_FILE]: a direct-I/O loop device; prints its path.
+# make_loop SIZE_MIB [BACKING_FILE [LOSETUP_OPTS]]: a direct-I/O loop device,
+# in $LOOP. (Not printed: a $(...) subshell would lose the clean-up.)
 make_loop() {
-	local file=${2:-$WORK/disk.$RANDOM.img} dev
+	local file=${2:-$WORK/disk.$RANDOM.img}
 	[ -e "$file" ] || truncate -s "${1}M" "$file" || fail "cannot create $file"
-	dev=$(losetup --direct-io=on -f --show "$file") || fail "losetup failed"
-	on_exit "losetup -d $dev"
+	LOOP=$(losetup --direct-io=on ${3:-} -f --show "$file") || fail "losetup failed"
+	on_exit "losetup -d $LOOP"
 	settle
-	echo "$dev"
 }
 
 # The io-controller's hierarchy: v1 blkio where it is bound, else cgroup v2.
@@ -55,13 +55,11 @@ cgroup_root() {
 	fi
 }
 
-# make_cgroup NAME: a fresh cgroup under the io hierarchy; prints its path.
+# make_cgroup NAME: a fresh cgroup under the io hierarchy, in $CG.
 make_cgroup() {
-	local cg
-	cg=$(cgroup_root)/iolat-test-$1-$$
-	mkdir "$cg" || fail "cannot make cgroup $cg"
-	on_exit "rmdir $cg"
-	echo "$cg"
+	CG=$(cgroup_root)/iolat-test-$1-$$
+	mkdir "$CG" || fail "cannot make cgroup $CG"
+	on_exit "rmdir $CG"
 }
 
 # in_cgroup CG CMD...: runs CMD inside cgroup CG.

@@ -6,9 +6,11 @@
 source tests/integration/lib.sh
 
 N=300 RSIZE=4096 M=40 WSIZE=65536
-dev=$(make_loop 64)
+make_loop 64
+dev=$LOOP
 name=${dev#/dev/}
-cg=$(make_cgroup counts)
+make_cgroup counts
+cg=$CG
 
 check_mode() {
 	local label=$1 out=$WORK/$1.json

@@ -9,9 +9,11 @@ DELAY_US=5000 N=60
 mkdir "$WORK/mnt"
 "$SLOWFS" "$WORK/mnt" --size-mib=16 --delay-us=$DELAY_US || fail "cannot mount slowfs"
 on_exit "fusermount3 -u $WORK/mnt || umount -l $WORK/mnt"
-dev=$(make_loop 16 "$WORK/mnt/disk")
+make_loop 16 "$WORK/mnt/disk"
+dev=$LOOP
 name=${dev#/dev/}
-cg=$(make_cgroup latency)
+make_cgroup latency
+cg=$CG
 
 out=$WORK/fuse.json
 start_iolat "$out" hist -D -O --json -c "$cg" -d "$name"
@@ -40,7 +42,8 @@ elif [ -f "$cg/io.max" ]; then
 else
 	skip "no blk-throttle interface on $cg"
 fi
-fast=$(make_loop 16)
+make_loop 16
+fast=$LOOP
 fname=${fast#/dev/}
 if [ -f "$cg/blkio.throttle.read_iops_device" ]; then
 	echo "$(cat "/sys/class/block/$fname/dev") 100" >"$cg/blkio.throttle.read_iops_device"

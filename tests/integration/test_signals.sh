@@ -3,7 +3,8 @@
 # nothing attached; -F splits by request flags as the kernel set them.
 source tests/integration/lib.sh
 
-dev=$(make_loop 16)
+make_loop 16
+dev=$LOOP
 name=${dev#/dev/}
 
 "$IOLAT" hist --json -d "$name" 0.2 3 >"$WORK/three" 2>/dev/null || fail "iolat hist 0.2 3"
