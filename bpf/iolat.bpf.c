@@ -78,6 +78,10 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/* Set once a completion lacks a kernel timestamp: user space then attaches
+ * the issue-side fallback programs (until then they cost nothing). */
+bool saw_unstamped = false;
+
 /* Source of a zeroed value when a key is first seen (too big for the stack). */
 static struct iolat_val zero_val;
 
@@ -339,8 +343,11 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	}
 	/* stats_sectors is the size at issue; remaining is what is left now. */
 	c.bytes = sectors ? (__u64)sectors << 9 : remaining;
-	if (!c.start_ns || !c.issue_ns)
+	if (!c.start_ns || !c.issue_ns) {
+		if (!saw_unstamped)
+			saw_unstamped = true;
 		take_rq_start(rq, &c);
+	}
 	key.op = op_of(cmd_flags);
 	if (key_flags)
 		key.flags = flags_of(cmd_flags);

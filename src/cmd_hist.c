@@ -303,6 +303,7 @@ static void collector_json(struct json *j, struct collector *c)
 	json_kv_string(j, "attach", attach_mode_name(collector_mode(c)));
 	json_kv_bool(j, "rq_map_forced", collector_rq_map_forced(c));
 	json_kv_bool(j, "bio_layer", collector_bio_attached(c));
+	json_kv_bool(j, "rq_map", collector_fallback_attached(c));
 	if (!collector_stats(c, st))
 		for (int i = 0; i < IOLAT_STAT_COUNT; i++)
 			json_kv_uint(j, names[i], st[i]);
@@ -331,8 +332,22 @@ static void print_json(double seconds, struct collector *c, const struct groupin
 	putchar('\n');
 }
 
-/* Sleeps up to `seconds`, returning early when a signal asks to stop. */
-static void wait_interval(double seconds)
+/* Says on stderr what the collector attached on demand (an operator's
+ * clue that a disk lacks kernel timestamps, or that a bio-based disk came). */
+static void report_attached(int what)
+{
+	if (what < 0)
+		errorf(NULL, "attaching a program on demand failed: %s", strerror(-what));
+	if (what > 0 && (what & COLLECTOR_NOW_FALLBACK))
+		fprintf(stderr, "iolat: a request without kernel timestamps completed; "
+				"attached the request-map fallback\n");
+	if (what > 0 && (what & COLLECTOR_NOW_BIO))
+		fprintf(stderr, "iolat: a bio-based disk appeared; attached the bio-layer programs\n");
+}
+
+/* Sleeps up to `seconds`, returning early when a signal asks to stop, and
+ * lets the collector attach what new I/O needs meanwhile. */
+static void wait_interval(struct collector *c, double seconds)
 {
 	struct timespec end, now;
 
@@ -349,6 +364,7 @@ static void wait_interval(double seconds)
 			return;
 		struct timespec nap = { 0, 50 * 1000 * 1000 };
 		nanosleep(&nap, NULL);
+		report_attached(collector_maintain(c));
 	}
 }
 
@@ -372,7 +388,7 @@ static int run(const struct hist_args *a, struct collector *c)
 	fflush(NULL);
 	for (uint64_t i = 0; !a->count || i < a->count; i++) {
 		clock_gettime(CLOCK_MONOTONIC, &started);
-		wait_interval(a->interval > 0 ? a->interval : 1e9);
+		wait_interval(c, a->interval > 0 ? a->interval : 1e9);
 		rc = collector_read(c, &now);
 		if (!rc)
 			rc = group_interval(a, &now, &before, &g);

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "disks.h"
 #include "histo.h"
 #include "iolat.skel.h"
 
@@ -17,7 +19,9 @@ struct collector {
 	struct iolat_bpf *skel;
 	enum attach_mode mode;
 	bool force_rq_map;
-	bool bio_attached;
+	struct bpf_program *prog[TP_COUNT]; /* loaded programs of the chosen mode */
+	struct bpf_link *link[TP_COUNT];    /* attached ones */
+	time_t bio_checked;		    /* last look for active bio-based disks */
 	int ncpus;
 	struct iolat_val *percpu; /* ncpus values: scratch for reads */
 	struct bucket_table lat, size;
@@ -89,6 +93,99 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : 64;
 }
 
+static int attach_tp(struct collector *c, enum probe_tp tp)
+{
+	struct bpf_link *l;
+
+	if (!c->prog[tp] || c->link[tp])
+		return 0;
+	l = bpf_program__attach(c->prog[tp]);
+	if (!l)
+		return -errno;
+	c->link[tp] = l;
+	return 0;
+}
+
+static void detach_all(struct collector *c)
+{
+	for (int i = 0; i < TP_COUNT; i++) {
+		bpf_link__destroy(c->link[i]);
+		c->link[i] = NULL;
+	}
+}
+
+/* The request-map fallback: issue and creation times for unstamped requests. */
+static int attach_fallback(struct collector *c)
+{
+	int rc = attach_tp(c, TP_RQ_ISSUE);
+
+	if (!rc)
+		rc = attach_tp(c, TP_IO_START);
+	if (!rc)
+		rc = attach_tp(c, TP_RQ_INSERT);
+	return rc;
+}
+
+/* Whether a bio-based disk that can do I/O (non-zero size) exists now. */
+static bool bio_disk_active(void)
+{
+	struct disk_info d[256];
+	int n = disks_list(d, 256);
+
+	for (int i = 0; i < n; i++)
+		if (d[i].bio_based && d[i].sectors)
+			return true;
+	return false;
+}
+
+static int attach_bio(struct collector *c)
+{
+	int rc = attach_tp(c, TP_BIO_QUEUE);
+
+	return rc ? rc : attach_tp(c, TP_BIO_COMPLETE);
+}
+
+/*
+ * Attaches what the I/O in flight needs. Only the completion program runs
+ * per I/O by default: the fallback programs join once a completion shows a
+ * request the kernel did not stamp (IOLAT_FORCE_RQ_MAP makes every request
+ * look unstamped, so tests take this same path), the bio-layer programs
+ * once a bio-based disk has a size. Until then they cost nothing.
+ */
+static int attach_needed(struct collector *c)
+{
+	int rc = attach_tp(c, TP_RQ_COMPLETE);
+
+	if (!rc && c->skel->bss->saw_unstamped)
+		rc = attach_fallback(c);
+	if (!rc && !c->link[TP_BIO_QUEUE] && bio_disk_active())
+		rc = attach_bio(c);
+	c->bio_checked = time(NULL);
+	return rc;
+}
+
+int collector_maintain(struct collector *c)
+{
+	int rc, done = 0;
+
+	if (c->prog[TP_RQ_ISSUE] && !c->link[TP_RQ_ISSUE] && c->skel->bss->saw_unstamped) {
+		rc = attach_fallback(c);
+		if (rc)
+			return rc;
+		done |= COLLECTOR_NOW_FALLBACK;
+	}
+	if (c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE] && time(NULL) != c->bio_checked) {
+		c->bio_checked = time(NULL);
+		if (bio_disk_active()) {
+			rc = attach_bio(c);
+			if (rc)
+				return rc;
+			done |= COLLECTOR_NOW_BIO;
+		}
+	}
+	return done;
+}
+
 /* One attempt at one mode: open, configure, load, attach. */
 static int try_mode(struct collector *c, const struct collector_opts *o,
 		    const struct probe_result *pr, enum attach_mode mode, char *err, size_t len)
@@ -105,25 +202,27 @@ static int try_mode(struct collector *c, const struct collector_opts *o,
 	configure(c, o, pr);
 	choose_tps(pr, want);
 	n = pairs_of(c->skel, pairs);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		for (int k = 0; k < 2; k++)
 			bpf_program__set_autoload(pairs[i].prog[k], k == which && want[pairs[i].tp]);
+		c->prog[pairs[i].tp] = want[pairs[i].tp] ? pairs[i].prog[which] : NULL;
+	}
 	rc = iolat_bpf__load(c->skel);
 	if (rc) {
 		set_err(err, len, "loading the %s programs failed: %s", attach_mode_name(mode),
 			strerror(-rc));
 		goto fail;
 	}
-	rc = iolat_bpf__attach(c->skel);
+	rc = attach_needed(c);
 	if (rc) {
 		set_err(err, len, "attaching the %s programs failed: %s", attach_mode_name(mode),
 			strerror(-rc));
 		goto fail;
 	}
 	c->mode = mode;
-	c->bio_attached = want[TP_BIO_QUEUE];
 	return 0;
 fail:
+	detach_all(c);
 	iolat_bpf__destroy(c->skel);
 	c->skel = NULL;
 	return rc;
@@ -204,6 +303,7 @@ void collector_close(struct collector *c)
 {
 	if (!c)
 		return;
+	detach_all(c);
 	iolat_bpf__destroy(c->skel);
 	free(c->percpu);
 	free(c);
@@ -211,7 +311,8 @@ void collector_close(struct collector *c)
 
 enum attach_mode collector_mode(const struct collector *c) { return c->mode; }
 bool collector_rq_map_forced(const struct collector *c) { return c->force_rq_map; }
-bool collector_bio_attached(const struct collector *c) { return c->bio_attached; }
+bool collector_bio_attached(const struct collector *c) { return c->link[TP_BIO_QUEUE]; }
+bool collector_fallback_attached(const struct collector *c) { return c->link[TP_RQ_ISSUE]; }
 const struct bucket_table *collector_lat_table(const struct collector *c) { return &c->lat; }
 const struct bucket_table *collector_size_table(const struct collector *c) { return &c->size; }
 
@@ -287,6 +388,12 @@ int collector_prog_stats(struct collector *c, struct prog_stats *out, int max)
 		int fd = bpf_program__fd(p);
 
 		if (n >= max || fd < 0 || !bpf_program__autoload(p))
+			continue;
+		/* Loaded but not (yet) attached programs cost nothing: skip them. */
+		bool attached = false;
+		for (int i = 0; i < TP_COUNT; i++)
+			attached |= c->prog[i] == p && c->link[i];
+		if (!attached)
 			continue;
 		if (bpf_obj_get_info_by_fd(fd, &info, &len))
 			continue;

@@ -63,6 +63,17 @@ void collector_close(struct collector *c);
 enum attach_mode collector_mode(const struct collector *c);
 bool collector_rq_map_forced(const struct collector *c);
 bool collector_bio_attached(const struct collector *c);
+bool collector_fallback_attached(const struct collector *c);
+
+/*
+ * Attaches programs that became needed since open (the request-map fallback
+ * after an unstamped request, the bio layer when a bio-based disk appears).
+ * Call it every few hundred ms while collecting. Returns what it attached
+ * (COLLECTOR_NOW_* bits, 0 for nothing) or -errno.
+ */
+#define COLLECTOR_NOW_FALLBACK 1
+#define COLLECTOR_NOW_BIO 2
+int collector_maintain(struct collector *c);
 const struct bucket_table *collector_lat_table(const struct collector *c);
 const struct bucket_table *collector_size_table(const struct collector *c);
 

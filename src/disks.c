@@ -105,6 +105,8 @@ static void fill_info(struct disk_info *d, const char *name)
 	d->iostats = read_line(path, line, sizeof(line)) == 0 && atoi(line) != 0;
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/wbt_lat_usec", name);
 	d->wbt = read_line(path, line, sizeof(line)) == 0 && atol(line) > 0;
+	snprintf(path, sizeof(path), "/sys/block/%s/size", name);
+	d->sectors = read_line(path, line, sizeof(line)) == 0 ? strtoull(line, NULL, 10) : 0;
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", name);
 	d->scheduler[0] = '\0';
 	if (read_line(path, line, sizeof(line)) == 0)

@@ -40,6 +40,7 @@ struct disk_info {
 	bool iostats;	     /* queue/iostats: kernel stamps start_time_ns */
 	bool wbt;	     /* write-back throttling on: queue stats, io_start_time_ns */
 	char scheduler[32];  /* active I/O scheduler, "none", or "" */
+	uint64_t sectors;    /* size in 512-byte sectors; 0: no medium, no I/O */
 };
 
 /* Lists the disks in /sys/block. Returns the count (<= max) or -errno. */

@@ -106,6 +106,16 @@ stop_iolat() {
 }
 
 # The programs the last start_iolat loaded must all be gone once it exited.
+# wait_for_stderr OUTFILE PATTERN: waits up to 3 s for iolat (started with
+# start_iolat OUTFILE) to say PATTERN on stderr.
+wait_for_stderr() {
+	for _ in $(seq 1 30); do
+		grep -q "$2" "$1.err" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # The kernel frees a program after an RCU grace period, so allow it a moment.
 assert_detached() {
 	local left

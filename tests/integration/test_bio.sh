@@ -6,11 +6,16 @@ source tests/integration/lib.sh
 z=/sys/block/zram0
 [ -d $z ] || skip "no zram0"
 [ "$(cat $z/disksize)" = 0 ] || skip "zram0 is in use"
-echo 64M >$z/disksize || skip "cannot size zram0"
-on_exit "echo 1 > $z/reset"
 
+# An empty zram0 can do no I/O, so iolat leaves the bio-layer programs off
+# (they would fire for every bio of every disk); sizing it makes iolat
+# attach them on its own.
 N=200
 start_iolat "$WORK/out" hist -D -O --json -d zram0
+echo 64M >$z/disksize || skip "cannot size zram0"
+on_exit "echo 1 > $z/reset"
+wait_for_stderr "$WORK/out" "attached the bio-layer programs" ||
+	fail "no bio-layer attach after zram0 got a size"
 "$DIO" write /dev/zram0 $N 4096 || fail "dio write"
 "$DIO" read /dev/zram0 $N 4096 || fail "dio read"
 stop_iolat INT
@@ -22,4 +27,13 @@ assert_eq "read bytes" $((N * 4096)) "$(jget "$WORK/out" "s('zram0','read')['byt
 assert_eq "timed" $N "$(jget "$WORK/out" "s('zram0','read')['device']['count']")"
 assert_eq "size slots" "[(4096, $N)]" \
 	"$(jget "$WORK/out" "[(x['hi'], x['count']) for x in s('zram0','read')['size_slots']]")"
-echo "ok: zram0 timed at the bio layer"
+echo "ok: zram0 timed at the bio layer, attached on demand"
+
+# Sized before start: attached at once.
+start_iolat "$WORK/again" hist -D -O --json -d zram0
+"$DIO" read /dev/zram0 17 8192 || fail "dio read"
+stop_iolat TERM
+assert_detached
+assert_eq "bio layer at start" True "$(jget "$WORK/again" 'd["collector"]["bio_layer"]')"
+assert_eq "reads" 17 "$(jget "$WORK/again" "s('zram0','read')['ios']")"
+echo "ok: zram0 timed from the start"
