@@ -164,6 +164,39 @@ static __always_inline __u16 flags_of(__u64 f)
 	return out;
 }
 
+/*
+ * Whether the kernel wrote a request's timestamps. It zeroed the unwritten
+ * ones up to 6.x, but now leaves them as they were from the request
+ * structure's previous use (blk_mq_rq_ctx_init writes start_time_ns only when
+ * blk_mq_need_time_stamp()), so a non-zero value proves nothing; the request
+ * flags that made the kernel write them do. start_time_ns is written at
+ * creation when iostats or a scheduler is on (RQF_IO_STAT, RQF_USE_SCHED),
+ * io_start_time_ns at issue when the queue keeps stats (RQF_STATS).
+ */
+static __always_inline bool rqf(__u32 flags, int bit)
+{
+	return bit >= 0 && ((flags >> bit) & 1);
+}
+
+static __always_inline bool start_stamped(__u32 rq_flags)
+{
+	int io_stat = -1, sched = -1;
+
+	if (!bpf_core_enum_value_exists(enum rqf_flags, __RQF_IO_STAT))
+		return true; /* older kernels: unwritten stamps are zero */
+	io_stat = bpf_core_enum_value(enum rqf_flags, __RQF_IO_STAT);
+	if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_USE_SCHED))
+		sched = bpf_core_enum_value(enum rqf_flags, __RQF_USE_SCHED);
+	return rqf(rq_flags, io_stat) || rqf(rq_flags, sched);
+}
+
+static __always_inline bool issue_stamped(__u32 rq_flags)
+{
+	if (!bpf_core_enum_value_exists(enum rqf_flags, __RQF_STATS))
+		return true;
+	return rqf(rq_flags, bpf_core_enum_value(enum rqf_flags, __RQF_STATS));
+}
+
 static __always_inline __u32 disk_dev(struct gendisk *disk, bool direct)
 {
 	int major, minor;
@@ -304,7 +337,7 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	struct iolat_key key = {};
 	struct io_done c = {};
 	struct bio *bio;
-	__u32 remaining, sectors;
+	__u32 remaining, sectors, rq_flags;
 	__u64 cmd_flags;
 
 	/* A request may complete in pieces; count it once, at the last piece. */
@@ -328,18 +361,22 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	c.error = error;
 	if (direct) {
 		cmd_flags = rq->cmd_flags;
+		rq_flags = rq->rq_flags;
 		sectors = rq->stats_sectors;
-		if (!force_rq_map) {
-			c.start_ns = rq->start_time_ns;
-			c.issue_ns = rq->io_start_time_ns;
-		}
+		c.start_ns = rq->start_time_ns;
+		c.issue_ns = rq->io_start_time_ns;
 	} else {
 		cmd_flags = BPF_CORE_READ(rq, cmd_flags);
+		rq_flags = BPF_CORE_READ(rq, rq_flags);
 		sectors = BPF_CORE_READ(rq, stats_sectors);
-		if (!force_rq_map) {
-			c.start_ns = BPF_CORE_READ(rq, start_time_ns);
-			c.issue_ns = BPF_CORE_READ(rq, io_start_time_ns);
-		}
+		c.start_ns = BPF_CORE_READ(rq, start_time_ns);
+		c.issue_ns = BPF_CORE_READ(rq, io_start_time_ns);
+	}
+	if (force_rq_map || !start_stamped(rq_flags))
+		c.start_ns = 0;
+	if (force_rq_map || !issue_stamped(rq_flags)) {
+		c.issue_ns = 0;
+		sectors = 0; /* written with io_start_time_ns */
 	}
 	/* stats_sectors is the size at issue; remaining is what is left now. */
 	c.bytes = sectors ? (__u64)sectors << 9 : remaining;
@@ -387,17 +424,13 @@ static __always_inline bool filtered_out(struct request *rq, bool direct)
 static __always_inline int on_rq_start(struct request *rq, bool direct)
 {
 	struct rq_times *s;
-	__u64 start;
 
-	if (!force_rq_map) {
-		start = direct ? rq->start_time_ns : BPF_CORE_READ(rq, start_time_ns);
-		if (start)
-			return 0;
-	}
+	if (!force_rq_map && start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags)))
+		return 0;
 	if (filtered_out(rq, direct))
 		return 0;
 	s = rq_start_slot(rq);
-	if (s && !s->start_ns)
+	if (s)
 		s->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
@@ -406,13 +439,10 @@ static __always_inline int on_rq_start(struct request *rq, bool direct)
 static __always_inline int on_rq_issue(struct request *rq, bool direct)
 {
 	struct rq_times *s;
-	__u64 start;
 
-	if (queue_stamps_issue(rq, direct)) {
-		start = direct ? rq->start_time_ns : BPF_CORE_READ(rq, start_time_ns);
-		if (start)
-			return 0;
-	}
+	if (queue_stamps_issue(rq, direct) &&
+	    start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags)))
+		return 0;
 	if (filtered_out(rq, direct))
 		return 0;
 	s = rq_start_slot(rq);

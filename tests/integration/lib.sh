@@ -41,6 +41,8 @@ make_loop() {
 	[ -e "$file" ] || truncate -s "${1}M" "$file" || fail "cannot create $file"
 	LOOP=$(losetup --direct-io=on ${3:-} -f --show "$file") || fail "losetup failed"
 	on_exit "losetup -d $LOOP"
+	# A loop device keeps its queue settings across uses: start from defaults.
+	echo 1 >"/sys/block/${LOOP#/dev/}/queue/iostats"
 	settle
 }
 

@@ -61,6 +61,7 @@ assert_eq "throttled reads" $N "$(jget "$out" "s('$fname','read')['ios']")"
 p50=$(jget "$out" "s('$fname','read')['device']['p50_ns']")
 tp50=$(jget "$out" "s('$fname','read')['total']['p50_ns']")
 echo "throttle: $t0 -> $t1 for $N reads, device p50 $p50 ns, total p50 $tp50 ns"
+echo "total slots: $(jget "$out" "[(x['lo'], x['count']) for x in s('$fname','read')['total']['slots']]")"
 python3 - "$t0" "$t1" "$p50" "$tp50" "$N" <<'PY' || fail "throttle delay not where expected"
 import sys
 t0, t1, p50, tp50, n = map(float, sys.argv[1:])
