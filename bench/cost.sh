@@ -4,14 +4,16 @@
 #
 # One fio workload (4 KiB random reads, io_uring, QD32, O_DIRECT) on a loop
 # device over a file in /dev/shm runs once per tool per round: with no
-# tracing, under iolat, libbpf-tools biolatency -D and bpftrace's tracepoint
-# biolatency (bench/biolatency.bt). The tool order rotates every round so
-# drift and noise land on every tool. With kernel.bpf_stats_enabled=1 the
-# kernel keeps run_time_ns and run_cnt per program; the difference between
-# `bpftool prog show -j` just before and just after fio, summed over the
-# tool's programs, divided by the I/Os fio completed, is the tool's cost per
-# I/O. A tool's programs are the ones its process holds (/proc/PID/fdinfo),
-# so programs others load at the same time are not counted.
+# tracing, under iolat, libbpf-tools biolatency -D, bpftrace's tracepoint
+# biolatency (bench/biolatency.bt) and "floor": bpftrace with one empty
+# program on block_rq_issue, which shows what BPF stats charge any program
+# run. The tool order rotates every round so drift and noise land on every
+# tool. With kernel.bpf_stats_enabled=1 the kernel keeps run_time_ns and
+# run_cnt per program; the difference between `bpftool prog show -j` just
+# before and just after fio, summed over the tool's programs, divided by the
+# I/Os fio completed, is the tool's cost per I/O. A tool's programs are the
+# ones its process holds (/proc/PID/fdinfo), so programs others load at the
+# same time are not counted.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +23,7 @@ RUNTIME=${RUNTIME:-10}
 IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
 BIOLATENCY=${BIOLATENCY:-/usr/sbin/biolatency}
 SIZE_MIB=${SIZE_MIB:-1024}
+STATS=1
 CMDLINE="bash bench/cost.sh${*:+ $*}"
 
 usage() {
@@ -30,14 +33,18 @@ Usage: bash bench/cost.sh [OPTIONS]
 Per-I/O BPF cost (kernel BPF stats) and IOPS of iolat, libbpf-tools
 biolatency -D and a bpftrace tracepoint biolatency, each on the same fio
 workload (4 KiB randread, io_uring, QD32, direct) on a loop device in
-/dev/shm, plus IOPS with no tracing. Rounds interleave the tools. Needs root.
+/dev/shm, plus IOPS with no tracing and with one empty BPF program ("floor":
+what kernel BPF stats charge per program run). Rounds interleave the tools.
+Needs root.
 
 Options:
-  --rounds N      rounds of all four runs (default 3; env ROUNDS)
+  --rounds N      rounds of all five runs (default 3; env ROUNDS)
   --runtime S     seconds of fio per run (default 10; env RUNTIME)
   --iolat PATH    iolat binary (default build-bench/iolat; env IOLAT;
                   build it with 'make OUT=build-bench')
   --size MIB      size of the /dev/shm backing file (default 1024; env SIZE_MIB)
+  --no-stats      leave kernel.bpf_stats_enabled alone (off): IOPS only, without
+                  the stats' own per-run overhead
   -h, --help      this help
 
 Environment: BIOLATENCY (default /usr/sbin/biolatency).
@@ -45,6 +52,7 @@ Environment: BIOLATENCY (default /usr/sbin/biolatency).
 Examples:
   bash bench/cost.sh                          3 rounds x 10 s, about 3 minutes
   bash bench/cost.sh --rounds 5 --runtime 20
+  bash bench/cost.sh --no-stats               IOPS with no measurement overhead
 EOF
 }
 
@@ -65,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--iolat=*) IOLAT=${1#*=}; shift ;;
 	--size) [ $# -ge 2 ] || die "--size needs a value"; SIZE_MIB=$2; shift 2 ;;
 	--size=*) SIZE_MIB=${1#*=}; shift ;;
+	--no-stats) STATS=0; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; die "unknown argument '$1'" ;;
 	esac
@@ -128,6 +137,9 @@ start_tool() {
 	bpftrace)
 		bpftrace "$HERE/biolatency.bt" >"$log" 2>&1 &
 		banner="Attaching" ;;
+	floor)
+		bpftrace -e 'tracepoint:block:block_rq_issue { }' >"$log" 2>&1 &
+		banner="Attaching" ;;
 	esac
 	TOOL_PID=$!
 	for ((i = 0; i < 300; i++)); do
@@ -164,14 +176,29 @@ stop_tool() {
 	TOOL_PID=""
 }
 
+# Microseconds some task has waited for a CPU since boot; empty without PSI.
+cpu_wait_us() {
+	awk '/^some/ { sub("total=", "", $5); print $5 }' /proc/pressure/cpu 2>/dev/null || true
+}
+
+# Runs fio into $1 and sets CPU_WAIT to the % of the run with CPU contention.
 # In the background so that cleanup can end it by its pid.
 run_fio() {
+	local w0 w1 t0 t1
+	w0=$(cpu_wait_us)
+	t0=$(date +%s%N)
 	fio --name=iolat-cost --filename="$LOOP" --ioengine=io_uring --rw=randread \
 		--bs=4k --iodepth=32 --direct=1 --numjobs=1 --time_based --runtime="$RUNTIME" \
 		--output-format=json --output="$1" >/dev/null 2>"$1.err" &
 	FIO_PID=$!
 	wait "$FIO_PID" || { cat "$1.err" >&2; die "fio failed"; }
 	FIO_PID=""
+	w1=$(cpu_wait_us)
+	t1=$(date +%s%N)
+	CPU_WAIT=-
+	if [ -n "$w0" ] && [ -n "$w1" ]; then
+		CPU_WAIT=$(awk -v w="$((w1 - w0))" -v t="$(((t1 - t0) / 1000))" 'BEGIN { printf "%.1f", 100 * w / t }')
+	fi
 }
 
 # --- setup ---
@@ -180,7 +207,11 @@ dd if=/dev/zero of="$IMG" bs=1M count="$SIZE_MIB" status=none ||
 LOOP=$(losetup --direct-io=on -f --show "$IMG") || die "losetup --direct-io=on failed on $IMG"
 [ "$(cat /sys/block/"$(basename "$LOOP")"/queue/dio 2>/dev/null || echo 1)" = 1 ] ||
 	echo "cost.sh: warning: $LOOP is not using direct I/O" >&2
-sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled=1"
+if [ "$STATS" = 1 ]; then
+	sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled=1"
+elif [ "$STATS_OLD" != 0 ]; then
+	echo "cost.sh: warning: --no-stats, but kernel.bpf_stats_enabled is already $STATS_OLD" >&2
+fi
 
 echo "command:  $CMDLINE"
 echo "date:     $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -189,10 +220,10 @@ echo "workload: fio $(fio --version | sed 's/^fio-//') randread 4k io_uring QD32
 	"${RUNTIME} s/run, $LOOP (--direct-io=on) over ${SIZE_MIB} MiB in /dev/shm"
 echo "tools:    iolat $("$IOLAT" --version 2>&1 | head -1 | awk '{print $2}') (hist -D -O)," \
 	"biolatency -D ($BIOLATENCY), $(bpftrace --version) bench/biolatency.bt"
-echo "rounds:   $ROUNDS, order rotating each round"
+echo "rounds:   $ROUNDS, order rotating each round; kernel BPF stats $([ "$STATS" = 1 ] && echo on || echo off)"
 echo
 
-TOOLS=(none iolat biolatency bpftrace)
+TOOLS=(none iolat biolatency bpftrace floor)
 RESULTS=$WORK/results.jsonl
 : >"$RESULTS"
 for ((r = 0; r < ROUNDS; r++)); do
@@ -201,15 +232,20 @@ for ((r = 0; r < ROUNDS; r++)); do
 		base=$WORK/r$r-$tool
 		if [ "$tool" = none ]; then
 			run_fio "$base.fio.json"
-			python3 "$HERE/cost_report.py" sample "$tool" "$r" "$base.fio.json" >>"$RESULTS"
+			python3 "$HERE/cost_report.py" sample "$tool" "$r" "$base.fio.json" "$CPU_WAIT" \
+				>>"$RESULTS"
 		else
 			start_tool "$tool" "$base.log"
 			bpftool prog show -j >"$base.before.json"
 			run_fio "$base.fio.json"
 			bpftool prog show -j >"$base.after.json"
 			kill -0 "$TOOL_PID" 2>/dev/null || { cat "$base.log" >&2; die "$tool died during fio"; }
+			# A tool may load or attach more programs while it runs (iolat does, on demand).
+			more=$(prog_ids_of "$TOOL_PID")
+			TOOL_IDS=$(echo "$TOOL_IDS,$more" | tr , '\n' | sed '/^$/d' | sort -un | paste -sd, -)
+			ALL_IDS+=("${more//,/ }")
 			stop_tool
-			python3 "$HERE/cost_report.py" sample "$tool" "$r" "$base.fio.json" \
+			python3 "$HERE/cost_report.py" sample "$tool" "$r" "$base.fio.json" "$CPU_WAIT" \
 				"$base.before.json" "$base.after.json" "$TOOL_IDS" >>"$RESULTS"
 		fi
 	done
