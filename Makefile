@@ -32,7 +32,7 @@ BPF_SYS_INC := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
 LIB_SRCS := src/buckets.c src/histo.c src/disks.c src/probe.c src/collector.c \
-	    src/render.c src/json.c src/cgroups.c
+	    src/render.c src/json.c src/cgroups.c src/metrics.c src/buf.c
 CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/errors.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 CMD_OBJS := $(CMD_SRCS:src/%.c=$(OUT)/%.o)

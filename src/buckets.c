@@ -44,11 +44,48 @@ static int finish(struct bucket_table *t, uint64_t *b, size_t n, size_t nslots)
 	return 0;
 }
 
+/* Inclusive upper bound, in raw units, of native bucket `index` of t. */
+static uint64_t native_bound(const struct bucket_table *t, int index)
+{
+	long double b = exp2l((long double)index / (1 << t->native_schema));
+
+	return (uint64_t)floorl(b * (long double)t->per_base);
+}
+
 uint64_t buckets_native_bound_ns(int index)
 {
-	long double s = exp2l((long double)index / (1 << LAT_NATIVE_SCHEMA));
+	struct bucket_table t = { .native_schema = LAT_NATIVE_SCHEMA, .per_base = 1000000000 };
 
-	return (uint64_t)floorl(s * 1e9L);
+	return native_bound(&t, index);
+}
+
+int buckets_native_index(const struct bucket_table *t, size_t slot)
+{
+	uint64_t upper;
+	int lo, hi;
+
+	if (slot >= t->nbounds)
+		return t->native_max + 1;
+	upper = t->bound[slot];
+	if (upper <= native_bound(t, t->native_min))
+		return t->native_min;
+	/* Smallest i with upper <= bound(i): bounds grow with i. */
+	lo = t->native_min + 1;
+	hi = t->native_max;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (upper <= native_bound(t, mid))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+double buckets_native_zero_threshold(const struct bucket_table *t)
+{
+	return (double)exp2l((long double)t->native_min / (1 << t->native_schema));
 }
 
 int buckets_build_latency(struct bucket_table *t, uint64_t *b, const uint64_t *extra,
@@ -73,6 +110,10 @@ int buckets_build_latency(struct bucket_table *t, uint64_t *b, const uint64_t *e
 	for (size_t k = 0; k < nextra; k++)
 		if (extra[k] != UINT64_MAX)
 			tmp[n++] = extra[k];
+	t->native_schema = LAT_NATIVE_SCHEMA;
+	t->native_min = LAT_NATIVE_MIN_INDEX;
+	t->native_max = LAT_NATIVE_MAX_INDEX;
+	t->per_base = 1000000000;
 	err = finish(t, tmp, n, IOLAT_LAT_SLOTS);
 	if (!err)
 		memcpy(b, tmp, IOLAT_LAT_SLOTS * sizeof(*b));
@@ -87,9 +128,13 @@ int buckets_build_size(struct bucket_table *t, uint64_t *b)
 	uint64_t tmp[IOLAT_SIZE_SLOTS * 2];
 	int i;
 
+	t->native_schema = SIZE_NATIVE_SCHEMA;
+	t->native_min = SIZE_NATIVE_MIN_INDEX;
+	t->native_max = SIZE_NATIVE_MAX_INDEX;
+	t->per_base = 1;
 	tmp[n++] = 0;
-	for (i = 9 * 8; i <= 27 * 8; i++)
-		tmp[n++] = (uint64_t)floorl(exp2l((long double)i / 8));
+	for (i = SIZE_NATIVE_MIN_INDEX; i <= SIZE_NATIVE_MAX_INDEX; i++)
+		tmp[n++] = native_bound(t, i);
 	/* bitesize rows: KiB [2^k, 2^(k+1)), as bytes. */
 	for (i = 10; i <= 28; i++)
 		tmp[n++] = (1ULL << i) - 1;

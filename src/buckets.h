@@ -18,12 +18,27 @@ struct bucket_table {
 	uint64_t *bound; /* bound[i]: inclusive upper bound of slot i; UINT64_MAX pads */
 	size_t nslots;	 /* power of two: the kernel's slot count */
 	size_t nbounds;	 /* finite bounds in use; slot nbounds is the overflow slot */
+	/*
+	 * The Prometheus native-histogram buckets the table is exact for: bucket
+	 * i holds (base^(i-1), base^i] in base units, base = 2^(2^-schema), for
+	 * native_min < i <= native_max; values up to base^native_min are the
+	 * zero bucket. A raw value (ns, bytes) over `per_base` is in base units
+	 * (seconds, bytes).
+	 */
+	int native_schema;
+	int native_min, native_max;
+	uint64_t per_base;
 };
 
 /* Native-histogram schema the latency table is exact for (2^(1/16): 4.4 %). */
 #define LAT_NATIVE_SCHEMA 4
 #define LAT_NATIVE_MIN_INDEX (-320) /* 2^-20 s, just under 1 us */
 #define LAT_NATIVE_MAX_INDEX 112    /* 2^7 s = 128 s */
+
+/* Sizes: schema 3 (2^(1/8): 9 %), from 512 B to 128 MiB. */
+#define SIZE_NATIVE_SCHEMA 3
+#define SIZE_NATIVE_MIN_INDEX 72  /* 2^9 B */
+#define SIZE_NATIVE_MAX_INDEX 216 /* 2^27 B */
 
 /*
  * Latency table (ns): native schema-4 bounds from 2^-20 s to 2^7 s,
@@ -49,6 +64,17 @@ uint64_t buckets_upper(const struct bucket_table *t, size_t slot);
 
 /* Inclusive upper bound (ns) of native-histogram bucket `index` at schema 4. */
 uint64_t buckets_native_bound_ns(int index);
+
+/*
+ * The native bucket that slot `slot` lies in: an index in
+ * (native_min, native_max], native_min for the zero bucket, or
+ * native_max + 1 for the overflow slot (values beyond the table, which no
+ * finite native bucket of the table's range holds exactly).
+ */
+int buckets_native_index(const struct bucket_table *t, size_t slot);
+
+/* Zero-bucket threshold in base units: base^native_min. */
+double buckets_native_zero_threshold(const struct bucket_table *t);
 
 /* Default classic `le` bounds, in ns, for exporters and tests. */
 extern const uint64_t buckets_default_le_ns[];

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * buf.h - a growable byte buffer that exposition formats render into.
+ * On allocation failure it stops growing and remembers the failure, so
+ * renderers need not check every append; callers check buf_failed().
+ */
+#ifndef IOLAT_BUF_H
+#define IOLAT_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct buf {
+	char *data;
+	size_t len, cap;
+	bool failed;
+};
+
+void buf_append(struct buf *b, const void *p, size_t n);
+void buf_puts(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool buf_failed(const struct buf *b);
+void buf_reset(struct buf *b); /* empties it, keeps the memory */
+void buf_free(struct buf *b);
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * metrics.h - the metric model every exposition format renders from.
+ *
+ * A metric_set is a list of families (name, help, type), each holding
+ * series (label values plus a value or a histogram). Histograms carry the
+ * kernel's fine slots with their bucket table, cumulative since start, so
+ * each format derives its own buckets exactly: classic `le` buckets at
+ * table bounds, native (exponential) buckets through the table's native
+ * mapping. Building a set never touches the kernel; see exporter.c.
+ */
+#ifndef IOLAT_METRICS_H
+#define IOLAT_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+#include "buckets.h"
+
+#define METRIC_MAX_LABELS 8
+#define METRIC_LABEL_VALUE_MAX 128
+
+enum metric_type {
+	METRIC_COUNTER,
+	METRIC_GAUGE,
+	METRIC_HISTOGRAM,
+};
+
+struct metric_hist {
+	const struct bucket_table *table;
+	__u64 *slots;	/* table->nslots counts, owned by the series */
+	uint64_t count;
+	double sum;	/* in base units (seconds, bytes) */
+};
+
+struct metric_series {
+	char values[METRIC_MAX_LABELS][METRIC_LABEL_VALUE_MAX];
+	double value;		 /* counters and gauges */
+	struct metric_hist hist; /* histograms */
+};
+
+struct metric_family {
+	const char *name;
+	const char *help;
+	enum metric_type type;
+	const char *labels[METRIC_MAX_LABELS]; /* label names, NULL-terminated */
+	int nlabels;
+	/* Classic `le` bounds in raw table units (ns, bytes), ascending; the
+	 * +Inf bucket is implicit. Each must be a bound of the table. */
+	const uint64_t *le;
+	size_t nle;
+	struct metric_series *series;
+	size_t n, cap;
+	void *index; /* finds series by label values (metrics.c) */
+};
+
+struct metric_set {
+	struct metric_family *fam;
+	size_t n, cap;
+};
+
+/* Adds a family; name, help, labels and le must outlive the set. */
+struct metric_family *metrics_family(struct metric_set *set, const char *name,
+				     const char *help, enum metric_type type,
+				     const char *const *labels);
+
+/*
+ * The series of f with these label values (as many as f has labels),
+ * created zeroed if new. For histograms, `table` gives the slots' table.
+ * Returns NULL on allocation failure.
+ */
+struct metric_series *metrics_series(struct metric_family *f, const char *const *values,
+				     const struct bucket_table *table);
+
+/* Adds counts (raw units) into a histogram series; sum_raw in raw units. */
+void metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count,
+		      uint64_t sum_raw);
+
+/* Frees every family and series; the set can be reused after. */
+void metrics_clear(struct metric_set *set);
+
+/* Number of series in the set (a histogram counts once). */
+size_t metrics_series_count(const struct metric_set *set);
+
+/*
+ * Cumulative count of a histogram series for classic bound `le` (raw
+ * units): the slots whose upper bound is <= le.
+ */
+uint64_t metrics_hist_cumulative(const struct metric_series *s, uint64_t le);
+
+/*
+ * Native-histogram buckets of a series: calls emit(index, count) for each
+ * non-empty native bucket in ascending index order, after reporting the
+ * zero bucket's count in *zero_count. Used by the protobuf encoder.
+ */
+void metrics_hist_native(const struct metric_series *s, uint64_t *zero_count,
+			 void (*emit)(void *ctx, int index, uint64_t count), void *ctx);
+
+#endif
