@@ -9,6 +9,7 @@ OUT ?= build
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
+PROTOC_C ?= protoc-c
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
@@ -16,7 +17,11 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
 	  -Wno-format-truncation \
 	  -I$(OUT) -Ibpf -Isrc -MMD -MP -DIOLAT_VERSION='"$(VERSION)"'
-LDLIBS := -lbpf -lelf -lz -lm
+LDLIBS := -lbpf -lelf -lz -lm -lmicrohttpd -lpthread
+LDLIBS += -lprotobuf-c
+LDLIBS += -lyaml -lcap -lsystemd
+# bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/webconfig.c
+LDLIBS += -lcrypt -lnettle
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 LDLIBS += -lzstd
@@ -32,9 +37,13 @@ BPF_SYS_INC := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
 LIB_SRCS := src/buckets.c src/histo.c src/disks.c src/probe.c src/collector.c \
-	    src/render.c src/json.c src/cgroups.c src/metrics.c src/buf.c
-CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/errors.c
+	    src/render.c src/json.c src/cgroups.c src/metrics.c src/buf.c src/expo_text.c src/exporter.c src/http.c src/config.c src/log.c
+LIB_SRCS += src/expo_proto.c
+LIB_SRCS += src/webconfig.c
+CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/errors.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
+# protoc-c output: its object joins the library like any other module.
+LIB_OBJS += $(OUT)/prometheus.pb-c.o
 CMD_OBJS := $(CMD_SRCS:src/%.c=$(OUT)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/%)
@@ -69,6 +78,19 @@ $(OUT)/iolat.skel.h: $(OUT)/iolat.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name iolat_bpf > $@
 
 $(OUT)/collector.o: $(OUT)/iolat.skel.h
+
+# One protoc-c run writes both files (a pattern rule with two targets is
+# one grouped recipe). Sources that include the header wait for it here,
+# since -MMD only records it after their first compile.
+$(OUT)/%.pb-c.c $(OUT)/%.pb-c.h: proto/%.proto | $(OUT)
+	$(call msg,PROTOC,$@)
+	$(Q)$(PROTOC_C) --proto_path=proto --c_out=$(OUT) $<
+
+$(OUT)/prometheus.pb-c.o: $(OUT)/prometheus.pb-c.c $(OUT)/prometheus.pb-c.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/expo_proto.o $(OUT)/test_expo_proto: $(OUT)/prometheus.pb-c.h
 
 $(OUT)/%.o: src/%.c | $(OUT)
 	$(call msg,CC,$@)

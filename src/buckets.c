@@ -67,6 +67,9 @@ int buckets_native_index(const struct bucket_table *t, size_t slot)
 	if (slot >= t->nbounds)
 		return t->native_max + 1;
 	upper = t->bound[slot];
+	/* Rows beyond the native range (biolatency's top rows) overflow too. */
+	if (upper > native_bound(t, t->native_max))
+		return t->native_max + 1;
 	if (upper <= native_bound(t, t->native_min))
 		return t->native_min;
 	/* Smallest i with upper <= bound(i): bounds grow with i. */

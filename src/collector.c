@@ -406,6 +406,36 @@ int collector_prog_stats(struct collector *c, struct prog_stats *out, int max)
 	return n;
 }
 
+static uint64_t count_keys(int fd, size_t key_size)
+{
+	char key[64], next[64];
+	void *prev = NULL;
+	uint64_t n = 0;
+
+	if (key_size > sizeof(key))
+		return 0;
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, key_size);
+		prev = key;
+		n++;
+	}
+	return n;
+}
+
+int collector_map_stats(struct collector *c, struct map_stats *out, int max)
+{
+	struct bpf_map *maps[] = { c->skel->maps.hists, c->skel->maps.rq_starts,
+				   c->skel->maps.bio_starts };
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]) && n < max; i++, n++) {
+		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_map__name(maps[i]));
+		out[n].capacity = bpf_map__max_entries(maps[i]);
+		out[n].entries = count_keys(bpf_map__fd(maps[i]), bpf_map__key_size(maps[i]));
+	}
+	return n;
+}
+
 void snapshot_free(struct snapshot *snap)
 {
 	free(snap->s);

@@ -91,6 +91,14 @@ struct prog_stats {
 /* Stats of the attached programs; returns how many were filled (<= max). */
 int collector_prog_stats(struct collector *c, struct prog_stats *out, int max);
 
+struct map_stats {
+	char name[32];
+	uint64_t entries, capacity;
+};
+
+/* Occupancy of the collector's maps (entries counted by walking the keys). */
+int collector_map_stats(struct collector *c, struct map_stats *out, int max);
+
 void snapshot_free(struct snapshot *snap);
 
 /* The series with this key, or NULL. */

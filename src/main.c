@@ -67,6 +67,7 @@ static void usage(FILE *f)
 		"Commands:\n"
 		"  hist     latency histograms with percentiles (like biolatency)\n"
 		"  check    what this kernel offers and which path iolat will use\n"
+		"  serve    Prometheus/OpenMetrics exporter daemon\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help     this help; 'iolat COMMAND --help' for a command's\n"
@@ -99,6 +100,8 @@ int main(int argc, char **argv)
 		return cmd_hist(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "serve"))
+		return cmd_serve(argc - 1, argv + 1);
 	errorf("run 'iolat --help' for the list", "unknown command '%s'", cmd);
 	return 2;
 }

@@ -29,15 +29,8 @@ struct metric_family *metrics_family(struct metric_set *set, const char *name,
 {
 	struct metric_family *f;
 
-	if (set->n == set->cap) {
-		size_t cap = set->cap ? set->cap * 2 : 16;
-		struct metric_family *nf = realloc(set->fam, cap * sizeof(*nf));
-
-		if (!nf)
-			return NULL;
-		set->fam = nf;
-		set->cap = cap;
-	}
+	if (set->n == METRIC_MAX_FAMILIES)
+		return NULL;
 	f = &set->fam[set->n++];
 	memset(f, 0, sizeof(*f));
 	f->name = name;
@@ -152,9 +145,16 @@ void metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t coun
 {
 	const struct bucket_table *t = s->hist.table;
 
-	for (size_t i = 0; i < t->nslots; i++)
+	/*
+	 * The count is the sum of the slots, not the kernel's own counter: a
+	 * scrape can read a CPU's value between the two increments, and
+	 * Prometheus rejects a histogram whose buckets do not add up.
+	 */
+	(void)count;
+	for (size_t i = 0; i < t->nslots; i++) {
 		s->hist.slots[i] += slots[i];
-	s->hist.count += count;
+		s->hist.count += slots[i];
+	}
 	s->hist.sum += (double)sum_raw / (double)t->per_base;
 }
 
@@ -171,9 +171,7 @@ void metrics_clear(struct metric_set *set)
 			free(ix->slot);
 		free(ix);
 	}
-	free(set->fam);
-	set->fam = NULL;
-	set->n = set->cap = 0;
+	set->n = 0;
 }
 
 size_t metrics_series_count(const struct metric_set *set)

@@ -56,12 +56,18 @@ struct metric_family {
 	void *index; /* finds series by label values (metrics.c) */
 };
 
+/* Families live in a fixed array, so a family pointer stays valid while the
+ * set is built; series pointers are valid only until the next series is
+ * added to the same family. */
+#define METRIC_MAX_FAMILIES 256
+
 struct metric_set {
-	struct metric_family *fam;
-	size_t n, cap;
+	struct metric_family fam[METRIC_MAX_FAMILIES];
+	size_t n;
 };
 
-/* Adds a family; name, help, labels and le must outlive the set. */
+/* Adds a family (NULL when METRIC_MAX_FAMILIES are in use); name, help,
+ * labels and le must outlive the set. */
 struct metric_family *metrics_family(struct metric_set *set, const char *name,
 				     const char *help, enum metric_type type,
 				     const char *const *labels);
@@ -74,7 +80,8 @@ struct metric_family *metrics_family(struct metric_set *set, const char *name,
 struct metric_series *metrics_series(struct metric_family *f, const char *const *values,
 				     const struct bucket_table *table);
 
-/* Adds counts (raw units) into a histogram series; sum_raw in raw units. */
+/* Adds counts into a histogram series; sum_raw in raw units (ns, bytes).
+ * Its count becomes the sum of its slots (count is ignored, see metrics.c). */
 void metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count,
 		      uint64_t sum_raw);
 

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cmd_serve.c - `iolat serve`: the exporter daemon. Loads the collector,
+ * serves its metrics over HTTP(S) until SIGTERM/SIGINT, reloads its
+ * configuration on SIGHUP without touching the counters.
+ */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "commands.h"
+#include "config.h"
+#include "errors.h"
+#include "expo_proto.h"
+#include "expo_text.h"
+#include "exporter.h"
+#include "http.h"
+#include "log.h"
+#include "webconfig.h"
+
+/* What the command line said, kept to re-apply over the file on SIGHUP. */
+struct flags {
+	const char *config_file;
+	struct serve_config set; /* values of the flags given */
+	bool has_listen, has_path, has_web, has_stats, has_level;
+	int device, total, size; /* -1: not given */
+	enum attach_mode attach;
+	unsigned int synthetic;
+};
+
+struct serve {
+	struct flags fl;
+	struct serve_config cfg;
+	struct webconfig web;
+	bool web_loaded;
+	struct collector *c;
+	struct exporter *e;
+	struct http_server *http;
+	struct metric_set set;
+	char landing[4096];
+	int stats_fd;
+};
+
+static volatile sig_atomic_t stop, reload;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	reload = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iolat serve [OPTIONS]\n"
+		"\n"
+		"Prometheus/OpenMetrics exporter: serves block-I/O latency histograms\n"
+		"(device time, total time), request sizes, counters and iolat's own cost.\n"
+		"Defaults, then --config.file, then flags. SIGHUP reloads the files;\n"
+		"counters never reset. SIGTERM/SIGINT detach and exit.\n"
+		"\n"
+		"Options:\n"
+		"      --web.listen-address=ADDR  host:port, :port or [v6]:port; repeat for\n"
+		"                                 several (default :19617)\n"
+		"      --web.telemetry-path=PATH  metrics path (default /metrics)\n"
+		"      --web.config.file=FILE     TLS and basic auth, in the exporter-toolkit\n"
+		"                                 format (tls_server_config, basic_auth_users)\n"
+		"      --config.file=FILE         YAML settings (see docs/serve.md)\n"
+		"      --[no-]collector.device-time   device-time histograms (default on)\n"
+		"      --[no-]collector.total-time    total-time histograms (default on)\n"
+		"      --[no-]collector.request-size  request-size histograms (default on)\n"
+		"      --bpf.stats                keep kernel BPF run-time stats on while\n"
+		"                                 serving, for iolat_bpf_program_* metrics\n"
+		"      --log.level=LEVEL          debug, info, warn or error (default info)\n"
+		"      --attach=MODE              auto (default), tp_btf or raw_tp\n"
+		"  -h, --help                     this help\n"
+		"\n"
+		"Examples:\n"
+		"  iolat serve\n"
+		"  iolat serve --web.listen-address=127.0.0.1:19617 --bpf.stats\n"
+		"  iolat serve --config.file=/etc/iolat/iolat.yml --web.config.file=/etc/iolat/web.yml\n");
+}
+
+enum {
+	OPT_LISTEN = 256, OPT_PATH, OPT_WEBCFG, OPT_CONFIG, OPT_DEV, OPT_NODEV, OPT_TOT, OPT_NOTOT,
+	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH,
+};
+
+static int parse_flag(struct flags *f, int c, const char *arg)
+{
+	struct serve_config *s = &f->set;
+	uint64_t n;
+
+	switch (c) {
+	case OPT_LISTEN:
+		if (s->nlisten == CONFIG_MAX_LISTEN) {
+			errorf(NULL, "at most %d --web.listen-address flags", CONFIG_MAX_LISTEN);
+			return -EINVAL;
+		}
+		snprintf(s->listen[s->nlisten++], sizeof(s->listen[0]), "%s", arg);
+		f->has_listen = true;
+		return 0;
+	case OPT_PATH:
+		if (arg[0] != '/') {
+			errorf("e.g. /metrics", "--web.telemetry-path must start with /");
+			return -EINVAL;
+		}
+		snprintf(s->telemetry_path, sizeof(s->telemetry_path), "%s", arg);
+		f->has_path = true;
+		return 0;
+	case OPT_WEBCFG:
+		snprintf(s->web_config_file, sizeof(s->web_config_file), "%s", arg);
+		f->has_web = true;
+		return 0;
+	case OPT_CONFIG: f->config_file = arg; return 0;
+	case OPT_DEV: f->device = 1; return 0;
+	case OPT_NODEV: f->device = 0; return 0;
+	case OPT_TOT: f->total = 1; return 0;
+	case OPT_NOTOT: f->total = 0; return 0;
+	case OPT_SIZE: f->size = 1; return 0;
+	case OPT_NOSIZE: f->size = 0; return 0;
+	case OPT_STATS: s->bpf_stats = f->has_stats = true; return 0;
+	case OPT_LEVEL:
+		if (config_log_level(arg) < 0) {
+			errorf("use debug, info, warn or error", "unknown --log.level '%s'", arg);
+			return -EINVAL;
+		}
+		s->log_level = (enum log_level)config_log_level(arg);
+		f->has_level = true;
+		return 0;
+	case OPT_ATTACH:
+		if (!strcmp(arg, "auto") || !strcmp(arg, "tp_btf") || !strcmp(arg, "raw_tp")) {
+			f->attach = !strcmp(arg, "tp_btf")   ? ATTACH_TP_BTF
+				    : !strcmp(arg, "raw_tp") ? ATTACH_RAW_TP
+							     : ATTACH_AUTO;
+			return 0;
+		}
+		errorf("use auto, tp_btf or raw_tp", "unknown --attach mode '%s'", arg);
+		return -EINVAL;
+	case OPT_SYNTH:
+		if (parse_uint(arg, 0, 100000, &n)) {
+			errorf(NULL, "--test.synthetic-disks takes a number up to 100000");
+			return -EINVAL;
+		}
+		f->synthetic = (unsigned int)n;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_args(int argc, char **argv, struct flags *f)
+{
+	static const struct option opts[] = {
+		{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
+		{ "web.telemetry-path", required_argument, NULL, OPT_PATH },
+		{ "web.config.file", required_argument, NULL, OPT_WEBCFG },
+		{ "config.file", required_argument, NULL, OPT_CONFIG },
+		{ "collector.device-time", no_argument, NULL, OPT_DEV },
+		{ "no-collector.device-time", no_argument, NULL, OPT_NODEV },
+		{ "collector.total-time", no_argument, NULL, OPT_TOT },
+		{ "no-collector.total-time", no_argument, NULL, OPT_NOTOT },
+		{ "collector.request-size", no_argument, NULL, OPT_SIZE },
+		{ "no-collector.request-size", no_argument, NULL, OPT_NOSIZE },
+		{ "bpf.stats", no_argument, NULL, OPT_STATS },
+		{ "log.level", required_argument, NULL, OPT_LEVEL },
+		{ "attach", required_argument, NULL, OPT_ATTACH },
+		{ "test.synthetic-disks", required_argument, NULL, OPT_SYNTH },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int c;
+
+	memset(f, 0, sizeof(*f));
+	f->device = f->total = f->size = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (c == '?' || c == ':') {
+			errorf("see 'iolat serve --help'", "unknown or incomplete option '%s'",
+			       argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (parse_flag(f, c, optarg))
+			return -EINVAL;
+	}
+	if (optind < argc) {
+		errorf("see 'iolat serve --help'", "unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Defaults, then the file, then the flags. Prints and returns -errno. */
+static int build_config(const struct flags *f, struct serve_config *out)
+{
+	char err[512];
+
+	config_defaults(out);
+	if (f->config_file && config_load(f->config_file, out, err, sizeof(err))) {
+		errorf("fix the file, or see 'iolat serve --help' for the keys", "%s", err);
+		return -EINVAL;
+	}
+	if (f->has_listen) {
+		memcpy(out->listen, f->set.listen, sizeof(out->listen));
+		out->nlisten = f->set.nlisten;
+	}
+	if (f->has_path)
+		memcpy(out->telemetry_path, f->set.telemetry_path, sizeof(out->telemetry_path));
+	if (f->has_web)
+		memcpy(out->web_config_file, f->set.web_config_file, sizeof(out->web_config_file));
+	if (f->has_stats)
+		out->bpf_stats = true;
+	if (f->has_level)
+		out->log_level = f->set.log_level;
+	if (f->device >= 0)
+		out->device_view = f->device;
+	if (f->total >= 0)
+		out->total_view = f->total;
+	if (f->size >= 0)
+		out->size_view = f->size;
+	return 0;
+}
+
+static void exporter_opts_of(const struct serve *s, struct exporter_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->device_view = s->cfg.device_view;
+	o->total_view = s->cfg.total_view;
+	o->size_view = s->cfg.size_view;
+	o->lat_le = s->cfg.nlat_le ? s->cfg.lat_le : NULL;
+	o->nlat_le = s->cfg.nlat_le;
+	o->size_le = s->cfg.nsize_le ? s->cfg.size_le : NULL;
+	o->nsize_le = s->cfg.nsize_le;
+	o->synthetic_disks = s->fl.synthetic;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int render(void *ctx, enum expo_format fmt, struct buf *out)
+{
+	struct serve *s = ctx;
+	double t0 = now_s();
+	int rc = exporter_collect(s->e, &s->set);
+
+	if (!rc)
+		rc = fmt == EXPO_PROTOBUF ? expo_proto(&s->set, out)
+					  : expo_text(&s->set, fmt == EXPO_OPENMETRICS, out);
+	if (rc)
+		log_error("building metrics failed: %s", strerror(-rc));
+	exporter_scrape_done(s->e, now_s() - t0, out->len);
+	return rc;
+}
+
+static bool check_auth(void *ctx, const char *user, const char *pass)
+{
+	return webconfig_check(&((struct serve *)ctx)->web, user, pass);
+}
+
+static void build_landing(struct serve *s)
+{
+	char listen[CONFIG_MAX_LISTEN * 130] = "";
+
+	for (size_t i = 0; i < s->cfg.nlisten; i++)
+		snprintf(listen + strlen(listen), sizeof(listen) - strlen(listen), "%s%s",
+			 i ? ", " : "", s->cfg.listen[i]);
+	snprintf(s->landing, sizeof(s->landing),
+		 "<!DOCTYPE html><html><head><title>iolat exporter</title></head><body>\n"
+		 "<h1>iolat exporter %s</h1>\n<p>Block-I/O latency from eBPF.</p>\n"
+		 "<ul><li><a href=\"%s\">Metrics</a></li><li><a href=\"/-/healthy\">Health</a>"
+		 "</li></ul>\n<h2>Configuration</h2>\n<pre>listen: %s\ntelemetry path: %s\n"
+		 "TLS: %s\nbasic auth: %s\ndevice time: %s\ntotal time: %s\nrequest size: %s\n"
+		 "BPF stats: %s\nattach: %s\n</pre></body></html>\n",
+		 IOLAT_VERSION, s->cfg.telemetry_path, listen, s->cfg.telemetry_path,
+		 s->web.cert_pem ? "on" : "off", s->web.nusers ? "on" : "off",
+		 s->cfg.device_view ? "on" : "off", s->cfg.total_view ? "on" : "off",
+		 s->cfg.size_view ? "on" : "off", s->cfg.bpf_stats ? "on" : "off",
+		 attach_mode_name(collector_mode(s->c)));
+}
+
+/* Loads the web config (if any) into s->web, replacing the old one. */
+static int load_web(struct serve *s, char *err, size_t len)
+{
+	struct webconfig fresh = { 0 };
+
+	if (s->cfg.web_config_file[0] && webconfig_load(s->cfg.web_config_file, &fresh, err, len))
+		return -EINVAL;
+	if (s->web_loaded)
+		webconfig_free(&s->web);
+	s->web = fresh;
+	s->web_loaded = true;
+	return 0;
+}
+
+static int start_http(struct serve *s, char *err, size_t len)
+{
+	const char *listen[CONFIG_MAX_LISTEN];
+	struct http_opts o = { 0 };
+
+	for (size_t i = 0; i < s->cfg.nlisten; i++)
+		listen[i] = s->cfg.listen[i];
+	build_landing(s);
+	o.listen = listen;
+	o.nlisten = s->cfg.nlisten;
+	o.telemetry_path = s->cfg.telemetry_path;
+	o.landing_html = s->landing;
+	o.tls_cert_pem = s->web.cert_pem;
+	o.tls_key_pem = s->web.key_pem;
+	o.auth = s->web.nusers ? check_auth : NULL;
+	o.render = render;
+	o.ctx = s;
+	return http_start(&s->http, &o, err, len);
+}
+
+/*
+ * Serving needs only to read maps and attach on demand: CAP_BPF and
+ * CAP_PERFMON. Everything else (CAP_SYS_ADMIN above all) goes, and
+ * no_new_privs keeps it gone.
+ */
+static int drop_capabilities(void)
+{
+	cap_value_t keep[] = { CAP_BPF, CAP_PERFMON };
+	cap_t caps = cap_init();
+	int rc;
+
+	if (!caps)
+		return -errno;
+	rc = cap_set_flag(caps, CAP_PERMITTED, 2, keep, CAP_SET) ||
+	     cap_set_flag(caps, CAP_EFFECTIVE, 2, keep, CAP_SET) || cap_set_proc(caps);
+	cap_free(caps);
+	if (rc)
+		return -errno;
+	for (int c = 0; c <= CAP_LAST_CAP; c++)
+		prctl(PR_CAPBSET_DROP, c, 0, 0, 0); /* fails harmlessly once the cap is gone */
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ? -errno : 0;
+}
+
+static void do_reload(struct serve *s)
+{
+	struct serve_config old = s->cfg, fresh;
+	struct exporter_opts eo;
+	char err[512];
+
+	sd_notify(0, "RELOADING=1");
+	if (build_config(&s->fl, &fresh)) {
+		log_error("reload: configuration rejected, keeping the running one");
+		sd_notify(0, "READY=1");
+		return;
+	}
+	s->cfg = fresh;
+	exporter_opts_of(s, &eo);
+	if (exporter_set_opts(s->e, &eo, err, sizeof(err)) || load_web(s, err, sizeof(err))) {
+		log_error("reload: %s; keeping the running configuration", err);
+		s->cfg = old;
+		sd_notify(0, "READY=1");
+		return;
+	}
+	log_set_level(s->cfg.log_level);
+	http_stop(s->http);
+	s->http = NULL;
+	if (start_http(s, err, sizeof(err))) {
+		log_error("reload: %s; back to the previous listeners", err);
+		s->cfg = old;
+		if (start_http(s, err, sizeof(err)))
+			log_error("cannot listen again: %s", err);
+	}
+	log_info("configuration reloaded; counters kept");
+	sd_notify(0, "READY=1");
+}
+
+static int setup(struct serve *s)
+{
+	struct collector_opts co = { .attach = s->fl.attach };
+	struct exporter_opts eo;
+	struct probe_result pr;
+	char err[512] = "";
+
+	if (probe_kernel(&pr)) {
+		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+		       "this kernel has no BTF (%s is missing)", pr.btf_path);
+		return -ENOENT;
+	}
+	if (load_web(s, err, sizeof(err))) {
+		errorf("fix the web config file", "%s", err);
+		return -EINVAL;
+	}
+	if (collector_open(&s->c, &co, &pr, err, sizeof(err))) {
+		errorf("'iolat check' shows what this kernel offers", "%s", err);
+		return -EINVAL;
+	}
+	if (s->cfg.bpf_stats && (s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0)
+		log_warn("cannot enable BPF stats: %s", strerror(errno));
+	exporter_opts_of(s, &eo);
+	if (exporter_new(&s->e, s->c, &eo, err, sizeof(err))) {
+		errorf("fix the buckets in the configuration", "%s", err);
+		return -EINVAL;
+	}
+	if (start_http(s, err, sizeof(err))) {
+		errorf("pick a free address with --web.listen-address", "%s", err);
+		return -EADDRINUSE;
+	}
+	return 0;
+}
+
+static void teardown(struct serve *s)
+{
+	http_stop(s->http);
+	exporter_free(s->e);
+	collector_close(s->c);
+	if (s->stats_fd > 0)
+		close(s->stats_fd);
+	if (s->web_loaded)
+		webconfig_free(&s->web);
+	metrics_clear(&s->set);
+}
+
+static void run(struct serve *s)
+{
+	struct timespec nap = { 0, 100 * 1000 * 1000 };
+
+	while (!stop) {
+		int what;
+
+		nanosleep(&nap, NULL);
+		what = collector_maintain(s->c);
+		if (what < 0)
+			log_error("attaching a program on demand failed: %s", strerror(-what));
+		if (what & COLLECTOR_NOW_FALLBACK)
+			log_info("a request without kernel timestamps completed; attached the "
+				 "request-map fallback");
+		if (what > 0 && (what & COLLECTOR_NOW_BIO))
+			log_info("a bio-based disk appeared; attached the bio-layer programs");
+		if (reload) {
+			reload = 0;
+			do_reload(s);
+		}
+	}
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct sigaction sa_stop = { .sa_handler = on_stop }, sa_hup = { .sa_handler = on_hup };
+	struct serve s = { .stats_fd = -1 };
+	int rc;
+
+	if (parse_args(argc, argv, &s.fl) || build_config(&s.fl, &s.cfg))
+		return 2;
+	log_set_level(s.cfg.log_level);
+	if (!require_bpf_privileges())
+		return 1;
+	sigaction(SIGTERM, &sa_stop, NULL);
+	sigaction(SIGINT, &sa_stop, NULL);
+	sigaction(SIGHUP, &sa_hup, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	rc = setup(&s);
+	if (!rc) {
+		rc = drop_capabilities();
+		if (rc)
+			log_warn("could not drop capabilities: %s", strerror(-rc));
+		for (size_t i = 0; i < s.cfg.nlisten; i++)
+			log_info("listening on %s%s (%s)", s.cfg.listen[i], s.cfg.telemetry_path,
+				 s.web.cert_pem ? "https" : "http");
+		sd_notify(0, "READY=1");
+		run(&s);
+		sd_notify(0, "STOPPING=1");
+		log_info("stopping: detaching the BPF programs");
+		rc = 0;
+	}
+	teardown(&s);
+	return rc ? 1 : 0;
+}

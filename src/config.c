@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* config.c - `iolat serve` settings from a YAML file (config.h), via libyaml. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+struct ctx {
+	yaml_document_t doc;
+	const char *path;
+	char *err;
+	size_t errlen;
+};
+
+void config_defaults(struct serve_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->listen[0], sizeof(c->listen[0]), ":19617");
+	c->nlisten = 1;
+	snprintf(c->telemetry_path, sizeof(c->telemetry_path), "/metrics");
+	c->device_view = c->total_view = c->size_view = true;
+	c->log_level = LOG_INFO_L;
+}
+
+int config_log_level(const char *name)
+{
+	static const char *const names[] = { "debug", "info", "warn", "error" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
+static int fail(struct ctx *x, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(x->err, x->errlen, "%s:%zu:%zu: %s", x->path, n->start_mark.line + 1,
+		 n->start_mark.column + 1, msg);
+	return -EINVAL;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int get_bool(struct ctx *x, const yaml_node_t *n, bool *out)
+{
+	const char *s = scalar(n);
+
+	if (s && !strcmp(s, "true"))
+		*out = true;
+	else if (s && !strcmp(s, "false"))
+		*out = false;
+	else
+		return fail(x, n, "expected true or false");
+	return 0;
+}
+
+static int get_string(struct ctx *x, const yaml_node_t *n, char *out, size_t len)
+{
+	const char *s = scalar(n);
+
+	if (!s)
+		return fail(x, n, "expected a string");
+	if (strlen(s) >= len)
+		return fail(x, n, "string too long (at most %zu characters)", len - 1);
+	snprintf(out, len, "%s", s);
+	return 0;
+}
+
+/* A sequence of positive numbers, scaled (seconds -> ns) and ascending. */
+static int get_bounds(struct ctx *x, const yaml_node_t *n, double scale, uint64_t *out,
+		      size_t *nout)
+{
+	yaml_node_item_t *it;
+
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail(x, n, "expected a list of numbers");
+	*nout = 0;
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *v = yaml_document_get_node(&x->doc, *it);
+		const char *s = scalar(v);
+		char *end;
+		double d = s ? strtod(s, &end) : NAN;
+
+		if (!s || *end || !isfinite(d) || d <= 0)
+			return fail(x, v, "expected a positive number");
+		if (*nout == CONFIG_MAX_BOUNDS)
+			return fail(x, v, "too many bounds (at most %d)", CONFIG_MAX_BOUNDS);
+		out[*nout] = (uint64_t)llround(d * scale);
+		if (*nout && out[*nout] <= out[*nout - 1])
+			return fail(x, v, "bounds must ascend");
+		(*nout)++;
+	}
+	return 0;
+}
+
+typedef int (*key_fn)(struct ctx *x, const char *key, yaml_node_t *v, struct serve_config *c);
+
+/* Calls fn for each key of a mapping; fn returns 1 for an unknown key. */
+static int each_key(struct ctx *x, yaml_node_t *map, const char *known, key_fn fn,
+		    struct serve_config *c)
+{
+	yaml_node_pair_t *p;
+
+	if (map->type != YAML_MAPPING_NODE)
+		return fail(x, map, "expected a mapping of: %s", known);
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(&x->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(&x->doc, p->value);
+		const char *name = scalar(k);
+		int rc;
+
+		if (!name)
+			return fail(x, k, "expected a key");
+		rc = fn(x, name, v, c);
+		if (rc == 1)
+			return fail(x, k, "unknown key '%s' (known: %s)", name, known);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int web_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
+{
+	yaml_node_item_t *it;
+
+	if (!strcmp(k, "telemetry_path")) {
+		int rc = get_string(x, v, c->telemetry_path, sizeof(c->telemetry_path));
+
+		if (!rc && c->telemetry_path[0] != '/')
+			return fail(x, v, "telemetry_path must start with /");
+		return rc;
+	}
+	if (!strcmp(k, "config_file"))
+		return get_string(x, v, c->web_config_file, sizeof(c->web_config_file));
+	if (strcmp(k, "listen_addresses"))
+		return 1;
+	if (v->type != YAML_SEQUENCE_NODE || v->data.sequence.items.start == v->data.sequence.items.top)
+		return fail(x, v, "expected a non-empty list of addresses");
+	c->nlisten = 0;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		if (c->nlisten == CONFIG_MAX_LISTEN)
+			return fail(x, v, "at most %d listen addresses", CONFIG_MAX_LISTEN);
+		if (get_string(x, yaml_document_get_node(&x->doc, *it), c->listen[c->nlisten],
+			       sizeof(c->listen[0])))
+			return -EINVAL;
+		c->nlisten++;
+	}
+	return 0;
+}
+
+static int views_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
+{
+	if (!strcmp(k, "device_time"))
+		return get_bool(x, v, &c->device_view);
+	if (!strcmp(k, "total_time"))
+		return get_bool(x, v, &c->total_view);
+	if (!strcmp(k, "request_size"))
+		return get_bool(x, v, &c->size_view);
+	return 1;
+}
+
+static int buckets_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
+{
+	if (!strcmp(k, "latency_seconds"))
+		return get_bounds(x, v, 1e9, c->lat_le, &c->nlat_le);
+	if (!strcmp(k, "size_bytes"))
+		return get_bounds(x, v, 1, c->size_le, &c->nsize_le);
+	return 1;
+}
+
+static int top_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
+{
+	if (!strcmp(k, "web"))
+		return each_key(x, v, "listen_addresses, telemetry_path, config_file", web_key, c);
+	if (!strcmp(k, "views"))
+		return each_key(x, v, "device_time, total_time, request_size", views_key, c);
+	if (!strcmp(k, "buckets"))
+		return each_key(x, v, "latency_seconds, size_bytes", buckets_key, c);
+	if (!strcmp(k, "bpf_stats"))
+		return get_bool(x, v, &c->bpf_stats);
+	if (!strcmp(k, "log_level")) {
+		const char *s = scalar(v);
+		int l = s ? config_log_level(s) : -1;
+
+		if (l < 0)
+			return fail(x, v, "log_level is one of debug, info, warn, error");
+		c->log_level = (enum log_level)l;
+		return 0;
+	}
+	return 1;
+}
+
+int config_load(const char *path, struct serve_config *c, char *err, size_t errlen)
+{
+	struct ctx x = { .path = path, .err = err, .errlen = errlen };
+	yaml_parser_t parser;
+	yaml_node_t *root;
+	FILE *f = fopen(path, "re");
+	int rc;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &x.doc)) {
+		snprintf(err, errlen, "%s:%zu:%zu: %s", path, parser.problem_mark.line + 1,
+			 parser.problem_mark.column + 1, parser.problem ? parser.problem : "bad YAML");
+		yaml_parser_delete(&parser);
+		fclose(f);
+		return -EINVAL;
+	}
+	root = yaml_document_get_root_node(&x.doc);
+	rc = root ? each_key(&x, root, "web, views, buckets, bpf_stats, log_level", top_key, c) : 0;
+	yaml_document_delete(&x.doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * config.h - `iolat serve` settings: built-in defaults, then the YAML file
+ * (--config.file), then command-line flags. The file can say everything the
+ * flags can; SIGHUP reads it again.
+ *
+ *   web:
+ *     listen_addresses: [":9617"]
+ *     telemetry_path: /metrics
+ *     config_file: /etc/iolat/web.yml     # TLS and basic auth
+ *   views:
+ *     device_time: true                   # iolat_block_device_latency_seconds
+ *     total_time: true                    # iolat_block_total_latency_seconds
+ *     request_size: true                  # iolat_block_request_size_bytes
+ *   buckets:
+ *     latency_seconds: [0.0001, 0.001, 0.01, 0.1, 1]
+ *     size_bytes: [4096, 65536, 1048576]
+ *   bpf_stats: false                      # keep kernel BPF run-time stats on
+ *   log_level: info                       # debug, info, warn, error
+ */
+#ifndef IOLAT_CONFIG_H
+#define IOLAT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONFIG_MAX_LISTEN 8
+#define CONFIG_MAX_BOUNDS 64
+
+enum log_level { LOG_DEBUG_L = 0, LOG_INFO_L, LOG_WARN_L, LOG_ERROR_L };
+
+struct serve_config {
+	char listen[CONFIG_MAX_LISTEN][128];
+	size_t nlisten;
+	char telemetry_path[128];
+	char web_config_file[512]; /* "" for plain HTTP without auth */
+	bool device_view, total_view, size_view;
+	uint64_t lat_le[CONFIG_MAX_BOUNDS]; /* ns */
+	size_t nlat_le;			    /* 0: defaults */
+	uint64_t size_le[CONFIG_MAX_BOUNDS];
+	size_t nsize_le;
+	bool bpf_stats;
+	enum log_level log_level;
+};
+
+/* The defaults: ":9617", "/metrics", every view, default buckets. */
+void config_defaults(struct serve_config *c);
+
+/*
+ * Reads a YAML file over c. Unknown keys, wrong types and bad values are
+ * errors, reported as "FILE:LINE:COLUMN: what" in err. Returns 0 or -errno.
+ */
+int config_load(const char *path, struct serve_config *c, char *err, size_t errlen);
+
+/* "debug" | "info" | "warn" | "error"; -1 if none. */
+int config_log_level(const char *name);
+
+#endif

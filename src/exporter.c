@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* exporter.c - collector series and self-statistics as metrics (exporter.h). */
+#include "exporter.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "disks.h"
+#include "render.h"
+
+/* Classic `le` defaults: latency in ns (buckets.c), sizes in bytes. */
+static const uint64_t default_size_le[] = {
+	512, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 4194304,
+};
+
+struct exporter {
+	struct collector *c;
+	struct exporter_opts o;
+	uint64_t lat_le[IOLAT_LAT_SLOTS], size_le[IOLAT_SIZE_SLOTS];
+	size_t nlat_le, nsize_le;
+	struct snapshot snap;
+	double last_scrape_s;
+	size_t last_scrape_bytes;
+	uint64_t scrapes;
+	time_t started;
+	char kernel[65];
+	/* dev -> name, so a scrape does not walk sysfs per series */
+	struct { uint32_t dev; char name[DISK_NAME_MAX]; } names[256];
+	size_t nnames;
+};
+
+static const char *const block_labels[] = { "device", "op", NULL };
+
+/* Largest table bound <= want, so the bucket is exact; 0 if none. */
+static uint64_t snap_bound(const struct bucket_table *t, uint64_t want)
+{
+	uint64_t best = 0;
+
+	for (size_t i = 0; i < t->nbounds && t->bound[i] <= want; i++)
+		best = t->bound[i];
+	return best;
+}
+
+static int snap_all(const struct bucket_table *t, const uint64_t *want, size_t n, uint64_t *out,
+		    size_t *nout, const char *what, char *err, size_t len)
+{
+	*nout = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b = snap_bound(t, want[i]);
+
+		if (i && want[i] <= want[i - 1]) {
+			snprintf(err, len, "%s bucket bounds must ascend", what);
+			return -EINVAL;
+		}
+		if (!b) {
+			snprintf(err, len, "%s bucket bound %llu is below the smallest iolat keeps",
+				 what, (unsigned long long)want[i]);
+			return -EINVAL;
+		}
+		if (*nout && out[*nout - 1] == b)
+			continue; /* two wishes snapped to one bound */
+		out[(*nout)++] = b;
+	}
+	return 0;
+}
+
+int exporter_set_opts(struct exporter *e, const struct exporter_opts *o, char *err, size_t len)
+{
+	const uint64_t *lat = o->lat_le ? o->lat_le : buckets_default_le_ns;
+	size_t nlat = o->lat_le ? o->nlat_le : buckets_default_le_count;
+	const uint64_t *size = o->size_le ? o->size_le : default_size_le;
+	size_t nsize = o->size_le ? o->nsize_le
+				  : sizeof(default_size_le) / sizeof(default_size_le[0]);
+	int rc;
+
+	if (nlat > IOLAT_LAT_SLOTS || nsize > IOLAT_SIZE_SLOTS) {
+		snprintf(err, len, "too many bucket bounds");
+		return -EINVAL;
+	}
+	rc = snap_all(collector_lat_table(e->c), lat, nlat, e->lat_le, &e->nlat_le, "latency",
+		      err, len);
+	if (!rc)
+		rc = snap_all(collector_size_table(e->c), size, nsize, e->size_le, &e->nsize_le,
+			      "size", err, len);
+	if (!rc) {
+		e->o = *o;
+		e->o.lat_le = e->o.size_le = NULL;
+	}
+	return rc;
+}
+
+int exporter_new(struct exporter **out, struct collector *c, const struct exporter_opts *o,
+		 char *err, size_t len)
+{
+	struct exporter *e = calloc(1, sizeof(*e));
+	struct utsname u;
+	int rc;
+
+	if (!e)
+		return -ENOMEM;
+	e->c = c;
+	e->started = time(NULL);
+	uname(&u);
+	snprintf(e->kernel, sizeof(e->kernel), "%s", u.release);
+	rc = exporter_set_opts(e, o, err, len);
+	if (rc) {
+		free(e);
+		return rc;
+	}
+	*out = e;
+	return 0;
+}
+
+void exporter_free(struct exporter *e)
+{
+	if (!e)
+		return;
+	snapshot_free(&e->snap);
+	free(e);
+}
+
+void exporter_scrape_done(struct exporter *e, double seconds, size_t bytes)
+{
+	e->last_scrape_s = seconds;
+	e->last_scrape_bytes = bytes;
+	e->scrapes++;
+}
+
+static const char *disk_name(struct exporter *e, uint32_t dev)
+{
+	for (size_t i = 0; i < e->nnames; i++)
+		if (e->names[i].dev == dev)
+			return e->names[i].name;
+	if (e->nnames == sizeof(e->names) / sizeof(e->names[0]))
+		e->nnames = 0; /* a cache, not a registry: start over */
+	e->names[e->nnames].dev = dev;
+	disks_name(dev, e->names[e->nnames].name, sizeof(e->names[0].name));
+	return e->names[e->nnames++].name;
+}
+
+struct block_families {
+	struct metric_family *dev_lat, *tot_lat, *size, *ios, *bytes, *errors, *untimed;
+};
+
+static int add_block_families(struct exporter *e, struct metric_set *set,
+			      struct block_families *b)
+{
+	static const char *const untimed_labels[] = { "device", "op", "view", NULL };
+
+	memset(b, 0, sizeof(*b));
+	if (e->o.device_view)
+		b->dev_lat = metrics_family(set, "iolat_block_device_latency_seconds",
+			"Block I/O device time: issue to the driver -> completion (blktrace D2C).",
+			METRIC_HISTOGRAM, block_labels);
+	if (e->o.total_view)
+		b->tot_lat = metrics_family(set, "iolat_block_total_latency_seconds",
+			"Block I/O total time: request created -> completion (Q2C at the request layer).",
+			METRIC_HISTOGRAM, block_labels);
+	if (e->o.size_view)
+		b->size = metrics_family(set, "iolat_block_request_size_bytes",
+			"Size of completed block I/O requests.", METRIC_HISTOGRAM, block_labels);
+	b->ios = metrics_family(set, "iolat_block_completions_total",
+		"Completed block I/O requests (bios on bio-based disks).", METRIC_COUNTER,
+		block_labels);
+	b->bytes = metrics_family(set, "iolat_block_bytes_total",
+		"Bytes of completed block I/O requests.", METRIC_COUNTER, block_labels);
+	b->errors = metrics_family(set, "iolat_block_errors_total",
+		"Completed block I/O requests with an error status.", METRIC_COUNTER,
+		block_labels);
+	b->untimed = metrics_family(set, "iolat_block_untimed_total",
+		"Completions counted but not timed because their start was not seen.",
+		METRIC_COUNTER, untimed_labels);
+	if ((e->o.device_view && !b->dev_lat) || (e->o.total_view && !b->tot_lat) ||
+	    (e->o.size_view && !b->size) || !b->ios || !b->bytes || !b->errors || !b->untimed)
+		return -ENOMEM;
+	if (b->dev_lat) {
+		b->dev_lat->le = e->lat_le;
+		b->dev_lat->nle = e->nlat_le;
+	}
+	if (b->tot_lat) {
+		b->tot_lat->le = e->lat_le;
+		b->tot_lat->nle = e->nlat_le;
+	}
+	if (b->size) {
+		b->size->le = e->size_le;
+		b->size->nle = e->nsize_le;
+	}
+	return 0;
+}
+
+static int add_counter(struct metric_family *f, const char *const *v, double add)
+{
+	struct metric_series *s = metrics_series(f, v, NULL);
+
+	if (!s)
+		return -ENOMEM;
+	s->value += add;
+	return 0;
+}
+
+static int add_hist(struct metric_family *f, const char *const *v, const struct bucket_table *t,
+		    const __u64 *slots, uint64_t count, uint64_t sum)
+{
+	struct metric_series *s;
+
+	if (!f)
+		return 0;
+	s = metrics_series(f, v, t);
+	if (!s)
+		return -ENOMEM;
+	metrics_hist_add(s, slots, count, sum);
+	return 0;
+}
+
+/* One kernel series into the block families; flags and cgroups fold away. */
+static int add_series(struct exporter *e, const struct block_families *b, const char *dev,
+		      const struct series *s)
+{
+	const struct iolat_val *v = &s->val;
+	const char *labels[] = { dev, render_op_name(s->key.op), NULL };
+	const char *dev_view[] = { dev, labels[1], "device", NULL };
+	const char *tot_view[] = { dev, labels[1], "total", NULL };
+	const struct bucket_table *lat = collector_lat_table(e->c);
+	uint64_t size_sum = v->bytes;
+	int rc = 0;
+
+	rc |= add_hist(b->dev_lat, labels, lat, v->lat[IOLAT_VIEW_DEVICE].slots,
+		       v->lat[IOLAT_VIEW_DEVICE].count, v->lat[IOLAT_VIEW_DEVICE].sum_ns);
+	rc |= add_hist(b->tot_lat, labels, lat, v->lat[IOLAT_VIEW_TOTAL].slots,
+		       v->lat[IOLAT_VIEW_TOTAL].count, v->lat[IOLAT_VIEW_TOTAL].sum_ns);
+	rc |= add_hist(b->size, labels, collector_size_table(e->c), v->size_slots, v->ios,
+		       size_sum);
+	rc |= add_counter(b->ios, labels, (double)v->ios);
+	rc |= add_counter(b->bytes, labels, (double)v->bytes);
+	rc |= add_counter(b->errors, labels, (double)v->errors);
+	rc |= add_counter(b->untimed, dev_view, (double)v->lat[IOLAT_VIEW_DEVICE].unseen);
+	rc |= add_counter(b->untimed, tot_view, (double)v->lat[IOLAT_VIEW_TOTAL].unseen);
+	return rc ? -ENOMEM : 0;
+}
+
+/* Testing: fake disks with a fixed spread, to measure large scrapes. */
+static int add_synthetic(struct exporter *e, const struct block_families *b)
+{
+	struct series s;
+	char name[32];
+
+	memset(&s, 0, sizeof(s));
+	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i += 7)
+		s.val.lat[0].slots[i] = s.val.lat[1].slots[i] = i + 1;
+	s.val.ios = s.val.lat[0].count = s.val.lat[1].count = 1000;
+	s.val.size_slots[100] = 1000;
+	for (unsigned int d = 0; d < e->o.synthetic_disks; d++) {
+		snprintf(name, sizeof(name), "synth%u", d);
+		for (int op = 0; op < 2; op++) {
+			s.key.op = (__u8)op;
+			if (add_series(e, b, name, &s))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int add_self(struct exporter *e, struct metric_set *set)
+{
+	static const char *const prog_l[] = { "program", NULL }, *const map_l[] = { "map", NULL },
+				  *const ev_l[] = { "event", NULL },
+				  *const build_l[] = { "version", "kernel", "attach", NULL };
+	static const char *const events[IOLAT_STAT_COUNT] = {
+		"hist_map_full", "rq_map_miss", "bio_map_miss", "partial_completion",
+	};
+	struct metric_family *runs, *rtime, *miss, *entries, *cap, *ev, *dur, *bytes, *build,
+		*start;
+	struct prog_stats ps[16];
+	struct map_stats ms[8];
+	uint64_t st[IOLAT_STAT_COUNT];
+	int np = collector_prog_stats(e->c, ps, 16), nm = collector_map_stats(e->c, ms, 8), rc = 0;
+	const char *bv[] = { IOLAT_VERSION, e->kernel, attach_mode_name(collector_mode(e->c)) };
+
+	runs = metrics_family(set, "iolat_bpf_program_runs_total",
+		"Runs of each attached BPF program (kernel BPF stats; 0 unless enabled).",
+		METRIC_COUNTER, prog_l);
+	rtime = metrics_family(set, "iolat_bpf_program_run_seconds_total",
+		"Time spent in each attached BPF program (kernel BPF stats; 0 unless enabled).",
+		METRIC_COUNTER, prog_l);
+	miss = metrics_family(set, "iolat_bpf_program_recursion_misses_total",
+		"Runs the kernel skipped because the program was already running on that CPU.",
+		METRIC_COUNTER, prog_l);
+	entries = metrics_family(set, "iolat_bpf_map_entries", "Entries in each BPF map.",
+				 METRIC_GAUGE, map_l);
+	cap = metrics_family(set, "iolat_bpf_map_capacity_entries",
+			     "Maximum entries of each BPF map.", METRIC_GAUGE, map_l);
+	ev = metrics_family(set, "iolat_collector_events_total",
+		"Collector events: new keys that did not fit (hist_map_full), completions whose "
+		"start the fallback maps did not hold, partial completions skipped.",
+		METRIC_COUNTER, ev_l);
+	dur = metrics_family(set, "iolat_scrape_duration_seconds",
+			     "How long the previous scrape took to build and render.", METRIC_GAUGE, NULL);
+	bytes = metrics_family(set, "iolat_scrape_size_bytes",
+			       "Size of the previous scrape's response body, before compression.",
+			       METRIC_GAUGE, NULL);
+	build = metrics_family(set, "iolat_build_info",
+			       "iolat's version, the kernel and the attach path in use.",
+			       METRIC_GAUGE, build_l);
+	start = metrics_family(set, "iolat_start_time_seconds",
+			       "Unix time iolat started collecting.", METRIC_GAUGE, NULL);
+	if (!runs || !rtime || !miss || !entries || !cap || !ev || !dur || !bytes || !build ||
+	    !start)
+		return -ENOMEM;
+	for (int i = 0; i < np; i++) {
+		const char *v[] = { ps[i].name };
+
+		rc |= add_counter(runs, v, (double)ps[i].run_cnt);
+		rc |= add_counter(rtime, v, (double)ps[i].run_time_ns / 1e9);
+		rc |= add_counter(miss, v, (double)ps[i].recursion_misses);
+	}
+	for (int i = 0; i < nm; i++) {
+		const char *v[] = { ms[i].name };
+
+		rc |= add_counter(entries, v, (double)ms[i].entries);
+		rc |= add_counter(cap, v, (double)ms[i].capacity);
+	}
+	if (!collector_stats(e->c, st))
+		for (int i = 0; i < IOLAT_STAT_COUNT; i++) {
+			const char *v[] = { events[i] };
+
+			rc |= add_counter(ev, v, (double)st[i]);
+		}
+	rc |= add_counter(dur, NULL, e->last_scrape_s);
+	rc |= add_counter(bytes, NULL, (double)e->last_scrape_bytes);
+	rc |= add_counter(build, bv, 1);
+	rc |= add_counter(start, NULL, (double)e->started);
+	return rc ? -ENOMEM : 0;
+}
+
+int exporter_collect(struct exporter *e, struct metric_set *set)
+{
+	struct block_families b;
+	int rc;
+
+	metrics_clear(set);
+	rc = collector_read(e->c, &e->snap);
+	if (!rc)
+		rc = add_block_families(e, set, &b);
+	for (size_t i = 0; !rc && i < e->snap.n; i++)
+		rc = add_series(e, &b, disk_name(e, e->snap.s[i].key.dev), &e->snap.s[i]);
+	if (!rc && e->o.synthetic_disks)
+		rc = add_synthetic(e, &b);
+	if (!rc)
+		rc = add_self(e, set);
+	return rc;
+}

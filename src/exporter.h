@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * exporter.h - turns the collector's cumulative series and its own
+ * statistics into a metric_set for `iolat serve`. Scrapes are serialised by
+ * the caller; counts are cumulative since start and never reset.
+ */
+#ifndef IOLAT_EXPORTER_H
+#define IOLAT_EXPORTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector.h"
+#include "metrics.h"
+
+struct exporter_opts {
+	bool device_view, total_view, size_view; /* which histograms to export */
+	const uint64_t *lat_le; /* classic bounds, ns, ascending; NULL: defaults */
+	size_t nlat_le;
+	const uint64_t *size_le; /* classic bounds, bytes; NULL: defaults */
+	size_t nsize_le;
+	unsigned int synthetic_disks; /* testing: this many fake disks' series */
+};
+
+struct exporter;
+
+/*
+ * Snaps the requested `le` bounds to the table (a bound not in the table
+ * becomes the largest table bound below it, so every bucket stays exact).
+ * Returns 0, -ENOMEM, or -EINVAL with a reason in err.
+ */
+int exporter_new(struct exporter **out, struct collector *c, const struct exporter_opts *o,
+		 char *err, size_t errlen);
+void exporter_free(struct exporter *e);
+
+/* Replaces the options (SIGHUP); counts are untouched. */
+int exporter_set_opts(struct exporter *e, const struct exporter_opts *o, char *err,
+		      size_t errlen);
+
+/*
+ * Builds the current metrics into set (cleared first). build_info labels
+ * come from the running kernel and the collector's attach path.
+ * Returns 0 or -errno.
+ */
+int exporter_collect(struct exporter *e, struct metric_set *set);
+
+/* Records how long the last scrape took, for iolat_scrape_duration_seconds. */
+void exporter_scrape_done(struct exporter *e, double seconds, size_t bytes);
+
+#endif

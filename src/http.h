@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * http.h - the exporter's HTTP side on libmicrohttpd: one daemon per listen
+ * address, content negotiation, gzip, TLS and basic auth. It knows nothing
+ * of BPF: the metrics body comes from a render callback.
+ */
+#ifndef IOLAT_HTTP_H
+#define IOLAT_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+enum expo_format {
+	EXPO_TEXT = 0,	  /* Prometheus text 0.0.4 */
+	EXPO_OPENMETRICS, /* OpenMetrics 1.0 text */
+	EXPO_PROTOBUF,	  /* delimited io.prometheus.client.MetricFamily */
+};
+
+/* Renders the metrics in `fmt` into out; returns 0 or -errno. Called with
+ * scrapes serialised (one at a time across all listeners). */
+typedef int (*http_render_fn)(void *ctx, enum expo_format fmt, struct buf *out);
+
+/* Checks basic-auth credentials; NULL when auth is off. */
+typedef bool (*http_auth_fn)(void *ctx, const char *user, const char *password);
+
+struct http_opts {
+	const char *const *listen; /* "host:port", ":port", "[v6]:port" */
+	size_t nlisten;
+	const char *telemetry_path;
+	const char *landing_html; /* body of "/" */
+	const char *tls_cert_pem, *tls_key_pem; /* both or neither */
+	http_auth_fn auth;
+	http_render_fn render;
+	void *ctx;
+};
+
+struct http_server;
+
+/* Binds every address and starts serving; 0 or -errno with a reason in err. */
+int http_start(struct http_server **out, const struct http_opts *o, char *err, size_t len);
+
+/* Stops accepting, closes every connection, frees the server. */
+void http_stop(struct http_server *s);
+
+/*
+ * The format to answer an Accept header with: the supported type with the
+ * highest q (ties: protobuf, then OpenMetrics, then text); text when the
+ * header is missing or names nothing supported.
+ */
+enum expo_format http_negotiate(const char *accept);
+
+/* Whether an Accept-Encoding header allows gzip (q > 0). */
+bool http_accepts_gzip(const char *accept_encoding);
+
+#endif
