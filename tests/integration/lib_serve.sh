@@ -1,0 +1,31 @@
+# lib_serve.sh - helpers for tests of `iolat serve` (sourced after lib.sh).
+
+# A free TCP port on loopback.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# start_serve LOGFILE ARGS...: runs `iolat serve` until it listens; sets
+# SERVE_PID, notes its programs in OUR_PROGS (for assert_detached).
+start_serve() {
+	local log=$1 before
+	shift
+	before=$(iolat_prog_ids)
+	"$IOLAT" serve "$@" 2>"$log" &
+	SERVE_PID=$!
+	on_exit "kill -TERM $SERVE_PID"
+	for _ in $(seq 1 100); do
+		if grep -q "listening on" "$log"; then
+			OUR_PROGS=$(comm -13 <(echo "$before") <(iolat_prog_ids))
+			return 0
+		fi
+		kill -0 "$SERVE_PID" 2>/dev/null || fail "iolat serve exited: $(cat "$log")"
+		sleep 0.1
+	done
+	fail "iolat serve did not listen within 10 s"
+}
+
+# metric FILE NAME LABELS: the value of one sample in a text exposition.
+metric() {
+	awk -v want="$2$3" '$1 == want { print $2 }' "$1"
+}
