@@ -237,6 +237,12 @@ static int build_config(const struct flags *f, struct serve_config *out)
 		out->total_view = f->total;
 	if (f->size >= 0)
 		out->size_view = f->size;
+	for (size_t i = 0; i < out->nlisten; i++)
+		if (!http_listen_valid(out->listen[i])) {
+			errorf("use host:port, :port or [v6]:port", "bad listen address '%s'",
+			       out->listen[i]);
+			return -EINVAL;
+		}
 	return 0;
 }
 
@@ -309,11 +315,27 @@ static int load_web(struct serve *s, char *err, size_t len)
 
 	if (s->cfg.web_config_file[0] && webconfig_load(s->cfg.web_config_file, &fresh, err, len))
 		return -EINVAL;
+	if (fresh.require_client_cert) {
+		snprintf(err, len, "%s: client certificates (RequireAndVerifyClientCert) are not "
+			 "supported yet; remove client_auth_type", s->cfg.web_config_file);
+		webconfig_free(&fresh);
+		return -ENOTSUP;
+	}
 	if (s->web_loaded)
 		webconfig_free(&s->web);
 	s->web = fresh;
 	s->web_loaded = true;
 	return 0;
+}
+
+/* GnuTLS priorities for the web config's min_version (TLS 1.2 by default). */
+static const char *tls_priorities(unsigned int min_version)
+{
+	if (min_version >= 13)
+		return "NORMAL:-VERS-TLS1.0:-VERS-TLS1.1:-VERS-TLS1.2";
+	if (min_version == 12 || !min_version)
+		return "NORMAL:-VERS-TLS1.0:-VERS-TLS1.1";
+	return "NORMAL";
 }
 
 static int start_http(struct serve *s, char *err, size_t len)
@@ -330,6 +352,7 @@ static int start_http(struct serve *s, char *err, size_t len)
 	o.landing_html = s->landing;
 	o.tls_cert_pem = s->web.cert_pem;
 	o.tls_key_pem = s->web.key_pem;
+	o.tls_priorities = tls_priorities(s->web.tls_min_version);
 	o.auth = s->web.nusers ? check_auth : NULL;
 	o.render = render;
 	o.ctx = s;

@@ -7,6 +7,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <zlib.h>
+
+#include "log.h"
 
 #define MAX_LISTEN 8
 
@@ -288,6 +291,26 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t
 	return 0;
 }
 
+bool http_listen_valid(const char *spec)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	return parse_listen(spec, &ss, &len) == 0;
+}
+
+/* libmicrohttpd's own messages go to the debug log: the caller reports
+ * failures itself, once, in words the operator can act on. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	log_debug("libmicrohttpd: %s", msg);
+}
+
 static struct MHD_Daemon *start_one(struct http_server *s, const struct sockaddr_storage *ss)
 {
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
@@ -295,15 +318,19 @@ static struct MHD_Daemon *start_one(struct http_server *s, const struct sockaddr
 
 	if (s->o.tls_cert_pem)
 		return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handle, s,
+			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			MHD_OPTION_SOCK_ADDR, ss,
 			MHD_OPTION_HTTPS_MEM_CERT, s->o.tls_cert_pem,
 			MHD_OPTION_HTTPS_MEM_KEY, s->o.tls_key_pem,
+			MHD_OPTION_HTTPS_PRIORITIES,
+			s->o.tls_priorities ? s->o.tls_priorities : "NORMAL",
 			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
 			MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)16,
 			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
 			MHD_OPTION_END);
 	return MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		MHD_OPTION_SOCK_ADDR, ss,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)16,

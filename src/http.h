@@ -31,6 +31,7 @@ struct http_opts {
 	const char *telemetry_path;
 	const char *landing_html; /* body of "/" */
 	const char *tls_cert_pem, *tls_key_pem; /* both or neither */
+	const char *tls_priorities;		/* GnuTLS priority string, or NULL */
 	http_auth_fn auth;
 	http_render_fn render;
 	void *ctx;
@@ -40,6 +41,9 @@ struct http_server;
 
 /* Binds every address and starts serving; 0 or -errno with a reason in err. */
 int http_start(struct http_server **out, const struct http_opts *o, char *err, size_t len);
+
+/* Whether a listen address parses ("host:port", ":port", "[v6]:port"). */
+bool http_listen_valid(const char *spec);
 
 /* Stops accepting, closes every connection, frees the server. */
 void http_stop(struct http_server *s);

@@ -12,6 +12,11 @@ port=$(free_port)
 url=http://127.0.0.1:$port
 start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --bpf.stats
 
+# After loading and attaching, only CAP_PERFMON (38) and CAP_BPF (39) remain.
+assert_eq "effective capabilities" 000000c000000000 \
+	"$(awk '/^CapEff:/ {print $2}' "/proc/$SERVE_PID/status")"
+assert_eq "bounding set" 000000c000000000 "$(awk '/^CapBnd:/ {print $2}' "/proc/$SERVE_PID/status")"
+
 "$DIO" read "$dev" 77 4096 || fail "dio read"
 "$DIO" write "$dev" 5 65536 || fail "dio write"
 

@@ -1,0 +1,102 @@
+# TLS and basic auth from a web config file (exporter-toolkit format): the
+# right password gets 200, a wrong one or none 401, plain HTTP to the TLS
+# port fails cleanly and the daemon keeps serving. Bad config files are
+# refused with one line naming the file and line.
+source tests/integration/lib.sh
+source tests/integration/lib_serve.sh
+
+# htpasswd -nbBC 10 alice 'correct horse' (see tests/unit/test_webconfig.c)
+HASH='$2y$10$YtvBZQ2h28nXNhDnGpfKQulVtrxLLl1ItppINR/l.EirmXD31MV6q'
+cat >"$WORK/web.yml" <<YML
+tls_server_config:
+  cert_file: $PWD/tests/unit/data/server.crt
+  key_file: $PWD/tests/unit/data/server.key
+basic_auth_users:
+  alice: $HASH
+YML
+port=$(free_port)
+start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --web.config.file="$WORK/web.yml"
+url=https://127.0.0.1:$port/metrics
+ca=(--cacert tests/unit/data/server.crt --resolve "localhost:$port:127.0.0.1")
+lurl=https://localhost:$port/metrics
+
+assert_eq "right password" 200 "$(curl -s -o "$WORK/m" -w '%{http_code}' "${ca[@]}" -u 'alice:correct horse' "$lurl")"
+grep -q '^iolat_build_info' "$WORK/m" || fail "no metrics over TLS"
+assert_eq "wrong password" 401 "$(curl -s -o /dev/null -w '%{http_code}' "${ca[@]}" -u 'alice:wrong' "$lurl")"
+assert_eq "unknown user" 401 "$(curl -s -o /dev/null -w '%{http_code}' "${ca[@]}" -u 'mallory:correct horse' "$lurl")"
+assert_eq "no credentials" 401 "$(curl -s -o /dev/null -w '%{http_code}' "${ca[@]}" "$lurl")"
+curl -s -o /dev/null -D "$WORK/h" "${ca[@]}" "$lurl"
+grep -qi '^www-authenticate: basic' "$WORK/h" || fail "401 without WWW-Authenticate"
+# Plain HTTP to the TLS port: the client gets an error, not a hang or a crash.
+rc=0
+curl -s -m 3 -o /dev/null "http://127.0.0.1:$port/metrics" || rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -ne 28 ] || fail "plain HTTP to the TLS port: curl exit $rc (28 = timeout)"
+kill -0 "$SERVE_PID" || fail "daemon died after a plain-HTTP request"
+assert_eq "still serving" 200 "$(curl -s -o /dev/null -w '%{http_code}' "${ca[@]}" -u 'alice:correct horse' "$lurl")"
+# TLS 1.1 is refused (TLS 1.2 is the default minimum).
+if curl -s -o /dev/null --tlsv1.1 --tls-max 1.1 "${ca[@]}" -u 'alice:correct horse' "$lurl" 2>/dev/null; then
+	fail "TLS 1.1 accepted"
+fi
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "exit status after TLS run"
+assert_detached
+echo "ok: TLS, basic auth 200/401, plain HTTP refused cleanly, TLS 1.1 refused"
+
+# expect_serve_error PATTERN ARGS...: serve refuses to start, one line, exit 2 or 1.
+expect_serve_error() {
+	local pattern=$1 rc=0 before
+	shift
+	before=$(iolat_prog_ids)
+	"$IOLAT" serve "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	[ "$rc" -ne 0 ] || fail "serve $* started"
+	[ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "serve $*: expected one line, got: $(cat "$WORK/err")"
+	grep -qE "$pattern" "$WORK/err" || fail "serve $*: '$(cat "$WORK/err")' lacks '$pattern'"
+	# Programs loaded before a late failure go after an RCU grace period.
+	for _ in $(seq 1 30); do
+		[ "$before" = "$(iolat_prog_ids)" ] && break
+		sleep 0.1
+	done
+	[ "$before" = "$(iolat_prog_ids)" ] || fail "serve $*: left programs loaded"
+	echo "ok: serve $* -> $(cat "$WORK/err")"
+}
+printf 'tls_server_config:\n  cert_file: /nonexistent.crt\n  key_file: /nonexistent.key\n' >"$WORK/bad1.yml"
+expect_serve_error "bad1.yml:2:[0-9]+: .*nonexistent.crt" --web.config.file="$WORK/bad1.yml" --web.listen-address=127.0.0.1:$(free_port)
+printf 'basic_auth_users:\n  bob: notahash\n' >"$WORK/bad2.yml"
+expect_serve_error "bad2.yml:2:[0-9]+:" --web.config.file="$WORK/bad2.yml" --web.listen-address=127.0.0.1:$(free_port)
+printf 'web:\n  listen_adresses: [":1"]\n' >"$WORK/bad3.yml"
+expect_serve_error "bad3.yml:2:3: unknown key 'listen_adresses'" --config.file="$WORK/bad3.yml"
+printf 'buckets:\n  latency_seconds: [0.01, 0.001]\n' >"$WORK/bad4.yml"
+expect_serve_error "bad4.yml:2:[0-9]+: bounds must ascend" --config.file="$WORK/bad4.yml"
+printf 'views: [\n' >"$WORK/bad5.yml"
+expect_serve_error "bad5.yml:[0-9]+:[0-9]+:" --config.file="$WORK/bad5.yml"
+expect_serve_error "no such file|No such file" --config.file="$WORK/missing.yml"
+expect_serve_error "bad listen address 'nonsense'" --web.listen-address=nonsense
+expect_serve_error "unknown or incomplete option '--bogus'" --bogus
+busy=$(free_port)
+python3 -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1',$busy)); s.listen(); time.sleep(8)" &
+sleep 0.3
+expect_serve_error "cannot listen on '127.0.0.1:$busy'" --web.listen-address=127.0.0.1:$busy
+
+# A config file sets what the flags can: path, views, buckets.
+cat >"$WORK/iolat.yml" <<YML
+web:
+  listen_addresses: ["127.0.0.1:$(free_port)"]
+  telemetry_path: /m
+views:
+  total_time: false
+buckets:
+  latency_seconds: [0.001, 0.01]
+YML
+start_serve "$WORK/serve2.log" --config.file="$WORK/iolat.yml"
+p2=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/serve2.log" | head -1)
+make_loop 16
+"$DIO" read "$LOOP" 9 4096 || fail "dio read"
+curl -sf "http://127.0.0.1:$p2/m" >"$WORK/m2" || fail "scrape of /m"
+grep -q '^iolat_block_total_latency' "$WORK/m2" && fail "total_time: false still exported"
+les=$(grep "^iolat_block_device_latency_seconds_bucket{device=\"${LOOP#/dev/}\"" "$WORK/m2" |
+	sed 's/.*le="\([^"]*\)".*/\1/' | sort -u | tr '\n' ' ')
+assert_eq "le set" "+Inf 0.001 0.01 " "$les"
+grep -q '# TYPE iolat_block_device_latency_seconds histogram' "$WORK/m2" || fail "device view missing"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "exit status"
+echo "ok: config file"
