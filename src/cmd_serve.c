@@ -367,9 +367,15 @@ static int start_http(struct serve *s, char *err, size_t len)
 static int drop_capabilities(void)
 {
 	cap_value_t keep[] = { CAP_BPF, CAP_PERFMON };
-	cap_t caps = cap_init();
+	cap_t caps;
 	int rc;
 
+	/* The bounding set first: dropping from it needs CAP_SETPCAP, which goes next. */
+	for (int c = 0; c <= CAP_LAST_CAP; c++)
+		if (c != CAP_BPF && c != CAP_PERFMON && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) &&
+		    errno != EINVAL)
+			return -errno;
+	caps = cap_init();
 	if (!caps)
 		return -errno;
 	rc = cap_set_flag(caps, CAP_PERMITTED, 2, keep, CAP_SET) ||
@@ -377,8 +383,6 @@ static int drop_capabilities(void)
 	cap_free(caps);
 	if (rc)
 		return -errno;
-	for (int c = 0; c <= CAP_LAST_CAP; c++)
-		prctl(PR_CAPBSET_DROP, c, 0, 0, 0); /* fails harmlessly once the cap is gone */
 	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ? -errno : 0;
 }
 
