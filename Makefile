@@ -132,10 +132,10 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory sanitize
 	$(Q)$(MAKE) --no-print-directory integration
 
-# Sanitized build: unit tests, then live runs of the signal and count tests.
+# Sanitized build: unit tests, then live runs of `hist` (signals) and `serve`.
 sanitize:
 	$(Q)$(MAKE) --no-print-directory OUT=build-san SAN=1 build-san/iolat build-san/dio unit
-	$(Q)OUT=build-san ONLY=test_signals bash tests/integration/run.sh
+	$(Q)OUT=build-san ONLY='test_(signals|serve)\.sh' bash tests/integration/run.sh
 
 clean:
 	$(Q)rm -rf build build-san

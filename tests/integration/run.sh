@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 passed=0 failed=0 skipped=0
 for t in tests/integration/test_*.sh; do
-	[ -n "${ONLY:-}" ] && [[ "$t" != *"$ONLY"* ]] && continue
+	[ -n "${ONLY:-}" ] && ! [[ "$t" =~ $ONLY ]] && continue
 	start=$(date +%s)
 	bash "$t" >"/tmp/iolat-$(basename "$t").log" 2>&1
 	rc=$?

@@ -76,13 +76,16 @@ assert_eq "unknown path" 404 "$(curl -s -o /dev/null -w '%{http_code}' "$url/nop
 assert_eq "POST" 405 "$(curl -s -o /dev/null -w '%{http_code}' -X POST -d x=1 "$url/metrics")"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $(head -c 40000 /dev/zero | tr '\0' a)" "$url/metrics")
 case $code in 4*) ;; *) fail "oversized header got $code, expected 4xx" ;; esac
+# A malformed request line gets 400.
+resp=$(exec 3<>/dev/tcp/127.0.0.1/$port; printf 'NONSENSE\r\n\r\n' >&3; timeout 3 head -n1 <&3)
+[[ "$resp" == "HTTP/1."?" 400"* ]] || fail "malformed request got '$resp', expected 400"
 # A client that sends half a request and stalls must not block others.
 (exec 3<>/dev/tcp/127.0.0.1/$port; printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&3; sleep 5) &
 staller=$!
 assert_eq "scrape beside a stalled client" 200 \
 	"$(curl -s -m 2 -o /dev/null -w '%{http_code}' "$url/metrics")"
 kill $staller 2>/dev/null
-echo "ok: endpoints, 404, 405, 4xx for oversized headers, stalled client"
+echo "ok: endpoints, 404, 405, 400 for a malformed request, 4xx for oversized headers, stalled client"
 
 # SIGHUP: configuration reloaded, counters kept and monotonic.
 kill -HUP "$SERVE_PID"

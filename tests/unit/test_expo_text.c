@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_expo_text.c - text/OpenMetrics rendering, number format and Accept negotiation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include <linux/types.h>
+#include "iolat.h"
+#include "expo_text.h"
+#include "http.h"
+
+static uint64_t lat_store[IOLAT_LAT_SLOTS];
+static struct bucket_table lat;
+static const char *const labels[] = { "device", "op", NULL };
+
+static int setup(void **state)
+{
+	(void)state;
+	return buckets_build_latency(&lat, lat_store, NULL, 0);
+}
+
+static void test_format_double(void **state)
+{
+	char b[32];
+
+	(void)state;
+	expo_format_double(b, sizeof(b), 10);
+	assert_string_equal(b, "10");
+	expo_format_double(b, sizeof(b), 0.0001);
+	assert_string_equal(b, "0.0001");
+	expo_format_double(b, sizeof(b), 0.00025);
+	assert_string_equal(b, "0.00025");
+	expo_format_double(b, sizeof(b), 1.0 / 3);
+	assert_string_equal(b, "0.3333333333333333");
+	expo_format_double(b, sizeof(b), 1e20);
+	assert_string_equal(b, "1e+20");
+	expo_format_double(b, sizeof(b), 1.0 / 0.0);
+	assert_string_equal(b, "+Inf");
+}
+
+/* One counter with an escaped label and one histogram, in both formats. */
+static void build(struct metric_set *set)
+{
+	static const uint64_t le[] = { 1000000, 10000000 }; /* 1 ms, 10 ms */
+	struct metric_family *c, *h;
+	struct metric_series *s;
+	__u64 slots[IOLAT_LAT_SLOTS] = { 0 };
+
+	c = metrics_family(set, "x_ios_total", "I/Os \\ done\nhere.", METRIC_COUNTER, labels);
+	s = metrics_series(c, (const char *const[]){ "a\"b", "read" }, NULL);
+	s->value = 7;
+	h = metrics_family(set, "x_latency_seconds", "Latency.", METRIC_HISTOGRAM, labels);
+	h->le = le;
+	h->nle = 2;
+	slots[buckets_slot_of(&lat, 500000)] = 2;   /* 0.5 ms */
+	slots[buckets_slot_of(&lat, 5000000)] = 3;  /* 5 ms */
+	slots[buckets_slot_of(&lat, 50000000)] = 1; /* 50 ms */
+	s = metrics_series(h, (const char *const[]){ "vda", "write" }, &lat);
+	metrics_hist_add(s, slots, 999 /* ignored: the slots decide */, 2500000000ULL);
+	metrics_family(set, "x_empty", "Never seen.", METRIC_GAUGE, NULL);
+}
+
+static const char text_expected[] =
+	"# HELP x_ios_total I/Os \\\\ done\\nhere.\n"
+	"# TYPE x_ios_total counter\n"
+	"x_ios_total{device=\"a\\\"b\",op=\"read\"} 7\n"
+	"# HELP x_latency_seconds Latency.\n"
+	"# TYPE x_latency_seconds histogram\n"
+	"x_latency_seconds_bucket{device=\"vda\",op=\"write\",le=\"0.001\"} 2\n"
+	"x_latency_seconds_bucket{device=\"vda\",op=\"write\",le=\"0.01\"} 5\n"
+	"x_latency_seconds_bucket{device=\"vda\",op=\"write\",le=\"+Inf\"} 6\n"
+	"x_latency_seconds_sum{device=\"vda\",op=\"write\"} 2.5\n"
+	"x_latency_seconds_count{device=\"vda\",op=\"write\"} 6\n";
+
+static void test_text(void **state)
+{
+	struct metric_set set = { 0 };
+	struct buf out = { 0 };
+
+	(void)state;
+	build(&set);
+	assert_int_equal(expo_text(&set, false, &out), 0);
+	assert_string_equal(out.data, text_expected);
+	buf_free(&out);
+	metrics_clear(&set);
+}
+
+static void test_openmetrics(void **state)
+{
+	struct metric_set set = { 0 };
+	struct buf out = { 0 };
+
+	(void)state;
+	build(&set);
+	assert_int_equal(expo_text(&set, true, &out), 0);
+	/* Family metadata without _total; HELP escapes quotes too; # EOF last. */
+	assert_non_null(strstr(out.data, "# HELP x_ios I/Os \\\\ done\\nhere.\n# TYPE x_ios counter\n"
+					 "x_ios_total{device=\"a\\\"b\",op=\"read\"} 7\n"));
+	assert_non_null(strstr(out.data, "# TYPE x_latency_seconds histogram\n"));
+	assert_null(strstr(out.data, "x_empty"));
+	assert_string_equal(out.data + out.len - 6, "# EOF\n");
+	buf_free(&out);
+	metrics_clear(&set);
+}
+
+static void test_negotiate(void **state)
+{
+	(void)state;
+	assert_int_equal(http_negotiate(NULL), EXPO_TEXT);
+	assert_int_equal(http_negotiate("*/*"), EXPO_TEXT);
+	assert_int_equal(http_negotiate("text/plain;version=0.0.4"), EXPO_TEXT);
+	/* What Prometheus 2.42 sends by default, and with native histograms on. */
+	assert_int_equal(http_negotiate("application/openmetrics-text;version=1.0.0,application/"
+					"openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
+					"q=0.5,*/*;q=0.1"),
+			 EXPO_OPENMETRICS);
+	assert_int_equal(http_negotiate("application/vnd.google.protobuf;proto=io.prometheus.client."
+					"MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;"
+					"q=0.3,*/*;q=0.2"),
+			 EXPO_PROTOBUF);
+	/* Protobuf without delimited encoding is not what we send. */
+	assert_int_equal(http_negotiate("application/vnd.google.protobuf;proto=io.prometheus.client."
+					"MetricFamily;encoding=text"),
+			 EXPO_TEXT);
+	/* q decides. */
+	assert_int_equal(http_negotiate("application/openmetrics-text;q=0.2,text/plain;q=0.9"),
+			 EXPO_TEXT);
+	assert_int_equal(http_negotiate("application/openmetrics-text;q=0"), EXPO_TEXT);
+}
+
+static void test_gzip_accept(void **state)
+{
+	(void)state;
+	assert_false(http_accepts_gzip(NULL));
+	assert_true(http_accepts_gzip("gzip"));
+	assert_true(http_accepts_gzip("deflate, gzip;q=0.5"));
+	assert_false(http_accepts_gzip("gzip;q=0"));
+	assert_false(http_accepts_gzip("identity"));
+}
+
+static void test_listen_valid(void **state)
+{
+	(void)state;
+	assert_true(http_listen_valid(":19617"));
+	assert_true(http_listen_valid("127.0.0.1:80"));
+	assert_true(http_listen_valid("[::1]:19617"));
+	assert_true(http_listen_valid("localhost:1"));
+	assert_false(http_listen_valid("19617"));
+	assert_false(http_listen_valid(":0"));
+	assert_false(http_listen_valid(":65536"));
+	assert_false(http_listen_valid("1.2.3:80"));
+	assert_false(http_listen_valid("[::1:80"));
+	assert_false(http_listen_valid(":12ab"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_double), cmocka_unit_test(test_text),
+		cmocka_unit_test(test_openmetrics),   cmocka_unit_test(test_negotiate),
+		cmocka_unit_test(test_gzip_accept),   cmocka_unit_test(test_listen_valid),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
