@@ -279,8 +279,8 @@ for tool in "${TOOLS[@]}"; do
 	tail -1 "$RESULTS" | python3 -c '
 import json, sys
 c = json.load(sys.stdin)
-print(f"{sys.argv[1]:<12} {c[\"lines\"]:>6} sample lines, {c[\"label_sets\"]:>5} label sets, "
-      f"{c[\"families\"]:>3} families in one text scrape")' "$tool"
+print("{:<12} {:>6} sample lines, {:>5} label sets, {:>3} families in one text scrape".format(
+    sys.argv[1], c["lines"], c["label_sets"], c["families"]))' "$tool"
 done
 lines=$(grep '"tool":"iolat","mode":"text"' "$RESULTS" | sed 's/.*"lines":\([0-9]*\).*/\1/')
 [ "$lines" -ge 10000 ] ||
@@ -327,12 +327,13 @@ for ((r = 0; r < ROUNDS; r++)); do
 					1000 * x[NR], cpu / n / 1e6, b }'
 		done
 	done
-	# The next iolat scrape reports this round's last render; it is the
-	# first of the next round, or the untimed one below.
-	[ $((r + 1)) -lt "$ROUNDS" ] && continue
-	scrape iolat text "$BODIES/$((SEQ[iolat] + 1)).text"
+	# The next iolat scrape reports this round's last render time: the first
+	# of the next round or, after the last round, one more untimed scrape.
+	if [ $((r + 1)) -eq "$ROUNDS" ]; then
+		scrape iolat text "$BODIES/$((SEQ[iolat] + 1)).text"
+	fi
+	renders_into_results
 done
-renders_into_results_all() { :; }
 for tool in "${TOOLS[@]}"; do
 	for mode in text+gzip proto proto+gzip; do
 		count_into_results "$tool" "$mode" "$WORK/sample.$tool.$mode"

@@ -76,16 +76,28 @@ assert_eq "unknown path" 404 "$(curl -s -o /dev/null -w '%{http_code}' "$url/nop
 assert_eq "POST" 405 "$(curl -s -o /dev/null -w '%{http_code}' -X POST -d x=1 "$url/metrics")"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $(head -c 40000 /dev/zero | tr '\0' a)" "$url/metrics")
 case $code in 4*) ;; *) fail "oversized header got $code, expected 4xx" ;; esac
-# A malformed request line gets 400.
-resp=$(exec 3<>/dev/tcp/127.0.0.1/$port; printf 'NONSENSE\r\n\r\n' >&3; timeout 3 head -n1 <&3)
-[[ "$resp" == "HTTP/1."?" 400"* ]] || fail "malformed request got '$resp', expected 400"
+# Malformed requests: a header line without a colon gets 400, an unknown
+# HTTP version 505; a line that is not HTTP at all is closed, not answered.
+raw() {
+	python3 - "$port" "$1" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(sys.argv[2].encode().decode("unicode_escape").encode())
+s.settimeout(3)
+print(s.recv(64).split(b"\r\n")[0].decode())
+PY
+}
+assert_eq "header without colon" "HTTP/1.1 400 Bad Request" "$(raw 'GET /metrics HTTP/1.1\r\nNoColonHere\r\n\r\n')"
+assert_eq "HTTP/7.1" "HTTP/1.1 505 HTTP Version Not Supported" "$(raw 'GET /metrics HTTP/7.1\r\nHost: x\r\n\r\n')"
+assert_eq "not HTTP" "" "$(raw 'NONSENSE\r\n\r\n')"
+kill -0 "$SERVE_PID" || fail "daemon died on malformed requests"
 # A client that sends half a request and stalls must not block others.
 (exec 3<>/dev/tcp/127.0.0.1/$port; printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&3; sleep 5) &
 staller=$!
 assert_eq "scrape beside a stalled client" 200 \
 	"$(curl -s -m 2 -o /dev/null -w '%{http_code}' "$url/metrics")"
 kill $staller 2>/dev/null
-echo "ok: endpoints, 404, 405, 400 for a malformed request, 4xx for oversized headers, stalled client"
+echo "ok: endpoints, 404, 405, 400/505 for malformed requests, 4xx for oversized headers, stalled client"
 
 # SIGHUP: configuration reloaded, counters kept and monotonic.
 kill -HUP "$SERVE_PID"
