@@ -46,6 +46,15 @@ make_loop() {
 	settle
 }
 
+# make_slow_loop DELAY_US: a loop device (in $LOOP) over a file on slowfs,
+# a FUSE filesystem whose every read sleeps DELAY_US: a known device latency.
+make_slow_loop() {
+	mkdir "$WORK/mnt"
+	"$SLOWFS" "$WORK/mnt" --size-mib=16 --delay-us="$1" || fail "cannot mount slowfs"
+	on_exit "fusermount3 -u $WORK/mnt || umount -l $WORK/mnt"
+	make_loop 16 "$WORK/mnt/disk"
+}
+
 # The io-controller's hierarchy: v1 blkio where it is bound, else cgroup v2.
 cgroup_root() {
 	if mountpoint -q /sys/fs/cgroup/blkio 2>/dev/null; then

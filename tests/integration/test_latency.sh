@@ -6,10 +6,7 @@
 source tests/integration/lib.sh
 
 DELAY_US=5000 N=60
-mkdir "$WORK/mnt"
-"$SLOWFS" "$WORK/mnt" --size-mib=16 --delay-us=$DELAY_US || fail "cannot mount slowfs"
-on_exit "fusermount3 -u $WORK/mnt || umount -l $WORK/mnt"
-make_loop 16 "$WORK/mnt/disk"
+make_slow_loop $DELAY_US
 dev=$LOOP
 name=${dev#/dev/}
 make_cgroup latency

@@ -7,10 +7,7 @@ source tests/integration/lib_serve.sh
 command -v prometheus >/dev/null || skip "prometheus (Debian package) is not installed"
 
 DELAY_US=5000
-mkdir "$WORK/mnt"
-"$SLOWFS" "$WORK/mnt" --size-mib=16 --delay-us=$DELAY_US || fail "cannot mount slowfs"
-on_exit "fusermount3 -u $WORK/mnt || umount -l $WORK/mnt"
-make_loop 16 "$WORK/mnt/disk"
+make_slow_loop $DELAY_US
 dev=$LOOP
 name=${dev#/dev/}
 
