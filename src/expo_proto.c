@@ -105,7 +105,7 @@ static size_t used_slots(const struct metric_series *s)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < s->hist.table->nslots; i++)
+	for (size_t i = 0; s->hist.slots && i < s->hist.table->nslots; i++)
 		n += s->hist.slots[i] != 0;
 	return n;
 }

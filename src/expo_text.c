@@ -8,11 +8,29 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Shortest decimal that reads back as exactly v (as Go's 'g', -1 does). */
+/* Decimal digits of v, without printf: scrapes print tens of thousands. */
+static void format_uint(char *out, size_t len, uint64_t v, bool negative)
+{
+	char tmp[24];
+	size_t n = 0, i = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (negative && i + 1 < len)
+		out[i++] = '-';
+	while (n && i + 1 < len)
+		out[i++] = tmp[--n];
+	out[i] = '\0';
+}
+
+/* A short decimal that reads back as exactly v. */
 void expo_format_double(char *out, size_t len, double v)
 {
 	if (isinf(v)) {
@@ -25,10 +43,12 @@ void expo_format_double(char *out, size_t len, double v)
 	}
 	/* Whole numbers print whole ("10", not "1e+01"), as Prometheus does. */
 	if (v == floor(v) && fabs(v) < 1e15) {
-		snprintf(out, len, "%.0f", v);
+		format_uint(out, len, (uint64_t)fabs(v), v < 0);
 		return;
 	}
-	for (int prec = 1; prec <= 17; prec++) {
+	/* %g drops trailing zeros, so 15 digits is the shortest form of most
+	 * values; 16 or 17 only when 15 do not read back exactly. */
+	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(out, len, "%.*g", prec, v);
 		if (strtod(out, NULL) == v)
 			return;
@@ -37,6 +57,10 @@ void expo_format_double(char *out, size_t len, double v)
 
 static void put_escaped(struct buf *b, const char *s, bool quote)
 {
+	if (!strpbrk(s, quote ? "\\\n\"" : "\\\n")) {
+		buf_puts(b, s);
+		return;
+	}
 	for (; *s; s++) {
 		if (*s == '\\')
 			buf_puts(b, "\\\\");
@@ -57,12 +81,18 @@ static void put_labels(struct buf *b, const struct metric_family *f,
 		return;
 	buf_puts(b, "{");
 	for (int k = 0; k < f->nlabels; k++) {
-		buf_printf(b, "%s%s=\"", k ? "," : "", f->labels[k]);
+		if (k)
+			buf_puts(b, ",");
+		buf_puts(b, f->labels[k]);
+		buf_puts(b, "=\"");
 		put_escaped(b, s->values[k], true);
 		buf_puts(b, "\"");
 	}
-	if (le)
-		buf_printf(b, "%sle=\"%s\"", f->nlabels ? "," : "", le);
+	if (le) {
+		buf_puts(b, f->nlabels ? ",le=\"" : "le=\"");
+		buf_puts(b, le);
+		buf_puts(b, "\"");
+	}
 	buf_puts(b, "}");
 }
 
@@ -73,21 +103,37 @@ static void put_sample(struct buf *b, const char *name, const char *suffix,
 	char num[32];
 
 	expo_format_double(num, sizeof(num), v);
-	buf_printf(b, "%s%s", name, suffix);
+	buf_puts(b, name);
+	buf_puts(b, suffix);
 	put_labels(b, f, s, le);
-	buf_printf(b, " %s\n", num);
+	buf_puts(b, " ");
+	buf_puts(b, num);
+	buf_puts(b, "\n");
+}
+
+#define MAX_LE 512
+
+/* The family's `le` strings, formatted once per scrape, not per series. */
+static void format_les(const struct metric_family *f, char (*le)[32])
+{
+	const struct bucket_table *t = f->n ? f->series[0].hist.table : NULL;
+
+	for (size_t i = 0; t && i < f->nle && i < MAX_LE; i++)
+		expo_format_double(le[i], sizeof(le[i]), (double)f->le[i] / (double)t->per_base);
 }
 
 static void put_histogram(struct buf *b, const struct metric_family *f,
-			  const struct metric_series *s)
+			  const struct metric_series *s, char (*le)[32])
 {
 	const struct bucket_table *t = s->hist.table;
-	char le[32];
+	uint64_t cum = 0;
+	size_t slot = 0;
 
-	for (size_t i = 0; i < f->nle; i++) {
-		expo_format_double(le, sizeof(le), (double)f->le[i] / (double)t->per_base);
-		put_sample(b, f->name, "_bucket", f, s, le,
-			   (double)metrics_hist_cumulative(s, f->le[i]));
+	/* One pass: the le bounds ascend, and so do the slots' bounds. */
+	for (size_t i = 0; i < f->nle && i < MAX_LE; i++) {
+		for (; s->hist.slots && slot < t->nbounds && t->bound[slot] <= f->le[i]; slot++)
+			cum += s->hist.slots[slot];
+		put_sample(b, f->name, "_bucket", f, s, le[i], (double)cum);
 	}
 	put_sample(b, f->name, "_bucket", f, s, "+Inf", (double)s->hist.count);
 	put_sample(b, f->name, "_sum", f, s, NULL, s->hist.sum);
@@ -111,17 +157,20 @@ static void family_name(const struct metric_family *f, bool om, char *out, size_
 
 static void put_family(struct buf *b, const struct metric_family *f, bool om)
 {
+	static char le[MAX_LE][32]; /* scrapes are serialised (http.c) */
 	char name[256];
 
 	family_name(f, om, name, sizeof(name));
 	buf_printf(b, "# HELP %s ", name);
 	put_escaped(b, f->help, om);
 	buf_printf(b, "\n# TYPE %s %s\n", name, type_name(f->type));
+	if (f->type == METRIC_HISTOGRAM)
+		format_les(f, le);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct metric_series *s = &f->series[i];
 
 		if (f->type == METRIC_HISTOGRAM)
-			put_histogram(b, f, s);
+			put_histogram(b, f, s, le);
 		else
 			put_sample(b, f->name, "", f, s, NULL, s->value);
 	}

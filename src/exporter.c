@@ -212,8 +212,7 @@ static int add_hist(struct metric_family *f, const char *const *v, const struct 
 	s = metrics_series(f, v, t);
 	if (!s)
 		return -ENOMEM;
-	metrics_hist_add(s, slots, count, sum);
-	return 0;
+	return metrics_hist_add(s, slots, count, sum);
 }
 
 /* One kernel series into the block families; flags and cgroups fold away. */
@@ -245,7 +244,7 @@ static int add_series(struct exporter *e, const struct block_families *b, const 
 /* Testing: fake disks with a fixed spread, to measure large scrapes. */
 static int add_synthetic(struct exporter *e, const struct block_families *b)
 {
-	struct series s;
+	static struct series s; /* its slots are borrowed by the series: static */
 	char name[32];
 
 	memset(&s, 0, sizeof(s));

@@ -190,7 +190,7 @@ static enum MHD_Result send_metrics(struct http_server *s, struct MHD_Connection
 						     MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	enum expo_format fmt = http_negotiate(accept);
 	struct MHD_Response *r = NULL;
-	const struct buf *out;
+	struct buf *out;
 	enum MHD_Result ret;
 	bool gz;
 	int rc;
@@ -200,8 +200,13 @@ static enum MHD_Result send_metrics(struct http_server *s, struct MHD_Connection
 	rc = s->o.render(s->o.ctx, fmt, &s->body);
 	gz = !rc && http_accepts_gzip(ae) && gzip_into(&s->body, &s->gz) == 0;
 	out = gz ? &s->gz : &s->body;
-	if (!rc)
-		r = MHD_create_response_from_buffer(out->len, out->data, MHD_RESPMEM_MUST_COPY);
+	if (!rc && out->data) {
+		/* Hand the body over (MHD frees it once sent): no copy, and no
+		 * megabytes kept between scrapes. */
+		r = MHD_create_response_from_buffer(out->len, out->data, MHD_RESPMEM_MUST_FREE);
+		if (r)
+			*out = (struct buf){ 0 };
+	}
 	pthread_mutex_unlock(&s->scrape_lock);
 	if (rc)
 		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",

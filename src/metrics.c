@@ -2,6 +2,7 @@
 /* metrics.c - the metric model the exposition formats render (metrics.h). */
 #include "metrics.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,15 +106,14 @@ static struct metric_series *append_series(struct metric_family *f, const char *
 	s = &f->series[f->n];
 	memset(s, 0, sizeof(*s));
 	for (int k = 0; k < f->nlabels; k++) {
-		strncpy(s->values[k], values[k], METRIC_LABEL_VALUE_MAX - 1);
-		s->values[k][METRIC_LABEL_VALUE_MAX - 1] = '\0';
-	}
-	if (f->type == METRIC_HISTOGRAM) {
-		s->hist.table = table;
-		s->hist.slots = calloc(table->nslots, sizeof(*s->hist.slots));
-		if (!s->hist.slots)
+		s->values[k] = strdup(values[k]);
+		if (!s->values[k]) {
+			while (k--)
+				free(s->values[k]);
 			return NULL;
+		}
 	}
+	s->hist.table = table;
 	f->n++;
 	return s;
 }
@@ -140,10 +140,11 @@ struct metric_series *metrics_series(struct metric_family *f, const char *const 
 	return s;
 }
 
-void metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count,
-		      uint64_t sum_raw)
+int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count,
+		     uint64_t sum_raw)
 {
 	const struct bucket_table *t = s->hist.table;
+	struct metric_hist *h = &s->hist;
 
 	/*
 	 * The count is the sum of the slots, not the kernel's own counter: a
@@ -151,11 +152,22 @@ void metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t coun
 	 * Prometheus rejects a histogram whose buckets do not add up.
 	 */
 	(void)count;
-	for (size_t i = 0; i < t->nslots; i++) {
-		s->hist.slots[i] += slots[i];
-		s->hist.count += slots[i];
+	if (h->slots && !h->owned) { /* a second source: sum into our own copy */
+		h->owned = malloc(t->nslots * sizeof(*h->owned));
+		if (!h->owned)
+			return -ENOMEM;
+		memcpy(h->owned, h->slots, t->nslots * sizeof(*h->owned));
+		h->slots = h->owned;
 	}
-	s->hist.sum += (double)sum_raw / (double)t->per_base;
+	for (size_t i = 0; i < t->nslots; i++)
+		h->count += slots[i];
+	if (h->owned)
+		for (size_t i = 0; i < t->nslots; i++)
+			h->owned[i] += slots[i];
+	else
+		h->slots = slots;
+	h->sum += (double)sum_raw / (double)t->per_base;
+	return 0;
 }
 
 void metrics_clear(struct metric_set *set)
@@ -164,8 +176,11 @@ void metrics_clear(struct metric_set *set)
 		struct metric_family *f = &set->fam[i];
 		struct series_index *ix = index_of(f);
 
-		for (size_t k = 0; k < f->n; k++)
-			free(f->series[k].hist.slots);
+		for (size_t k = 0; k < f->n; k++) {
+			free(f->series[k].hist.owned);
+			for (int l = 0; l < f->nlabels; l++)
+				free(f->series[k].values[l]);
+		}
 		free(f->series);
 		if (ix)
 			free(ix->slot);
@@ -188,7 +203,7 @@ uint64_t metrics_hist_cumulative(const struct metric_series *s, uint64_t le)
 	const struct bucket_table *t = s->hist.table;
 	uint64_t sum = 0;
 
-	for (size_t i = 0; i < t->nbounds && t->bound[i] <= le; i++)
+	for (size_t i = 0; s->hist.slots && i < t->nbounds && t->bound[i] <= le; i++)
 		sum += s->hist.slots[i];
 	return sum;
 }
@@ -201,6 +216,8 @@ void metrics_hist_native(const struct metric_series *s, uint64_t *zero_count,
 	uint64_t acc = 0;
 
 	*zero_count = 0;
+	if (!s->hist.slots)
+		return;
 	/* Slots ascend, and so do their native indexes: merge runs. */
 	for (size_t i = 0; i <= t->nbounds && i < t->nslots; i++) {
 		int idx;

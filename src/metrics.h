@@ -20,7 +20,6 @@
 #include "buckets.h"
 
 #define METRIC_MAX_LABELS 8
-#define METRIC_LABEL_VALUE_MAX 128
 
 enum metric_type {
 	METRIC_COUNTER,
@@ -30,13 +29,17 @@ enum metric_type {
 
 struct metric_hist {
 	const struct bucket_table *table;
-	__u64 *slots;	/* table->nslots counts, owned by the series */
+	/* table->nslots counts. Borrowed from the caller's data while the series
+	 * has one source (the common case: no copy), owned once a second source
+	 * is summed in. Borrowed slots must outlive the set's use. */
+	const __u64 *slots;
+	__u64 *owned;
 	uint64_t count;
 	double sum;	/* in base units (seconds, bytes) */
 };
 
 struct metric_series {
-	char values[METRIC_MAX_LABELS][METRIC_LABEL_VALUE_MAX];
+	char *values[METRIC_MAX_LABELS]; /* owned copies */
 	double value;		 /* counters and gauges */
 	struct metric_hist hist; /* histograms */
 };
@@ -81,9 +84,10 @@ struct metric_series *metrics_series(struct metric_family *f, const char *const 
 				     const struct bucket_table *table);
 
 /* Adds counts into a histogram series; sum_raw in raw units (ns, bytes).
- * Its count becomes the sum of its slots (count is ignored, see metrics.c). */
-void metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count,
-		      uint64_t sum_raw);
+ * Its count becomes the sum of its slots (count is ignored, see metrics.c).
+ * The first add borrows `slots` (see struct metric_hist). 0 or -ENOMEM. */
+int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count,
+		     uint64_t sum_raw);
 
 /* Frees every family and series; the set can be reused after. */
 void metrics_clear(struct metric_set *set);

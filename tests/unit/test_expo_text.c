@@ -47,7 +47,7 @@ static void build(struct metric_set *set)
 	static const uint64_t le[] = { 1000000, 10000000 }; /* 1 ms, 10 ms */
 	struct metric_family *c, *h;
 	struct metric_series *s;
-	__u64 slots[IOLAT_LAT_SLOTS] = { 0 };
+	static __u64 slots[IOLAT_LAT_SLOTS]; /* borrowed by the series: must outlive it */
 
 	c = metrics_family(set, "x_ios_total", "I/Os \\ done\nhere.", METRIC_COUNTER, labels);
 	s = metrics_series(c, (const char *const[]){ "a\"b", "read" }, NULL);
