@@ -62,7 +62,7 @@ Options:
   -h, --help         this help
 
 Examples:
-  bash bench/serve.sh                            about 3 minutes
+  bash bench/serve.sh                            about 2 minutes
   bash bench/serve.sh --rounds 3 --scrapes 10 --idle 10
   bash bench/serve.sh --synthetic 300            about 34 000 lines per scrape
 EOF
@@ -168,7 +168,7 @@ start() {
 
 # On-CPU ns of all threads of a process (threads that exited are not counted).
 cpu_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
 }
 
 # utime + stime of a process, its exited threads included, in clock ticks.
@@ -179,7 +179,7 @@ cpu_ticks() {
 
 ctx_switches() {
 	cat /proc/"$1"/task/*/status 2>/dev/null |
-		awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { printf "%d", s }'
+		awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { printf "%.0f", s }'
 }
 
 record_mem() {
@@ -232,10 +232,10 @@ renders_into_results() {
 # --- setup ---
 if [ "$TEXTFILE" = 1 ]; then
 	TOOLS=(iolat node ne-textfile)
-	read -r PORT[iolat] PORT[node] PORT[ne-textfile] <<<"$(free_ports 3)"
+	read -r 'PORT[iolat]' 'PORT[node]' 'PORT[ne-textfile]' <<<"$(free_ports 3)"
 else
 	TOOLS=(iolat node)
-	read -r PORT[iolat] PORT[node] <<<"$(free_ports 2)"
+	read -r 'PORT[iolat]' 'PORT[node]' <<<"$(free_ports 2)"
 fi
 
 NE_VERSION=$("$NODE_EXPORTER" --version 2>&1 | head -1 | awk '{print $3}')
@@ -261,11 +261,13 @@ sleep 1
 record_mem iolat start
 record_mem node start
 
-# Warm-up: one text scrape each, kept and counted (iolat's also feeds the textfile).
-scrape iolat text "$WORK/sample.iolat.text"
-cp "$WORK/sample.iolat.text" "$BODIES/${SEQ[iolat]}.text"
+# Warm-up: one text scrape each, counted (iolat's also feeds the textfile).
+# The table counts the first scrape of each format in round 1 instead: real
+# disks may come and go in between.
+scrape iolat text "$WORK/warmup.iolat.text"
+cp "$WORK/warmup.iolat.text" "$BODIES/${SEQ[iolat]}.text"
 if [ "$TEXTFILE" = 1 ]; then
-	grep -v '^$' "$WORK/sample.iolat.text" >"$TFDIR/iolat.prom.tmp"
+	grep -v '^$' "$WORK/warmup.iolat.text" >"$TFDIR/iolat.prom.tmp"
 	mv "$TFDIR/iolat.prom.tmp" "$TFDIR/iolat.prom"
 	start ne-textfile "$NODE_EXPORTER" --web.listen-address="127.0.0.1:${PORT[ne-textfile]}" \
 		--collector.disable-defaults --collector.textfile \
@@ -274,26 +276,28 @@ if [ "$TEXTFILE" = 1 ]; then
 	record_mem ne-textfile start
 fi
 for tool in "${TOOLS[@]}"; do
-	[ "$tool" = iolat ] || scrape "$tool" text "$WORK/sample.$tool.text"
-	count_into_results "$tool" text "$WORK/sample.$tool.text"
-	tail -1 "$RESULTS" | python3 -c '
+	[ "$tool" = iolat ] || scrape "$tool" text "$WORK/warmup.$tool.text"
+	python3 "$HERE/serve_report.py" count "$WORK/warmup.$tool.text" | python3 -c '
 import json, sys
 c = json.load(sys.stdin)
 print("{:<12} {:>6} sample lines, {:>5} label sets, {:>3} families in one text scrape".format(
     sys.argv[1], c["lines"], c["label_sets"], c["families"]))' "$tool"
 done
-lines=$(grep '"tool":"iolat","mode":"text"' "$RESULTS" | sed 's/.*"lines":\([0-9]*\).*/\1/')
+lines=$(python3 "$HERE/serve_report.py" count "$WORK/warmup.iolat.text" |
+	sed 's/.*"lines": *\([0-9]*\).*/\1/')
 [ "$lines" -ge 10000 ] ||
 	echo "serve.sh: warning: iolat has only $lines sample lines; raise --synthetic for >= 10 000" >&2
 echo
 
-printf '{"kind":"meta","tools":[%s],"rounds":%d,"scrapes":%d,"idle":%d,"clk_tck":%d,' \
-	"$(printf '"%s",' "${TOOLS[@]}" | sed 's/,$//')" "$ROUNDS" "$SCRAPES" "$IDLE" \
-	"$(getconf CLK_TCK)" >>"$RESULTS"
-printf '"names":{"iolat":"iolat","node":"node-exporter","ne-textfile":"ne+textfile"},' >>"$RESULTS"
-printf '"short":{"iolat":"iolat","node":"node","ne-textfile":"ne+tf"},' >>"$RESULTS"
-printf '"desc":{"node":"node-exporter %s, default collectors","ne-textfile":"node-exporter %s, textfile collector only, serving one iolat text scrape"}}\n' \
-	"$NE_VERSION" "$NE_VERSION" >>"$RESULTS"
+{
+	printf '{"kind":"meta","tools":[%s],"rounds":%d,"scrapes":%d,"idle":%d,"clk_tck":%d,' \
+		"$(printf '"%s",' "${TOOLS[@]}" | sed 's/,$//')" "$ROUNDS" "$SCRAPES" "$IDLE" \
+		"$(getconf CLK_TCK)"
+	printf '"names":{"iolat":"iolat","node":"node-exporter","ne-textfile":"ne+textfile"},'
+	printf '"short":{"iolat":"iolat","node":"node","ne-textfile":"ne+tf"},'
+	printf '"desc":{"node":"node-exporter %s, default collectors","ne-textfile":"node-exporter %s, textfile collector only, serving one iolat text scrape"}}\n' \
+		"$NE_VERSION" "$NE_VERSION"
+} >>"$RESULTS"
 
 # --- rounds ---
 for ((r = 0; r < ROUNDS; r++)); do
@@ -335,7 +339,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 	renders_into_results
 done
 for tool in "${TOOLS[@]}"; do
-	for mode in text+gzip proto proto+gzip; do
+	for mode in "${MODES[@]}"; do
 		count_into_results "$tool" "$mode" "$WORK/sample.$tool.$mode"
 	done
 	kill -0 "${PID[$tool]}" 2>/dev/null || { cat "${LOG[$tool]}" >&2; die "$tool died during the scrapes"; }

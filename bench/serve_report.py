@@ -235,6 +235,8 @@ def table(path):
     for when in ("start", "after"):
         row(f"VmRSS MiB {'at start' if when == 'start' else 'after scrapes'}",
             [mem.get((t, when), {}).get("rss_kb", 0) / 1024 for t in tools], ".1f")
+    row("VmHWM MiB at start", [mem.get((t, "start"), {}).get("hwm_kb", 0) / 1024
+                               for t in tools], ".1f")
     row("VmHWM MiB after scrapes", [mem.get((t, "after"), {}).get("hwm_kb", 0) / 1024
                                     for t in tools], ".1f")
     row("threads", [mem.get((t, "after"), {}).get("threads") for t in tools], "d")
