@@ -82,6 +82,12 @@ struct {
  * the issue-side fallback programs (until then they cost nothing). */
 bool saw_unstamped = false;
 
+/* Wakes user space (blocked on it, using no CPU) when saw_unstamped is set. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} wakeups SEC(".maps");
+
 /* Source of a zeroed value when a key is first seen (too big for the stack). */
 static struct iolat_val zero_val;
 
@@ -381,8 +387,12 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	/* stats_sectors is the size at issue; remaining is what is left now. */
 	c.bytes = sectors ? (__u64)sectors << 9 : remaining;
 	if (!c.start_ns || !c.issue_ns) {
-		if (!saw_unstamped)
+		if (!saw_unstamped) {
+			__u32 why = 1;
+
 			saw_unstamped = true;
+			bpf_ringbuf_output(&wakeups, &why, sizeof(why), 0);
+		}
 		take_rq_start(rq, &c);
 	}
 	key.op = op_of(cmd_flags);

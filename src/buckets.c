@@ -18,6 +18,8 @@ const uint64_t buckets_default_le_ns[] = {
 const size_t buckets_default_le_count =
 	sizeof(buckets_default_le_ns) / sizeof(buckets_default_le_ns[0]);
 
+static int native_index_of(const struct bucket_table *t, size_t slot);
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -41,6 +43,8 @@ static int finish(struct bucket_table *t, uint64_t *b, size_t n, size_t nslots)
 	t->bound = b;
 	t->nslots = nslots;
 	t->nbounds = out;
+	for (i = 0; i < nslots && i < sizeof(t->native_of) / sizeof(t->native_of[0]); i++)
+		t->native_of[i] = (int16_t)native_index_of(t, i);
 	return 0;
 }
 
@@ -60,6 +64,12 @@ uint64_t buckets_native_bound_ns(int index)
 }
 
 int buckets_native_index(const struct bucket_table *t, size_t slot)
+{
+	return slot < t->nslots ? t->native_of[slot] : t->native_max + 1;
+}
+
+/* The native bucket of one slot, by search: done once per slot at build. */
+static int native_index_of(const struct bucket_table *t, size_t slot)
 {
 	uint64_t upper;
 	int lo, hi;

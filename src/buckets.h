@@ -28,6 +28,7 @@ struct bucket_table {
 	int native_schema;
 	int native_min, native_max;
 	uint64_t per_base;
+	int16_t native_of[1 << 9]; /* each slot's native bucket, computed once */
 };
 
 /* Native-histogram schema the latency table is exact for (2^(1/16): 4.4 %). */

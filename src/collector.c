@@ -21,6 +21,7 @@ struct collector {
 	bool force_rq_map;
 	struct bpf_program *prog[TP_COUNT]; /* loaded programs of the chosen mode */
 	struct bpf_link *link[TP_COUNT];    /* attached ones */
+	struct ring_buffer *wakeups;	    /* the kernel's "attach the fallback" nudge */
 	time_t bio_checked;		    /* last look for active bio-based disks */
 	int ncpus;
 	struct iolat_val *percpu; /* ncpus values: scratch for reads */
@@ -28,6 +29,9 @@ struct collector {
 	uint64_t lat_store[IOLAT_LAT_SLOTS];
 	uint64_t size_store[IOLAT_SIZE_SLOTS];
 };
+
+/* How often to look for a bio-based disk that gained a size (a sysfs walk). */
+#define BIO_RESCAN_S 1
 
 /* The two program sets: index 0 tp_btf, 1 raw_tp. */
 struct prog_pair {
@@ -174,7 +178,8 @@ int collector_maintain(struct collector *c)
 			return rc;
 		done |= COLLECTOR_NOW_FALLBACK;
 	}
-	if (c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE] && time(NULL) != c->bio_checked) {
+	if (c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE] &&
+	    time(NULL) >= c->bio_checked + BIO_RESCAN_S) {
 		c->bio_checked = time(NULL);
 		if (bio_disk_active()) {
 			rc = attach_bio(c);
@@ -184,6 +189,19 @@ int collector_maintain(struct collector *c)
 		}
 	}
 	return done;
+}
+
+static int on_wakeup(void *ctx, void *data, size_t len)
+{
+	(void)ctx, (void)data, (void)len;
+	return 0; /* waking collector_wait is all it is for */
+}
+
+int collector_wait(struct collector *c, int timeout_ms)
+{
+	int rc = ring_buffer__poll(c->wakeups, timeout_ms);
+
+	return rc < 0 && rc != -EINTR ? rc : 0;
 }
 
 /* One attempt at one mode: open, configure, load, attach. */
@@ -213,7 +231,8 @@ static int try_mode(struct collector *c, const struct collector_opts *o,
 			strerror(-rc));
 		goto fail;
 	}
-	rc = attach_needed(c);
+	c->wakeups = ring_buffer__new(bpf_map__fd(c->skel->maps.wakeups), on_wakeup, c, NULL);
+	rc = c->wakeups ? attach_needed(c) : -errno;
 	if (rc) {
 		set_err(err, len, "attaching the %s programs failed: %s", attach_mode_name(mode),
 			strerror(-rc));
@@ -222,6 +241,8 @@ static int try_mode(struct collector *c, const struct collector_opts *o,
 	c->mode = mode;
 	return 0;
 fail:
+	ring_buffer__free(c->wakeups);
+	c->wakeups = NULL;
 	detach_all(c);
 	iolat_bpf__destroy(c->skel);
 	c->skel = NULL;
@@ -303,6 +324,7 @@ void collector_close(struct collector *c)
 {
 	if (!c)
 		return;
+	ring_buffer__free(c->wakeups);
 	detach_all(c);
 	iolat_bpf__destroy(c->skel);
 	free(c->percpu);

@@ -71,6 +71,13 @@ bool collector_fallback_attached(const struct collector *c);
  * Call it every few hundred ms while collecting. Returns what it attached
  * (COLLECTOR_NOW_* bits, 0 for nothing) or -errno.
  */
+/*
+ * Sleeps until the kernel asks for the fallback programs, a signal arrives,
+ * or timeout_ms pass, using no CPU meanwhile. Then call collector_maintain.
+ * Returns 0 or -errno.
+ */
+int collector_wait(struct collector *c, int timeout_ms);
+
 #define COLLECTOR_NOW_FALLBACK 1
 #define COLLECTOR_NOW_BIO 2
 int collector_maintain(struct collector *c);
