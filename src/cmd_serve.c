@@ -34,7 +34,7 @@ struct flags {
 	const char *config_file;
 	struct serve_config set; /* values of the flags given */
 	bool has_listen, has_path, has_web, has_stats, has_level;
-	int device, total, size; /* -1: not given */
+	int device, total, size, op_label; /* -1: not given */
 	enum attach_mode attach;
 	unsigned int synthetic;
 };
@@ -86,6 +86,8 @@ static void usage(FILE *f)
 		"      --[no-]collector.device-time   device-time histograms (default on)\n"
 		"      --[no-]collector.total-time    total-time histograms (default on)\n"
 		"      --[no-]collector.request-size  request-size histograms (default on)\n"
+		"      --[no-]label.op            an op label (read, write, ...) on block\n"
+		"                                 metrics; without it ops sum per disk (default on)\n"
 		"      --bpf.stats                keep kernel BPF run-time stats on while\n"
 		"                                 serving, for iolat_bpf_program_* metrics\n"
 		"      --log.level=LEVEL          debug, info, warn or error (default info)\n"
@@ -100,7 +102,7 @@ static void usage(FILE *f)
 
 enum {
 	OPT_LISTEN = 256, OPT_PATH, OPT_WEBCFG, OPT_CONFIG, OPT_DEV, OPT_NODEV, OPT_TOT, OPT_NOTOT,
-	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH,
+	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH, OPT_OPL, OPT_NOOPL,
 };
 
 static int parse_flag(struct flags *f, int c, const char *arg)
@@ -136,6 +138,8 @@ static int parse_flag(struct flags *f, int c, const char *arg)
 	case OPT_NOTOT: f->total = 0; return 0;
 	case OPT_SIZE: f->size = 1; return 0;
 	case OPT_NOSIZE: f->size = 0; return 0;
+	case OPT_OPL: f->op_label = 1; return 0;
+	case OPT_NOOPL: f->op_label = 0; return 0;
 	case OPT_STATS: s->bpf_stats = f->has_stats = true; return 0;
 	case OPT_LEVEL:
 		if (config_log_level(arg) < 0) {
@@ -178,6 +182,8 @@ static int parse_args(int argc, char **argv, struct flags *f)
 		{ "no-collector.total-time", no_argument, NULL, OPT_NOTOT },
 		{ "collector.request-size", no_argument, NULL, OPT_SIZE },
 		{ "no-collector.request-size", no_argument, NULL, OPT_NOSIZE },
+		{ "label.op", no_argument, NULL, OPT_OPL },
+		{ "no-label.op", no_argument, NULL, OPT_NOOPL },
 		{ "bpf.stats", no_argument, NULL, OPT_STATS },
 		{ "log.level", required_argument, NULL, OPT_LEVEL },
 		{ "attach", required_argument, NULL, OPT_ATTACH },
@@ -188,7 +194,7 @@ static int parse_args(int argc, char **argv, struct flags *f)
 	int c;
 
 	memset(f, 0, sizeof(*f));
-	f->device = f->total = f->size = -1;
+	f->device = f->total = f->size = f->op_label = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {
@@ -238,6 +244,8 @@ static int build_config(const struct flags *f, struct serve_config *out)
 		out->total_view = f->total;
 	if (f->size >= 0)
 		out->size_view = f->size;
+	if (f->op_label >= 0)
+		out->op_label = f->op_label;
 	for (size_t i = 0; i < out->nlisten; i++)
 		if (!http_listen_valid(out->listen[i])) {
 			errorf("use host:port, :port or [v6]:port", "bad listen address '%s'",
@@ -253,6 +261,7 @@ static void exporter_opts_of(const struct serve *s, struct exporter_opts *o)
 	o->device_view = s->cfg.device_view;
 	o->total_view = s->cfg.total_view;
 	o->size_view = s->cfg.size_view;
+	o->no_op_label = !s->cfg.op_label;
 	o->lat_le = s->cfg.nlat_le ? s->cfg.lat_le : NULL;
 	o->nlat_le = s->cfg.nlat_le;
 	o->size_le = s->cfg.nsize_le ? s->cfg.size_le : NULL;

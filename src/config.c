@@ -24,6 +24,7 @@ void config_defaults(struct serve_config *c)
 	c->nlisten = 1;
 	snprintf(c->telemetry_path, sizeof(c->telemetry_path), "/metrics");
 	c->device_view = c->total_view = c->size_view = true;
+	c->op_label = true;
 	c->log_level = LOG_INFO_L;
 }
 
@@ -183,6 +184,13 @@ static int buckets_key(struct ctx *x, const char *k, yaml_node_t *v, struct serv
 	return 1;
 }
 
+static int labels_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
+{
+	if (!strcmp(k, "op"))
+		return get_bool(x, v, &c->op_label);
+	return 1;
+}
+
 static int top_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
 {
 	if (!strcmp(k, "web"))
@@ -191,6 +199,8 @@ static int top_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_co
 		return each_key(x, v, "device_time, total_time, request_size", views_key, c);
 	if (!strcmp(k, "buckets"))
 		return each_key(x, v, "latency_seconds, size_bytes", buckets_key, c);
+	if (!strcmp(k, "labels"))
+		return each_key(x, v, "op", labels_key, c);
 	if (!strcmp(k, "bpf_stats"))
 		return get_bool(x, v, &c->bpf_stats);
 	if (!strcmp(k, "log_level")) {
@@ -227,7 +237,7 @@ int config_load(const char *path, struct serve_config *c, char *err, size_t errl
 		return -EINVAL;
 	}
 	root = yaml_document_get_root_node(&x.doc);
-	rc = root ? each_key(&x, root, "web, views, buckets, bpf_stats, log_level", top_key, c) : 0;
+	rc = root ? each_key(&x, root, "web, views, buckets, labels, bpf_stats, log_level", top_key, c) : 0;
 	yaml_document_delete(&x.doc);
 	yaml_parser_delete(&parser);
 	fclose(f);

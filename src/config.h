@@ -15,6 +15,8 @@
  *   buckets:
  *     latency_seconds: [0.0001, 0.001, 0.01, 0.1, 1]
  *     size_bytes: [4096, 65536, 1048576]
+ *   labels:
+ *     op: true                            # false: one series per disk, all ops summed
  *   bpf_stats: false                      # keep kernel BPF run-time stats on
  *   log_level: info                       # debug, info, warn, error
  */
@@ -36,6 +38,7 @@ struct serve_config {
 	char telemetry_path[128];
 	char web_config_file[512]; /* "" for plain HTTP without auth */
 	bool device_view, total_view, size_view;
+	bool op_label;
 	uint64_t lat_le[CONFIG_MAX_BOUNDS]; /* ns */
 	size_t nlat_le;			    /* 0: defaults */
 	uint64_t size_le[CONFIG_MAX_BOUNDS];

@@ -33,7 +33,8 @@ struct exporter {
 	size_t nnames;
 };
 
-static const char *const block_labels[] = { "device", "op", NULL };
+static const char *const block_op_labels[] = { "device", "op", NULL };
+static const char *const device_labels[] = { "device", NULL };
 
 /* Largest table bound <= want, so the bucket is exact; 0 if none. */
 static uint64_t snap_bound(const struct bucket_table *t, uint64_t want)
@@ -149,7 +150,11 @@ struct block_families {
 static int add_block_families(struct exporter *e, struct metric_set *set,
 			      struct block_families *b)
 {
-	static const char *const untimed_labels[] = { "device", "op", "view", NULL };
+	static const char *const untimed_op[] = { "device", "op", "view", NULL };
+	static const char *const untimed_dev[] = { "device", "view", NULL };
+	/* Without the op label, every operation of a disk sums into one series. */
+	const char *const *block_labels = e->o.no_op_label ? device_labels : block_op_labels;
+	const char *const *untimed_labels = e->o.no_op_label ? untimed_dev : untimed_op;
 
 	memset(b, 0, sizeof(*b));
 	if (e->o.device_view)
@@ -220,9 +225,11 @@ static int add_series(struct exporter *e, const struct block_families *b, const 
 		      const struct series *s)
 {
 	const struct iolat_val *v = &s->val;
-	const char *labels[] = { dev, render_op_name(s->key.op), NULL };
-	const char *dev_view[] = { dev, labels[1], "device", NULL };
-	const char *tot_view[] = { dev, labels[1], "total", NULL };
+	const char *op = render_op_name(s->key.op);
+	/* Label values in the families' label order (see add_block_families). */
+	const char *labels[] = { dev, e->o.no_op_label ? NULL : op, NULL };
+	const char *dev_view[] = { dev, e->o.no_op_label ? "device" : op, "device", NULL };
+	const char *tot_view[] = { dev, e->o.no_op_label ? "total" : op, "total", NULL };
 	const struct bucket_table *lat = collector_lat_table(e->c);
 	uint64_t size_sum = v->bytes;
 	int rc = 0;

@@ -20,6 +20,7 @@ struct exporter_opts {
 	size_t nlat_le;
 	const uint64_t *size_le; /* classic bounds, bytes; NULL: defaults */
 	size_t nsize_le;
+	bool no_op_label;	      /* sum operations: series per disk only */
 	unsigned int synthetic_disks; /* testing: this many fake disks' series */
 };
 

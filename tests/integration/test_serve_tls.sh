@@ -86,6 +86,8 @@ views:
   total_time: false
 buckets:
   latency_seconds: [0.001, 0.01]
+labels:
+  op: false
 YML
 start_serve "$WORK/serve2.log" --config.file="$WORK/iolat.yml"
 p2=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/serve2.log" | head -1)
@@ -93,10 +95,13 @@ make_loop 16
 "$DIO" read "$LOOP" 9 4096 || fail "dio read"
 curl -sf "http://127.0.0.1:$p2/m" >"$WORK/m2" || fail "scrape of /m"
 grep -q '^iolat_block_total_latency' "$WORK/m2" && fail "total_time: false still exported"
-les=$(grep "^iolat_block_device_latency_seconds_bucket{device=\"${LOOP#/dev/}\"" "$WORK/m2" |
+les=$(grep "^iolat_block_device_latency_seconds_bucket{device=\"${LOOP#/dev/}\"," "$WORK/m2" |
 	sed 's/.*le="\([^"]*\)".*/\1/' | sort -u | tr '\n' ' ')
 assert_eq "le set" "+Inf 0.001 0.01 " "$les"
 grep -q '# TYPE iolat_block_device_latency_seconds histogram' "$WORK/m2" || fail "device view missing"
+# labels.op false: one series per disk, no op label.
+grep -q "^iolat_block_completions_total{device=\"${LOOP#/dev/}\"} 9$" "$WORK/m2" ||
+	fail "labels.op: false: $(grep "^iolat_block_completions_total" "$WORK/m2")"
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "exit status"
 echo "ok: config file"
