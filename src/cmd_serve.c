@@ -52,6 +52,9 @@ struct serve {
 	int stats_fd;
 };
 
+/* How often the daemon looks for bio-based disks that got a size (see run). */
+#define DISK_RESCAN_S 60
+
 static volatile sig_atomic_t stop, reload;
 
 static void on_stop(int sig)
@@ -436,7 +439,9 @@ static void do_reload(struct serve *s)
 
 static int setup(struct serve *s)
 {
-	struct collector_opts co = { .attach = s->fl.attach };
+	/* A daemon looks for new bio-based disks once a minute (device events
+	 * cover most arrivals at once); hist, interactive, every second. */
+	struct collector_opts co = { .attach = s->fl.attach, .disk_rescan_s = DISK_RESCAN_S };
 	struct exporter_opts eo;
 	struct probe_result pr;
 	char err[512] = "";
@@ -482,15 +487,16 @@ static void teardown(struct serve *s)
 
 /*
  * Idle, the daemon sleeps in collector_wait: the kernel wakes it when a
- * request lacks timestamps, a signal when it must stop or reload, and a
- * 10 s timeout to look for new bio-based disks. No CPU between scrapes.
+ * request lacks timestamps or a disk appears or is resized, a signal when
+ * it must stop or reload, and once a minute it looks for a bio-based disk
+ * that got a size without an event (a sysfs walk, about 1.5 ms).
  */
 static void run(struct serve *s)
 {
 	while (!stop) {
 		int what;
 
-		collector_wait(s->c, 10000);
+		collector_wait(s->c, DISK_RESCAN_S * 1000);
 		if (stop)
 			break;
 		what = collector_maintain(s->c);

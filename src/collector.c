@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netlink.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "disks.h"
 #include "histo.h"
@@ -22,7 +26,10 @@ struct collector {
 	struct bpf_program *prog[TP_COUNT]; /* loaded programs of the chosen mode */
 	struct bpf_link *link[TP_COUNT];    /* attached ones */
 	struct ring_buffer *wakeups;	    /* the kernel's "attach the fallback" nudge */
+	int uevents;			    /* kernel device events (netlink), or -1 */
+	int epoll;			    /* waits on both, for collector_wait */
 	time_t bio_checked;		    /* last look for active bio-based disks */
+	unsigned int rescan_s;		    /* and how often to look without events */
 	int ncpus;
 	struct iolat_val *percpu; /* ncpus values: scratch for reads */
 	struct bucket_table lat, size;
@@ -30,8 +37,6 @@ struct collector {
 	uint64_t size_store[IOLAT_SIZE_SLOTS];
 };
 
-/* How often to look for a bio-based disk that gained a size (a sysfs walk). */
-#define BIO_RESCAN_S 1
 
 /* The two program sets: index 0 tp_btf, 1 raw_tp. */
 struct prog_pair {
@@ -168,9 +173,92 @@ static int attach_needed(struct collector *c)
 	return rc;
 }
 
+static int on_wakeup(void *ctx, void *data, size_t len)
+{
+	(void)ctx, (void)data, (void)len;
+	return 0; /* waking collector_wait is all it is for */
+}
+
+/*
+ * Kernel device events (a disk added, or resized as zram is when it gets
+ * its size) tell when to look for bio-based disks again, so nothing polls
+ * sysfs. Returns a non-blocking socket, or -1 (then a timer stands in).
+ */
+static int open_uevents(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			NETLINK_KOBJECT_UEVENT);
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Drains pending device events; true if any concerned a block device. */
+static bool block_uevents(int fd)
+{
+	char msg[4096];
+	bool block = false;
+	ssize_t n;
+
+	while (fd >= 0 && (n = recv(fd, msg, sizeof(msg) - 1, 0)) > 0) {
+		msg[n] = '\0';
+		/* "ACTION@DEVPATH" then NUL-separated KEY=VALUE fields. */
+		for (char *p = msg; p < msg + n; p += strlen(p) + 1)
+			if (!strcmp(p, "SUBSYSTEM=block"))
+				block = true;
+	}
+	return block;
+}
+
+int collector_wait(struct collector *c, int timeout_ms)
+{
+	struct epoll_event ev[2];
+	int n = epoll_wait(c->epoll, ev, 2, timeout_ms);
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (n > 0)
+		ring_buffer__consume(c->wakeups);
+	return 0;
+}
+
+static int setup_wait(struct collector *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	c->wakeups = ring_buffer__new(bpf_map__fd(c->skel->maps.wakeups), on_wakeup, c, NULL);
+	if (!c->wakeups)
+		return -errno;
+	c->epoll = epoll_create1(EPOLL_CLOEXEC);
+	if (c->epoll < 0)
+		return -errno;
+	if (epoll_ctl(c->epoll, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->wakeups), &ev))
+		return -errno;
+	c->uevents = open_uevents();
+	if (c->uevents >= 0 && epoll_ctl(c->epoll, EPOLL_CTL_ADD, c->uevents, &ev))
+		return -errno;
+	return 0;
+}
+
+static void teardown_wait(struct collector *c)
+{
+	ring_buffer__free(c->wakeups);
+	c->wakeups = NULL;
+	if (c->epoll >= 0)
+		close(c->epoll);
+	if (c->uevents >= 0)
+		close(c->uevents);
+	c->epoll = c->uevents = -1;
+}
+
 int collector_maintain(struct collector *c)
 {
 	int rc, done = 0;
+	bool disks_changed = block_uevents(c->uevents);
 
 	if (c->prog[TP_RQ_ISSUE] && !c->link[TP_RQ_ISSUE] && c->skel->bss->saw_unstamped) {
 		rc = attach_fallback(c);
@@ -178,8 +266,14 @@ int collector_maintain(struct collector *c)
 			return rc;
 		done |= COLLECTOR_NOW_FALLBACK;
 	}
-	if (c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE] &&
-	    time(NULL) >= c->bio_checked + BIO_RESCAN_S) {
+	/*
+	 * Device events miss one case: a disk whose capacity goes from zero to
+	 * non-zero sends none (set_capacity_and_notify() stays silent then),
+	 * and that is how zram gets its size. A timer covers it.
+	 */
+	if (time(NULL) >= c->bio_checked + c->rescan_s)
+		disks_changed = true;
+	if (c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE] && disks_changed) {
 		c->bio_checked = time(NULL);
 		if (bio_disk_active()) {
 			rc = attach_bio(c);
@@ -191,18 +285,7 @@ int collector_maintain(struct collector *c)
 	return done;
 }
 
-static int on_wakeup(void *ctx, void *data, size_t len)
-{
-	(void)ctx, (void)data, (void)len;
-	return 0; /* waking collector_wait is all it is for */
-}
 
-int collector_wait(struct collector *c, int timeout_ms)
-{
-	int rc = ring_buffer__poll(c->wakeups, timeout_ms);
-
-	return rc < 0 && rc != -EINTR ? rc : 0;
-}
 
 /* One attempt at one mode: open, configure, load, attach. */
 static int try_mode(struct collector *c, const struct collector_opts *o,
@@ -231,8 +314,9 @@ static int try_mode(struct collector *c, const struct collector_opts *o,
 			strerror(-rc));
 		goto fail;
 	}
-	c->wakeups = ring_buffer__new(bpf_map__fd(c->skel->maps.wakeups), on_wakeup, c, NULL);
-	rc = c->wakeups ? attach_needed(c) : -errno;
+	rc = setup_wait(c);
+	if (!rc)
+		rc = attach_needed(c);
 	if (rc) {
 		set_err(err, len, "attaching the %s programs failed: %s", attach_mode_name(mode),
 			strerror(-rc));
@@ -241,8 +325,7 @@ static int try_mode(struct collector *c, const struct collector_opts *o,
 	c->mode = mode;
 	return 0;
 fail:
-	ring_buffer__free(c->wakeups);
-	c->wakeups = NULL;
+	teardown_wait(c);
 	detach_all(c);
 	iolat_bpf__destroy(c->skel);
 	c->skel = NULL;
@@ -292,6 +375,8 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	if (!c)
 		return -ENOMEM;
 	c->force_rq_map = o.force_rq_map;
+	c->epoll = c->uevents = -1;
+	c->rescan_s = o.disk_rescan_s ? o.disk_rescan_s : 1;
 	c->ncpus = libbpf_num_possible_cpus();
 	c->percpu = c->ncpus > 0 ? calloc((size_t)c->ncpus, sizeof(*c->percpu)) : NULL;
 	if (!c->percpu) {
@@ -324,7 +409,7 @@ void collector_close(struct collector *c)
 {
 	if (!c)
 		return;
-	ring_buffer__free(c->wakeups);
+	teardown_wait(c);
 	detach_all(c);
 	iolat_bpf__destroy(c->skel);
 	free(c->percpu);

@@ -32,6 +32,7 @@ struct collector_opts {
 	bool key_cgroup;
 	enum attach_mode attach;
 	bool force_rq_map;	 /* ignore struct request times (testing) */
+	unsigned int disk_rescan_s; /* look for new bio-based disks this often; 0: 1 s */
 	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
 	size_t nextra_lat_bounds;
 };
@@ -72,9 +73,9 @@ bool collector_fallback_attached(const struct collector *c);
  * (COLLECTOR_NOW_* bits, 0 for nothing) or -errno.
  */
 /*
- * Sleeps until the kernel asks for the fallback programs, a signal arrives,
- * or timeout_ms pass, using no CPU meanwhile. Then call collector_maintain.
- * Returns 0 or -errno.
+ * Sleeps until the kernel asks for the fallback programs, a block device is
+ * added or resized, a signal arrives, or timeout_ms pass, using no CPU
+ * meanwhile. Then call collector_maintain. Returns 0 or -errno.
  */
 int collector_wait(struct collector *c, int timeout_ms);
 
