@@ -338,11 +338,9 @@ static void report_attached(int what)
 {
 	if (what < 0)
 		errorf(NULL, "attaching a program on demand failed: %s", strerror(-what));
-	if (what > 0 && (what & COLLECTOR_NOW_FALLBACK))
-		fprintf(stderr, "iolat: a request without kernel timestamps completed; "
-				"attached the request-map fallback\n");
-	if (what > 0 && (what & COLLECTOR_NOW_BIO))
-		fprintf(stderr, "iolat: a bio-based disk appeared; attached the bio-layer programs\n");
+	for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_BIO; bit <<= 1)
+		if (what & bit)
+			fprintf(stderr, "iolat: %s\n", collector_now_reason(bit));
 }
 
 /* Sleeps up to `seconds`, returning early when a signal asks to stop, and

@@ -502,11 +502,9 @@ static void run(struct serve *s)
 		what = collector_maintain(s->c);
 		if (what < 0)
 			log_error("attaching a program on demand failed: %s", strerror(-what));
-		if (what & COLLECTOR_NOW_FALLBACK)
-			log_info("a request without kernel timestamps completed; attached the "
-				 "request-map fallback");
-		if (what > 0 && (what & COLLECTOR_NOW_BIO))
-			log_info("a bio-based disk appeared; attached the bio-layer programs");
+		for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_BIO; bit <<= 1)
+			if (what & bit)
+				log_info("%s", collector_now_reason(bit));
 		if (reload) {
 			reload = 0;
 			do_reload(s);

@@ -255,6 +255,14 @@ static void teardown_wait(struct collector *c)
 	c->epoll = c->uevents = -1;
 }
 
+const char *collector_now_reason(int bit)
+{
+	return bit == COLLECTOR_NOW_FALLBACK
+		       ? "a request without kernel timestamps completed; attached the "
+			 "request-map fallback"
+		       : "a bio-based disk appeared; attached the bio-layer programs";
+}
+
 int collector_maintain(struct collector *c)
 {
 	int rc, done = 0;

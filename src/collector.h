@@ -82,6 +82,9 @@ int collector_wait(struct collector *c, int timeout_ms);
 #define COLLECTOR_NOW_FALLBACK 1
 #define COLLECTOR_NOW_BIO 2
 int collector_maintain(struct collector *c);
+
+/* What a COLLECTOR_NOW_* bit means, in words for an operator's log. */
+const char *collector_now_reason(int bit);
 const struct bucket_table *collector_lat_table(const struct collector *c);
 const struct bucket_table *collector_size_table(const struct collector *c);
 
