@@ -31,6 +31,7 @@ const volatile __u64 filter_cgroup = 0;	  /* 0: every cgroup */
 const volatile __s32 filter_cgroup_level = 0;
 const volatile bool key_flags = false;
 const volatile bool key_cgroup = false;
+const volatile bool key_size_class = false;
 const volatile bool force_rq_map = false; /* testing: ignore struct request times */
 const volatile bool rq_tp_has_queue = false; /* rq_issue/rq_insert(q, rq): before 5.11 */
 const volatile __u32 queue_stats_bit = 64;   /* QUEUE_FLAG_STATS; 64 = unknown */
@@ -318,6 +319,20 @@ static __always_inline void account(const struct iolat_key *key, const struct io
 	lat_add(&v->lat[IOLAT_VIEW_TOTAL], c->start_ns, c->now);
 }
 
+/* enum iolat_size_class of a request size. */
+static __always_inline __u8 size_class_of(__u64 bytes)
+{
+	if (bytes <= 4096)
+		return IOLAT_SIZE_4K;
+	if (bytes <= 16384)
+		return IOLAT_SIZE_16K;
+	if (bytes <= 65536)
+		return IOLAT_SIZE_64K;
+	if (bytes <= 1048576)
+		return IOLAT_SIZE_1M;
+	return IOLAT_SIZE_LARGER;
+}
+
 /* Takes the fallback times for rq, if the issue side recorded any. */
 static __always_inline void take_rq_start(struct request *rq, struct io_done *c)
 {
@@ -398,6 +413,8 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	key.op = op_of(cmd_flags);
 	if (key_flags)
 		key.flags = flags_of(cmd_flags);
+	if (key_size_class)
+		key.size_class = size_class_of(c.bytes);
 	account(&key, &c);
 	return 0;
 }
@@ -525,6 +542,8 @@ static __always_inline int on_bio_complete(struct request_queue *q, struct bio *
 	key.op = op_of(opf);
 	if (key_flags)
 		key.flags = flags_of(opf);
+	if (key_size_class)
+		key.size_class = size_class_of(c.bytes);
 	account(&key, &c);
 	return 0;
 }

@@ -49,13 +49,23 @@ enum iolat_flag {
 	IOLAT_F_COUNT = 10,
 };
 
+/* Request size classes, so 4 KiB latency is not mixed with 1 MiB latency. */
+enum iolat_size_class {
+	IOLAT_SIZE_4K = 0, /* <= 4 KiB */
+	IOLAT_SIZE_16K,	   /* 4-16 KiB */
+	IOLAT_SIZE_64K,	   /* 16-64 KiB */
+	IOLAT_SIZE_1M,	   /* 64 KiB-1 MiB */
+	IOLAT_SIZE_LARGER, /* > 1 MiB */
+	IOLAT_SIZE_CLASSES,
+};
+
 /* What one histogram series is keyed by. Unkeyed fields stay zero. */
 struct iolat_key {
 	__u64 cgroup;	  /* blkcg's cgroup id, when keyed or filtered by cgroup */
 	__u32 dev;	  /* whole disk, kernel encoding: major << 20 | minor */
 	__u16 flags;	  /* enum iolat_flag bits, when keyed by flags */
 	__u8 op;	  /* enum iolat_op */
-	__u8 size_class;  /* reserved for per-size-class keys; 0 today */
+	__u8 size_class;  /* enum iolat_size_class, when keyed by size class */
 };
 
 /* Latency views: index into iolat_val.lat[]. */

@@ -97,6 +97,7 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	ro->filter_cgroup_level = o->filter_cgroup_level;
 	ro->key_flags = o->key_flags;
 	ro->key_cgroup = o->key_cgroup;
+	ro->key_size_class = o->key_size_class;
 	ro->force_rq_map = c->force_rq_map;
 	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
 	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : 64;

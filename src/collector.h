@@ -30,6 +30,7 @@ struct collector_opts {
 	int filter_cgroup_level; /* depth of filter_cgroup below its root */
 	bool key_flags;
 	bool key_cgroup;
+	bool key_size_class;
 	enum attach_mode attach;
 	bool force_rq_map;	 /* ignore struct request times (testing) */
 	unsigned int disk_rescan_s; /* look for new bio-based disks this often; 0: 1 s */

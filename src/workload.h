@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * workload.h - from the cgroup id on a bio to a name people know.
+ *
+ * A cgroup id resolves to its path in the hierarchy the io controller is on
+ * (cgroups.h); built-in rules then turn the path into a workload kind and
+ * name: libvirt/qemu VMs, Kubernetes pods (containerd and CRI-O), Docker
+ * containers, systemd services and scopes. Without a rule: the path.
+ */
+#ifndef IOLAT_WORKLOAD_H
+#define IOLAT_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct workload {
+	char kind[16];	 /* "vm", "pod", "container", "service", "scope", "cgroup" */
+	char name[128];
+	char path[512];	 /* relative to the hierarchy's root, "/" for the root */
+};
+
+/*
+ * Names a cgroup path (relative to its hierarchy's root). Pure: no I/O.
+ * Examples: "/machine.slice/machine-qemu\x2d3\x2dweb01.scope" -> vm web01;
+ * "/system.slice/nginx.service" -> service nginx.
+ */
+void workload_classify(const char *path, struct workload *out);
+
+struct workload_cache;
+
+/* A cache of id -> workload over the io hierarchy; NULL on failure. */
+struct workload_cache *workload_cache_new(void);
+void workload_cache_free(struct workload_cache *c);
+
+/*
+ * The workload of cgroup id (0: I/O the kernel charged to no cgroup).
+ * Unknown ids trigger one walk of the hierarchy (at most once a second);
+ * an id still unknown (a cgroup already gone) is named by its number.
+ * A cgroup seen once keeps its name after it is removed.
+ */
+const struct workload *workload_lookup(struct workload_cache *c, uint64_t id);
+
+#endif
