@@ -218,42 +218,49 @@ static bool disk_is_bio_based(uint32_t dev, const struct disk_info *d, int nd)
 	return false;
 }
 
+struct group_ctx {
+	const struct hist_args *a;
+	struct grouping *g;
+	struct disk_info disks[256];
+	int nd;
+};
+
+static int group_one(void *ctx, const struct iolat_key *k, const struct iolat_val *delta)
+{
+	struct group_ctx *x = ctx;
+	struct shown_series want = { .op = -1, .flags = -1 };
+	struct shown_series *dst;
+
+	if (x->a->per_disk) {
+		disks_name(k->dev, want.disk, sizeof(want.disk));
+		want.bio_layer = disk_is_bio_based(k->dev, x->disks, x->nd);
+	}
+	if (x->a->per_op)
+		want.op = k->op;
+	if (x->a->per_flags)
+		want.flags = k->flags;
+	dst = group_for(x->g, &want);
+	if (!dst)
+		return -ENOMEM;
+	histo_add(&dst->val, delta);
+	return 0;
+}
+
 /* The interval's deltas, summed into the groups the flags ask for. */
 static int group_interval(const struct hist_args *a, const struct snapshot *now,
 			  const struct snapshot *before, struct grouping *g)
 {
-	struct disk_info disks[256];
-	int nd = disks_list(disks, 256);
-	struct iolat_val delta;
+	static struct group_ctx x;
+	int rc;
 
+	x.a = a;
+	x.g = g;
+	x.nd = disks_list(x.disks, 256);
 	g->n = 0;
-	for (size_t i = 0; i < now->n; i++) {
-		const struct series *cur = &now->s[i], *old = snapshot_find(before, &cur->key);
-		struct shown_series want = { .op = -1, .flags = -1 };
-		struct shown_series *dst;
-
-		if (old)
-			histo_sub(&delta, &cur->val, &old->val);
-		else
-			delta = cur->val;
-		if (!delta.ios)
-			continue;
-		if (a->per_disk) {
-			disks_name(cur->key.dev, want.disk, sizeof(want.disk));
-			want.bio_layer = disk_is_bio_based(cur->key.dev, disks, nd);
-		}
-		if (a->per_op)
-			want.op = cur->key.op;
-		if (a->per_flags)
-			want.flags = cur->key.flags;
-		dst = group_for(g, &want);
-		if (!dst)
-			return -ENOMEM;
-		histo_add(&dst->val, &delta);
-	}
-	if (g->n > 1)
+	rc = snapshot_deltas(now, before, group_one, &x);
+	if (!rc && g->n > 1)
 		qsort(g->s, g->n, sizeof(*g->s), cmp_shown);
-	return 0;
+	return rc;
 }
 
 static void print_text(const struct hist_args *a, struct collector *c, const struct grouping *g)

@@ -566,3 +566,26 @@ const struct series *snapshot_find(const struct snapshot *snap, const struct iol
 			return &snap->s[i];
 	return NULL;
 }
+
+int snapshot_deltas(const struct snapshot *now, const struct snapshot *before,
+		    int (*fn)(void *ctx, const struct iolat_key *k, const struct iolat_val *delta),
+		    void *ctx)
+{
+	static struct iolat_val delta; /* 10 KiB: not on the stack */
+	int rc;
+
+	for (size_t i = 0; i < now->n; i++) {
+		const struct series *cur = &now->s[i], *old = snapshot_find(before, &cur->key);
+
+		if (old)
+			histo_sub(&delta, &cur->val, &old->val);
+		else
+			delta = cur->val;
+		if (!delta.ios)
+			continue;
+		rc = fn(ctx, &cur->key, &delta);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

@@ -116,4 +116,12 @@ void snapshot_free(struct snapshot *snap);
 /* The series with this key, or NULL. */
 const struct series *snapshot_find(const struct snapshot *snap, const struct iolat_key *k);
 
+/*
+ * Calls fn for every series of `now` that completed I/O since `before`,
+ * with the interval's delta (histo_sub). Stops at fn's first non-zero return.
+ */
+int snapshot_deltas(const struct snapshot *now, const struct snapshot *before,
+		    int (*fn)(void *ctx, const struct iolat_key *k, const struct iolat_val *delta),
+		    void *ctx);
+
 #endif

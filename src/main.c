@@ -68,6 +68,7 @@ static void usage(FILE *f)
 		"  hist     latency histograms with percentiles (like biolatency)\n"
 		"  check    what this kernel offers and which path iolat will use\n"
 		"  serve    Prometheus/OpenMetrics exporter daemon\n"
+		"  top      live table of I/O per VM, pod, container, service or cgroup\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help     this help; 'iolat COMMAND --help' for a command's\n"
@@ -102,6 +103,8 @@ int main(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "serve"))
 		return cmd_serve(argc - 1, argv + 1);
+	if (!strcmp(cmd, "top"))
+		return cmd_top(argc - 1, argv + 1);
 	errorf("run 'iolat --help' for the list", "unknown command '%s'", cmd);
 	return 2;
 }
