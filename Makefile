@@ -40,7 +40,7 @@ LIB_SRCS := src/buckets.c src/histo.c src/disks.c src/probe.c src/collector.c \
 	    src/render.c src/json.c src/cgroups.c src/metrics.c src/buf.c src/expo_text.c src/exporter.c src/http.c src/config.c src/log.c src/workload.c
 LIB_SRCS += src/expo_proto.c
 LIB_SRCS += src/webconfig.c
-CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/cmd_top.c src/errors.c
+CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/cmd_top.c src/cmdutil.c src/errors.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 # protoc-c output: its object joins the library like any other module.
 LIB_OBJS += $(OUT)/prometheus.pb-c.o

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cgroups.h"
+#include "cmdutil.h"
 #include "collector.h"
 #include "commands.h"
 #include "disks.h"
@@ -27,14 +28,6 @@ struct hist_args {
 	uint64_t count;	 /* intervals; 0: unlimited */
 	enum attach_mode attach;
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -117,20 +110,8 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 			return -EINVAL;
 		}
 	}
-	if (optind < argc && parse_seconds(argv[optind++], &a->interval)) {
-		errorf("give INTERVAL as a positive number of seconds, e.g. 1 or 0.5",
-		       "bad interval '%s'", argv[optind - 1]);
+	if (cmd_interval_count(argc, argv, optind, "hist", &a->interval, &a->count))
 		return -EINVAL;
-	}
-	if (optind < argc && parse_uint(argv[optind++], 1, UINT32_MAX, &a->count)) {
-		errorf("give COUNT as a whole number of intervals, 1 or more", "bad count '%s'",
-		       argv[optind - 1]);
-		return -EINVAL;
-	}
-	if (optind < argc) {
-		errorf("see 'iolat hist --help'", "unexpected argument '%s'", argv[optind]);
-		return -EINVAL;
-	}
 	if (a->json && (a->msecs || a->sizes || a->timestamps)) {
 		errorf("JSON always carries ns, sizes and the time; drop -m, -s and -T",
 		       "conflicting options: %s with --json",
@@ -363,7 +344,7 @@ static void wait_interval(struct collector *c, double seconds)
 		end.tv_sec++;
 		end.tv_nsec -= 1000000000L;
 	}
-	while (!stop) {
+	while (!cmd_stop) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
 			return;
@@ -407,7 +388,7 @@ static int run(const struct hist_args *a, struct collector *c)
 		tmp = before;
 		before = now;
 		now = tmp;
-		if (stop)
+		if (cmd_stop)
 			break;
 	}
 	snapshot_free(&before);
@@ -419,33 +400,19 @@ static int run(const struct hist_args *a, struct collector *c)
 int cmd_hist(int argc, char **argv)
 {
 	struct collector_opts o = {};
-	struct probe_result pr;
 	struct hist_args a;
 	struct collector *c;
-	struct sigaction sa = { .sa_handler = on_signal };
-	char err[256] = "";
 	int rc;
 
 	if (parse_args(argc, argv, &a))
 		return 2;
 	if (resolve_filters(&a, &o))
 		return 2;
-	if (!require_bpf_privileges())
-		return 1;
-	if (probe_kernel(&pr)) {
-		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
-		       "this kernel has no BTF (%s is missing)", pr.btf_path);
-		return 1;
-	}
 	o.key_flags = a.per_flags;
 	o.attach = a.attach;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	rc = collector_open(&c, &o, &pr, err, sizeof(err));
-	if (rc) {
-		errorf("'iolat check' shows what this kernel offers", "%s", err);
-		return 1;
-	}
+	rc = cmd_open_collector(&c, &o);
+	if (rc)
+		return rc;
 	rc = run(&a, c);
 	collector_close(c);
 	if (rc) {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cmdutil.h"
 #include "collector.h"
 #include "commands.h"
 #include "disks.h"
@@ -53,14 +54,6 @@ struct table {
 	double seconds;
 	const struct bucket_table *lat;
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -138,19 +131,8 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 			return -EINVAL;
 		}
 	}
-	if (optind < argc && parse_seconds(argv[optind++], &a->interval)) {
-		errorf("give INTERVAL as a positive number of seconds", "bad interval '%s'",
-		       argv[optind - 1]);
+	if (cmd_interval_count(argc, argv, optind, "top", &a->interval, &a->count))
 		return -EINVAL;
-	}
-	if (optind < argc && parse_uint(argv[optind++], 1, UINT32_MAX, &a->count)) {
-		errorf("give COUNT as a whole number, 1 or more", "bad count '%s'", argv[optind - 1]);
-		return -EINVAL;
-	}
-	if (optind < argc) {
-		errorf("see 'iolat top --help'", "unexpected argument '%s'", argv[optind]);
-		return -EINVAL;
-	}
 	if (a->json && a->csv) {
 		errorf("pick one", "conflicting options: --json with --csv");
 		return -EINVAL;
@@ -318,7 +300,7 @@ static double mono_s(void)
 /* Waits an interval in short naps, letting the collector attach on demand. */
 static void nap_until(struct collector *c, double until)
 {
-	while (!stop && mono_s() < until) {
+	while (!cmd_stop && mono_s() < until) {
 		struct timespec nap = { 0, 50 * 1000 * 1000 };
 
 		nanosleep(&nap, NULL);
@@ -338,7 +320,7 @@ static int run(struct top_args *a, struct collector *c)
 		return -ENOMEM;
 	sort_col = a->sort;
 	rc = collector_read(c, &before); /* the baseline: only I/O from now on */
-	for (uint64_t i = 0; !rc && (!a->count || i < a->count) && !stop; i++) {
+	for (uint64_t i = 0; !rc && (!a->count || i < a->count) && !cmd_stop; i++) {
 		nap_until(c, start + a->interval * (double)(i + 1));
 		rc = collector_read(c, &now);
 		if (rc)
@@ -372,11 +354,8 @@ static int run(struct top_args *a, struct collector *c)
 int cmd_top(int argc, char **argv)
 {
 	struct collector_opts o = { .key_cgroup = true };
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct probe_result pr;
 	struct top_args a;
 	struct collector *c;
-	char err[256] = "";
 	int rc;
 
 	if (parse_args(argc, argv, &a))
@@ -385,20 +364,9 @@ int cmd_top(int argc, char **argv)
 		errorf("'lsblk' lists the disks", "no such disk or partition '%s'", a.disk);
 		return 2;
 	}
-	if (!require_bpf_privileges())
-		return 1;
-	if (probe_kernel(&pr)) {
-		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
-		       "this kernel has no BTF (%s is missing)", pr.btf_path);
-		return 1;
-	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	rc = collector_open(&c, &o, &pr, err, sizeof(err));
-	if (rc) {
-		errorf("'iolat check' shows what this kernel offers", "%s", err);
-		return 1;
-	}
+	rc = cmd_open_collector(&c, &o);
+	if (rc)
+		return rc;
 	fprintf(stderr, "Tracing block device I/O per workload... Hit Ctrl-C to end.\n");
 	rc = run(&a, c);
 	collector_close(c);

@@ -73,6 +73,20 @@ make_cgroup() {
 	on_exit "rmdir $CG"
 }
 
+# throttle_reads CG DEV IOPS: blk-throttle (v1 blkio, or io.max on v2) holds
+# cgroup CG to IOPS reads per second on DEV; skips the test without it.
+throttle_reads() {
+	local majmin
+	majmin=$(cat "/sys/class/block/${2#/dev/}/dev")
+	if [ -f "$1/blkio.throttle.read_iops_device" ]; then
+		echo "$majmin $3" >"$1/blkio.throttle.read_iops_device"
+	elif [ -f "$1/io.max" ]; then
+		echo "$majmin riops=$3" >"$1/io.max"
+	else
+		skip "no blk-throttle interface on $1"
+	fi
+}
+
 # in_cgroup CG CMD...: runs CMD inside cgroup CG.
 in_cgroup() {
 	local cg=$1

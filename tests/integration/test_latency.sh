@@ -30,23 +30,11 @@ assert delay <= p50 <= delay * 1.25, (p50, delay)
 assert p50 <= tp50 <= p50 + 1e6, (p50, tp50)   # queueing adds < 1 ms here
 PY
 
-# blk-throttle (v1 blkio, or io.max on v2) at 100 read IOPS on this disk.
-majmin=$(cat "/sys/class/block/$name/dev")
-if [ -f "$cg/blkio.throttle.read_iops_device" ]; then
-	echo "$majmin 100" >"$cg/blkio.throttle.read_iops_device"
-elif [ -f "$cg/io.max" ]; then
-	echo "$majmin riops=100" >"$cg/io.max"
-else
-	skip "no blk-throttle interface on $cg"
-fi
+# blk-throttle at 100 read IOPS on a fast disk.
 make_loop 16
 fast=$LOOP
 fname=${fast#/dev/}
-if [ -f "$cg/blkio.throttle.read_iops_device" ]; then
-	echo "$(cat "/sys/class/block/$fname/dev") 100" >"$cg/blkio.throttle.read_iops_device"
-else
-	echo "$(cat "/sys/class/block/$fname/dev") riops=100" >"$cg/io.max"
-fi
+throttle_reads "$cg" "$fast" 100
 out=$WORK/throttle.json
 start_iolat "$out" hist -D -O --json -c "$cg" -d "$fname"
 t0=$(date +%s.%N)

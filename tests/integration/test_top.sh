@@ -11,14 +11,7 @@ make_cgroup topa
 cga=$CG
 make_cgroup topb
 cgb=$CG
-majmin=$(cat "/sys/class/block/${dev#/dev/}/dev")
-if [ -f "$cgb/blkio.throttle.read_iops_device" ]; then
-	echo "$majmin 400" >"$cgb/blkio.throttle.read_iops_device"
-elif [ -f "$cgb/io.max" ]; then
-	echo "$majmin riops=400" >"$cgb/io.max"
-else
-	skip "no blk-throttle interface"
-fi
+throttle_reads "$cgb" "$dev" 400
 
 run_fio() { # CGROUP NAME: 6 s of 4 KiB random reads, QD4
 	in_cgroup "$1" fio --name="$2" --filename="$dev" --rw=randread --bs=4k --ioengine=io_uring \
