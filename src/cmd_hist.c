@@ -22,7 +22,7 @@
 #include "render.h"
 
 struct hist_args {
-	bool per_disk, per_flags, per_op, total, msecs, timestamps, json, sizes;
+	bool per_disk, per_flags, per_op, per_size, total, msecs, timestamps, json, sizes;
 	const char *disk, *cgroup;
 	double interval; /* seconds; 0: until Ctrl-C */
 	uint64_t count;	 /* intervals; 0: unlimited */
@@ -45,6 +45,8 @@ static void usage(FILE *f)
 		"  -D, --disk-split     a histogram per disk\n"
 		"  -O, --op-split       a histogram per operation (read, write, flush, ...)\n"
 		"  -F, --flags-split    a histogram per request flag set (sync, fua, ...)\n"
+		"  -S, --size-split     a histogram per request size class (<=4KiB, 4-16KiB,\n"
+		"                       16-64KiB, 64KiB-1MiB, >1MiB)\n"
 		"  -Q, --queued         show total time instead of device time\n"
 		"  -m, --milliseconds   rows in msecs instead of usecs\n"
 		"  -T, --timestamp      print a timestamp with each interval\n"
@@ -68,6 +70,7 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 	static const struct option opts[] = {
 		{ "disk-split", no_argument, NULL, 'D' },  { "op-split", no_argument, NULL, 'O' },
 		{ "flags-split", no_argument, NULL, 'F' }, { "queued", no_argument, NULL, 'Q' },
+		{ "size-split", no_argument, NULL, 'S' },
 		{ "milliseconds", no_argument, NULL, 'm' }, { "timestamp", no_argument, NULL, 'T' },
 		{ "sizes", no_argument, NULL, 's' },	   { "disk", required_argument, NULL, 'd' },
 		{ "cgroup", required_argument, NULL, 'c' }, { "json", no_argument, NULL, 'j' },
@@ -78,11 +81,12 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 
 	memset(a, 0, sizeof(*a));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+DOFQmTsd:c:jvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+DOFSQmTsd:c:jvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'D': a->per_disk = true; break;
 		case 'O': a->per_op = true; break;
 		case 'F': a->per_flags = true; break;
+		case 'S': a->per_size = true; break;
 		case 'Q': a->total = true; break;
 		case 'm': a->msecs = true; break;
 		case 'T': a->timestamps = true; break;
@@ -164,7 +168,7 @@ static struct shown_series *group_for(struct grouping *g, const struct shown_ser
 {
 	for (size_t i = 0; i < g->n; i++)
 		if (!strcmp(g->s[i].disk, want->disk) && g->s[i].op == want->op &&
-		    g->s[i].flags == want->flags)
+		    g->s[i].flags == want->flags && g->s[i].size_class == want->size_class)
 			return &g->s[i];
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 8;
@@ -188,7 +192,9 @@ static int cmp_shown(const void *pa, const void *pb)
 		return d;
 	if (a->op != b->op)
 		return a->op - b->op;
-	return a->flags - b->flags;
+	if (a->flags != b->flags)
+		return a->flags - b->flags;
+	return a->size_class - b->size_class;
 }
 
 static bool disk_is_bio_based(uint32_t dev, const struct disk_info *d, int nd)
@@ -209,7 +215,7 @@ struct group_ctx {
 static int group_one(void *ctx, const struct iolat_key *k, const struct iolat_val *delta)
 {
 	struct group_ctx *x = ctx;
-	struct shown_series want = { .op = -1, .flags = -1 };
+	struct shown_series want = { .op = -1, .flags = -1, .size_class = -1 };
 	struct shown_series *dst;
 
 	if (x->a->per_disk) {
@@ -220,6 +226,8 @@ static int group_one(void *ctx, const struct iolat_key *k, const struct iolat_va
 		want.op = k->op;
 	if (x->a->per_flags)
 		want.flags = k->flags;
+	if (x->a->per_size)
+		want.size_class = k->size_class;
 	dst = group_for(x->g, &want);
 	if (!dst)
 		return -ENOMEM;
@@ -261,7 +269,7 @@ static void print_text(const struct hist_args *a, struct collector *c, const str
 	for (size_t i = 0; i < g->n; i++) {
 		const struct shown_series *s = &g->s[i];
 
-		if (s->disk[0] || s->op >= 0 || s->flags >= 0) {
+		if (s->disk[0] || s->op >= 0 || s->flags >= 0 || s->size_class >= 0) {
 			putchar('\n');
 			render_labels_text(stdout, s);
 		}
@@ -409,6 +417,7 @@ int cmd_hist(int argc, char **argv)
 	if (resolve_filters(&a, &o))
 		return 2;
 	o.key_flags = a.per_flags;
+	o.key_size_class = a.per_size;
 	o.attach = a.attach;
 	rc = cmd_open_collector(&c, &o);
 	if (rc)

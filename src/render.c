@@ -20,6 +20,15 @@ static const char *const flag_names[IOLAT_F_COUNT] = {
 	"nowait",
 };
 
+const char *render_size_class_name(int c)
+{
+	static const char *const names[IOLAT_SIZE_CLASSES] = {
+		"<=4KiB", "4-16KiB", "16-64KiB", "64KiB-1MiB", ">1MiB",
+	};
+
+	return c >= 0 && c < IOLAT_SIZE_CLASSES ? names[c] : "all";
+}
+
 const char *render_op_name(int op)
 {
 	return op >= 0 && op < IOLAT_OP_COUNT ? op_names[op] : "all";
@@ -155,7 +164,10 @@ void render_labels_text(FILE *f, const struct shown_series *s)
 	if (s->flags >= 0) {
 		render_flags(s->flags, flags, sizeof(flags));
 		fprintf(f, "%sflags = %s", sep, flags);
+		sep = "  ";
 	}
+	if (s->size_class >= 0)
+		fprintf(f, "%ssize = %s", sep, render_size_class_name(s->size_class));
 	fputc('\n', f);
 }
 
@@ -214,6 +226,8 @@ void render_series_json(struct json *j, const struct shown_series *s,
 		render_flags(s->flags, flags, sizeof(flags));
 		json_kv_string(j, "flags", flags);
 	}
+	if (s->size_class >= 0)
+		json_kv_string(j, "size_class", render_size_class_name(s->size_class));
 	json_kv_uint(j, "ios", s->val.ios);
 	json_kv_uint(j, "bytes", s->val.bytes);
 	json_kv_uint(j, "errors", s->val.errors);

@@ -19,11 +19,15 @@ struct shown_series {
 	char disk[64];	/* "" when all disks are summed */
 	int op;		/* enum iolat_op, or -1 when summed */
 	int flags;	/* enum iolat_flag bits, or -1 when not split by flags */
+	int size_class;	/* enum iolat_size_class, or -1 when not split by size */
 	bool bio_layer; /* disk timed at the bio layer (no request events) */
 	struct iolat_val val;
 };
 
 const char *render_op_name(int op);
+
+/* "<=4KiB", "4-16KiB", ... for an enum iolat_size_class. */
+const char *render_size_class_name(int c);
 
 /* "sync|fua", or "none"; into buf. */
 void render_flags(int flags, char *buf, size_t len);

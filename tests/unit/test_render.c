@@ -364,7 +364,20 @@ static void set_labels(const char *disk, int op, int flags, bool bio_layer)
 	snprintf(series.disk, sizeof(series.disk), "%s", disk);
 	series.op = op;
 	series.flags = flags;
+	series.size_class = -1; /* not split by size */
 	series.bio_layer = bio_layer;
+}
+
+/* Split by size class: the label is named in text and JSON. */
+static void test_labels_size_class(void **state)
+{
+	set_labels("vda", IOLAT_OP_READ, -1, false);
+	series.size_class = IOLAT_SIZE_64K;
+	render_labels_text(cap_file(state), &series);
+	assert_string_equal(captured(state), "disk = vda  op = read  size = 16-64KiB\n");
+	assert_string_equal(render_size_class_name(IOLAT_SIZE_4K), "<=4KiB");
+	assert_string_equal(render_size_class_name(IOLAT_SIZE_LARGER), ">1MiB");
+	assert_string_equal(render_size_class_name(-1), "all");
 }
 
 static void test_labels_all(void **state)
@@ -508,6 +521,7 @@ int main(void)
 		TEST(test_size_text),
 		TEST(test_labels_all),
 		TEST(test_labels_partial),
+		TEST(test_labels_size_class),
 		TEST(test_series_json),
 		TEST(test_series_json_summed),
 		TEST(test_series_json_array),
