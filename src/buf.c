@@ -2,6 +2,7 @@
 /* buf.c - a growable byte buffer (buf.h). */
 #include "buf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,4 +79,19 @@ void buf_free(struct buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 	b->failed = false;
+}
+
+int array_make_room(void **items, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t want = *cap ? *cap * 2 : first;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*items, want * size);
+	if (!p)
+		return -ENOMEM;
+	*items = p;
+	*cap = want;
+	return 0;
 }

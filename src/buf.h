@@ -23,4 +23,11 @@ bool buf_failed(const struct buf *b);
 void buf_reset(struct buf *b); /* empties it, keeps the memory */
 void buf_free(struct buf *b);
 
+/*
+ * Makes room for one more element in a growable array (*items holding n of
+ * *cap elements of `size` bytes), doubling from `first`. The caller's
+ * pointers into the array are stale after a successful call. 0 or -ENOMEM.
+ */
+int array_make_room(void **items, size_t *cap, size_t n, size_t size, size_t first);
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "cgroups.h"
 #include "cmdutil.h"
+#include "buf.h"
 #include "collector.h"
 #include "commands.h"
 #include "disks.h"
@@ -170,15 +171,8 @@ static struct shown_series *group_for(struct grouping *g, const struct shown_ser
 		if (!strcmp(g->s[i].disk, want->disk) && g->s[i].op == want->op &&
 		    g->s[i].flags == want->flags && g->s[i].size_class == want->size_class)
 			return &g->s[i];
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 8;
-		struct shown_series *s = realloc(g->s, cap * sizeof(*s));
-
-		if (!s)
-			return NULL;
-		g->s = s;
-		g->cap = cap;
-	}
+	if (array_make_room((void **)&g->s, &g->cap, g->n, sizeof(*g->s), 8))
+		return NULL;
 	g->s[g->n] = *want;
 	return &g->s[g->n++];
 }

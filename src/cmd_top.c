@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cmdutil.h"
+#include "buf.h"
 #include "collector.h"
 #include "commands.h"
 #include "disks.h"
@@ -147,15 +148,8 @@ static struct row *row_for(struct table *t, const struct workload *w)
 	for (size_t i = 0; i < t->n; i++)
 		if (!strcmp(t->r[i].w.name, w->name) && !strcmp(t->r[i].w.kind, w->kind))
 			return &t->r[i];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct row *r = realloc(t->r, cap * sizeof(*r));
-
-		if (!r)
-			return NULL;
-		t->r = r;
-		t->cap = cap;
-	}
+	if (array_make_room((void **)&t->r, &t->cap, t->n, sizeof(*t->r), 16))
+		return NULL;
 	memset(&t->r[t->n], 0, sizeof(t->r[0]));
 	t->r[t->n].w = *w;
 	return &t->r[t->n++];

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "disks.h"
+#include "buf.h"
 #include "histo.h"
 #include "iolat.skel.h"
 
@@ -434,15 +435,8 @@ const struct bucket_table *collector_size_table(const struct collector *c) { ret
 
 static int snapshot_push(struct snapshot *snap, const struct iolat_key *k)
 {
-	if (snap->n == snap->cap) {
-		size_t cap = snap->cap ? snap->cap * 2 : 16;
-		struct series *s = realloc(snap->s, cap * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		snap->s = s;
-		snap->cap = cap;
-	}
+	if (array_make_room((void **)&snap->s, &snap->cap, snap->n, sizeof(*snap->s), 16))
+		return -ENOMEM;
 	memset(&snap->s[snap->n], 0, sizeof(snap->s[0]));
 	snap->s[snap->n].key = *k;
 	snap->n++;

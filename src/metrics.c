@@ -2,6 +2,8 @@
 /* metrics.c - the metric model the exposition formats render (metrics.h). */
 #include "metrics.h"
 
+#include "buf.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,15 +96,8 @@ static struct metric_series *append_series(struct metric_family *f, const char *
 {
 	struct metric_series *s;
 
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 16;
-		struct metric_series *ns = realloc(f->series, cap * sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		f->series = ns;
-		f->cap = cap;
-	}
+	if (array_make_room((void **)&f->series, &f->cap, f->n, sizeof(*f->series), 16))
+		return NULL;
 	s = &f->series[f->n];
 	memset(s, 0, sizeof(*s));
 	for (int k = 0; k < f->nlabels; k++) {
