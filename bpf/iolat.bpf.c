@@ -36,6 +36,16 @@ const volatile bool force_rq_map = false; /* testing: ignore struct request time
 const volatile bool rq_tp_has_queue = false; /* rq_issue/rq_insert(q, rq): before 5.11 */
 const volatile __u32 queue_stats_bit = 64;   /* QUEUE_FLAG_STATS; 64 = unknown */
 
+const volatile bool shared_values = false; /* count in hists_shared, atomically */
+
+/*
+ * Per-CPU values make the hot path free of atomics, but cost ~10 KiB per
+ * key per CPU and, allocated on first use, come from the kernel's small
+ * reserve for atomic per-CPU allocations: fine for a few disk keys, too
+ * little for cgroups that appear by the hundred. Keyed by cgroup, iolat
+ * counts in one shared value per key with atomic adds instead (user space
+ * shrinks the unused map to one entry).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 4096);
@@ -43,6 +53,14 @@ struct {
 	__type(key, struct iolat_key);
 	__type(value, struct iolat_val);
 } hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct iolat_key);
+	__type(value, struct iolat_val);
+} hists_shared SEC(".maps");
 
 /* Fallback start times, for requests whose struct request times are unset. */
 struct rq_times {
@@ -297,24 +315,71 @@ struct io_done {
 	int error;
 };
 
+/* The value of key in the map in use, created zeroed if new; NULL if full. */
+static __always_inline struct iolat_val *value_of(const struct iolat_key *key)
+{
+	void *map = shared_values ? (void *)&hists_shared : (void *)&hists;
+	struct iolat_val *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, &zero_val, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(map, key);
+	if (!v)
+		stat_inc(IOLAT_STAT_HIST_FULL);
+	return v;
+}
+
+/* A shared value's running maximum: retried while other CPUs raise it. */
+static __always_inline void atomic_max(__u64 *p, __u64 v)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 cur = *(volatile __u64 *)p;
+
+		if (v <= cur || __sync_val_compare_and_swap(p, cur, v) == cur)
+			return;
+	}
+}
+
+static __always_inline void lat_add_shared(struct iolat_lat *l, __u64 start, __u64 now)
+{
+	__u64 ns;
+
+	if (!start || start > now) {
+		__sync_fetch_and_add(&l->unseen, 1);
+		return;
+	}
+	ns = now - start;
+	__sync_fetch_and_add(&l->count, 1);
+	__sync_fetch_and_add(&l->sum_ns, ns);
+	atomic_max(&l->max_ns, ns);
+	__sync_fetch_and_add(&l->slots[slot_of(lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) &
+				       (IOLAT_LAT_SLOTS - 1)], 1);
+}
+
 static __always_inline void account(const struct iolat_key *key, const struct io_done *c)
 {
-	struct iolat_val *v = bpf_map_lookup_elem(&hists, key);
+	struct iolat_val *v = value_of(key);
+	__u32 size_slot = slot_of(size_bounds, IOLAT_SIZE_SLOTS_LOG2, c->bytes) &
+			  (IOLAT_SIZE_SLOTS - 1);
 
-	if (!v) {
-		bpf_map_update_elem(&hists, key, &zero_val, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&hists, key);
-		if (!v) {
-			stat_inc(IOLAT_STAT_HIST_FULL);
-			return;
-		}
+	if (!v)
+		return;
+	if (shared_values) {
+		__sync_fetch_and_add(&v->ios, 1);
+		__sync_fetch_and_add(&v->bytes, c->bytes);
+		if (c->error)
+			__sync_fetch_and_add(&v->errors, 1);
+		__sync_fetch_and_add(&v->size_slots[size_slot], 1);
+		lat_add_shared(&v->lat[IOLAT_VIEW_DEVICE], c->issue_ns, c->now);
+		lat_add_shared(&v->lat[IOLAT_VIEW_TOTAL], c->start_ns, c->now);
+		return;
 	}
 	v->ios++;
 	v->bytes += c->bytes;
 	if (c->error)
 		v->errors++;
-	v->size_slots[slot_of(size_bounds, IOLAT_SIZE_SLOTS_LOG2, c->bytes) &
-		      (IOLAT_SIZE_SLOTS - 1)]++;
+	v->size_slots[size_slot]++;
 	lat_add(&v->lat[IOLAT_VIEW_DEVICE], c->issue_ns, c->now);
 	lat_add(&v->lat[IOLAT_VIEW_TOTAL], c->start_ns, c->now);
 }

@@ -33,8 +33,8 @@
 struct flags {
 	const char *config_file;
 	struct serve_config set; /* values of the flags given */
-	bool has_listen, has_path, has_web, has_stats, has_level;
-	int device, total, size, op_label; /* -1: not given */
+	bool has_listen, has_path, has_web, has_stats, has_level, has_expire;
+	int device, total, size, op_label, workloads; /* -1: not given */
 	enum attach_mode attach;
 	unsigned int synthetic;
 };
@@ -89,6 +89,11 @@ static void usage(FILE *f)
 		"      --[no-]collector.device-time   device-time histograms (default on)\n"
 		"      --[no-]collector.total-time    total-time histograms (default on)\n"
 		"      --[no-]collector.request-size  request-size histograms (default on)\n"
+		"      --[no-]collector.workloads  iolat_workload_* series per VM, pod,\n"
+		"                                 container, service or cgroup (default on)\n"
+		"      --workloads.max=N          at most N workload label sets; past it I/O\n"
+		"                                 counts under workload=\"other\" (default 500)\n"
+		"      --workloads.expire=DUR     a removed workload's series stay DUR (5m)\n"
 		"      --[no-]label.op            an op label (read, write, ...) on block\n"
 		"                                 metrics; without it ops sum per disk (default on)\n"
 		"      --bpf.stats                keep kernel BPF run-time stats on while\n"
@@ -106,6 +111,7 @@ static void usage(FILE *f)
 enum {
 	OPT_LISTEN = 256, OPT_PATH, OPT_WEBCFG, OPT_CONFIG, OPT_DEV, OPT_NODEV, OPT_TOT, OPT_NOTOT,
 	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH, OPT_OPL, OPT_NOOPL,
+	OPT_WL, OPT_NOWL, OPT_WLMAX, OPT_WLEXP,
 };
 
 static int parse_flag(struct flags *f, int c, const char *arg)
@@ -143,6 +149,22 @@ static int parse_flag(struct flags *f, int c, const char *arg)
 	case OPT_NOSIZE: f->size = 0; return 0;
 	case OPT_OPL: f->op_label = 1; return 0;
 	case OPT_NOOPL: f->op_label = 0; return 0;
+	case OPT_WL: f->workloads = 1; return 0;
+	case OPT_NOWL: f->workloads = 0; return 0;
+	case OPT_WLMAX:
+		if (parse_uint(arg, 1, 100000, &n)) {
+			errorf(NULL, "--workloads.max takes a number from 1 to 100000");
+			return -EINVAL;
+		}
+		s->workloads_max = (size_t)n;
+		return 0;
+	case OPT_WLEXP:
+		if (config_duration(arg, &s->workloads_expire_s)) {
+			errorf("e.g. 300, 90s, 5m or 1h", "bad --workloads.expire '%s'", arg);
+			return -EINVAL;
+		}
+		f->has_expire = true;
+		return 0;
 	case OPT_STATS: s->bpf_stats = f->has_stats = true; return 0;
 	case OPT_LEVEL:
 		if (config_log_level(arg) < 0) {
@@ -187,6 +209,10 @@ static int parse_args(int argc, char **argv, struct flags *f)
 		{ "no-collector.request-size", no_argument, NULL, OPT_NOSIZE },
 		{ "label.op", no_argument, NULL, OPT_OPL },
 		{ "no-label.op", no_argument, NULL, OPT_NOOPL },
+		{ "collector.workloads", no_argument, NULL, OPT_WL },
+		{ "no-collector.workloads", no_argument, NULL, OPT_NOWL },
+		{ "workloads.max", required_argument, NULL, OPT_WLMAX },
+		{ "workloads.expire", required_argument, NULL, OPT_WLEXP },
 		{ "bpf.stats", no_argument, NULL, OPT_STATS },
 		{ "log.level", required_argument, NULL, OPT_LEVEL },
 		{ "attach", required_argument, NULL, OPT_ATTACH },
@@ -197,7 +223,7 @@ static int parse_args(int argc, char **argv, struct flags *f)
 	int c;
 
 	memset(f, 0, sizeof(*f));
-	f->device = f->total = f->size = f->op_label = -1;
+	f->device = f->total = f->size = f->op_label = f->workloads = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {
@@ -249,6 +275,12 @@ static int build_config(const struct flags *f, struct serve_config *out)
 		out->size_view = f->size;
 	if (f->op_label >= 0)
 		out->op_label = f->op_label;
+	if (f->workloads >= 0)
+		out->workloads = f->workloads;
+	if (f->set.workloads_max)
+		out->workloads_max = f->set.workloads_max;
+	if (f->has_expire)
+		out->workloads_expire_s = f->set.workloads_expire_s;
 	for (size_t i = 0; i < out->nlisten; i++)
 		if (!http_listen_valid(out->listen[i])) {
 			errorf("use host:port, :port or [v6]:port", "bad listen address '%s'",
@@ -270,6 +302,11 @@ static void exporter_opts_of(const struct serve *s, struct exporter_opts *o)
 	o->size_le = s->cfg.nsize_le ? s->cfg.size_le : NULL;
 	o->nsize_le = s->cfg.nsize_le;
 	o->synthetic_disks = s->fl.synthetic;
+	o->workloads = s->cfg.workloads;
+	o->wl.max_sets = s->cfg.workloads_max;
+	o->wl.expire_s = s->cfg.workloads_expire_s;
+	o->rules = s->cfg.rules;
+	o->nrules = s->cfg.nrules;
 }
 
 static double now_s(void)
@@ -441,7 +478,8 @@ static int setup(struct serve *s)
 {
 	/* A daemon looks for new bio-based disks once a minute (device events
 	 * cover most arrivals at once); hist, interactive, every second. */
-	struct collector_opts co = { .attach = s->fl.attach, .disk_rescan_s = DISK_RESCAN_S };
+	struct collector_opts co = { .attach = s->fl.attach, .disk_rescan_s = DISK_RESCAN_S,
+				     .key_cgroup = s->cfg.workloads };
 	struct exporter_opts eo;
 	struct probe_result pr;
 	char err[512] = "";

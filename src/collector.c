@@ -24,6 +24,7 @@ struct collector {
 	struct iolat_bpf *skel;
 	enum attach_mode mode;
 	bool force_rq_map;
+	bool key_cgroup;
 	struct bpf_program *prog[TP_COUNT]; /* loaded programs of the chosen mode */
 	struct bpf_link *link[TP_COUNT];    /* attached ones */
 	struct ring_buffer *wakeups;	    /* the kernel's "attach the fallback" nudge */
@@ -32,7 +33,10 @@ struct collector {
 	time_t bio_checked;		    /* last look for active bio-based disks */
 	unsigned int rescan_s;		    /* and how often to look without events */
 	int ncpus;
+	struct bpf_map *hists;	  /* the histogram map in use (hists or hists_shared) */
+	int nvals;		  /* values per key in it: ncpus, or 1 if shared */
 	struct iolat_val *percpu; /* ncpus values: scratch for reads */
+	struct snapshot retired;  /* values taken out of the kernel map */
 	struct bucket_table lat, size;
 	uint64_t lat_store[IOLAT_LAT_SLOTS];
 	uint64_t size_store[IOLAT_SIZE_SLOTS];
@@ -98,10 +102,19 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	ro->filter_cgroup_level = o->filter_cgroup_level;
 	ro->key_flags = o->key_flags;
 	ro->key_cgroup = o->key_cgroup;
+	c->key_cgroup = o->key_cgroup;
 	ro->key_size_class = o->key_size_class;
 	ro->force_rq_map = c->force_rq_map;
 	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
 	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : 64;
+	/* Keyed by cgroup, values are shared (see the map's comment in
+	 * iolat.bpf.c); the map not in use shrinks to one entry. */
+	ro->shared_values = o->key_cgroup;
+	c->hists = o->key_cgroup ? c->skel->maps.hists_shared : c->skel->maps.hists;
+	c->nvals = o->key_cgroup ? 1 : c->ncpus;
+	bpf_map__set_max_entries(o->key_cgroup ? c->skel->maps.hists : c->skel->maps.hists_shared, 1);
+	if (o->max_keys)
+		bpf_map__set_max_entries(c->hists, o->max_keys);
 }
 
 static int attach_tp(struct collector *c, enum probe_tp tp)
@@ -422,33 +435,32 @@ void collector_close(struct collector *c)
 	teardown_wait(c);
 	detach_all(c);
 	iolat_bpf__destroy(c->skel);
+	snapshot_free(&c->retired);
 	free(c->percpu);
 	free(c);
 }
 
 enum attach_mode collector_mode(const struct collector *c) { return c->mode; }
 bool collector_rq_map_forced(const struct collector *c) { return c->force_rq_map; }
+bool collector_keyed_by_cgroup(const struct collector *c) { return c->key_cgroup; }
 bool collector_bio_attached(const struct collector *c) { return c->link[TP_BIO_QUEUE]; }
 bool collector_fallback_attached(const struct collector *c) { return c->link[TP_RQ_ISSUE]; }
 const struct bucket_table *collector_lat_table(const struct collector *c) { return &c->lat; }
 const struct bucket_table *collector_size_table(const struct collector *c) { return &c->size; }
 
-static int snapshot_push(struct snapshot *snap, const struct iolat_key *k)
+/* Sums a per-CPU value read from the kernel into dst. */
+static void sum_cpus(const struct collector *c, struct iolat_val *dst)
 {
-	if (array_make_room((void **)&snap->s, &snap->cap, snap->n, sizeof(*snap->s), 16))
-		return -ENOMEM;
-	memset(&snap->s[snap->n], 0, sizeof(snap->s[0]));
-	snap->s[snap->n].key = *k;
-	snap->n++;
-	return 0;
+	for (int cpu = 0; cpu < c->nvals; cpu++)
+		histo_add(dst, &c->percpu[cpu]);
 }
 
 int collector_read(struct collector *c, struct snapshot *snap)
 {
-	int fd = bpf_map__fd(c->skel->maps.hists);
+	int fd = bpf_map__fd(c->hists);
 	struct iolat_key key, next;
+	struct series *s;
 	void *prev = NULL;
-	int rc;
 
 	snap->n = 0;
 	/*
@@ -460,13 +472,41 @@ int collector_read(struct collector *c, struct snapshot *snap)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, c->percpu))
 			continue; /* deleted under us */
-		rc = snapshot_push(snap, &key);
-		if (rc)
-			return rc;
-		for (int cpu = 0; cpu < c->ncpus; cpu++)
-			histo_add(&snap->s[snap->n - 1].val, &c->percpu[cpu]);
+		s = snapshot_push(snap, &key);
+		if (!s)
+			return -ENOMEM;
+		sum_cpus(c, &s->val);
 	}
-	return 0;
+	/* Retired keys carry user-space cgroup ids: never equal to live ones. */
+	return snapshot_append(snap, &c->retired);
+}
+
+int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t into)
+{
+	int fd = bpf_map__fd(c->hists);
+	struct iolat_key moved = *k;
+	struct iolat_val *sum;
+	int rc;
+
+	/* Atomic on 5.14+; before that a completion between the two is lost. */
+	if (bpf_map_lookup_and_delete_elem(fd, k, c->percpu)) {
+		if (bpf_map_lookup_elem(fd, k, c->percpu))
+			return errno == ENOENT ? 0 : -errno;
+		bpf_map_delete_elem(fd, k);
+	}
+	sum = calloc(1, sizeof(*sum));
+	if (!sum)
+		return -ENOMEM;
+	sum_cpus(c, sum);
+	moved.cgroup = into;
+	rc = snapshot_add(&c->retired, &moved, sum);
+	free(sum);
+	return rc;
+}
+
+int collector_refold(struct collector *c, uint64_t from, uint64_t into)
+{
+	return snapshot_refold(&c->retired, from, into);
 }
 
 int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT])
@@ -534,7 +574,7 @@ static uint64_t count_keys(int fd, size_t key_size)
 
 int collector_map_stats(struct collector *c, struct map_stats *out, int max)
 {
-	struct bpf_map *maps[] = { c->skel->maps.hists, c->skel->maps.rq_starts,
+	struct bpf_map *maps[] = { c->hists, c->skel->maps.rq_starts,
 				   c->skel->maps.bio_starts };
 	int n = 0;
 
@@ -544,42 +584,4 @@ int collector_map_stats(struct collector *c, struct map_stats *out, int max)
 		out[n].entries = count_keys(bpf_map__fd(maps[i]), bpf_map__key_size(maps[i]));
 	}
 	return n;
-}
-
-void snapshot_free(struct snapshot *snap)
-{
-	free(snap->s);
-	snap->s = NULL;
-	snap->n = snap->cap = 0;
-}
-
-const struct series *snapshot_find(const struct snapshot *snap, const struct iolat_key *k)
-{
-	for (size_t i = 0; i < snap->n; i++)
-		if (memcmp(&snap->s[i].key, k, sizeof(*k)) == 0)
-			return &snap->s[i];
-	return NULL;
-}
-
-int snapshot_deltas(const struct snapshot *now, const struct snapshot *before,
-		    int (*fn)(void *ctx, const struct iolat_key *k, const struct iolat_val *delta),
-		    void *ctx)
-{
-	static struct iolat_val delta; /* 10 KiB: not on the stack */
-	int rc;
-
-	for (size_t i = 0; i < now->n; i++) {
-		const struct series *cur = &now->s[i], *old = snapshot_find(before, &cur->key);
-
-		if (old)
-			histo_sub(&delta, &cur->val, &old->val);
-		else
-			delta = cur->val;
-		if (!delta.ios)
-			continue;
-		rc = fn(ctx, &cur->key, &delta);
-		if (rc)
-			return rc;
-	}
-	return 0;
 }

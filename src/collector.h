@@ -15,6 +15,7 @@
 #include "iolat.h"
 #include "buckets.h"
 #include "probe.h"
+#include "snapshot.h"
 
 enum attach_mode {
 	ATTACH_AUTO = 0, /* tp_btf, else raw_tp */
@@ -36,17 +37,7 @@ struct collector_opts {
 	unsigned int disk_rescan_s; /* look for new bio-based disks this often; 0: 1 s */
 	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
 	size_t nextra_lat_bounds;
-};
-
-/* One series: a key and its values summed over CPUs, cumulative. */
-struct series {
-	struct iolat_key key;
-	struct iolat_val val;
-};
-
-struct snapshot {
-	struct series *s;
-	size_t n, cap;
+	uint32_t max_keys;	 /* histogram map capacity; 0: 4096 */
 };
 
 struct collector;
@@ -64,6 +55,7 @@ void collector_close(struct collector *c);
 
 enum attach_mode collector_mode(const struct collector *c);
 bool collector_rq_map_forced(const struct collector *c);
+bool collector_keyed_by_cgroup(const struct collector *c);
 bool collector_bio_attached(const struct collector *c);
 bool collector_fallback_attached(const struct collector *c);
 
@@ -92,6 +84,18 @@ const struct bucket_table *collector_size_table(const struct collector *c);
 /* Reads every series into snap (replacing its contents). 0 or -errno. */
 int collector_read(struct collector *c, struct snapshot *snap);
 
+/*
+ * Moves key k's values out of the kernel map into user space, under cgroup
+ * id `into` (an id of COLLECTOR_CG_USER or above, which collector_read
+ * returns alongside the live keys): so keys of cgroups that are gone stop
+ * taking map space while their counts stay in every total. 0 or -errno.
+ */
+#define COLLECTOR_CG_USER (1ULL << 63) /* kernel cgroup ids never reach it */
+int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t into);
+
+/* Merges the retired series of cgroup id `from` into `into`. 0 or -errno. */
+int collector_refold(struct collector *c, uint64_t from, uint64_t into);
+
 /* Collector-wide counters (enum iolat_stat), summed over CPUs. */
 int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT]);
 
@@ -110,18 +114,5 @@ struct map_stats {
 
 /* Occupancy of the collector's maps (entries counted by walking the keys). */
 int collector_map_stats(struct collector *c, struct map_stats *out, int max);
-
-void snapshot_free(struct snapshot *snap);
-
-/* The series with this key, or NULL. */
-const struct series *snapshot_find(const struct snapshot *snap, const struct iolat_key *k);
-
-/*
- * Calls fn for every series of `now` that completed I/O since `before`,
- * with the interval's delta (histo_sub). Stops at fn's first non-zero return.
- */
-int snapshot_deltas(const struct snapshot *now, const struct snapshot *before,
-		    int (*fn)(void *ctx, const struct iolat_key *k, const struct iolat_val *delta),
-		    void *ctx);
 
 #endif

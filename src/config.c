@@ -26,6 +26,24 @@ void config_defaults(struct serve_config *c)
 	c->device_view = c->total_view = c->size_view = true;
 	c->op_label = true;
 	c->log_level = LOG_INFO_L;
+	c->workloads = true;
+	c->workloads_max = 500;
+	c->workloads_expire_s = 300;
+}
+
+int config_duration(const char *s, unsigned int *out)
+{
+	char *end;
+	double d = strtod(s, &end);
+	double scale = !strcmp(end, "") || !strcmp(end, "s") ? 1
+		       : !strcmp(end, "m")		   ? 60
+		       : !strcmp(end, "h")		   ? 3600
+							   : 0;
+
+	if (end == s || !scale || !isfinite(d) || d < 0 || d * scale > 30 * 86400)
+		return -EINVAL;
+	*out = (unsigned int)llround(d * scale);
+	return 0;
 }
 
 int config_log_level(const char *name)
@@ -191,6 +209,88 @@ static int labels_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve
 	return 1;
 }
 
+static int get_uint(struct ctx *x, const yaml_node_t *n, uint64_t lo, uint64_t hi,
+		    uint64_t *out)
+{
+	const char *s = scalar(n);
+	char *end;
+	unsigned long long v = s ? strtoull(s, &end, 10) : 0;
+
+	if (!s || !*s || *end || *s == '-' || v < lo || v > hi)
+		return fail(x, n, "expected a whole number from %llu to %llu",
+			    (unsigned long long)lo, (unsigned long long)hi);
+	*out = v;
+	return 0;
+}
+
+/* The rule being filled while reading one item of workloads.rules. */
+static struct workload_rule *rule_filling;
+
+static int rule_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
+{
+	struct workload_rule *r = rule_filling;
+
+	(void)c;
+	if (!strcmp(k, "match"))
+		return get_string(x, v, r->match, sizeof(r->match));
+	if (!strcmp(k, "kind"))
+		return get_string(x, v, r->kind, sizeof(r->kind));
+	if (!strcmp(k, "name"))
+		return get_string(x, v, r->name, sizeof(r->name));
+	return 1;
+}
+
+static int get_rules(struct ctx *x, yaml_node_t *v, struct serve_config *c)
+{
+	yaml_node_item_t *it;
+	char why[300];
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return fail(x, v, "expected a list of rules (match, kind, name)");
+	c->nrules = 0;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(&x->doc, *it);
+		int rc;
+
+		if (c->nrules == WORKLOAD_MAX_RULES)
+			return fail(x, item, "at most %d rules", WORKLOAD_MAX_RULES);
+		rule_filling = &c->rules[c->nrules];
+		memset(rule_filling, 0, sizeof(*rule_filling));
+		rc = each_key(x, item, "match, kind, name", rule_key, c);
+		if (rc)
+			return rc;
+		if (!rule_filling->match[0])
+			return fail(x, item, "a rule needs a match (a regular expression)");
+		if (workload_rule_check(rule_filling, why, sizeof(why)))
+			return fail(x, item, "%s", why);
+		c->nrules++;
+	}
+	return 0;
+}
+
+static int workloads_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
+{
+	uint64_t n = 0;
+	int rc;
+
+	if (!strcmp(k, "enabled"))
+		return get_bool(x, v, &c->workloads);
+	if (!strcmp(k, "max")) {
+		rc = get_uint(x, v, 1, 100000, &n);
+		if (!rc)
+			c->workloads_max = (size_t)n;
+		return rc;
+	}
+	if (!strcmp(k, "expire")) {
+		if (!scalar(v) || config_duration(scalar(v), &c->workloads_expire_s))
+			return fail(x, v, "expected a duration such as 300, 90s, 5m or 1h");
+		return 0;
+	}
+	if (!strcmp(k, "rules"))
+		return get_rules(x, v, c);
+	return 1;
+}
+
 static int top_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
 {
 	if (!strcmp(k, "web"))
@@ -201,6 +301,8 @@ static int top_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_co
 		return each_key(x, v, "latency_seconds, size_bytes", buckets_key, c);
 	if (!strcmp(k, "labels"))
 		return each_key(x, v, "op", labels_key, c);
+	if (!strcmp(k, "workloads"))
+		return each_key(x, v, "enabled, max, expire, rules", workloads_key, c);
 	if (!strcmp(k, "bpf_stats"))
 		return get_bool(x, v, &c->bpf_stats);
 	if (!strcmp(k, "log_level")) {
@@ -237,7 +339,7 @@ int config_load(const char *path, struct serve_config *c, char *err, size_t errl
 		return -EINVAL;
 	}
 	root = yaml_document_get_root_node(&x.doc);
-	rc = root ? each_key(&x, root, "web, views, buckets, labels, bpf_stats, log_level", top_key, c) : 0;
+	rc = root ? each_key(&x, root, "web, views, buckets, labels, workloads, bpf_stats, log_level", top_key, c) : 0;
 	yaml_document_delete(&x.doc);
 	yaml_parser_delete(&parser);
 	fclose(f);

@@ -17,6 +17,14 @@
  *     size_bytes: [4096, 65536, 1048576]
  *   labels:
  *     op: true                            # false: one series per disk, all ops summed
+ *   workloads:                            # iolat_workload_* series per VM/pod/...
+ *     enabled: true
+ *     max: 500                            # label sets; past it: workload="other"
+ *     expire: 5m                          # a gone workload's series stay this long
+ *     rules:                              # tried before the built-in names
+ *       - match: '^/tenants/([^/]+)'      # POSIX extended regexp on the cgroup path
+ *         kind: tenant
+ *         name: '\1'
  *   bpf_stats: false                      # keep kernel BPF run-time stats on
  *   log_level: info                       # debug, info, warn, error
  */
@@ -26,6 +34,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "workload.h"
 
 #define CONFIG_MAX_LISTEN 8
 #define CONFIG_MAX_BOUNDS 64
@@ -45,6 +55,11 @@ struct serve_config {
 	size_t nsize_le;
 	bool bpf_stats;
 	enum log_level log_level;
+	bool workloads;
+	size_t workloads_max;
+	unsigned int workloads_expire_s;
+	struct workload_rule rules[WORKLOAD_MAX_RULES];
+	size_t nrules;
 };
 
 /* The defaults: ":9617", "/metrics", every view, default buckets. */
@@ -55,6 +70,9 @@ void config_defaults(struct serve_config *c);
  * errors, reported as "FILE:LINE:COLUMN: what" in err. Returns 0 or -errno.
  */
 int config_load(const char *path, struct serve_config *c, char *err, size_t errlen);
+
+/* "300", "90s", "5m", "1h" -> seconds (at most 30 days). 0 or -EINVAL. */
+int config_duration(const char *s, unsigned int *out);
 
 /* "debug" | "info" | "warn" | "error"; -1 if none. */
 int config_log_level(const char *name);

@@ -11,6 +11,7 @@
 
 #include "disks.h"
 #include "render.h"
+#include "wlabels.h"
 
 /* Classic `le` defaults: latency in ns (buckets.c), sizes in bytes. */
 static const uint64_t default_size_le[] = {
@@ -31,6 +32,11 @@ struct exporter {
 	/* dev -> name, so a scrape does not walk sysfs per series */
 	struct { uint32_t dev; char name[DISK_NAME_MAX]; } names[256];
 	size_t nnames;
+	struct { const char *who, *what; char text[192]; } help[16];
+	size_t nhelp;
+	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
+	struct wlabels *wl;
+	uint64_t folded_ios; /* completions under workload="other", this scrape */
 };
 
 static const char *const block_op_labels[] = { "device", "op", NULL };
@@ -69,6 +75,34 @@ static int snap_all(const struct bucket_table *t, const uint64_t *want, size_t n
 	return 0;
 }
 
+/* Makes (once) or updates what workload series need. Turning them off
+ * later only hides them, so label-set ids are never reused. */
+static int workloads_on(struct exporter *e, const struct exporter_opts *o, char *err, size_t len)
+{
+	if (!collector_keyed_by_cgroup(e->c)) {
+		snprintf(err, len, "workload series need a restart (iolat started without them)");
+		return -EINVAL;
+	}
+	if (!e->names_of) {
+		e->names_of = workload_cache_new();
+		if (!e->names_of) {
+			snprintf(err, len, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	if (workload_cache_set_rules(e->names_of, o->rules, o->nrules, err, len))
+		return -EINVAL;
+	if (!e->wl) {
+		e->wl = wlabels_new(e->c, e->names_of, &o->wl);
+		if (!e->wl) {
+			snprintf(err, len, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	wlabels_set_opts(e->wl, &o->wl);
+	return 0;
+}
+
 int exporter_set_opts(struct exporter *e, const struct exporter_opts *o, char *err, size_t len)
 {
 	const uint64_t *lat = o->lat_le ? o->lat_le : buckets_default_le_ns;
@@ -87,9 +121,12 @@ int exporter_set_opts(struct exporter *e, const struct exporter_opts *o, char *e
 	if (!rc)
 		rc = snap_all(collector_size_table(e->c), size, nsize, e->size_le, &e->nsize_le,
 			      "size", err, len);
+	if (!rc && o->workloads)
+		rc = workloads_on(e, o, err, len);
 	if (!rc) {
 		e->o = *o;
 		e->o.lat_le = e->o.size_le = NULL;
+		e->o.rules = NULL;
 	}
 	return rc;
 }
@@ -109,7 +146,7 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 	snprintf(e->kernel, sizeof(e->kernel), "%s", u.release);
 	rc = exporter_set_opts(e, o, err, len);
 	if (rc) {
-		free(e);
+		exporter_free(e);
 		return rc;
 	}
 	*out = e;
@@ -120,6 +157,8 @@ void exporter_free(struct exporter *e)
 {
 	if (!e)
 		return;
+	wlabels_free(e->wl);
+	workload_cache_free(e->names_of);
 	snapshot_free(&e->snap);
 	free(e);
 }
@@ -147,54 +186,108 @@ struct block_families {
 	struct metric_family *dev_lat, *tot_lat, *size, *ios, *bytes, *errors, *untimed;
 };
 
+/* The histogram and counter families of one label scheme (per disk, or per
+ * workload); `untimed` is only made per disk. */
+struct family_names {
+	const char *dev_lat, *tot_lat, *size, *ios, *bytes, *errors, *untimed;
+	const char *who; /* "Block I/O" or "Block I/O per workload" */
+};
+
+static const struct family_names disk_names = {
+	"iolat_block_device_latency_seconds", "iolat_block_total_latency_seconds",
+	"iolat_block_request_size_bytes", "iolat_block_completions_total",
+	"iolat_block_bytes_total", "iolat_block_errors_total", "iolat_block_untimed_total",
+	"Block I/O",
+};
+
+static const struct family_names workload_names = {
+	"iolat_workload_device_latency_seconds", "iolat_workload_total_latency_seconds",
+	"iolat_workload_request_size_bytes", "iolat_workload_completions_total",
+	"iolat_workload_bytes_total", "iolat_workload_errors_total", NULL,
+	"Block I/O per workload (VM, pod, container, service or cgroup)",
+};
+
+/* Help texts are built once per family name and kept for the set's life. */
+static const char *help_of(struct exporter *e, const char *who, const char *what)
+{
+	for (size_t i = 0; i < e->nhelp; i++)
+		if (e->help[i].who == who && e->help[i].what == what)
+			return e->help[i].text;
+	if (e->nhelp == sizeof(e->help) / sizeof(e->help[0]))
+		return what;
+	e->help[e->nhelp].who = who;
+	e->help[e->nhelp].what = what;
+	snprintf(e->help[e->nhelp].text, sizeof(e->help[0].text), "%s: %s", who, what);
+	return e->help[e->nhelp++].text;
+}
+
+static void set_le(struct metric_family *f, const uint64_t *le, size_t n)
+{
+	if (f) {
+		f->le = le;
+		f->nle = n;
+	}
+}
+
+static int add_families(struct exporter *e, struct metric_set *set, const struct family_names *n,
+			const char *const *labels, const char *const *untimed_labels,
+			struct block_families *b)
+{
+	const char *w = n->who;
+
+	memset(b, 0, sizeof(*b));
+	if (e->o.device_view)
+		b->dev_lat = metrics_family(set, n->dev_lat,
+			help_of(e, w, "device time, issue to the driver -> completion (blktrace D2C)."),
+			METRIC_HISTOGRAM, labels);
+	if (e->o.total_view)
+		b->tot_lat = metrics_family(set, n->tot_lat,
+			help_of(e, w, "total time, request created -> completion (Q2C at the request layer)."),
+			METRIC_HISTOGRAM, labels);
+	if (e->o.size_view)
+		b->size = metrics_family(set, n->size, help_of(e, w, "size of completed requests."),
+					 METRIC_HISTOGRAM, labels);
+	b->ios = metrics_family(set, n->ios,
+		help_of(e, w, "completed requests (bios on bio-based disks)."), METRIC_COUNTER, labels);
+	b->bytes = metrics_family(set, n->bytes, help_of(e, w, "bytes of completed requests."),
+				  METRIC_COUNTER, labels);
+	b->errors = metrics_family(set, n->errors,
+		help_of(e, w, "completed requests with an error status."), METRIC_COUNTER, labels);
+	if (n->untimed)
+		b->untimed = metrics_family(set, n->untimed,
+			help_of(e, w, "completions counted but not timed because their start was not seen."),
+			METRIC_COUNTER, untimed_labels);
+	if ((e->o.device_view && !b->dev_lat) || (e->o.total_view && !b->tot_lat) ||
+	    (e->o.size_view && !b->size) || !b->ios || !b->bytes || !b->errors ||
+	    (n->untimed && !b->untimed))
+		return -ENOMEM;
+	set_le(b->dev_lat, e->lat_le, e->nlat_le);
+	set_le(b->tot_lat, e->lat_le, e->nlat_le);
+	set_le(b->size, e->size_le, e->nsize_le);
+	return 0;
+}
+
+static bool shows_workloads(const struct exporter *e)
+{
+	return e->wl && e->o.workloads;
+}
+
 static int add_block_families(struct exporter *e, struct metric_set *set,
 			      struct block_families *b)
 {
 	static const char *const untimed_op[] = { "device", "op", "view", NULL };
 	static const char *const untimed_dev[] = { "device", "view", NULL };
+	static const char *const wl_op[] = { "device", "op", "kind", "workload", NULL };
+	static const char *const wl_dev[] = { "device", "kind", "workload", NULL };
 	/* Without the op label, every operation of a disk sums into one series. */
-	const char *const *block_labels = e->o.no_op_label ? device_labels : block_op_labels;
-	const char *const *untimed_labels = e->o.no_op_label ? untimed_dev : untimed_op;
+	bool op = !e->o.no_op_label;
+	int rc;
 
-	memset(b, 0, sizeof(*b));
-	if (e->o.device_view)
-		b->dev_lat = metrics_family(set, "iolat_block_device_latency_seconds",
-			"Block I/O device time: issue to the driver -> completion (blktrace D2C).",
-			METRIC_HISTOGRAM, block_labels);
-	if (e->o.total_view)
-		b->tot_lat = metrics_family(set, "iolat_block_total_latency_seconds",
-			"Block I/O total time: request created -> completion (Q2C at the request layer).",
-			METRIC_HISTOGRAM, block_labels);
-	if (e->o.size_view)
-		b->size = metrics_family(set, "iolat_block_request_size_bytes",
-			"Size of completed block I/O requests.", METRIC_HISTOGRAM, block_labels);
-	b->ios = metrics_family(set, "iolat_block_completions_total",
-		"Completed block I/O requests (bios on bio-based disks).", METRIC_COUNTER,
-		block_labels);
-	b->bytes = metrics_family(set, "iolat_block_bytes_total",
-		"Bytes of completed block I/O requests.", METRIC_COUNTER, block_labels);
-	b->errors = metrics_family(set, "iolat_block_errors_total",
-		"Completed block I/O requests with an error status.", METRIC_COUNTER,
-		block_labels);
-	b->untimed = metrics_family(set, "iolat_block_untimed_total",
-		"Completions counted but not timed because their start was not seen.",
-		METRIC_COUNTER, untimed_labels);
-	if ((e->o.device_view && !b->dev_lat) || (e->o.total_view && !b->tot_lat) ||
-	    (e->o.size_view && !b->size) || !b->ios || !b->bytes || !b->errors || !b->untimed)
-		return -ENOMEM;
-	if (b->dev_lat) {
-		b->dev_lat->le = e->lat_le;
-		b->dev_lat->nle = e->nlat_le;
-	}
-	if (b->tot_lat) {
-		b->tot_lat->le = e->lat_le;
-		b->tot_lat->nle = e->nlat_le;
-	}
-	if (b->size) {
-		b->size->le = e->size_le;
-		b->size->nle = e->nsize_le;
-	}
-	return 0;
+	rc = add_families(e, set, &disk_names, op ? block_op_labels : device_labels,
+			  op ? untimed_op : untimed_dev, &b[0]);
+	if (!rc && shows_workloads(e))
+		rc = add_families(e, set, &workload_names, op ? wl_op : wl_dev, NULL, &b[1]);
+	return rc;
 }
 
 static int add_counter(struct metric_family *f, const char *const *v, double add)
@@ -220,32 +313,56 @@ static int add_hist(struct metric_family *f, const char *const *v, const struct 
 	return metrics_hist_add(s, slots, count, sum);
 }
 
-/* One kernel series into the block families; flags and cgroups fold away. */
+/* One kernel series into a set of families, under label values v (in the
+ * families' label order); untimed counts go per disk only. */
+static int add_values(struct exporter *e, const struct block_families *b, const char *const *v,
+		      const struct series *s)
+{
+	const struct iolat_val *val = &s->val;
+	const struct bucket_table *lat = collector_lat_table(e->c);
+	const struct iolat_lat *dev = &val->lat[IOLAT_VIEW_DEVICE], *tot = &val->lat[IOLAT_VIEW_TOTAL];
+	int rc = 0;
+
+	rc |= add_hist(b->dev_lat, v, lat, dev->slots, dev->count, dev->sum_ns);
+	rc |= add_hist(b->tot_lat, v, lat, tot->slots, tot->count, tot->sum_ns);
+	rc |= add_hist(b->size, v, collector_size_table(e->c), val->size_slots, val->ios,
+		       val->bytes);
+	rc |= add_counter(b->ios, v, (double)val->ios);
+	rc |= add_counter(b->bytes, v, (double)val->bytes);
+	rc |= add_counter(b->errors, v, (double)val->errors);
+	return rc ? -ENOMEM : 0;
+}
+
+/* One kernel series into the per-disk families; flags and cgroups fold away. */
 static int add_series(struct exporter *e, const struct block_families *b, const char *dev,
 		      const struct series *s)
 {
-	const struct iolat_val *v = &s->val;
 	const char *op = render_op_name(s->key.op);
-	/* Label values in the families' label order (see add_block_families). */
-	const char *labels[] = { dev, e->o.no_op_label ? NULL : op, NULL };
-	const char *dev_view[] = { dev, e->o.no_op_label ? "device" : op, "device", NULL };
-	const char *tot_view[] = { dev, e->o.no_op_label ? "total" : op, "total", NULL };
-	const struct bucket_table *lat = collector_lat_table(e->c);
-	uint64_t size_sum = v->bytes;
-	int rc = 0;
+	bool nop = e->o.no_op_label;
+	const char *labels[] = { dev, nop ? NULL : op, NULL };
+	const char *dev_view[] = { dev, nop ? "device" : op, "device", NULL };
+	const char *tot_view[] = { dev, nop ? "total" : op, "total", NULL };
+	int rc = add_values(e, b, labels, s);
 
-	rc |= add_hist(b->dev_lat, labels, lat, v->lat[IOLAT_VIEW_DEVICE].slots,
-		       v->lat[IOLAT_VIEW_DEVICE].count, v->lat[IOLAT_VIEW_DEVICE].sum_ns);
-	rc |= add_hist(b->tot_lat, labels, lat, v->lat[IOLAT_VIEW_TOTAL].slots,
-		       v->lat[IOLAT_VIEW_TOTAL].count, v->lat[IOLAT_VIEW_TOTAL].sum_ns);
-	rc |= add_hist(b->size, labels, collector_size_table(e->c), v->size_slots, v->ios,
-		       size_sum);
-	rc |= add_counter(b->ios, labels, (double)v->ios);
-	rc |= add_counter(b->bytes, labels, (double)v->bytes);
-	rc |= add_counter(b->errors, labels, (double)v->errors);
-	rc |= add_counter(b->untimed, dev_view, (double)v->lat[IOLAT_VIEW_DEVICE].unseen);
-	rc |= add_counter(b->untimed, tot_view, (double)v->lat[IOLAT_VIEW_TOTAL].unseen);
+	rc |= add_counter(b->untimed, dev_view, (double)s->val.lat[IOLAT_VIEW_DEVICE].unseen);
+	rc |= add_counter(b->untimed, tot_view, (double)s->val.lat[IOLAT_VIEW_TOTAL].unseen);
 	return rc ? -ENOMEM : 0;
+}
+
+/* The same series into the per-workload families, if its workload is shown. */
+static int add_workload_series(struct exporter *e, const struct block_families *b,
+			       const char *dev, const struct series *s)
+{
+	const struct wl_label *l = wlabels_of(e->wl, s->key.cgroup);
+	const char *op = render_op_name(s->key.op);
+	const char *with_op[] = { dev, op, l ? l->kind : "", l ? l->name : "", NULL };
+	const char *without[] = { dev, l ? l->kind : "", l ? l->name : "", NULL };
+
+	if (!l)
+		return 0;
+	if (wlabels_is_other(e->wl, l))
+		e->folded_ios += s->val.ios;
+	return add_values(e, b, e->o.no_op_label ? without : with_op, s);
 }
 
 /* Testing: fake disks with a fixed spread, to measure large scrapes. */
@@ -263,7 +380,7 @@ static int add_synthetic(struct exporter *e, const struct block_families *b)
 		snprintf(name, sizeof(name), "synth%u", d);
 		for (int op = 0; op < 2; op++) {
 			s.key.op = (__u8)op;
-			if (add_series(e, b, name, &s))
+			if (add_series(e, &b[0], name, &s))
 				return -ENOMEM;
 		}
 	}
@@ -342,20 +459,70 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	return rc ? -ENOMEM : 0;
 }
 
+/* How the workload label sets are kept bounded. */
+static int add_workload_self(struct exporter *e, struct metric_set *set)
+{
+	struct metric_family *sets, *max, *fc, *fi, *ret, *exp;
+	struct wlabels_stats st;
+	int rc = 0;
+
+	wlabels_stats(e->wl, &st);
+	sets = metrics_family(set, "iolat_workload_label_sets",
+		"Workload label sets exported now (\"other\" not counted).", METRIC_GAUGE, NULL);
+	max = metrics_family(set, "iolat_workload_label_sets_max",
+		"Cap on workload label sets (workloads.max); past it I/O counts under "
+		"workload=\"other\".", METRIC_GAUGE, NULL);
+	fc = metrics_family(set, "iolat_workload_folded_cgroups_total",
+		"Cgroups counted under workload=\"other\" because of the cap (or never named).",
+		METRIC_COUNTER, NULL);
+	fi = metrics_family(set, "iolat_workload_folded_completions_total",
+		"Completions counted under workload=\"other\".", METRIC_COUNTER, NULL);
+	ret = metrics_family(set, "iolat_workload_retired_cgroups_total",
+		"Removed cgroups whose kernel keys moved to user space (counts kept).",
+		METRIC_COUNTER, NULL);
+	exp = metrics_family(set, "iolat_workload_expired_total",
+		"Workload label sets that left the output after workloads.expire without a live "
+		"cgroup.", METRIC_COUNTER, NULL);
+	if (!sets || !max || !fc || !fi || !ret || !exp)
+		return -ENOMEM;
+	rc |= add_counter(sets, NULL, (double)st.sets);
+	rc |= add_counter(max, NULL, (double)e->o.wl.max_sets);
+	rc |= add_counter(fc, NULL, (double)st.folded_cgroups);
+	rc |= add_counter(fi, NULL, (double)e->folded_ios);
+	rc |= add_counter(ret, NULL, (double)st.retired_cgroups);
+	rc |= add_counter(exp, NULL, (double)st.expired_sets);
+	return rc ? -ENOMEM : 0;
+}
+
 int exporter_collect(struct exporter *e, struct metric_set *set)
 {
-	struct block_families b;
+	struct block_families b[2];
+	time_t now = time(NULL);
 	int rc;
 
 	metrics_clear(set);
+	e->folded_ios = 0;
 	rc = collector_read(e->c, &e->snap);
+	if (!rc && shows_workloads(e))
+		rc = wlabels_assign(e->wl, &e->snap, now);
 	if (!rc)
-		rc = add_block_families(e, set, &b);
-	for (size_t i = 0; !rc && i < e->snap.n; i++)
-		rc = add_series(e, &b, disk_name(e, e->snap.s[i].key.dev), &e->snap.s[i]);
+		rc = add_block_families(e, set, b);
+	for (size_t i = 0; !rc && i < e->snap.n; i++) {
+		const struct series *s = &e->snap.s[i];
+		const char *dev = disk_name(e, s->key.dev);
+
+		rc = add_series(e, &b[0], dev, s);
+		if (!rc && shows_workloads(e))
+			rc = add_workload_series(e, &b[1], dev, s);
+	}
 	if (!rc && e->o.synthetic_disks)
-		rc = add_synthetic(e, &b);
+		rc = add_synthetic(e, b);
 	if (!rc)
 		rc = add_self(e, set);
+	if (!rc && shows_workloads(e))
+		rc = add_workload_self(e, set);
+	/* After the set is built: retiring keys changes no value it shows. */
+	if (!rc && shows_workloads(e))
+		rc = wlabels_prune(e->wl, &e->snap, now);
 	return rc;
 }

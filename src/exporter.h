@@ -13,6 +13,7 @@
 
 #include "collector.h"
 #include "metrics.h"
+#include "wlabels.h"
 
 struct exporter_opts {
 	bool device_view, total_view, size_view; /* which histograms to export */
@@ -21,6 +22,10 @@ struct exporter_opts {
 	const uint64_t *size_le; /* classic bounds, bytes; NULL: defaults */
 	size_t nsize_le;
 	bool no_op_label;	      /* sum operations: series per disk only */
+	bool workloads;		      /* iolat_workload_* (needs a cgroup-keyed collector) */
+	struct wlabels_opts wl;
+	const struct workload_rule *rules; /* user naming rules; copied */
+	size_t nrules;
 	unsigned int synthetic_disks; /* testing: this many fake disks' series */
 };
 

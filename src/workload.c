@@ -3,8 +3,10 @@
 #define _GNU_SOURCE
 #include "workload.h"
 
+#include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <time.h>
 
 #include "cgroups.h"
+#include "idmap.h"
 
 /* systemd escapes unit-name characters as \xHH ("-" is \x2d). */
 static void unescape(const char *in, size_t len, char *out, size_t outlen)
@@ -147,62 +150,120 @@ void workload_classify(const char *path, struct workload *out)
 	snprintf(out->kind, sizeof(out->kind), "%s", kinds[best]);
 }
 
-struct entry {
-	uint64_t id; /* 0: empty */
-	struct workload w;
+struct rule {
+	regex_t re;
+	struct workload_rule spec;
 };
 
 struct workload_cache {
-	struct entry *e;
-	size_t cap, n;
+	struct idmap names; /* cgroup id -> struct workload (owned) */
 	time_t walked;
 	char root[4096];
 	struct workload unknown, unattributed;
+	struct rule rules[WORKLOAD_MAX_RULES];
+	size_t nrules;
 };
+
+/* Expands \0-\9 in a rule's name template from the match groups. */
+static void expand(const char *tmpl, const char *path, const regmatch_t *m, char *out,
+		   size_t len)
+{
+	size_t o = 0;
+
+	for (const char *t = tmpl; *t && o + 1 < len; t++) {
+		if (t[0] == '\\' && t[1] >= '0' && t[1] <= '9') {
+			const regmatch_t *g = &m[t[1] - '0'];
+
+			for (regoff_t i = g->rm_so; g->rm_so >= 0 && i < g->rm_eo && o + 1 < len; i++)
+				out[o++] = path[i];
+			t++;
+		} else {
+			out[o++] = *t;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* The first user rule matching path names it; false if none does. */
+static bool apply_rules(const struct workload_cache *c, const char *path, struct workload *out)
+{
+	regmatch_t m[10];
+
+	for (size_t i = 0; i < c->nrules; i++) {
+		if (regexec(&c->rules[i].re, path, 10, m, 0))
+			continue;
+		memset(out, 0, sizeof(*out));
+		snprintf(out->path, sizeof(out->path), "%s", path[0] ? path : "/");
+		snprintf(out->kind, sizeof(out->kind), "%s", c->rules[i].spec.kind);
+		expand(c->rules[i].spec.name, path, m, out->name, sizeof(out->name));
+		if (!out->name[0])
+			snprintf(out->name, sizeof(out->name), "%s", out->path);
+		return true;
+	}
+	return false;
+}
+
+int workload_rule_check(const struct workload_rule *r, char *err, size_t len)
+{
+	regex_t re;
+	int rc = regcomp(&re, r->match, REG_EXTENDED);
+
+	if (rc) {
+		char why[128];
+
+		regerror(rc, &re, why, sizeof(why));
+		snprintf(err, len, "bad regular expression \"%s\": %s", r->match, why);
+		return -EINVAL;
+	}
+	if (re.re_nsub > 9) {
+		snprintf(err, len, "regular expression \"%s\" has more than 9 groups", r->match);
+		regfree(&re);
+		return -EINVAL;
+	}
+	regfree(&re);
+	if (!r->kind[0]) {
+		snprintf(err, len, "rule \"%s\" has no kind", r->match);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void free_value(void *ctx, uint64_t id, void *val)
+{
+	(void)ctx;
+	(void)id;
+	free(val);
+}
+
+static void forget_all(struct workload_cache *c)
+{
+	idmap_each(&c->names, free_value, NULL);
+	idmap_free(&c->names);
+}
+
+static void clear_rules(struct workload_cache *c)
+{
+	for (size_t i = 0; i < c->nrules; i++)
+		regfree(&c->rules[i].re);
+	c->nrules = 0;
+}
 
 /* The cache being filled by the nftw callback (nftw has no user pointer). */
 static struct workload_cache *filling;
 
-static struct entry *slot_for(struct workload_cache *c, uint64_t id)
-{
-	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ULL) & (c->cap - 1);
-
-	while (c->e[i].id && c->e[i].id != id)
-		i = (i + 1) & (c->cap - 1);
-	return &c->e[i];
-}
-
-static int grow(struct workload_cache *c)
-{
-	struct entry *old = c->e;
-	size_t oldcap = c->cap;
-
-	c->cap = oldcap ? oldcap * 2 : 256;
-	c->e = calloc(c->cap, sizeof(*c->e));
-	if (!c->e) {
-		c->e = old;
-		c->cap = oldcap;
-		return -1;
-	}
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].id)
-			*slot_for(c, old[i].id) = old[i];
-	free(old);
-	return 0;
-}
-
 static void remember(struct workload_cache *c, uint64_t id, const char *rel)
 {
-	struct entry *e;
+	struct workload *w;
 
-	if ((c->n + 1) * 2 > c->cap && grow(c))
-		return;
-	e = slot_for(c, id);
-	if (e->id)
+	if (idmap_get(&c->names, id))
 		return; /* known: keep its name, even if the path is reused */
-	e->id = id;
-	workload_classify(rel, &e->w);
-	c->n++;
+	w = malloc(sizeof(*w));
+	if (!w)
+		return;
+	if (!apply_rules(c, rel, w))
+		workload_classify(rel, w);
+	if (idmap_put(&c->names, id, w))
+		free(w);
 }
 
 static int on_dir(const char *path, const struct stat *st, int flag, struct FTW *f)
@@ -228,10 +289,8 @@ struct workload_cache *workload_cache_new(void)
 	struct workload_cache *c = calloc(1, sizeof(*c));
 	const char *root = cgroups_io_root();
 
-	if (!c || grow(c)) {
-		free(c);
+	if (!c)
 		return NULL;
-	}
 	snprintf(c->root, sizeof(c->root), "%s", root ? root : "");
 	snprintf(c->unattributed.kind, sizeof(c->unattributed.kind), "none");
 	snprintf(c->unattributed.name, sizeof(c->unattributed.name), "unattributed");
@@ -243,23 +302,74 @@ void workload_cache_free(struct workload_cache *c)
 {
 	if (!c)
 		return;
-	free(c->e);
+	clear_rules(c);
+	forget_all(c);
 	free(c);
+}
+
+int workload_cache_set_rules(struct workload_cache *c, const struct workload_rule *r, size_t n,
+			     char *err, size_t len)
+{
+	int rc;
+
+	if (n > WORKLOAD_MAX_RULES) {
+		snprintf(err, len, "more than %d workload rules", WORKLOAD_MAX_RULES);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rc = workload_rule_check(&r[i], err, len);
+		if (rc)
+			return rc;
+	}
+	clear_rules(c);
+	for (size_t i = 0; i < n; i++) {
+		regcomp(&c->rules[i].re, r[i].match, REG_EXTENDED);
+		c->rules[i].spec = r[i];
+		c->nrules++;
+	}
+	/* Names follow the new rules: start over (the next lookup walks). */
+	forget_all(c);
+	c->walked = 0;
+	return 0;
+}
+
+void workload_forget(struct workload_cache *c, uint64_t id)
+{
+	free(idmap_del(&c->names, id));
+}
+
+bool workload_alive(struct workload_cache *c, uint64_t id)
+{
+	const struct workload *w = idmap_get(&c->names, id);
+	char path[4096 + 512];
+	struct stat st;
+
+	if (!w || !c->root[0])
+		return false;
+	snprintf(path, sizeof(path), "%s%s", c->root, strcmp(w->path, "/") ? w->path : "");
+	/* The directory's inode number is the cgroup id: a new cgroup at the
+	 * same path is a different cgroup. */
+	return stat(path, &st) == 0 && (uint64_t)st.st_ino == id;
+}
+
+bool workload_is_unknown(const struct workload *w)
+{
+	return !strcmp(w->path, "?");
 }
 
 const struct workload *workload_lookup(struct workload_cache *c, uint64_t id)
 {
-	struct entry *e;
+	const struct workload *w;
 
 	if (!id)
 		return &c->unattributed;
-	e = slot_for(c, id);
-	if (!e->id) {
+	w = idmap_get(&c->names, id);
+	if (!w) {
 		walk(c);
-		e = slot_for(c, id);
+		w = idmap_get(&c->names, id);
 	}
-	if (e->id)
-		return &e->w;
+	if (w)
+		return w;
 	snprintf(c->unknown.kind, sizeof(c->unknown.kind), "cgroup");
 	snprintf(c->unknown.name, sizeof(c->unknown.name), "cgroup-%" PRIu64, id);
 	snprintf(c->unknown.path, sizeof(c->unknown.path), "?");

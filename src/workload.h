@@ -10,6 +10,7 @@
 #ifndef IOLAT_WORKLOAD_H
 #define IOLAT_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,5 +40,33 @@ void workload_cache_free(struct workload_cache *c);
  * A cgroup seen once keeps its name after it is removed.
  */
 const struct workload *workload_lookup(struct workload_cache *c, uint64_t id);
+
+/* A cgroup a lookup could not name (never seen in a walk: already gone). */
+bool workload_is_unknown(const struct workload *w);
+
+/* Whether cgroup id still exists (its path is there with the same id). */
+bool workload_alive(struct workload_cache *c, uint64_t id);
+
+/* Drops what the cache knows of id (its cgroup is gone and accounted for). */
+void workload_forget(struct workload_cache *c, uint64_t id);
+
+/*
+ * User rules, tried before the built-in ones: the first whose POSIX
+ * extended regexp matches the cgroup path (relative to the hierarchy's
+ * root) names it; \1-\9 in name are the match's groups ("" = the path).
+ */
+#define WORKLOAD_MAX_RULES 32
+struct workload_rule {
+	char match[256];
+	char kind[16];
+	char name[128];
+};
+
+/* 0, or -EINVAL with what is wrong in err. */
+int workload_rule_check(const struct workload_rule *r, char *err, size_t len);
+
+/* Replaces the rules (names already given are recomputed). 0 or -EINVAL. */
+int workload_cache_set_rules(struct workload_cache *c, const struct workload_rule *r, size_t n,
+			     char *err, size_t len);
 
 #endif

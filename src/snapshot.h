@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * snapshot.h - a set of series (key + values summed over CPUs), as read
+ * from the collector's histogram map or kept in user space for keys the
+ * kernel no longer holds.
+ */
+#ifndef IOLAT_SNAPSHOT_H
+#define IOLAT_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+#include "iolat.h"
+
+/* One series: a key and its values summed over CPUs, cumulative. */
+struct series {
+	struct iolat_key key;
+	struct iolat_val val;
+};
+
+struct snapshot {
+	struct series *s;
+	size_t n, cap;
+};
+
+void snapshot_free(struct snapshot *snap);
+
+/* Appends a zeroed series with key k; NULL on allocation failure. */
+struct series *snapshot_push(struct snapshot *snap, const struct iolat_key *k);
+
+/* The series with this key, or NULL. Linear: for small snapshots. */
+const struct series *snapshot_find(const struct snapshot *snap, const struct iolat_key *k);
+
+/* Adds v into the series with key k, created if missing. 0 or -ENOMEM. */
+int snapshot_add(struct snapshot *snap, const struct iolat_key *k, const struct iolat_val *v);
+
+/* Re-keys every series of cgroup `from` to cgroup `to`, merging with what
+ * `to` already holds. 0 or -ENOMEM. */
+int snapshot_refold(struct snapshot *snap, uint64_t from, uint64_t to);
+
+/* Appends a copy of every series of src to dst. 0 or -ENOMEM. */
+int snapshot_append(struct snapshot *dst, const struct snapshot *src);
+
+/*
+ * Calls fn for every series of `now` that completed I/O since `before`,
+ * with the interval's delta (histo_sub). Stops at fn's first non-zero return.
+ */
+int snapshot_deltas(const struct snapshot *now, const struct snapshot *before,
+		    int (*fn)(void *ctx, const struct iolat_key *k, const struct iolat_val *delta),
+		    void *ctx);
+
+#endif

@@ -1,0 +1,106 @@
+# iolat serve's workload series stay bounded: a cap on label sets with the
+# rest counted under workload="other", removed cgroups moved out of the
+# kernel map, and gone workloads expiring, while every completion stays
+# counted. 5 000 short-lived cgroups each do one direct read.
+source tests/integration/lib.sh
+source tests/integration/lib_serve.sh
+
+make_loop 64
+dev=$LOOP
+disk=${dev#/dev/}
+root=$(cgroup_root)
+base=$root/iolat-test-wl-$$
+mkdir "$base" || fail "cannot make $base"
+on_exit "find $base -depth -type d -exec rmdir {} +"
+port=$(free_port)
+url=http://127.0.0.1:$port/metrics
+start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --workloads.max=20 \
+	--workloads.expire=2s
+
+scrape() { curl -sf "$url" >"$WORK/m" || fail "scrape failed"; }
+# Distinct workload label sets on our disk, "other" included.
+label_sets() {
+	grep "^iolat_workload_completions_total{device=\"$disk\"" "$WORK/m" |
+		sed -E 's/.*kind="([^"]*)",workload="([^"]*)".*/\1 \2/' | sort -u | wc -l
+}
+value() { metric "$WORK/m" "$1" "${2:-}"; }
+rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$SERVE_PID/status"; }
+
+disk_reads() { local v; v=$(value iolat_block_completions_total "{device=\"$disk\",op=\"read\"}"); echo "${v:-0}"; }
+scrape
+before=$(disk_reads) # whatever else read the new disk (blkid)
+
+# 1. The cap: 40 live cgroups, each named, 20 of them get their own series.
+for i in $(seq 1 40); do
+	mkdir "$base/svc$i.service"
+	in_cgroup "$base/svc$i.service" "$DIO" read "$dev" 3 4096 || fail "dio"
+done
+sleep 1.1 # a cgroup younger than the last walk of the hierarchy waits one
+scrape
+scrape
+sets=$(label_sets)
+[ "$sets" -le 21 ] || fail "$sets label sets on $disk, cap is 20 (+ other)"
+assert_eq "label sets gauge" 20 "$(value iolat_workload_label_sets)"
+folded=$(value iolat_workload_folded_cgroups_total)
+[ "$folded" -ge 20 ] || fail "folded cgroups $folded, expected >= 20"
+named=$(grep "^iolat_workload_completions_total{device=\"$disk\",op=\"read\",kind=\"service\"" "$WORK/m" | awk '{ s += $2 } END { print s + 0 }')
+other=$(value iolat_workload_completions_total "{device=\"$disk\",op=\"read\",kind=\"other\",workload=\"other\"}")
+[ "$((named + other))" = 120 ] || { grep "^iolat_workload_completions_total{device=\"$disk\"" "$WORK/m"; grep -E "^iolat_(block_completions_total{device=\"$disk\"|workload_(retired|expired|label)|collector_events)" "$WORK/m"; fail "named + other reads: $named + $other"; }
+echo "ok: cap: $sets label sets for 40 cgroups, $folded folded, named $named + other $other = 120 reads"
+
+# 2. Removed cgroups leave the kernel map and, after expire, the output.
+for i in $(seq 1 40); do rmdir "$base/svc$i.service"; done
+scrape
+sleep 2.5
+scrape
+scrape
+svc=$(grep -c "^iolat_workload_completions_total{.*kind=\"service\",workload=\"svc" "$WORK/m")
+assert_eq "expired service series" 0 "$svc"
+# Each named service had its own set (3 reads each); the root cgroup keeps its own.
+assert_eq "expired sets" "$((named / 3))" "$(value iolat_workload_expired_total)"
+assert_eq "disk reads kept after expiry" 120 "$(($(disk_reads) - before))"
+echo "ok: removed cgroups expired; the disk still counts all 120 reads"
+
+# 3. 5 000 short-lived cgroups, one read each, scraped as they come and go.
+peak_first=0 peak_last=0 max_sets=0 max_keys=0
+for i in $(seq 1 5000); do
+	mkdir "$base/c$i"
+	in_cgroup "$base/c$i" "$DIO" read "$dev" 1 4096 || fail "dio"
+	rmdir "$base/c$i"
+	if ((i % 250 == 0)); then
+		scrape
+		s=$(label_sets) k=$(value iolat_bpf_map_entries '{map="hists_shared"}')
+		((s > max_sets)) && max_sets=$s
+		((k > max_keys)) && max_keys=$k
+		r=$(rss_kib)
+		if ((i <= 2500)); then ((r > peak_first)) && peak_first=$r; else ((r > peak_last)) && peak_last=$r; fi
+	fi
+done
+sleep 2.5
+scrape
+scrape
+grep -E "^iolat_(collector_events|workload_(retired|folded|expired))|untimed_total{device=.$disk" "$WORK/m"
+assert_eq "every read counted" 5120 "$(($(disk_reads) - before))"
+[ "$max_sets" -le 21 ] || fail "label sets reached $max_sets (cap 20 + other)"
+[ "$max_keys" -le 1000 ] || fail "kernel map held $max_keys keys: removed cgroups were not retired"
+echo "keys max $max_keys"; assert_eq "hist map full" 0 "$(value iolat_collector_events_total '{event="hist_map_full"}')"
+# Flat memory: the peak over the last 2 500 cgroups is not above the first's.
+echo "5000 cgroups: label sets max $max_sets, kernel keys max $max_keys," \
+	"RSS peak $peak_first KiB (first 2500), $peak_last KiB (last 2500)"
+[ "$peak_last" -le "$((peak_first + 2048))" ] || fail "RSS grew: $peak_first -> $peak_last KiB"
+echo "ok: 5000 short-lived cgroups: bounded series, keys and memory; every read counted"
+
+# 4. Bad input.
+rc=0
+"$IOLAT" serve --workloads.max=0 2>"$WORK/err" || rc=$?
+assert_eq "bad max exit" 2 "$rc"
+grep -q -- "--workloads.max takes a number" "$WORK/err" || fail "$(cat "$WORK/err")"
+rc=0
+"$IOLAT" serve --workloads.expire=soon 2>"$WORK/err" || rc=$?
+assert_eq "bad expire exit" 2 "$rc"
+printf 'workloads:\n  rules:\n    - match: "(unclosed"\n      kind: x\n' >"$WORK/bad.yml"
+rc=0
+"$IOLAT" serve --config.file="$WORK/bad.yml" 2>"$WORK/err" || rc=$?
+assert_eq "bad rule exit" 2 "$rc"
+grep -q "bad.yml:3:7: bad regular expression" "$WORK/err" || fail "$(cat "$WORK/err")"
+echo "ok: bad input"
