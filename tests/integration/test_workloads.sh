@@ -14,8 +14,16 @@ mkdir "$base" || fail "cannot make $base"
 on_exit "find $base -depth -type d -exec rmdir {} +"
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
+# A user rule names svc1-svc5 "team-svcN" of kind tenant (checked in 2b).
+cat >"$WORK/iolat.yml" <<'YML'
+workloads:
+  rules:
+    - match: '/(svc[1-5])\.service$'
+      kind: tenant
+      name: 'team-\1'
+YML
 start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --workloads.max=20 \
-	--workloads.expire=2s
+	--workloads.expire=2s --config.file="$WORK/iolat.yml"
 
 scrape() { curl -sf "$url" >"$WORK/m" || fail "scrape failed"; }
 # Distinct workload label sets on our disk, "other" included.
@@ -27,8 +35,11 @@ value() { metric "$WORK/m" "$1" "${2:-}"; }
 rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$SERVE_PID/status"; }
 
 disk_reads() { local v; v=$(value iolat_block_completions_total "{device=\"$disk\",op=\"read\"}"); echo "${v:-0}"; }
+# The kernel's own count of completed reads on the disk (diskstats).
+kernel_reads() { awk '{ print $1 }' "/sys/block/$disk/stat"; }
 scrape
 before=$(disk_reads) # whatever else read the new disk (blkid)
+kbefore=$(kernel_reads)
 
 # 1. The cap: 40 live cgroups, each named, 20 of them get their own series.
 for i in $(seq 1 40); do
@@ -43,7 +54,7 @@ sets=$(label_sets)
 assert_eq "label sets gauge" 20 "$(value iolat_workload_label_sets)"
 folded=$(value iolat_workload_folded_cgroups_total)
 [ "$folded" -ge 20 ] || fail "folded cgroups $folded, expected >= 20"
-named=$(grep "^iolat_workload_completions_total{device=\"$disk\",op=\"read\",kind=\"service\"" "$WORK/m" | awk '{ s += $2 } END { print s + 0 }')
+named=$(grep -E "^iolat_workload_completions_total\{device=\"$disk\",op=\"read\",kind=\"(service|tenant)\"" "$WORK/m" | awk '{ s += $2 } END { print s + 0 }')
 other=$(value iolat_workload_completions_total "{device=\"$disk\",op=\"read\",kind=\"other\",workload=\"other\"}")
 [ "$((named + other))" = 120 ] || { grep "^iolat_workload_completions_total{device=\"$disk\"" "$WORK/m"; grep -E "^iolat_(block_completions_total{device=\"$disk\"|workload_(retired|expired|label)|collector_events)" "$WORK/m"; fail "named + other reads: $named + $other"; }
 echo "ok: cap: $sets label sets for 40 cgroups, $folded folded, named $named + other $other = 120 reads"
@@ -54,12 +65,24 @@ scrape
 sleep 2.5
 scrape
 scrape
-svc=$(grep -c "^iolat_workload_completions_total{.*kind=\"service\",workload=\"svc" "$WORK/m")
+svc=$(grep -cE "^iolat_workload_completions_total\{.*kind=\"(service|tenant)\"" "$WORK/m")
 assert_eq "expired service series" 0 "$svc"
 # Each named service had its own set (3 reads each); the root cgroup keeps its own.
 assert_eq "expired sets" "$((named / 3))" "$(value iolat_workload_expired_total)"
 assert_eq "disk reads kept after expiry" 120 "$(($(disk_reads) - before))"
 echo "ok: removed cgroups expired; the disk still counts all 120 reads"
+
+# 2b. A user rule names a cgroup before the built-in rules do.
+mkdir "$base/svc3.service"
+on_exit "rmdir $base/svc3.service"
+in_cgroup "$base/svc3.service" "$DIO" read "$dev" 4 4096 || fail "dio"
+sleep 1.1
+scrape
+scrape
+assert_eq "user-rule workload" 4 \
+	"$(value iolat_workload_completions_total "{device=\"$disk\",op=\"read\",kind=\"tenant\",workload=\"team-svc3\"}")"
+rmdir "$base/svc3.service"
+echo "ok: a user rule named svc3.service tenant team-svc3"
 
 # 3. 5 000 short-lived cgroups, one read each, scraped as they come and go.
 peak_first=0 peak_last=0 max_sets=0 max_keys=0
@@ -79,8 +102,8 @@ done
 sleep 2.5
 scrape
 scrape
-grep -E "^iolat_(collector_events|workload_(retired|folded|expired))|untimed_total{device=.$disk" "$WORK/m"
-assert_eq "every read counted" 5120 "$(($(disk_reads) - before))"
+echo "reads since the start: iolat $(($(disk_reads) - before)), kernel diskstats $(($(kernel_reads) - kbefore))"
+assert_eq "every read counted" 5124 "$(($(disk_reads) - before))"
 [ "$max_sets" -le 21 ] || fail "label sets reached $max_sets (cap 20 + other)"
 [ "$max_keys" -le 1000 ] || fail "kernel map held $max_keys keys: removed cgroups were not retired"
 echo "keys max $max_keys"; assert_eq "hist map full" 0 "$(value iolat_collector_events_total '{event="hist_map_full"}')"
