@@ -130,6 +130,10 @@ start_tool() {
 	iolat)
 		"$IOLAT" hist -D -O >"$log" 2>&1 &
 		banner="Tracing block device I/O" ;;
+	iolat-serve)
+		# The exporter's default: keyed by cgroup too, shared values, atomic adds.
+		"$IOLAT" serve --web.listen-address=127.0.0.1:$((40000 + RANDOM % 20000)) >"$log" 2>&1 &
+		banner="listening on" ;;
 	biolatency)
 		# Its banner goes to a pipe or file only if stdout is line-buffered.
 		stdbuf -oL "$BIOLATENCY" -D >"$log" 2>&1 &
@@ -218,12 +222,12 @@ echo "date:     $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine:  $(nproc) CPUs, $(uname -sr), $(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo)"
 echo "workload: fio $(fio --version | sed 's/^fio-//') randread 4k io_uring QD32 direct," \
 	"${RUNTIME} s/run, $LOOP (--direct-io=on) over ${SIZE_MIB} MiB in /dev/shm"
-echo "tools:    iolat $("$IOLAT" --version 2>&1 | head -1 | awk '{print $2}') (hist -D -O)," \
+echo "tools:    iolat $("$IOLAT" --version 2>&1 | head -1 | awk '{print $2}') (hist -D -O; serve, per workload)," \
 	"biolatency -D ($BIOLATENCY), $(bpftrace --version) bench/biolatency.bt"
 echo "rounds:   $ROUNDS, order rotating each round; kernel BPF stats $([ "$STATS" = 1 ] && echo on || echo off)"
 echo
 
-TOOLS=(none iolat biolatency bpftrace floor)
+TOOLS=(none iolat iolat-serve biolatency bpftrace floor)
 RESULTS=$WORK/results.jsonl
 : >"$RESULTS"
 for ((r = 0; r < ROUNDS; r++)); do
