@@ -32,6 +32,7 @@ const volatile __s32 filter_cgroup_level = 0;
 const volatile bool key_flags = false;
 const volatile bool key_cgroup = false;
 const volatile bool key_size_class = false;
+const volatile bool key_process = false;  /* submitting process, from block_io_start */
 const volatile bool force_rq_map = false; /* testing: ignore struct request times */
 const volatile bool rq_tp_has_queue = false; /* rq_issue/rq_insert(q, rq): before 5.11 */
 const volatile __u32 queue_stats_bit = 64;   /* QUEUE_FLAG_STATS; 64 = unknown */
@@ -67,6 +68,8 @@ struct rq_times {
 	__u64 start_ns;
 	__u64 issue_ns;
 	__u64 bytes;
+	__u32 tgid;	/* submitting process, when keyed by process */
+	__u32 pad;
 };
 
 struct {
@@ -75,6 +78,19 @@ struct {
 	__type(key, __u64);
 	__type(value, struct rq_times);
 } rq_starts SEC(".maps");
+
+/* Keyed by process: each submitter's command name, for user space to show
+ * after the process is gone. */
+struct comm {
+	char comm[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct comm);
+} comms SEC(".maps");
 
 /* Bio-based disks: when each bio entered, its size and cgroup. */
 struct bio_times {
@@ -398,16 +414,19 @@ static __always_inline __u8 size_class_of(__u64 bytes)
 	return IOLAT_SIZE_LARGER;
 }
 
-/* Takes the fallback times for rq, if the issue side recorded any. */
-static __always_inline void take_rq_start(struct request *rq, struct io_done *c)
+/* Takes the fallback times for rq, if the issue side recorded any, and its
+ * submitter (0 if unknown). */
+static __always_inline __u32 take_rq_start(struct request *rq, struct io_done *c)
 {
 	__u64 key = (__u64)rq;
 	struct rq_times *s = bpf_map_lookup_elem(&rq_starts, &key);
+	__u32 tgid;
 
 	if (!s) {
 		stat_inc(IOLAT_STAT_RQMAP_MISS);
-		return;
+		return 0;
 	}
+	tgid = s->tgid;
 	if (!c->start_ns)
 		c->start_ns = s->start_ns;
 	if (!c->issue_ns)
@@ -415,6 +434,7 @@ static __always_inline void take_rq_start(struct request *rq, struct io_done *c)
 	if (s->bytes)
 		c->bytes = s->bytes;
 	bpf_map_delete_elem(&rq_starts, &key);
+	return tgid;
 }
 
 static __always_inline int on_rq_complete(struct request *rq, int error, __u32 nr_bytes,
@@ -466,15 +486,16 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	}
 	/* stats_sectors is the size at issue; remaining is what is left now. */
 	c.bytes = sectors ? (__u64)sectors << 9 : remaining;
-	if (!c.start_ns || !c.issue_ns) {
-		if (!saw_unstamped) {
-			__u32 why = 1;
+	if ((!c.start_ns || !c.issue_ns) && !saw_unstamped) {
+		__u32 why = 1;
 
-			saw_unstamped = true;
-			bpf_ringbuf_output(&wakeups, &why, sizeof(why), 0);
-		}
-		take_rq_start(rq, &c);
+		saw_unstamped = true;
+		bpf_ringbuf_output(&wakeups, &why, sizeof(why), 0);
 	}
+	if (key_process)
+		key.cgroup = IOLAT_KEY_PROCESS | take_rq_start(rq, &c);
+	else if (!c.start_ns || !c.issue_ns)
+		take_rq_start(rq, &c);
 	key.op = op_of(cmd_flags);
 	if (key_flags)
 		key.flags = flags_of(cmd_flags);
@@ -512,18 +533,39 @@ static __always_inline bool filtered_out(struct request *rq, bool direct)
 	return filter_dev && disk_dev(rq_disk(rq, direct), direct) != filter_dev;
 }
 
-/* Request created (block_io_start, or block_rq_insert on older kernels). */
+/* Keyed by process: who created the request, and its name. */
+static __always_inline void note_submitter(struct rq_times *s)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct comm name;
+
+	s->tgid = tgid;
+	if (bpf_map_lookup_elem(&comms, &tgid))
+		return;
+	bpf_get_current_comm(name.comm, sizeof(name.comm));
+	bpf_map_update_elem(&comms, &tgid, &name, BPF_ANY);
+}
+
+/* Request created (block_io_start, or block_rq_insert on older kernels),
+ * in the submitter's context: block_io_start is (blk_mq_submit_bio), and
+ * block_rq_insert mostly is (a plug flushed by its owner). */
 static __always_inline int on_rq_start(struct request *rq, bool direct)
 {
+	bool stamped = !force_rq_map &&
+		       start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags));
 	struct rq_times *s;
 
-	if (!force_rq_map && start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags)))
+	if (stamped && !key_process)
 		return 0;
 	if (filtered_out(rq, direct))
 		return 0;
 	s = rq_start_slot(rq);
-	if (s)
+	if (!s)
+		return 0;
+	if (!stamped)
 		s->start_ns = bpf_ktime_get_ns();
+	if (key_process)
+		note_submitter(s);
 	return 0;
 }
 

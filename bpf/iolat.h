@@ -59,9 +59,17 @@ enum iolat_size_class {
 	IOLAT_SIZE_CLASSES,
 };
 
+/*
+ * Keyed by process, the cgroup field holds the submitting process's tgid
+ * with this bit set (0 with the bit: a request created before iolat
+ * started). Real cgroup ids never reach it.
+ */
+#define IOLAT_KEY_PROCESS (1ULL << 62)
+
 /* What one histogram series is keyed by. Unkeyed fields stay zero. */
 struct iolat_key {
-	__u64 cgroup;	  /* blkcg's cgroup id, when keyed or filtered by cgroup */
+	__u64 cgroup;	  /* blkcg's cgroup id, when keyed or filtered by cgroup;
+			   * IOLAT_KEY_PROCESS | tgid when keyed by process */
 	__u32 dev;	  /* whole disk, kernel encoding: major << 20 | minor */
 	__u16 flags;	  /* enum iolat_flag bits, when keyed by flags */
 	__u8 op;	  /* enum iolat_op */

@@ -34,7 +34,7 @@ struct flags {
 	const char *config_file;
 	struct serve_config set; /* values of the flags given */
 	bool has_listen, has_path, has_web, has_stats, has_level, has_expire;
-	int device, total, size, op_label, workloads; /* -1: not given */
+	int device, total, size, op_label, workloads, by_process; /* -1: not given */
 	enum attach_mode attach;
 	unsigned int synthetic;
 };
@@ -91,6 +91,9 @@ static void usage(FILE *f)
 		"      --[no-]collector.request-size  request-size histograms (default on)\n"
 		"      --[no-]collector.workloads  iolat_workload_* series per VM, pod,\n"
 		"                                 container, service or cgroup (default on)\n"
+		"      --workloads.by=cgroup|process  a workload is the cgroup each bio was\n"
+		"                                 charged to (default), or the submitting\n"
+		"                                 process, COMM[PID] (hosts without cgroups)\n"
 		"      --workloads.max=N          at most N workload label sets; past it I/O\n"
 		"                                 counts under workload=\"other\" (default 500)\n"
 		"      --workloads.expire=DUR     a removed workload's series stay DUR (5m)\n"
@@ -111,7 +114,7 @@ static void usage(FILE *f)
 enum {
 	OPT_LISTEN = 256, OPT_PATH, OPT_WEBCFG, OPT_CONFIG, OPT_DEV, OPT_NODEV, OPT_TOT, OPT_NOTOT,
 	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH, OPT_OPL, OPT_NOOPL,
-	OPT_WL, OPT_NOWL, OPT_WLMAX, OPT_WLEXP,
+	OPT_WL, OPT_NOWL, OPT_WLMAX, OPT_WLEXP, OPT_WLBY,
 };
 
 static int parse_flag(struct flags *f, int c, const char *arg)
@@ -150,6 +153,13 @@ static int parse_flag(struct flags *f, int c, const char *arg)
 	case OPT_OPL: f->op_label = 1; return 0;
 	case OPT_NOOPL: f->op_label = 0; return 0;
 	case OPT_WL: f->workloads = 1; return 0;
+	case OPT_WLBY:
+		if (strcmp(arg, "cgroup") && strcmp(arg, "process")) {
+			errorf("use cgroup or process", "unknown --workloads.by '%s'", arg);
+			return -EINVAL;
+		}
+		f->by_process = !strcmp(arg, "process");
+		return 0;
 	case OPT_NOWL: f->workloads = 0; return 0;
 	case OPT_WLMAX:
 		if (parse_uint(arg, 1, 100000, &n)) {
@@ -212,6 +222,7 @@ static int parse_args(int argc, char **argv, struct flags *f)
 		{ "collector.workloads", no_argument, NULL, OPT_WL },
 		{ "no-collector.workloads", no_argument, NULL, OPT_NOWL },
 		{ "workloads.max", required_argument, NULL, OPT_WLMAX },
+		{ "workloads.by", required_argument, NULL, OPT_WLBY },
 		{ "workloads.expire", required_argument, NULL, OPT_WLEXP },
 		{ "bpf.stats", no_argument, NULL, OPT_STATS },
 		{ "log.level", required_argument, NULL, OPT_LEVEL },
@@ -223,7 +234,7 @@ static int parse_args(int argc, char **argv, struct flags *f)
 	int c;
 
 	memset(f, 0, sizeof(*f));
-	f->device = f->total = f->size = f->op_label = f->workloads = -1;
+	f->device = f->total = f->size = f->op_label = f->workloads = f->by_process = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {
@@ -277,6 +288,8 @@ static int build_config(const struct flags *f, struct serve_config *out)
 		out->op_label = f->op_label;
 	if (f->workloads >= 0)
 		out->workloads = f->workloads;
+	if (f->by_process >= 0)
+		out->workloads_by_process = f->by_process;
 	if (f->set.workloads_max)
 		out->workloads_max = f->set.workloads_max;
 	if (f->has_expire)
@@ -453,6 +466,12 @@ static void do_reload(struct serve *s)
 		sd_notify(0, "READY=1");
 		return;
 	}
+	if (fresh.workloads_by_process != old.workloads_by_process) {
+		log_error("reload: changing workloads.by needs a restart; keeping the running "
+			  "configuration");
+		sd_notify(0, "READY=1");
+		return;
+	}
 	s->cfg = fresh;
 	exporter_opts_of(s, &eo);
 	if (exporter_set_opts(s->e, &eo, err, sizeof(err)) || load_web(s, err, sizeof(err))) {
@@ -479,7 +498,8 @@ static int setup(struct serve *s)
 	/* A daemon looks for new bio-based disks once a minute (device events
 	 * cover most arrivals at once); hist, interactive, every second. */
 	struct collector_opts co = { .attach = s->fl.attach, .disk_rescan_s = DISK_RESCAN_S,
-				     .key_cgroup = s->cfg.workloads };
+				     .key_cgroup = s->cfg.workloads && !s->cfg.workloads_by_process,
+				     .key_process = s->cfg.workloads && s->cfg.workloads_by_process };
 	struct exporter_opts eo;
 	struct probe_result pr;
 	char err[512] = "";

@@ -35,7 +35,7 @@ static const char *const col_names[COL_COUNT] = {
 struct top_args {
 	double interval;
 	uint64_t count;
-	bool once, json, csv, no_clear, total;
+	bool once, json, csv, no_clear, total, process;
 	enum column sort;
 	const char *disk;
 };
@@ -73,6 +73,8 @@ static void usage(FILE *f)
 		"                     (default: r_iops + w_iops, descending; name ascending)\n"
 		"  -Q, --queued       total time (request created -> complete), not device time\n"
 		"  -d, --disk=DISK    only this disk\n"
+		"  -P, --process      per submitting process (COMM[PID]) instead of per\n"
+		"                     workload, for hosts without useful cgroups\n"
 		"  -C, --no-clear     do not clear the screen between intervals\n"
 		"      --once         one interval, then exit\n"
 		"  -j, --json         one JSON object per interval\n"
@@ -102,6 +104,7 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 		{ "disk", required_argument, NULL, 'd' }, { "no-clear", no_argument, NULL, 'C' },
 		{ "once", no_argument, NULL, 'o' },	  { "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'v' },	  { "help", no_argument, NULL, 'h' },
+		{ "process", no_argument, NULL, 'P' },
 		{},
 	};
 	int c;
@@ -110,7 +113,7 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 	a->interval = 1;
 	a->sort = COL_COUNT; /* total IOPS */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+s:Qd:Cjh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:Qd:CjPh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_column(optarg, &a->sort)) {
@@ -125,6 +128,7 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 		case 'o': a->once = true; break;
 		case 'j': a->json = true; break;
 		case 'v': a->csv = true; break;
+		case 'P': a->process = true; break;
 		case 'h': usage(stdout); exit(0);
 		default:
 			errorf("see 'iolat top --help'", "unknown or incomplete option '%s'",
@@ -302,6 +306,11 @@ static void nap_until(struct collector *c, double until)
 	}
 }
 
+static int comm_of(void *ctx, uint32_t pid, char *out, size_t len)
+{
+	return collector_comm(ctx, pid, out, len);
+}
+
 static int run(struct top_args *a, struct collector *c)
 {
 	struct snapshot before = { 0 }, now = { 0 }, tmp;
@@ -312,6 +321,8 @@ static int run(struct top_args *a, struct collector *c)
 	t.names = workload_cache_new();
 	if (!t.names)
 		return -ENOMEM;
+	if (a->process)
+		workload_cache_set_comm(t.names, comm_of, c);
 	sort_col = a->sort;
 	rc = collector_read(c, &before); /* the baseline: only I/O from now on */
 	for (uint64_t i = 0; !rc && (!a->count || i < a->count) && !cmd_stop; i++) {
@@ -354,6 +365,8 @@ int cmd_top(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a))
 		return 2;
+	o.key_cgroup = !a.process;
+	o.key_process = a.process;
 	if (a.disk && disks_resolve(a.disk, &o.filter_dev, NULL, 0)) {
 		errorf("'lsblk' lists the disks", "no such disk or partition '%s'", a.disk);
 		return 2;

@@ -24,7 +24,8 @@ struct collector {
 	struct iolat_bpf *skel;
 	enum attach_mode mode;
 	bool force_rq_map;
-	bool key_cgroup;
+	bool key_cgroup;	/* keys carry a cgroup or a process: shared values */
+	bool key_process;
 	struct bpf_program *prog[TP_COUNT]; /* loaded programs of the chosen mode */
 	struct bpf_link *link[TP_COUNT];    /* attached ones */
 	struct ring_buffer *wakeups;	    /* the kernel's "attach the fallback" nudge */
@@ -102,17 +103,19 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	ro->filter_cgroup_level = o->filter_cgroup_level;
 	ro->key_flags = o->key_flags;
 	ro->key_cgroup = o->key_cgroup;
-	c->key_cgroup = o->key_cgroup;
+	ro->key_process = o->key_process;
+	c->key_cgroup = o->key_cgroup || o->key_process;
+	c->key_process = o->key_process;
 	ro->key_size_class = o->key_size_class;
 	ro->force_rq_map = c->force_rq_map;
 	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
 	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : 64;
 	/* Keyed by cgroup, values are shared (see the map's comment in
 	 * iolat.bpf.c); the map not in use shrinks to one entry. */
-	ro->shared_values = o->key_cgroup;
-	c->hists = o->key_cgroup ? c->skel->maps.hists_shared : c->skel->maps.hists;
-	c->nvals = o->key_cgroup ? 1 : c->ncpus;
-	bpf_map__set_max_entries(o->key_cgroup ? c->skel->maps.hists : c->skel->maps.hists_shared, 1);
+	ro->shared_values = c->key_cgroup;
+	c->hists = c->key_cgroup ? c->skel->maps.hists_shared : c->skel->maps.hists;
+	c->nvals = c->key_cgroup ? 1 : c->ncpus;
+	bpf_map__set_max_entries(c->key_cgroup ? c->skel->maps.hists : c->skel->maps.hists_shared, 1);
 	if (o->max_keys)
 		bpf_map__set_max_entries(c->hists, o->max_keys);
 }
@@ -179,6 +182,10 @@ static int attach_bio(struct collector *c)
 static int attach_needed(struct collector *c)
 {
 	int rc = attach_tp(c, TP_RQ_COMPLETE);
+
+	/* Keyed by process, request creation names the submitter: always on. */
+	if (!rc && c->key_process)
+		rc = attach_tp(c, c->prog[TP_IO_START] ? TP_IO_START : TP_RQ_INSERT);
 
 	if (!rc && c->skel->bss->saw_unstamped)
 		rc = attach_fallback(c);
@@ -442,7 +449,19 @@ void collector_close(struct collector *c)
 
 enum attach_mode collector_mode(const struct collector *c) { return c->mode; }
 bool collector_rq_map_forced(const struct collector *c) { return c->force_rq_map; }
-bool collector_keyed_by_cgroup(const struct collector *c) { return c->key_cgroup; }
+bool collector_keyed_by_cgroup(const struct collector *c) { return c->key_cgroup && !c->key_process; }
+
+bool collector_keyed_by_process(const struct collector *c) { return c->key_process; }
+
+int collector_comm(struct collector *c, uint32_t tgid, char *out, size_t len)
+{
+	char comm[16];
+
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.comms), &tgid, comm))
+		return -ENOENT;
+	snprintf(out, len, "%.*s", (int)sizeof(comm), comm);
+	return 0;
+}
 bool collector_bio_attached(const struct collector *c) { return c->link[TP_BIO_QUEUE]; }
 bool collector_fallback_attached(const struct collector *c) { return c->link[TP_RQ_ISSUE]; }
 const struct bucket_table *collector_lat_table(const struct collector *c) { return &c->lat; }

@@ -38,6 +38,7 @@ struct collector_opts {
 	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
 	size_t nextra_lat_bounds;
 	uint32_t max_keys;	 /* histogram map capacity; 0: 4096 */
+	bool key_process;	 /* key by submitting process (IOLAT_KEY_PROCESS) */
 };
 
 struct collector;
@@ -56,6 +57,10 @@ void collector_close(struct collector *c);
 enum attach_mode collector_mode(const struct collector *c);
 bool collector_rq_map_forced(const struct collector *c);
 bool collector_keyed_by_cgroup(const struct collector *c);
+bool collector_keyed_by_process(const struct collector *c);
+
+/* The command name the kernel saw for process tgid (keyed by process). */
+int collector_comm(struct collector *c, uint32_t tgid, char *out, size_t len);
 bool collector_bio_attached(const struct collector *c);
 bool collector_fallback_attached(const struct collector *c);
 

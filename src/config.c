@@ -275,6 +275,14 @@ static int workloads_key(struct ctx *x, const char *k, yaml_node_t *v, struct se
 
 	if (!strcmp(k, "enabled"))
 		return get_bool(x, v, &c->workloads);
+	if (!strcmp(k, "by")) {
+		const char *by = scalar(v);
+
+		if (!by || (strcmp(by, "cgroup") && strcmp(by, "process")))
+			return fail(x, v, "workloads.by is cgroup or process");
+		c->workloads_by_process = !strcmp(by, "process");
+		return 0;
+	}
 	if (!strcmp(k, "max")) {
 		rc = get_uint(x, v, 1, 100000, &n);
 		if (!rc)
@@ -302,7 +310,7 @@ static int top_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_co
 	if (!strcmp(k, "labels"))
 		return each_key(x, v, "op", labels_key, c);
 	if (!strcmp(k, "workloads"))
-		return each_key(x, v, "enabled, max, expire, rules", workloads_key, c);
+		return each_key(x, v, "enabled, by, max, expire, rules", workloads_key, c);
 	if (!strcmp(k, "bpf_stats"))
 		return get_bool(x, v, &c->bpf_stats);
 	if (!strcmp(k, "log_level")) {

@@ -19,6 +19,7 @@
  *     op: true                            # false: one series per disk, all ops summed
  *   workloads:                            # iolat_workload_* series per VM/pod/...
  *     enabled: true
+ *     by: cgroup                          # or process: COMM[PID] of the submitter
  *     max: 500                            # label sets; past it: workload="other"
  *     expire: 5m                          # a gone workload's series stay this long
  *     rules:                              # tried before the built-in names
@@ -56,6 +57,7 @@ struct serve_config {
 	bool bpf_stats;
 	enum log_level log_level;
 	bool workloads;
+	bool workloads_by_process; /* COMM[PID] of the submitter, not the cgroup */
 	size_t workloads_max;
 	unsigned int workloads_expire_s;
 	struct workload_rule rules[WORKLOAD_MAX_RULES];

@@ -75,11 +75,16 @@ static int snap_all(const struct bucket_table *t, const uint64_t *want, size_t n
 	return 0;
 }
 
+static int comm_of(void *ctx, uint32_t pid, char *out, size_t len)
+{
+	return collector_comm(ctx, pid, out, len);
+}
+
 /* Makes (once) or updates what workload series need. Turning them off
  * later only hides them, so label-set ids are never reused. */
 static int workloads_on(struct exporter *e, const struct exporter_opts *o, char *err, size_t len)
 {
-	if (!collector_keyed_by_cgroup(e->c)) {
+	if (!collector_keyed_by_cgroup(e->c) && !collector_keyed_by_process(e->c)) {
 		snprintf(err, len, "workload series need a restart (iolat started without them)");
 		return -EINVAL;
 	}
@@ -92,6 +97,8 @@ static int workloads_on(struct exporter *e, const struct exporter_opts *o, char 
 	}
 	if (workload_cache_set_rules(e->names_of, o->rules, o->nrules, err, len))
 		return -EINVAL;
+	if (collector_keyed_by_process(e->c))
+		workload_cache_set_comm(e->names_of, comm_of, e->c);
 	if (!e->wl) {
 		e->wl = wlabels_new(e->c, e->names_of, &o->wl);
 		if (!e->wl) {

@@ -16,6 +16,8 @@
 
 #include "cgroups.h"
 #include "idmap.h"
+#include <linux/types.h>
+#include "iolat.h"
 
 /* systemd escapes unit-name characters as \xHH ("-" is \x2d). */
 static void unescape(const char *in, size_t len, char *out, size_t outlen)
@@ -162,6 +164,8 @@ struct workload_cache {
 	struct workload unknown, unattributed;
 	struct rule rules[WORKLOAD_MAX_RULES];
 	size_t nrules;
+	workload_comm_fn comm_of; /* names processes (keyed by process) */
+	void *comm_ctx;
 };
 
 /* Expands \0-\9 in a rule's name template from the match groups. */
@@ -344,6 +348,8 @@ bool workload_alive(struct workload_cache *c, uint64_t id)
 	char path[4096 + 512];
 	struct stat st;
 
+	if (w && (id & IOLAT_KEY_PROCESS))
+		return stat(w->path, &st) == 0 || !(id & ~IOLAT_KEY_PROCESS);
 	if (!w || !c->root[0])
 		return false;
 	snprintf(path, sizeof(path), "%s%s", c->root, strcmp(w->path, "/") ? w->path : "");
@@ -357,12 +363,57 @@ bool workload_is_unknown(const struct workload *w)
 	return !strcmp(w->path, "?");
 }
 
+void workload_cache_set_comm(struct workload_cache *c, workload_comm_fn fn, void *ctx)
+{
+	c->comm_of = fn;
+	c->comm_ctx = ctx;
+}
+
+/* A process key: "COMM[PID]", from the kernel's note of its name (kept after
+ * the process exits), else /proc. */
+static const struct workload *process_of(struct workload_cache *c, uint64_t id)
+{
+	uint32_t pid = (uint32_t)(id & ~IOLAT_KEY_PROCESS);
+	struct workload *w = idmap_get(&c->names, id);
+	char comm[64] = "", path[64];
+	FILE *f;
+
+	if (w)
+		return w;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return &c->unattributed;
+	if (!pid) {
+		snprintf(w->name, sizeof(w->name), "unknown");
+	} else {
+		if (!c->comm_of || c->comm_of(c->comm_ctx, pid, comm, sizeof(comm))) {
+			snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+			f = fopen(path, "re");
+			if (!f || !fgets(comm, sizeof(comm), f))
+				snprintf(comm, sizeof(comm), "pid");
+			if (f)
+				fclose(f);
+			comm[strcspn(comm, "\n")] = '\0';
+		}
+		snprintf(w->name, sizeof(w->name), "%s[%u]", comm, pid);
+	}
+	snprintf(w->kind, sizeof(w->kind), "process");
+	snprintf(w->path, sizeof(w->path), "/proc/%u", pid);
+	if (idmap_put(&c->names, id, w)) {
+		free(w);
+		return &c->unattributed;
+	}
+	return w;
+}
+
 const struct workload *workload_lookup(struct workload_cache *c, uint64_t id)
 {
 	const struct workload *w;
 
 	if (!id)
 		return &c->unattributed;
+	if (id & IOLAT_KEY_PROCESS)
+		return process_of(c, id);
 	w = idmap_get(&c->names, id);
 	if (!w) {
 		walk(c);

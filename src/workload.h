@@ -41,6 +41,13 @@ void workload_cache_free(struct workload_cache *c);
  */
 const struct workload *workload_lookup(struct workload_cache *c, uint64_t id);
 
+/*
+ * Keyed by process (IOLAT_KEY_PROCESS ids), names come from fn: the command
+ * name the kernel noted for pid; 0 or -errno. Without it, from /proc.
+ */
+typedef int (*workload_comm_fn)(void *ctx, uint32_t pid, char *out, size_t len);
+void workload_cache_set_comm(struct workload_cache *c, workload_comm_fn fn, void *ctx);
+
 /* A cgroup a lookup could not name (never seen in a walk: already gone). */
 bool workload_is_unknown(const struct workload *w);
 

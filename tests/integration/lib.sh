@@ -173,3 +173,14 @@ PY
 assert_eq() {
 	[ "$2" = "$3" ] || fail "$1: expected $2, got $3"
 }
+
+# assert_counted WHAT EXPECTED ACTUAL: exact, except that a shortfall of at
+# most 3 passes with a WARNING: on our test machines BPF programs on
+# block_rq_complete now and then miss a completion the kernel records
+# (README, "Known error bounds and misses"). An excess always fails.
+assert_counted() {
+	local missed=$(($2 - $3))
+	[ "$missed" -ge 0 ] || fail "$1: counted $3, more than the $2 done"
+	[ "$missed" -le 3 ] || fail "$1: expected $2, got $3"
+	[ "$missed" = 0 ] || echo "WARNING: $1: $missed of $2 completions not seen by BPF"
+}

@@ -1,0 +1,234 @@
+# guest.sh - small qemu/TCG guests for iolat's integration tests (sourced
+# after tests/integration/lib.sh, not run).
+#
+# A guest is a Debian 6.1 kernel (downloaded, never installed) and a busybox
+# initramfs that loads virtio-blk, runs a test's shell commands against
+# /dev/vda, prints the guest's own /sys/block/vda/stat and powers off. Its
+# disk is a host block device opened with O_DIRECT and Linux AIO, so every
+# guest request becomes direct I/O from qemu's threads, in qemu's cgroup:
+# what iolat sees as the VM's I/O.
+#
+# In the guest's commands, `mark NAME` prints the disk's counters and waits
+# for the host (vm_wait_mark, then vm_resume), so a test can scrape iolat at
+# exactly that point. The guest's own counters between two marks are then
+# what the host must have seen between the two scrapes.
+#
+# The kernel and its virtio modules are cached in $OUT/vm/ (downloaded once);
+# the initramfs there is rebuilt when this file or the dio helper changes.
+# TCG only: qemu 7.2 with KVM fails on the machines we run on (MACHINE.md).
+
+VM_SRC=$(realpath "${BASH_SOURCE[0]}")
+VM_DIR=$(realpath -m "${OUT:-build}")/vm
+VM_KERNEL=$VM_DIR/vmlinuz
+VM_INITRD=$VM_DIR/initramfs.gz
+# Loaded in this order: each needs the ones before it.
+VM_MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk)
+declare -gA VM_PIDS=() VM_CTLS=()
+
+# The newest Debian 6.1 amd64 kernel package apt can download, or nothing.
+vm_kernel_package() {
+	apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' 2>/dev/null |
+		awk '{ print $1 }' | sort -t- -k4,4n |
+		while read -r p; do
+			apt-cache policy "$p" | grep -q 'Candidate: [0-9]' && echo "$p"
+		done | tail -n1
+}
+
+# vm_copy_modules PKGDIR DEST: the virtio modules, decompressed (busybox
+# insmod takes plain .ko only; Debian 6.1 ships them plain, later ones not).
+vm_copy_modules() {
+	local m f
+	mkdir -p "$2" || return 1
+	for m in "${VM_MODULES[@]}"; do
+		f=$(find "$1/lib/modules" -name "$m.ko*" | head -n1)
+		[ -n "$f" ] || return 1
+		case $f in
+		*.xz) xz -dc "$f" >"$2/$m.ko" ;;
+		*.zst) zstd -qdc "$f" >"$2/$m.ko" ;;
+		*.gz) gzip -dc "$f" >"$2/$m.ko" ;;
+		*) cp "$f" "$2/$m.ko" ;;
+		esac || return 1
+	done
+}
+
+# vm_fetch_kernel: the newest kernel package's vmlinuz and virtio modules
+# into $VM_DIR; 1 if apt cannot get it (no package index, no archive).
+vm_fetch_kernel() {
+	local pkg tmp
+	pkg=$(vm_kernel_package)
+	# A fresh machine may never have fetched the package index.
+	if [ -z "$pkg" ] && [ "$(id -u)" -eq 0 ]; then
+		apt-get update -qq >/dev/null 2>&1
+		pkg=$(vm_kernel_package)
+	fi
+	[ -n "$pkg" ] || return 1
+	tmp=$(mktemp -d "$VM_DIR/fetch.XXXXXX")
+	# Everything is built in $tmp and moved into place last, so that an
+	# interrupted run leaves no half-made cache behind.
+	if (cd "$tmp" && apt-get download -qq "$pkg" >/dev/null 2>&1) &&
+		dpkg -x "$tmp"/"$pkg"_*.deb "$tmp/pkg" &&
+		vm_copy_modules "$tmp/pkg" "$tmp/modules" &&
+		cp "$tmp"/pkg/boot/vmlinuz-* "$tmp/vmlinuz"; then
+		rm -rf "$VM_DIR/modules" && mv "$tmp/modules" "$VM_DIR/modules" &&
+			echo "$pkg" >"$VM_DIR/package" && mv "$tmp/vmlinuz" "$VM_KERNEL"
+	fi
+	rm -rf "$tmp"
+	[ -s "$VM_KERNEL" ]
+}
+
+# The guest's /init. The kernel's console is the first serial port: its
+# output, markers included, lands in the test's log file. The second serial
+# port carries the host's go-aheads to `mark`; it is opened once, before any
+# marker is printed, because opening it later would reset the UART and
+# could drop a go-ahead already sent.
+vm_write_init() {
+	cat >"$1" <<EOF
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in ${VM_MODULES[*]}; do insmod /lib/modules/\$m.ko || echo "IOLAT-ERROR: insmod \$m"; done
+i=0
+while [ ! -b /dev/vda ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
+stty -F /dev/ttyS1 -echo
+exec 3</dev/ttyS1
+# What the kernel read while probing the disk, before the test's commands.
+echo "IOLAT-BOOT-STAT: \$(cat /sys/block/vda/stat)"
+sh -e /guest.sh
+echo "IOLAT-RC: \$?"
+echo "IOLAT-STAT: \$(cat /sys/block/vda/stat)"
+echo IOLAT-DONE
+poweroff -f
+EOF
+	chmod 755 "$1"
+}
+
+# The guest's `mark NAME`: says NAME was reached, with the disk's counters
+# at that point, then waits for the host's go-ahead on fd 3 (ttyS1).
+vm_write_mark() {
+	cat >"$1" <<'EOF'
+#!/bin/sh
+echo "IOLAT-MARK: $1 $(cat /sys/block/vda/stat)"
+read -r _ <&3
+EOF
+	chmod 755 "$1"
+}
+
+# vm_build_initramfs OUTFILE: busybox, a static dio helper, the modules,
+# /init and mark, as a gzipped newc cpio.
+vm_build_initramfs() {
+	local root a rc=0
+	root=$(mktemp -d "$VM_DIR/root.XXXXXX")
+	mkdir -p "$root"/{bin,dev,proc,sys,lib} && cp /bin/busybox "$root/bin/busybox" &&
+		cp -r "$VM_DIR/modules" "$root/lib/modules" &&
+		gcc -O2 -static tests/helpers/dio.c -o "$root/bin/dio" || { rm -rf "$root"; return 1; }
+	for a in sh mount insmod sleep cat echo poweroff dd stty; do ln -s busybox "$root/bin/$a"; done
+	vm_write_init "$root/init"
+	vm_write_mark "$root/bin/mark"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$1.tmp" && mv "$1.tmp" "$1" || rc=1
+	rm -rf "$root"
+	return $rc
+}
+
+# vm_prepare: VM_KERNEL and VM_INITRD, made once into $OUT/vm/. Skips the
+# test (exit 77) when a part cannot be had here: qemu, busybox, the kernel.
+vm_prepare() {
+	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 (package qemu-system-x86) is not installed"
+	/bin/busybox --list 2>/dev/null | grep -qx insmod ||
+		skip "a static busybox (package busybox-static) is not installed"
+	command -v cpio >/dev/null || skip "cpio is not installed"
+	mkdir -p "$VM_DIR" || fail "cannot make $VM_DIR"
+	if ! [ -s "$VM_KERNEL" ]; then
+		vm_fetch_kernel || skip "apt cannot download a Debian linux-image-6.1.0-*-amd64-unsigned package"
+		echo "guest kernel: $(cat "$VM_DIR/package") (cached in $VM_DIR)"
+	fi
+	if ! [ "$VM_INITRD" -nt "$VM_SRC" ] || ! [ "$VM_INITRD" -nt tests/helpers/dio.c ]; then
+		vm_build_initramfs "$VM_INITRD" || fail "cannot build the guest initramfs"
+	fi
+}
+
+# vm_initrd_with SCRIPT OUT: the base initramfs followed by a second archive
+# holding SCRIPT as /guest.sh (the kernel unpacks concatenated archives in
+# turn), so any script of any length reaches the guest unchanged.
+vm_initrd_with() {
+	local d
+	d=$(mktemp -d "$WORK/guest.XXXXXX")
+	cp "$1" "$d/guest.sh" || fail "no guest script $1"
+	{ cat "$VM_INITRD" && (cd "$d" && echo guest.sh | cpio -o -H newc --quiet | gzip -1); } >"$2"
+	rm -rf "$d"
+}
+
+# vm_start NAME CGROUP_DIR DISK GUEST_SCRIPT LOGFILE: boots a guest whose
+# qemu runs in CGROUP_DIR from its first instruction (it joins the cgroup,
+# then execs qemu), so all its I/O on DISK is charged there. Sets VM_PID and
+# VM_PIDS[NAME]; the guest is killed at exit if still running.
+vm_start() {
+	local name=$1 cg=$2 disk=$3 initrd=$WORK/initrd-$1.gz ctl=$WORK/ctl-$1
+	vm_initrd_with "$4" "$initrd"
+	# qemu's pipe backend: host -> guest in $ctl.in, guest -> host in $ctl.out.
+	mkfifo "$ctl.in" "$ctl.out" || fail "mkfifo $ctl"
+	VM_CTLS[$name]=$ctl
+	: >"$5"
+	# -nodefaults: no NIC, VGA or their option ROMs; a shorter TCG boot.
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" \
+		qemu-system-x86_64 -accel tcg -name "guest=$name" -m 256 -smp 1 \
+		-nodefaults -no-user-config -display none -no-reboot -monitor none \
+		-serial "file:$5" -serial "pipe:$ctl" \
+		-kernel "$VM_KERNEL" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 quiet" \
+		-drive "file=$disk,if=virtio,format=raw,cache=none,aio=native" \
+		</dev/null >"$5.qemu" 2>&1 &
+	VM_PID=$!
+	VM_PIDS[$name]=$VM_PID
+	on_exit "kill -KILL $VM_PID; wait $VM_PID"
+}
+
+# vm_console_fail NAME LOGFILE WHY: fails the test with the console's tail.
+vm_console_fail() {
+	echo "--- $1 console (tail) ---" >&2
+	tail -n 30 "$2" "$2.qemu" >&2
+	fail "guest $1: $3"
+}
+
+# vm_wait_mark NAME LOGFILE MARK TIMEOUT: waits until the guest is held at
+# `mark MARK`; fails if it is not within TIMEOUT seconds or qemu exited.
+vm_wait_mark() {
+	local end=$((SECONDS + $4))
+	until grep -q "^IOLAT-MARK: $3 " "$2"; do
+		kill -0 "${VM_PIDS[$1]}" 2>/dev/null || vm_console_fail "$1" "$2" "exited before mark $3"
+		[ $SECONDS -lt $end ] || vm_console_fail "$1" "$2" "no mark $3 within $4 s"
+		sleep 0.1
+	done
+}
+
+# vm_resume NAME: lets a guest held at a mark go on. The fifo is opened
+# read-write, which never blocks, even if qemu is gone.
+vm_resume() {
+	echo go 1<>"${VM_CTLS[$1]}.in"
+}
+
+# vm_wait NAME LOGFILE TIMEOUT: waits until the guest said IOLAT-DONE and
+# its qemu exited; fails with the console's tail if it does not within
+# TIMEOUT seconds, or if the guest's commands failed.
+vm_wait() {
+	local pid=${VM_PIDS[$1]} end=$((SECONDS + $3))
+	while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.1; done
+	if kill -0 "$pid" 2>/dev/null || ! grep -q '^IOLAT-DONE' "$2"; then
+		vm_console_fail "$1" "$2" "did not finish within $3 s"
+	fi
+	wait "$pid" 2>/dev/null
+	grep -q '^IOLAT-RC: 0' "$2" || vm_console_fail "$1" "$2" "its commands failed"
+}
+
+# vm_stat LOGFILE WHICH FIELD: one field (1-based, as in the kernel's
+# Documentation/block/stat.rst) of the guest's /sys/block/vda/stat at mark
+# WHICH, or at the end (WHICH = END) or after boot (WHICH = BOOT).
+vm_stat() {
+	local line
+	case $2 in
+	END) line=$(sed -n 's/^IOLAT-STAT: //p' "$1") ;;
+	BOOT) line=$(sed -n 's/^IOLAT-BOOT-STAT: //p' "$1") ;;
+	*) line=$(sed -n "s/^IOLAT-MARK: $2 //p" "$1") ;;
+	esac
+	echo "$line" | tr -d '\r' | awk -v f="$3" '{ print $f }'
+}
