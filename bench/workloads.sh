@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# workloads.sh - what per-workload series cost `iolat serve` to scrape, and
+# what they weigh, as the number of live workloads grows: N cgroups (systemd
+# service names, so each is a workload of its own) each do a few direct
+# reads on a loop device; then iolat is scraped K times in text and
+# protobuf. Prints, per N: sample lines, body size, iolat's own render time
+# (iolat_scrape_duration_seconds, median), curl's time, RSS and kernel keys.
+# Usage: bash bench/workloads.sh [N...]   (default 50 200 500; root)
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$HERE")
+IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
+DIO=${DIO:-$ROOT/build-bench/dio}
+SCRAPES=${SCRAPES:-15}
+SIZES=("$@")
+[ ${#SIZES[@]} -gt 0 ] || SIZES=(50 200 500)
+[ "$(id -u)" = 0 ] || { echo "workloads.sh: needs root" >&2; exit 1; }
+[ -x "$IOLAT" ] && [ -x "$DIO" ] || { echo "build first: make OUT=build-bench all helpers" >&2; exit 1; }
+
+if mountpoint -q /sys/fs/cgroup/blkio; then CGROOT=/sys/fs/cgroup/blkio; else CGROOT=/sys/fs/cgroup; fi
+BASE=$CGROOT/iolat-bench-wl-$$
+IMG=/dev/shm/iolat-bench-wl.$$.img
+PORT=$((40000 + RANDOM % 20000))
+PID= LOOP=
+cleanup() {
+	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	[ -d "$BASE" ] && find "$BASE" -depth -type d -exec rmdir {} + 2>/dev/null
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	rm -f "$IMG"
+}
+trap cleanup EXIT
+truncate -s 64M "$IMG"
+LOOP=$(losetup --direct-io=on -f --show "$IMG")
+mkdir "$BASE"
+
+"$IOLAT" serve --web.listen-address=127.0.0.1:$PORT --workloads.max=100000 2>/dev/null &
+PID=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/-/healthy" >/dev/null && break; sleep 0.1; done
+
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+made=0
+printf '%9s %9s %10s %12s %12s %12s %9s %7s\n' workloads lines body_KiB render_ms_txt render_ms_pb curl_ms_txt RSS_MiB keys
+for n in "${SIZES[@]}"; do
+	for ((i = made + 1; i <= n; i++)); do
+		mkdir "$BASE/w$i.service"
+		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$1" read "$2" 4 4096' "$BASE/w$i.service" "$DIO" "$LOOP"
+	done
+	made=$n
+	sleep 1.2 # past the hierarchy walk's once-a-second limit
+	curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null
+	rt=() rp=() ct=()
+	for ((k = 0; k < SCRAPES; k++)); do
+		ct+=("$(curl -sf -o /tmp/iolat-wl-body.$$ -w '%{time_total}' "http://127.0.0.1:$PORT/metrics")")
+		rt+=("$(awk '$1 == "iolat_scrape_duration_seconds" { print $2 }' /tmp/iolat-wl-body.$$)")
+		curl -sf -o /dev/null -H 'Accept: application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited' "http://127.0.0.1:$PORT/metrics"
+		curl -sf -o /tmp/iolat-wl-body.$$ "http://127.0.0.1:$PORT/metrics"
+		rp+=("$(awk '$1 == "iolat_scrape_duration_seconds" { print $2 }' /tmp/iolat-wl-body.$$)")
+	done
+	lines=$(grep -vc '^#' /tmp/iolat-wl-body.$$)
+	kib=$(($(stat -c %s /tmp/iolat-wl-body.$$) / 1024))
+	keys=$(awk '$1 == "iolat_bpf_map_entries{map=\"hists_shared\"}" { print $2 }' /tmp/iolat-wl-body.$$)
+	rss=$(awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' /proc/$PID/status)
+	printf '%9s %9s %10s %12.2f %12.2f %12.2f %9s %7s\n' "$n" "$lines" "$kib" \
+		"$(printf '%s\n' "${rt[@]}" | median | awk '{ print $1 * 1000 }')" \
+		"$(printf '%s\n' "${rp[@]}" | median | awk '{ print $1 * 1000 }')" \
+		"$(printf '%s\n' "${ct[@]}" | median | awk '{ print $1 * 1000 }')" "$rss" "$keys"
+done
+rm -f /tmp/iolat-wl-body.$$
