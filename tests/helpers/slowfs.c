@@ -4,13 +4,18 @@
  * reads each sleep a fixed time. A loop device over that file is a block
  * device with a known added latency per read, for iolat's latency tests.
  *
- * Usage: slowfs MOUNTPOINT --size-mib=N --delay-us=N [FUSE options]
+ * Usage: slowfs MOUNTPOINT --size-mib=N --delay-us=N [--files=N] [FUSE options]
  * The file is opened with direct_io so that every read reaches us.
+ * --files=N (N > 1) serves N such files, disk0 ... disk<N-1>, instead: loop
+ * devices over them share one backing store, and with FUSE's -s (one thread)
+ * one queue, where one device's reads wait behind the other's.
  */
 #define FUSE_USE_VERSION 31
 #include <errno.h>
 #include <fuse.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +24,7 @@
 static struct {
 	unsigned long size_mib;
 	unsigned long delay_us;
+	unsigned long files;
 	char *data;
 	size_t size;
 } fs;
@@ -26,8 +32,23 @@ static struct {
 static const struct fuse_opt opts[] = {
 	{ "--size-mib=%lu", offsetof(typeof(fs), size_mib), 0 },
 	{ "--delay-us=%lu", offsetof(typeof(fs), delay_us), 0 },
+	{ "--files=%lu", offsetof(typeof(fs), files), 0 },
 	FUSE_OPT_END,
 };
+
+/* file_index: which file PATH names (0 ... files-1), or -1 if none. */
+static long file_index(const char *path)
+{
+	char *end;
+	unsigned long i;
+
+	if (fs.files == 1)
+		return strcmp(path, "/disk") ? -1 : 0;
+	if (strncmp(path, "/disk", 5) || path[5] < '0' || path[5] > '9')
+		return -1;
+	i = strtoul(path + 5, &end, 10);
+	return *end || i >= fs.files || (path[5] == '0' && path[6]) ? -1 : (long)i;
+}
 
 static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
@@ -38,7 +59,7 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		st->st_nlink = 2;
 		return 0;
 	}
-	if (strcmp(path, "/disk"))
+	if (file_index(path) < 0)
 		return -ENOENT;
 	st->st_mode = S_IFREG | 0600;
 	st->st_nlink = 1;
@@ -54,14 +75,25 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 		return -ENOENT;
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
-	fill(buf, "disk", NULL, 0, 0);
+	for (unsigned long i = 0; i < fs.files; i++) {
+		char name[32];
+
+		if (fs.files == 1)
+			snprintf(name, sizeof(name), "disk");
+		else
+			snprintf(name, sizeof(name), "disk%lu", i);
+		fill(buf, name, NULL, 0, 0);
+	}
 	return 0;
 }
 
 static int fs_open(const char *path, struct fuse_file_info *fi)
 {
-	if (strcmp(path, "/disk"))
+	long i = file_index(path);
+
+	if (i < 0)
 		return -ENOENT;
+	fi->fh = (uint64_t)i;
 	fi->direct_io = 1;
 	return 0;
 }
@@ -77,20 +109,20 @@ static int fs_read(const char *path, char *buf, size_t len, off_t off, struct fu
 {
 	struct timespec d = { (time_t)(fs.delay_us / 1000000), (long)(fs.delay_us % 1000000) * 1000 };
 
-	(void)path, (void)fi;
+	(void)path;
 	while (nanosleep(&d, &d) && errno == EINTR)
 		;
 	len = clamp(off, len);
-	memcpy(buf, fs.data + off, len);
+	memcpy(buf, fs.data + fi->fh * fs.size + off, len);
 	return (int)len;
 }
 
 static int fs_write(const char *path, const char *buf, size_t len, off_t off,
 		    struct fuse_file_info *fi)
 {
-	(void)path, (void)fi;
+	(void)path;
 	len = clamp(off, len);
-	memcpy(fs.data + off, buf, len);
+	memcpy(fs.data + fi->fh * fs.size + off, buf, len);
 	return (int)len;
 }
 
@@ -107,10 +139,11 @@ int main(int argc, char **argv)
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 
 	fs.size_mib = 16;
-	if (fuse_opt_parse(&args, &fs, opts, NULL))
+	fs.files = 1;
+	if (fuse_opt_parse(&args, &fs, opts, NULL) || fs.files < 1 || fs.files > 64)
 		return 2;
 	fs.size = fs.size_mib << 20;
-	fs.data = calloc(1, fs.size);
+	fs.data = calloc(fs.files, fs.size);
 	if (!fs.data)
 		return 1;
 	return fuse_main(args.argc, args.argv, &ops, NULL);

@@ -16,37 +16,12 @@ VMS=(web01 db01)
 THROTTLE=200
 declare -A DEV VMCG LOG
 
-# rmdir_retry DIR: removes a cgroup, retrying for up to 5 s: a parent
-# stays busy until the kernel has finished taking its removed child
-# offline, which it does asynchronously.
-rmdir_retry() {
-	for _ in $(seq 1 50); do
-		rmdir "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "cannot remove cgroup $1" >&2
-}
-
-# make_vm_cgroup SLICE N NAME: the scope libvirt+systemd give VM N (VMCG[NAME]).
-make_vm_cgroup() {
-	local dir="$1/machine-qemu\\x2d$2\\x2d$3.scope"
-	mkdir "$dir" || fail "cannot make cgroup $dir"
-	on_exit "rmdir_retry $(printf %q "$dir")"
-	VMCG[$3]=$dir
-}
-
-# Our machine.slice, unless the host has one (then it is not ours to remove).
-slice=$(cgroup_root)/machine.slice
-if mkdir "$slice" 2>/dev/null; then
-	on_exit "rmdir_retry $slice"
-else
-	[ -d "$slice" ] || fail "cannot make $slice"
-fi
 n=1
 for vm in "${VMS[@]}"; do
 	make_loop 64
 	DEV[$vm]=${LOOP#/dev/}
-	make_vm_cgroup "$slice" $n "$vm"
+	vm_cgroup $n "$vm"
+	VMCG[$vm]=$VM_CG
 	LOG[$vm]=$WORK/$vm.console
 	n=$((n + 1))
 done

@@ -147,6 +147,33 @@ vm_prepare() {
 	fi
 }
 
+# vm_rmdir DIR: removes a cgroup, retrying for up to 5 s: a parent stays
+# busy until the kernel has finished taking its removed child offline,
+# which it does asynchronously.
+vm_rmdir() {
+	for _ in $(seq 1 50); do
+		rmdir "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "cannot remove cgroup $1" >&2
+}
+
+# vm_cgroup N NAME: makes the cgroup libvirt and systemd give VM number N
+# called NAME, machine.slice/machine-qemu\x2dN\x2dNAME.scope, in VM_CG;
+# removed at exit, as is machine.slice unless the host had one.
+vm_cgroup() {
+	local slice
+	slice=$(cgroup_root)/machine.slice
+	if mkdir "$slice" 2>/dev/null; then
+		on_exit "vm_rmdir $slice"
+	else
+		[ -d "$slice" ] || fail "cannot make $slice"
+	fi
+	VM_CG="$slice/machine-qemu\\x2d$1\\x2d$2.scope"
+	mkdir "$VM_CG" || fail "cannot make cgroup $VM_CG"
+	on_exit "vm_rmdir $(printf %q "$VM_CG")"
+}
+
 # vm_initrd_with SCRIPT OUT: the base initramfs followed by a second archive
 # holding SCRIPT as /guest.sh (the kernel unpacks concatenated archives in
 # turn), so any script of any length reaches the guest unchanged.
