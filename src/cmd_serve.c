@@ -34,7 +34,7 @@ struct flags {
 	const char *config_file;
 	struct serve_config set; /* values of the flags given */
 	bool has_listen, has_path, has_web, has_stats, has_level, has_expire;
-	int device, total, size, op_label, workloads, by_process; /* -1: not given */
+	int device, total, size, op_label, size_label, workloads, by_process; /* -1: not given */
 	enum attach_mode attach;
 	unsigned int synthetic;
 };
@@ -99,6 +99,9 @@ static void usage(FILE *f)
 		"      --workloads.expire=DUR     a removed workload's series stay DUR (5m)\n"
 		"      --[no-]label.op            an op label (read, write, ...) on block\n"
 		"                                 metrics; without it ops sum per disk (default on)\n"
+		"      --[no-]label.size-class    a size label (<=4KiB, 4-16KiB, 16-64KiB,\n"
+		"                                 64KiB-1MiB, >1MiB) on block metrics: latency\n"
+		"                                 by request size class (default off)\n"
 		"      --bpf.stats                keep kernel BPF run-time stats on while\n"
 		"                                 serving, for iolat_bpf_program_* metrics\n"
 		"      --log.level=LEVEL          debug, info, warn or error (default info)\n"
@@ -114,7 +117,7 @@ static void usage(FILE *f)
 enum {
 	OPT_LISTEN = 256, OPT_PATH, OPT_WEBCFG, OPT_CONFIG, OPT_DEV, OPT_NODEV, OPT_TOT, OPT_NOTOT,
 	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH, OPT_OPL, OPT_NOOPL,
-	OPT_WL, OPT_NOWL, OPT_WLMAX, OPT_WLEXP, OPT_WLBY,
+	OPT_WL, OPT_NOWL, OPT_WLMAX, OPT_WLEXP, OPT_WLBY, OPT_SZL, OPT_NOSZL,
 };
 
 static int parse_flag(struct flags *f, int c, const char *arg)
@@ -151,6 +154,8 @@ static int parse_flag(struct flags *f, int c, const char *arg)
 	case OPT_SIZE: f->size = 1; return 0;
 	case OPT_NOSIZE: f->size = 0; return 0;
 	case OPT_OPL: f->op_label = 1; return 0;
+	case OPT_SZL: f->size_label = 1; return 0;
+	case OPT_NOSZL: f->size_label = 0; return 0;
 	case OPT_NOOPL: f->op_label = 0; return 0;
 	case OPT_WL: f->workloads = 1; return 0;
 	case OPT_WLBY:
@@ -219,6 +224,8 @@ static int parse_args(int argc, char **argv, struct flags *f)
 		{ "no-collector.request-size", no_argument, NULL, OPT_NOSIZE },
 		{ "label.op", no_argument, NULL, OPT_OPL },
 		{ "no-label.op", no_argument, NULL, OPT_NOOPL },
+		{ "label.size-class", no_argument, NULL, OPT_SZL },
+		{ "no-label.size-class", no_argument, NULL, OPT_NOSZL },
 		{ "collector.workloads", no_argument, NULL, OPT_WL },
 		{ "no-collector.workloads", no_argument, NULL, OPT_NOWL },
 		{ "workloads.max", required_argument, NULL, OPT_WLMAX },
@@ -235,6 +242,7 @@ static int parse_args(int argc, char **argv, struct flags *f)
 
 	memset(f, 0, sizeof(*f));
 	f->device = f->total = f->size = f->op_label = f->workloads = f->by_process = -1;
+	f->size_label = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {
@@ -286,6 +294,8 @@ static int build_config(const struct flags *f, struct serve_config *out)
 		out->size_view = f->size;
 	if (f->op_label >= 0)
 		out->op_label = f->op_label;
+	if (f->size_label >= 0)
+		out->size_label = f->size_label;
 	if (f->workloads >= 0)
 		out->workloads = f->workloads;
 	if (f->by_process >= 0)
@@ -310,6 +320,7 @@ static void exporter_opts_of(const struct serve *s, struct exporter_opts *o)
 	o->total_view = s->cfg.total_view;
 	o->size_view = s->cfg.size_view;
 	o->no_op_label = !s->cfg.op_label;
+	o->size_label = s->cfg.size_label;
 	o->lat_le = s->cfg.nlat_le ? s->cfg.lat_le : NULL;
 	o->nlat_le = s->cfg.nlat_le;
 	o->size_le = s->cfg.nsize_le ? s->cfg.size_le : NULL;
@@ -466,9 +477,10 @@ static void do_reload(struct serve *s)
 		sd_notify(0, "READY=1");
 		return;
 	}
-	if (fresh.workloads_by_process != old.workloads_by_process) {
-		log_error("reload: changing workloads.by needs a restart; keeping the running "
-			  "configuration");
+	if (fresh.workloads_by_process != old.workloads_by_process ||
+	    fresh.size_label != old.size_label) {
+		log_error("reload: changing workloads.by or labels.size_class needs a restart; "
+			  "keeping the running configuration");
 		sd_notify(0, "READY=1");
 		return;
 	}
@@ -499,7 +511,8 @@ static int setup(struct serve *s)
 	 * cover most arrivals at once); hist, interactive, every second. */
 	struct collector_opts co = { .attach = s->fl.attach, .disk_rescan_s = DISK_RESCAN_S,
 				     .key_cgroup = s->cfg.workloads && !s->cfg.workloads_by_process,
-				     .key_process = s->cfg.workloads && s->cfg.workloads_by_process };
+				     .key_process = s->cfg.workloads && s->cfg.workloads_by_process,
+				     .key_size_class = s->cfg.size_label };
 	struct exporter_opts eo;
 	struct probe_result pr;
 	char err[512] = "";

@@ -206,6 +206,8 @@ static int labels_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve
 {
 	if (!strcmp(k, "op"))
 		return get_bool(x, v, &c->op_label);
+	if (!strcmp(k, "size_class"))
+		return get_bool(x, v, &c->size_label);
 	return 1;
 }
 
@@ -308,7 +310,7 @@ static int top_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_co
 	if (!strcmp(k, "buckets"))
 		return each_key(x, v, "latency_seconds, size_bytes", buckets_key, c);
 	if (!strcmp(k, "labels"))
-		return each_key(x, v, "op", labels_key, c);
+		return each_key(x, v, "op, size_class", labels_key, c);
 	if (!strcmp(k, "workloads"))
 		return each_key(x, v, "enabled, by, max, expire, rules", workloads_key, c);
 	if (!strcmp(k, "bpf_stats"))

@@ -17,6 +17,7 @@
  *     size_bytes: [4096, 65536, 1048576]
  *   labels:
  *     op: true                            # false: one series per disk, all ops summed
+ *     size_class: false                   # true: a size label, <=4KiB ... >1MiB
  *   workloads:                            # iolat_workload_* series per VM/pod/...
  *     enabled: true
  *     by: cgroup                          # or process: COMM[PID] of the submitter
@@ -50,6 +51,7 @@ struct serve_config {
 	char web_config_file[512]; /* "" for plain HTTP without auth */
 	bool device_view, total_view, size_view;
 	bool op_label;
+	bool size_label; /* labels.size_class: latency by request size class */
 	uint64_t lat_le[CONFIG_MAX_BOUNDS]; /* ns */
 	size_t nlat_le;			    /* 0: defaults */
 	uint64_t size_le[CONFIG_MAX_BOUNDS];

@@ -34,13 +34,12 @@ struct exporter {
 	size_t nnames;
 	struct { const char *who, *what; char text[192]; } help[16];
 	size_t nhelp;
+	const char *disk_labels[5], *untimed_labels[5]; /* label names, for the set's life */
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
 	struct wlabels *wl;
 	uint64_t folded_ios; /* completions under workload="other", this scrape */
 };
 
-static const char *const block_op_labels[] = { "device", "op", NULL };
-static const char *const device_labels[] = { "device", NULL };
 
 /* Largest table bound <= want, so the bucket is exact; 0 if none. */
 static uint64_t snap_bound(const struct bucket_table *t, uint64_t want)
@@ -279,19 +278,52 @@ static bool shows_workloads(const struct exporter *e)
 	return e->wl && e->o.workloads;
 }
 
+/*
+ * The per-disk families' labels: device, then op (unless labels.op is off:
+ * every operation of a disk sums into one series), then size (with
+ * labels.size_class: latency by request size class), then view (untimed).
+ * Names and values are built by the same two functions, so they agree.
+ */
+static void disk_label_names(const struct exporter *e, const char **out, const char *last)
+{
+	int n = 0;
+
+	out[n++] = "device";
+	if (!e->o.no_op_label)
+		out[n++] = "op";
+	if (e->o.size_label)
+		out[n++] = "size";
+	if (last)
+		out[n++] = last;
+	out[n] = NULL;
+}
+
+static void disk_label_values(const struct exporter *e, const struct series *s,
+			      const char *dev, const char *last, const char **out)
+{
+	int n = 0;
+
+	out[n++] = dev;
+	if (!e->o.no_op_label)
+		out[n++] = render_op_name(s->key.op);
+	if (e->o.size_label)
+		out[n++] = render_size_class_name(s->key.size_class);
+	if (last)
+		out[n++] = last;
+	out[n] = NULL;
+}
+
 static int add_block_families(struct exporter *e, struct metric_set *set,
 			      struct block_families *b)
 {
-	static const char *const untimed_op[] = { "device", "op", "view", NULL };
-	static const char *const untimed_dev[] = { "device", "view", NULL };
 	static const char *const wl_op[] = { "device", "op", "kind", "workload", NULL };
 	static const char *const wl_dev[] = { "device", "kind", "workload", NULL };
-	/* Without the op label, every operation of a disk sums into one series. */
 	bool op = !e->o.no_op_label;
 	int rc;
 
-	rc = add_families(e, set, &disk_names, op ? block_op_labels : device_labels,
-			  op ? untimed_op : untimed_dev, &b[0]);
+	disk_label_names(e, e->disk_labels, NULL);
+	disk_label_names(e, e->untimed_labels, "view");
+	rc = add_families(e, set, &disk_names, e->disk_labels, e->untimed_labels, &b[0]);
 	if (!rc && shows_workloads(e))
 		rc = add_families(e, set, &workload_names, op ? wl_op : wl_dev, NULL, &b[1]);
 	return rc;
@@ -344,12 +376,13 @@ static int add_values(struct exporter *e, const struct block_families *b, const 
 static int add_series(struct exporter *e, const struct block_families *b, const char *dev,
 		      const struct series *s)
 {
-	const char *op = render_op_name(s->key.op);
-	bool nop = e->o.no_op_label;
-	const char *labels[] = { dev, nop ? NULL : op, NULL };
-	const char *dev_view[] = { dev, nop ? "device" : op, "device", NULL };
-	const char *tot_view[] = { dev, nop ? "total" : op, "total", NULL };
-	int rc = add_values(e, b, labels, s);
+	const char *labels[5], *dev_view[5], *tot_view[5];
+	int rc;
+
+	disk_label_values(e, s, dev, NULL, labels);
+	disk_label_values(e, s, dev, "device", dev_view);
+	disk_label_values(e, s, dev, "total", tot_view);
+	rc = add_values(e, b, labels, s);
 
 	rc |= add_counter(b->untimed, dev_view, (double)s->val.lat[IOLAT_VIEW_DEVICE].unseen);
 	rc |= add_counter(b->untimed, tot_view, (double)s->val.lat[IOLAT_VIEW_TOTAL].unseen);

@@ -22,6 +22,8 @@ struct exporter_opts {
 	const uint64_t *size_le; /* classic bounds, bytes; NULL: defaults */
 	size_t nsize_le;
 	bool no_op_label;	      /* sum operations: series per disk only */
+	bool size_label;	      /* a size label (class) on the per-disk families;
+				       * needs a collector keyed by size class */
 	bool workloads;		      /* iolat_workload_* (needs a cgroup-keyed collector) */
 	struct wlabels_opts wl;
 	const struct workload_rule *rules; /* user naming rules; copied */

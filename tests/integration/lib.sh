@@ -179,6 +179,7 @@ assert_eq() {
 # block_rq_complete now and then miss a completion the kernel records
 # (README, "Known error bounds and misses"). An excess always fails.
 assert_counted() {
+	[[ "$2" =~ ^[0-9]+$ && "$3" =~ ^[0-9]+$ ]] || fail "$1: expected $2, got '$3'"
 	local missed=$(($2 - $3))
 	[ "$missed" -ge 0 ] || fail "$1: counted $3, more than the $2 done"
 	[ "$missed" -le 3 ] || fail "$1: expected $2, got $3"
