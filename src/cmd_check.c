@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
+#include "cgroups.h"
 #include "collector.h"
 #include "commands.h"
 #include "disks.h"
@@ -63,6 +65,21 @@ static void print_tracepoints(const struct probe_result *pr)
 		printf("  QUEUE_FLAG_STATS bit: %d (from BTF)\n", pr->queue_stats_bit);
 	else
 		printf("  QUEUE_FLAG_STATS: not in BTF; issue times always kept in the map\n");
+}
+
+/* Where bios' cgroups come from: the hierarchy the io controller is on. */
+static void print_cgroups(void)
+{
+	const char *root = cgroups_io_root();
+	char path[4200];
+
+	if (!root) {
+		printf("\nCgroups: no io (blkio) controller mounted: I/O is per disk and process only\n");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	printf("\nCgroups: io controller on %s (%s); workloads are named from its paths\n",
+	       access(path, F_OK) ? "cgroup v1 blkio" : "cgroup v2", root);
 }
 
 /* How iolat will time each disk, from what its queue settings make the kernel stamp. */
@@ -149,6 +166,7 @@ int cmd_check(int argc, char **argv)
 			       : pr.tp_exists[TP_RQ_COMPLETE] ? "raw_tp" : "none");
 	print_tracepoints(&pr);
 	print_disks();
+	print_cgroups();
 	if (!pr.tp_exists[TP_RQ_COMPLETE]) {
 		errorf(NULL, "iolat cannot run here: no block_rq_complete tracepoint");
 		return 1;

@@ -51,6 +51,8 @@ for opt in -D -O -F -Q -m -T -s -v --attach=auto --attach=tp_btf --attach=raw_tp
 done
 "$IOLAT" check >"$WORK/check" || fail "iolat check failed: $(cat "$WORK/check")"
 grep -q "Load test: loaded and attached with tp_btf" "$WORK/check" || fail "check: $(cat "$WORK/check")"
+io_root=$(cgroup_root)
+grep -q "^Cgroups: io controller on .* ($io_root)" "$WORK/check" || fail "check names no io hierarchy ($io_root)"
 "$IOLAT" check --no-load >/dev/null || fail "iolat check --no-load"
 env IOLAT_BTF=/nonexistent "$IOLAT" check >/dev/null 2>&1 && fail "check passed without BTF"
 echo "ok: help, version, options, check"
