@@ -295,7 +295,9 @@ static __always_inline __u64 bio_cgroup(struct bio *bio)
 	struct cgroup *cg;
 	int level;
 
-	if (!bio)
+	/* Kernels without CONFIG_BLK_CGROUP have no bi_blkg: no cgroup, but
+	 * the program must still load. */
+	if (!bio || !bpf_core_field_exists(bio->bi_blkg))
 		return 0;
 	cg = BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup);
 	if (!cg)
