@@ -17,15 +17,18 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
 	  -Wno-format-truncation \
 	  -I$(OUT) -Ibpf -Isrc -MMD -MP -DIOLAT_VERSION='"$(VERSION)"'
-LDLIBS := -lbpf -lelf -lz -lm -lmicrohttpd -lpthread
+ifeq ($(STATIC),1)
+# libbpf and its dependencies only: Debian ships no static libsystemd, and
+# libmicrohttpd's static link needs GnuTLS dependencies without archives.
+LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -Wl,-Bdynamic
+else
+LDLIBS := -lbpf -lelf -lz
+endif
+LDLIBS += -lm -lmicrohttpd -lpthread
 LDLIBS += -lprotobuf-c
 LDLIBS += -lyaml -lcap -lsystemd
 # bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/webconfig.c
 LDLIBS += -lcrypt -lnettle
-ifeq ($(STATIC),1)
-LDFLAGS += -static
-LDLIBS += -lzstd
-endif
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined

@@ -290,8 +290,9 @@ static __always_inline __u64 cgroup_id(struct cgroup *cg)
  * the filter's level when a filter is set, so that filtering on a parent
  * cgroup takes in its children. 0 when the bio has no association.
  */
-static __always_inline __u64 bio_cgroup(struct bio *bio)
+static __always_inline __u64 bio_cgroup(struct bio *bio, bool direct)
 {
+	struct blkcg_gq *blkg;
 	struct cgroup *cg;
 	int level;
 
@@ -299,7 +300,17 @@ static __always_inline __u64 bio_cgroup(struct bio *bio)
 	 * the program must still load. */
 	if (!bio || !bpf_core_field_exists(bio->bi_blkg))
 		return 0;
-	cg = BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup);
+	if (direct) {
+		/* tp_btf: typed loads, no helper call per pointer. */
+		blkg = bio->bi_blkg;
+		if (!blkg || !blkg->blkcg)
+			return 0;
+		cg = blkg->blkcg->css.cgroup;
+		if (cg && !filter_cgroup)
+			return cg->kn ? cg->kn->id : 0;
+	} else {
+		cg = BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup);
+	}
 	if (!cg)
 		return 0;
 	if (!filter_cgroup)
@@ -503,7 +514,7 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	if (data_already_done(bio, nr_bytes, op_of(cmd_flags)))
 		return 0;
 	if (key_cgroup || filter_cgroup) {
-		key.cgroup = bio_cgroup(bio);
+		key.cgroup = bio_cgroup(bio, direct);
 		if (filter_cgroup && key.cgroup != filter_cgroup)
 			return 0;
 		if (!key_cgroup)
@@ -645,7 +656,7 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	if (filter_dev && disk_dev(disk, direct) != filter_dev)
 		return 0;
 	if (key_cgroup || filter_cgroup) {
-		s.cgroup = bio_cgroup(bio);
+		s.cgroup = bio_cgroup(bio, direct);
 		if (filter_cgroup && s.cgroup != filter_cgroup)
 			return 0;
 	}

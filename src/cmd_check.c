@@ -64,7 +64,8 @@ static void print_tracepoints(const struct probe_result *pr)
 	if (pr->queue_stats_bit >= 0)
 		printf("  QUEUE_FLAG_STATS bit: %d (from BTF)\n", pr->queue_stats_bit);
 	else
-		printf("  QUEUE_FLAG_STATS: not in BTF; issue times always kept in the map\n");
+		printf("  QUEUE_FLAG_STATS: not in BTF; should the issue-side fallback be needed,\n"
+		       "    it records every request's issue time, not only unstamped ones\n");
 }
 
 /* Where bios' cgroups come from: the hierarchy the io controller is on. */

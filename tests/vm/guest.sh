@@ -24,6 +24,9 @@ VM_INITRD=$VM_DIR/initramfs.gz
 # Loaded in this order: each needs the ones before it.
 VM_MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk)
 declare -gA VM_PIDS=() VM_CTLS=()
+# Extra files for the guests started after this: host path, guest path, ...
+# (vm_add_file, vm_add_program).
+VM_FILES=()
 
 # The newest Debian 6.1 amd64 kernel package apt can download, or nothing.
 vm_kernel_package() {
@@ -174,14 +177,40 @@ vm_cgroup() {
 	on_exit "vm_rmdir $(printf %q "$VM_CG")"
 }
 
+# vm_add_file SRC DEST: host file SRC is at DEST (an absolute path) in the
+# guests started after this.
+vm_add_file() {
+	[ -f "$1" ] || fail "no file $1 for the guest"
+	case $2 in /*) ;; *) fail "guest path $2 is not absolute" ;; esac
+	VM_FILES+=("$1" "$2")
+}
+
+# vm_add_program BIN DEST: executable BIN at DEST in the guests started after
+# this and, if it is dynamically linked, the loader and shared libraries it
+# needs here (ldd), at the same paths, so that a host build runs on the
+# guest's busybox as it is.
+vm_add_program() {
+	local lib
+	vm_add_file "$1" "$2"
+	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*' | sort -u); do
+		vm_add_file "$(realpath "$lib")" "$lib"
+	done
+}
+
 # vm_initrd_with SCRIPT OUT: the base initramfs followed by a second archive
-# holding SCRIPT as /guest.sh (the kernel unpacks concatenated archives in
-# turn), so any script of any length reaches the guest unchanged.
+# holding SCRIPT as /guest.sh and the VM_FILES (the kernel unpacks
+# concatenated archives in turn, a later file replacing an earlier one), so
+# any script of any length reaches the guest unchanged.
 vm_initrd_with() {
-	local d
+	local d i
 	d=$(mktemp -d "$WORK/guest.XXXXXX")
 	cp "$1" "$d/guest.sh" || fail "no guest script $1"
-	{ cat "$VM_INITRD" && (cd "$d" && echo guest.sh | cpio -o -H newc --quiet | gzip -1); } >"$2"
+	for ((i = 0; i < ${#VM_FILES[@]}; i += 2)); do
+		mkdir -p "$d$(dirname "${VM_FILES[i + 1]}")" &&
+			cp "${VM_FILES[i]}" "$d${VM_FILES[i + 1]}" || fail "cannot copy ${VM_FILES[i]} for the guest"
+	done
+	# find lists each directory before its contents, as the kernel needs.
+	{ cat "$VM_INITRD" && (cd "$d" && find . -mindepth 1 | cpio -o -H newc --quiet | gzip -1); } >"$2"
 	rm -rf "$d"
 }
 
