@@ -306,6 +306,24 @@ static void nap_until(struct collector *c, double until)
 	}
 }
 
+/*
+ * Keys of cgroups (or processes) that are gone and did no I/O this
+ * interval leave the kernel map, so a long top on a host where cgroups come
+ * and go does not fill it. top shows intervals: their totals are not needed.
+ */
+static void forget_gone(struct collector *c, const struct snapshot *now,
+			const struct snapshot *before, struct workload_cache *names)
+{
+	for (size_t i = 0; i < now->n; i++) {
+		const struct series *s = &now->s[i], *old = snapshot_find(before, &s->key);
+
+		if (!s->key.cgroup || !old || old->val.ios != s->val.ios)
+			continue;
+		if (!workload_alive(names, s->key.cgroup) && !collector_forget(c, &s->key))
+			workload_forget(names, s->key.cgroup);
+	}
+}
+
 static int comm_of(void *ctx, uint32_t pid, char *out, size_t len)
 {
 	return collector_comm(ctx, pid, out, len);
@@ -338,6 +356,7 @@ static int run(struct top_args *a, struct collector *c)
 			compute(&t, &t.r[k]);
 		if (t.n > 1)
 			qsort(t.r, t.n, sizeof(*t.r), cmp_rows);
+		forget_gone(c, &now, &before, t.names);
 		if (a->json)
 			print_json(&t);
 		else if (a->csv)

@@ -523,6 +523,11 @@ int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t in
 	return rc;
 }
 
+int collector_forget(struct collector *c, const struct iolat_key *k)
+{
+	return bpf_map_delete_elem(bpf_map__fd(c->hists), k) && errno != ENOENT ? -errno : 0;
+}
+
 int collector_refold(struct collector *c, uint64_t from, uint64_t into)
 {
 	return snapshot_refold(&c->retired, from, into);

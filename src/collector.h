@@ -98,6 +98,10 @@ int collector_read(struct collector *c, struct snapshot *snap);
 #define COLLECTOR_CG_USER (1ULL << 63) /* kernel cgroup ids never reach it */
 int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t into);
 
+/* Drops key k from the kernel map, counts and all (a view of intervals
+ * only, like top, has no use for a gone cgroup's totals). 0 or -errno. */
+int collector_forget(struct collector *c, const struct iolat_key *k);
+
 /* Merges the retired series of cgroup id `from` into `into`. 0 or -errno. */
 int collector_refold(struct collector *c, uint64_t from, uint64_t into);
 

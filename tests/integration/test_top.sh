@@ -54,3 +54,31 @@ rc=0
 "$IOLAT" top -s bogus 2>"$WORK/err" || rc=$?
 assert_eq "bad sort exit" 2 "$rc"
 echo "ok: CSV, bad input"
+
+# Cgroups that come and go leave top's kernel map: 200 short-lived cgroups,
+# one read each, while top runs; once they are gone, their keys are too.
+"$IOLAT" top --json -d "${dev#/dev/}" 0.5 30 >"$WORK/churn.json" 2>"$WORK/churn.err" &
+toppid=$!
+on_exit "kill $toppid"
+sleep 1
+in_cgroup "$cga" "$DIO" read "$dev" 1 4096 || fail "dio" # alive: its key stays
+for i in $(seq 1 200); do
+	mkdir "$cga/c$i"
+	in_cgroup "$cga/c$i" "$DIO" read "$dev" 1 4096 || fail "dio"
+	rmdir "$cga/c$i"
+done
+sleep 2
+# top's histogram map: among the maps its descriptors hold, hists_shared.
+map=
+for id in $(grep -h '^map_id:' /proc/"$toppid"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
+	bpftool map show id "$id" | grep -q "name hists_shared" && map=$id
+done
+[ -n "$map" ] || fail "cannot find top's histogram map"
+keys=$(bpftool map dump id "$map" -j | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+kill "$toppid"
+wait "$toppid" 2>/dev/null
+echo "top's kernel map after 200 short-lived cgroups: $keys keys"
+[ "$keys" -ge 1 ] || fail "top dropped the key of a cgroup that is still there"
+[ "$keys" -le 20 ] || fail "top kept $keys keys of gone cgroups"
+rows=$(grep -o '"name":"[^"]*/c[0-9]*"' "$WORK/churn.json" | sort -u | wc -l)
+echo "ok: gone cgroups leave top's kernel map ($rows of them shown while they did I/O)"
