@@ -344,12 +344,21 @@ void workload_forget(struct workload_cache *c, uint64_t id)
 
 bool workload_alive(struct workload_cache *c, uint64_t id)
 {
-	const struct workload *w = idmap_get(&c->names, id);
+	const struct workload *w;
 	char path[4096 + 512];
 	struct stat st;
 
-	if (w && (id & IOLAT_KEY_PROCESS))
-		return stat(w->path, &st) == 0 || !(id & ~IOLAT_KEY_PROCESS);
+	if (id & IOLAT_KEY_PROCESS) {
+		uint32_t pid = (uint32_t)(id & ~IOLAT_KEY_PROCESS);
+
+		snprintf(path, sizeof(path), "/proc/%u", pid);
+		return !pid || stat(path, &st) == 0;
+	}
+	w = idmap_get(&c->names, id);
+	if (!w) {
+		walk(c); /* names dropped by new rules come back from the hierarchy */
+		w = idmap_get(&c->names, id);
+	}
 	if (!w || !c->root[0])
 		return false;
 	snprintf(path, sizeof(path), "%s%s", c->root, strcmp(w->path, "/") ? w->path : "");

@@ -97,7 +97,7 @@ in_cgroup() {
 # Ids of loaded programs that carry iolat's program names.
 iolat_prog_ids() {
 	bpftool prog show 2>/dev/null |
-		sed -nE 's/^([0-9]+): .*name (rq_complete|rq_issue|io_start|rq_insert|bio_queue|bio_complete)_(btf|raw) .*/\1/p' |
+		sed -nE 's/^([0-9]+): .*name (rq_complete|rq_issue|io_start|rq_insert|bio_queue|bio_complete|trace_[a-z]+)_(btf|raw) .*/\1/p' |
 		sort
 }
 
@@ -175,13 +175,13 @@ assert_eq() {
 }
 
 # assert_counted WHAT EXPECTED ACTUAL: exact, except that a shortfall of at
-# most 3 passes with a WARNING: on our test machines BPF programs on
+# most 3 (or 1 in 1 000 of EXPECTED, if more) passes with a WARNING: on our test machines BPF programs on
 # block_rq_complete now and then miss a completion the kernel records
 # (README, "Known error bounds and misses"). An excess always fails.
 assert_counted() {
 	[[ "$2" =~ ^[0-9]+$ && "$3" =~ ^[0-9]+$ ]] || fail "$1: expected $2, got '$3'"
 	local missed=$(($2 - $3))
 	[ "$missed" -ge 0 ] || fail "$1: counted $3, more than the $2 done"
-	[ "$missed" -le 3 ] || fail "$1: expected $2, got $3"
+	[ "$missed" -le 3 ] || [ "$missed" -le $(($2 / 1000)) ] || fail "$1: expected $2, got $3"
 	[ "$missed" = 0 ] || echo "WARNING: $1: $missed of $2 completions not seen by BPF"
 }
