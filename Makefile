@@ -41,9 +41,10 @@ BPF_SYS_INC := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 
 LIB_SRCS := src/buckets.c src/histo.c src/disks.c src/probe.c src/collector.c \
 	    src/render.c src/json.c src/cgroups.c src/metrics.c src/buf.c src/expo_text.c src/exporter.c src/http.c src/config.c src/log.c src/workload.c src/snapshot.c src/idmap.c src/wlabels.c
+LIB_SRCS += src/tracer.c
 LIB_SRCS += src/expo_proto.c
 LIB_SRCS += src/webconfig.c
-CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/cmd_top.c src/cmdutil.c src/errors.c
+CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/cmd_top.c src/cmd_trace.c src/cmdutil.c src/errors.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 # protoc-c output: its object joins the library like any other module.
 LIB_OBJS += $(OUT)/prometheus.pb-c.o
@@ -81,6 +82,16 @@ $(OUT)/iolat.skel.h: $(OUT)/iolat.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name iolat_bpf > $@
 
 $(OUT)/collector.o: $(OUT)/iolat.skel.h
+
+$(OUT)/trace.bpf.o: bpf/trace.bpf.c bpf/trace.h bpf/iolat.h $(OUT)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
+
+$(OUT)/trace.skel.h: $(OUT)/trace.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name trace_bpf > $@
+
+$(OUT)/tracer.o: $(OUT)/trace.skel.h
 
 # One protoc-c run writes both files (a pattern rule with two targets is
 # one grouped recipe). Sources that include the header wait for it here,

@@ -134,6 +134,10 @@ start_tool() {
 		# The exporter's default: keyed by cgroup too, shared values, atomic adds.
 		"$IOLAT" serve --web.listen-address=127.0.0.1:$((40000 + RANDOM % 20000)) >"$log" 2>&1 &
 		banner="listening on" ;;
+	iolat-trace1000)
+		# Tracing one I/O in 1000: what following nothing most of the time costs.
+		"$IOLAT" trace -s 1000 -d "${LOOP#/dev/}" >/dev/null 2>"$log" &
+		banner="Tracing" ;;
 	biolatency)
 		# Its banner goes to a pipe or file only if stdout is line-buffered.
 		stdbuf -oL "$BIOLATENCY" -D >"$log" 2>&1 &
@@ -227,7 +231,7 @@ echo "tools:    iolat $("$IOLAT" --version 2>&1 | head -1 | awk '{print $2}') (h
 echo "rounds:   $ROUNDS, order rotating each round; kernel BPF stats $([ "$STATS" = 1 ] && echo on || echo off)"
 echo
 
-TOOLS=(none iolat iolat-serve biolatency bpftrace floor)
+TOOLS=(none iolat iolat-serve iolat-trace1000 biolatency bpftrace floor)
 RESULTS=$WORK/results.jsonl
 : >"$RESULTS"
 for ((r = 0; r < ROUNDS; r++)); do

@@ -75,7 +75,7 @@ def table(path):
             if line.strip():
                 r = json.loads(line)
                 runs.setdefault(r["tool"], []).append(r)
-    order = [t for t in (BASELINE, "iolat", "iolat-serve", REFERENCE, "bpftrace", FLOOR) if t in runs]
+    order = [t for t in (BASELINE, "iolat", "iolat-serve", "iolat-trace1000", REFERENCE, "bpftrace", FLOOR) if t in runs]
     order += sorted(t for t in runs if t not in order)
     # A tool has cost figures only if BPF stats were on (its programs ran).
     traced = {t: any(per_io(r, "run_cnt") for r in runs[t]) for t in order}

@@ -11,6 +11,7 @@ int cmd_hist(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* Shared by commands: libbpf's messages go to stderr only when verbose. */
 void set_verbose(bool on);

@@ -69,6 +69,7 @@ static void usage(FILE *f)
 		"  check    what this kernel offers and which path iolat will use\n"
 		"  serve    Prometheus/OpenMetrics exporter daemon\n"
 		"  top      live table of I/O per VM, pod, container, service or cgroup\n"
+		"  trace    one record per sampled I/O with every stage's time (like biosnoop)\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help     this help; 'iolat COMMAND --help' for a command's\n"
@@ -105,6 +106,8 @@ int main(int argc, char **argv)
 		return cmd_serve(argc - 1, argv + 1);
 	if (!strcmp(cmd, "top"))
 		return cmd_top(argc - 1, argv + 1);
+	if (!strcmp(cmd, "trace"))
+		return cmd_trace(argc - 1, argv + 1);
 	errorf("run 'iolat --help' for the list", "unknown command '%s'", cmd);
 	return 2;
 }

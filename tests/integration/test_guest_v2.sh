@@ -215,10 +215,12 @@ echo "rqmap: $ios reads; device view $(q "$WORK/rqmap.json" 's("vda", "read")["d
 	"total view $(q "$WORK/rqmap.json" 's("vda", "read")["total"]["count"]') timed"
 assert_counted "rqmap: machine.slice reads" $((READS + 1)) "$ios"
 assert_eq "rqmap: read bytes" $((ios * RSIZE)) "$(q "$WORK/rqmap.json" 's("vda", "read")["bytes"]')"
+# The warm-up read is the one untimed (0 if BPF missed its completion:
+# README, "Known error bounds").
 for view in device total; do
-	assert_eq "rqmap: $view unseen (the warm-up read)" 1 \
-		"$(q "$WORK/rqmap.json" "s('vda', 'read')['$view']['unseen']")"
-	assert_eq "rqmap: $view timed" $((ios - 1)) "$(q "$WORK/rqmap.json" "s('vda', 'read')['$view']['count']")"
+	unseen=$(q "$WORK/rqmap.json" "s('vda', 'read')['$view']['unseen']")
+	[ "$unseen" -le 1 ] || fail "rqmap: $view: $unseen reads untimed, expected only the warm-up"
+	assert_eq "rqmap: $view timed" $((ios - unseen)) "$(q "$WORK/rqmap.json" "s('vda', 'read')['$view']['count']")"
 done
 assert_eq "rqmap: writes (db is outside machine.slice)" 0 "$(q "$WORK/rqmap.json" 's("vda", "write")["ios"]')"
 echo "ok: raw_tp and the block_rq_insert/block_rq_issue fallback time every read"

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * trace.h - the record `iolat trace` gets from the kernel (bpf/trace.bpf.c)
+ * for each sampled block I/O, and the tracer's counters.
+ *
+ * Fixed-width types only: compiled by clang for the BPF target and by the
+ * host compiler, and the layouts must agree.
+ */
+#ifndef IOLAT_TRACE_H
+#define IOLAT_TRACE_H
+
+/*
+ * The stages a sampled bio can go through, in blktrace's letters. Each is a
+ * bpf_ktime_get_ns() (CLOCK_MONOTONIC) timestamp in ns; 0: not seen.
+ */
+enum trace_stage {
+	TRACE_Q = 0, /* block_bio_queue: the bio entered the block layer */
+	TRACE_G,     /* block_getrq: a request was allocated for it */
+	TRACE_M,     /* block_bio_backmerge/frontmerge: it joined a request;
+		      * the record ends here (no C yet for merged bios) */
+	TRACE_I,     /* block_rq_insert: its request went to the scheduler/queue */
+	TRACE_D,     /* block_rq_issue: issued to the driver (the last issue) */
+	TRACE_R,     /* block_rq_requeue: put back by the driver (the last one) */
+	TRACE_C,     /* block_rq_complete (block_bio_complete: no request) */
+	TRACE_STAGES,
+};
+
+/* trace_record.flags */
+#define TRACE_F_MERGED 1u   /* joined an existing request (has M) */
+#define TRACE_F_BIO_DONE 2u /* completed at the bio layer before it got a
+			     * request (an early failure) */
+
+struct trace_record {
+	__u64 ts[TRACE_STAGES];
+	__u64 cgroup;	/* the bio's blkcg's cgroup id (0: none) */
+	__u64 sector;	/* first sector, at queue time */
+	__u32 bytes;	/* the bio's size at queue time */
+	__u32 dev;	/* whole disk, major << 20 | minor */
+	__u32 pid;	/* tgid of the task that queued the bio */
+	__u32 tid;
+	__u32 splits;	/* pieces split off the bio (block_split) */
+	__u32 requeues;
+	__s32 error;	/* completion status (blk_status_t), 0: ok */
+	__u16 flags;	/* TRACE_F_* */
+	__u8 op;	/* enum iolat_op (iolat.h) */
+	__u8 pad;
+	__u32 rq_flags;	/* enum iolat_flag bits (iolat.h) */
+	char comm[16];
+};
+
+/* Tracer-wide counters (per-CPU array, one slot each). */
+enum trace_stat {
+	TRACE_STAT_LOST = 0,	 /* record not emitted: ring buffer full */
+	TRACE_STAT_FAST,	 /* dropped at completion: faster than the threshold */
+	TRACE_STAT_MERGED_HIDDEN, /* merged bios under a threshold: no Q2C, not shown */
+	TRACE_STAT_STALE,	 /* entry whose end was not seen, found stale: dropped */
+	TRACE_STAT_COUNT,
+};
+
+/* Op filter (filter_op). */
+enum trace_op_filter {
+	TRACE_OP_ANY = 0,
+	TRACE_OP_READ,
+	TRACE_OP_WRITE,
+};
+
+#endif /* IOLAT_TRACE_H */

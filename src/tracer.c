@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* tracer.c - load, attach and drain the per-I/O tracer (tracer.h). */
+#include "tracer.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.skel.h"
+
+/* One stage's program pair: index 0 tp_btf, 1 raw_tp. */
+struct stage_prog {
+	const char *tp;
+	bool required;
+	struct bpf_program *prog[2];
+};
+
+#define TRACER_PROGS 10
+
+struct tracer {
+	struct trace_bpf *skel;
+	struct ring_buffer *rb;
+	enum attach_mode mode;
+	struct bpf_link *link[TRACER_PROGS];
+	tracer_fn fn;
+	void *ctx;
+	int ncpus;
+};
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static int stage_progs(struct trace_bpf *s, struct stage_prog *p)
+{
+	struct stage_prog all[TRACER_PROGS] = {
+		{ "block_bio_queue", true, { s->progs.trace_q_btf, s->progs.trace_q_raw } },
+		{ "block_getrq", false, { s->progs.trace_g_btf, s->progs.trace_g_raw } },
+		{ "block_split", false, { s->progs.trace_x_btf, s->progs.trace_x_raw } },
+		{ "block_bio_backmerge", false, { s->progs.trace_mb_btf, s->progs.trace_mb_raw } },
+		{ "block_bio_frontmerge", false, { s->progs.trace_mf_btf, s->progs.trace_mf_raw } },
+		{ "block_rq_insert", false, { s->progs.trace_i_btf, s->progs.trace_i_raw } },
+		{ "block_rq_issue", true, { s->progs.trace_d_btf, s->progs.trace_d_raw } },
+		{ "block_rq_requeue", false, { s->progs.trace_r_btf, s->progs.trace_r_raw } },
+		{ "block_rq_complete", true, { s->progs.trace_c_btf, s->progs.trace_c_raw } },
+		{ "block_bio_complete", false, { s->progs.trace_bc_btf, s->progs.trace_bc_raw } },
+	};
+
+	memcpy(p, all, sizeof(all));
+	return TRACER_PROGS;
+}
+
+/*
+ * Parameters of tracepoint tp's btf_trace_<tp> prototype (the first is the
+ * context), or -1 if this kernel's BTF does not have the tracepoint. The
+ * stages probe.h does not list (getrq, split, merges, requeue) are looked up
+ * here the same way.
+ */
+static int tp_params(const struct btf *btf, const char *tp)
+{
+	const struct btf_type *t;
+	char name[128];
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(btf, t->type);
+	return t && btf_is_func_proto(t) ? btf_vlen(t) : -1;
+}
+
+static int on_sample(void *ctx, void *data, size_t len)
+{
+	struct tracer *t = ctx;
+
+	if (len < sizeof(struct trace_record))
+		return 0;
+	return t->fn(t->ctx, data);
+}
+
+static void detach_all(struct tracer *t)
+{
+	for (int i = 0; i < TRACER_PROGS; i++) {
+		bpf_link__destroy(t->link[i]);
+		t->link[i] = NULL;
+	}
+}
+
+static void configure(struct tracer *t, const struct tracer_opts *o,
+		      const struct probe_result *pr, bool bio_has_queue)
+{
+	struct trace_bpf__rodata *ro = t->skel->rodata;
+	uint32_t rb;
+
+	ro->filter_dev = o->filter_dev;
+	ro->filter_cgroup = o->filter_cgroup;
+	ro->filter_cgroup_level = o->filter_cgroup_level;
+	ro->filter_pid = o->filter_pid;
+	ro->filter_op = o->filter_op;
+	/* A threshold is decided at completion, so every I/O is followed. */
+	ro->sample_every = o->min_ns || !o->sample_every ? 1 : o->sample_every;
+	ro->min_ns = o->min_ns;
+	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
+	ro->bio_tp_has_queue = bio_has_queue;
+	rb = o->ringbuf_bytes ? o->ringbuf_bytes : 256 * 1024;
+	bpf_map__set_max_entries(t->skel->maps.records, rb);
+	ro->wake_bytes = rb / 4;
+}
+
+/* One attempt at one mode: open, configure, load, attach every present stage. */
+static int try_mode(struct tracer *t, const struct tracer_opts *o, const struct probe_result *pr,
+		    const struct btf *btf, enum attach_mode mode, char *err, size_t len)
+{
+	struct stage_prog sp[TRACER_PROGS];
+	bool present[TRACER_PROGS];
+	int which = mode == ATTACH_TP_BTF ? 0 : 1, rc;
+
+	t->skel = trace_bpf__open();
+	if (!t->skel) {
+		rc = -errno;
+		set_err(err, len, "cannot open the trace BPF object: %s", strerror(errno));
+		return rc;
+	}
+	/* (ctx, bio) since 5.11; (ctx, q, bio) before. */
+	configure(t, o, pr, tp_params(btf, "block_bio_queue") == 3);
+	stage_progs(t->skel, sp);
+	for (int i = 0; i < TRACER_PROGS; i++) {
+		present[i] = tp_params(btf, sp[i].tp) > 0;
+		if (sp[i].required && !present[i]) {
+			set_err(err, len, "this kernel has no %s tracepoint", sp[i].tp);
+			rc = -ENOTSUP;
+			goto fail;
+		}
+		for (int k = 0; k < 2; k++)
+			bpf_program__set_autoload(sp[i].prog[k], k == which && present[i]);
+	}
+	rc = trace_bpf__load(t->skel);
+	if (rc) {
+		set_err(err, len, "loading the %s trace programs failed: %s", attach_mode_name(mode),
+			strerror(-rc));
+		goto fail;
+	}
+	for (int i = 0; i < TRACER_PROGS; i++) {
+		if (!present[i])
+			continue;
+		t->link[i] = bpf_program__attach(sp[i].prog[which]);
+		if (!t->link[i]) {
+			rc = -errno;
+			set_err(err, len, "attaching the %s program on %s failed: %s",
+				attach_mode_name(mode), sp[i].tp, strerror(-rc));
+			goto fail;
+		}
+	}
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.records), on_sample, t, NULL);
+	if (!t->rb) {
+		rc = -errno;
+		set_err(err, len, "cannot read the ring buffer: %s", strerror(-rc));
+		goto fail;
+	}
+	t->mode = mode;
+	return 0;
+fail:
+	detach_all(t);
+	trace_bpf__destroy(t->skel);
+	t->skel = NULL;
+	return rc;
+}
+
+int tracer_open(struct tracer **out, const struct tracer_opts *opts, const struct probe_result *pr,
+		tracer_fn fn, void *ctx, char *err, size_t len)
+{
+	const char *force = getenv("IOLAT_FORCE_ATTACH");
+	enum attach_mode mode = opts->attach;
+	char first[256] = "";
+	struct tracer *t;
+	struct btf *btf;
+	int rc;
+
+	if (force && !strcmp(force, "tp_btf"))
+		mode = ATTACH_TP_BTF;
+	else if (force && !strcmp(force, "raw_tp"))
+		mode = ATTACH_RAW_TP;
+	btf = btf__parse(pr->btf_path, NULL);
+	if (!btf) {
+		rc = -errno;
+		set_err(err, len, "cannot read kernel BTF from %s", pr->btf_path);
+		return rc;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		btf__free(btf);
+		return -ENOMEM;
+	}
+	t->fn = fn;
+	t->ctx = ctx;
+	t->ncpus = libbpf_num_possible_cpus();
+	if (mode == ATTACH_RAW_TP || (mode == ATTACH_AUTO && !pr->tp_btf[TP_RQ_COMPLETE])) {
+		rc = try_mode(t, opts, pr, btf, ATTACH_RAW_TP, err, len);
+	} else {
+		rc = try_mode(t, opts, pr, btf, ATTACH_TP_BTF, first, sizeof(first));
+		if (rc && mode == ATTACH_AUTO)
+			rc = try_mode(t, opts, pr, btf, ATTACH_RAW_TP, err, len);
+		else if (rc)
+			set_err(err, len, "%s", first);
+	}
+	btf__free(btf);
+	if (rc) {
+		free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+int tracer_poll(struct tracer *t, int timeout_ms)
+{
+	int woken = ring_buffer__poll(t->rb, timeout_ms), rest;
+
+	if (woken < 0)
+		return woken;
+	/* The kernel wakes us only once the buffer fills up a little (see
+	 * submit() in trace.bpf.c): take what waits without a wakeup too. */
+	rest = ring_buffer__consume(t->rb);
+	return rest < 0 ? rest : woken + rest;
+}
+
+int tracer_stats(struct tracer *t, uint64_t out[TRACE_STAT_COUNT])
+{
+	int fd = bpf_map__fd(t->skel->maps.stats);
+	uint64_t *vals = calloc((size_t)(t->ncpus > 0 ? t->ncpus : 1), sizeof(*vals));
+
+	if (!vals)
+		return -ENOMEM;
+	for (__u32 i = 0; i < TRACE_STAT_COUNT; i++) {
+		out[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, vals))
+			continue;
+		for (int cpu = 0; cpu < t->ncpus; cpu++)
+			out[i] += vals[cpu];
+	}
+	free(vals);
+	return 0;
+}
+
+enum attach_mode tracer_mode(const struct tracer *t)
+{
+	return t->mode;
+}
+
+uint64_t tracer_in_flight(const struct tracer *t)
+{
+	return __atomic_load_n(&t->skel->bss->in_flight, __ATOMIC_RELAXED);
+}
+
+void tracer_close(struct tracer *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->rb);
+	detach_all(t);
+	trace_bpf__destroy(t->skel);
+	free(t);
+}

@@ -1,0 +1,296 @@
+# iolat trace: one record per sampled I/O, with every stage's timestamp.
+# Exact counts with the I/O in a cgroup of its own (so udev/blkid probes of
+# the loop device are not counted), on both attach paths; stage order and
+# sums; a known device latency; 1-in-N sampling; the threshold; lost records
+# with a tiny ring buffer and a stopped reader; bad input.
+#
+# blk-throttle is not tested here on purpose: on this kernel the throttle
+# holds a bio back before block_bio_queue fires (checked; see
+# test_latency.sh and docs/trace.md), so its delay is in none of Q..C and
+# there is nothing for trace to show.
+source tests/integration/lib.sh
+
+# trace_stats FILE: "emitted lost dropped" from iolat's exit summary.
+trace_stats() {
+	sed -nE 's/^iolat: ([0-9]+) records emitted, ([0-9]+) lost .*, ([0-9]+) dropped by threshold$/\1 \2 \3/p' "$1.err"
+}
+
+# check_records FILE: every JSON record's stages in order, the derived
+# latencies equal to the raw timestamps' differences, and the spans between
+# consecutive stages summing to Q2C. Prints the stage sets seen.
+check_records() {
+	python3 - "$1" <<'PY' || fail "records of $1 are inconsistent"
+import json, sys, collections
+seen = collections.Counter()
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    ts, lat = r["ts_ns"], r["lat_ns"]
+    if r["merged"]:
+        # Merged into an existing request: the record ends at M.
+        assert ts["q"] <= ts["m"] and not ts["c"] and lat["q2m"] == ts["m"] - ts["q"], r
+        seen["qm"] += 1
+        continue
+    assert ts["q"] > 0 and ts["c"] > 0 and not ts["m"], r
+    chain = [s for s in "qgidc" if ts[s]]
+    seen["".join(chain)] += 1
+    for a, b in zip(chain, chain[1:]):
+        assert ts[a] <= ts[b], (a, b, r)
+    for name, v in lat.items():
+        assert v == ts[name[2]] - ts[name[0]], (name, r)
+    # The spans between the stages seen add up to Q2C.
+    assert sum(ts[b] - ts[a] for a, b in zip(chain, chain[1:])) == lat["q2c"], r
+    if all(k in lat for k in ("q2g", "g2i", "i2d", "d2c")):
+        assert lat["q2g"] + lat["g2i"] + lat["i2d"] + lat["d2c"] == lat["q2c"], r
+    elif all(k in lat for k in ("q2g", "g2d", "d2c")):
+        assert lat["q2g"] + lat["g2d"] + lat["d2c"] == lat["q2c"], r
+print("stage sets:", dict(seen))
+PY
+}
+
+# assert_none_in_flight WHAT: the running tracer follows no bio now (its
+# in-flight count, which lets unsampled I/O skip map lookups, is back to 0:
+# no entry leaked). Retried for a second, for stray I/O still completing.
+assert_none_in_flight() {
+	local n
+	for _ in $(seq 1 10); do
+		n=$(bpftool -j map dump name trace_bp.bss 2>/dev/null |
+			python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["formatted"]["value"][".bss"][0]["in_flight"])' 2>/dev/null)
+		[ "$n" = 0 ] && return 0
+		sleep 0.1
+	done
+	fail "$1: $n bios still counted in flight after the I/O ended"
+}
+
+# count FILE PYEXPR: records for which PYEXPR (over r) holds.
+count() {
+	python3 -c '
+import json, sys
+print(sum(1 for l in open(sys.argv[1]) for r in [json.loads(l)] if eval(sys.argv[2])))' "$1" "$2"
+}
+
+make_loop 64
+dev=$LOOP
+name=${dev#/dev/}
+make_cgroup trace
+cg=$CG
+R=300 W=200
+
+# 1 + 2. Every I/O once (-s 1), on each attach path; the scheduler changes
+# which stages exist (none: no insert), so run both.
+for mode in tp_btf raw_tp; do
+	for sched in none mq-deadline; do
+		echo "$sched" >"/sys/block/$name/queue/scheduler" || fail "cannot set $sched"
+		out=$WORK/all.$mode.$sched.json
+		IOLAT_FORCE_ATTACH=$mode start_iolat "$out" trace -s 1 -j -d "$name" -c "$cg"
+		in_cgroup "$cg" "$DIO" read "$dev" $R 4096 || fail "dio read"
+		in_cgroup "$cg" "$DIO" write "$dev" $W 4096 || fail "dio write"
+		assert_none_in_flight "$mode/$sched"
+		stop_iolat INT
+		assert_detached
+		read -r emitted lost dropped <<<"$(trace_stats "$out")"
+		assert_eq "$mode/$sched: lost" 0 "$lost"
+		assert_eq "$mode/$sched: dropped" 0 "$dropped"
+		assert_eq "$mode/$sched: records vs summary" "$emitted" "$(wc -l <"$out")"
+		! grep -E "not seen|still in flight" "$out.err" || fail "$mode/$sched: records dropped"
+		assert_counted "$mode/$sched: read records" $R "$(count "$out" 'r["comm"] == "dio" and r["rwbs"].startswith("R")')"
+		assert_counted "$mode/$sched: write records" $W "$(count "$out" 'r["comm"] == "dio" and r["rwbs"].startswith("W")')"
+		assert_eq "$mode/$sched: foreign records" 0 "$(count "$out" 'r["comm"] != "dio" or r["disk"] != "'"$name"'" or r["bytes"] != 4096')"
+		check_records "$out"
+		[ "$sched" = mq-deadline ] && ! [ "$(count "$out" 'r["ts_ns"]["i"] > 0')" -gt 0 ] &&
+			fail "$mode: no insert stage seen with mq-deadline"
+		echo "ok: $mode/$sched: $emitted records"
+	done
+done
+echo none >"/sys/block/$name/queue/scheduler"
+
+# Merges: buffered writes reach the disk as page-sized bios that join
+# requests. Every bio has one record (merged ones end at M), so the writes'
+# bytes add up to what was written. Not in the cgroup: writeback is charged
+# where the cgroup v1 hierarchy puts it, so filter on the disk only.
+out=$WORK/merge.json
+start_iolat "$out" trace -j -d "$name" -o write
+dd if=/dev/zero of="$dev" bs=64k count=16 conv=fsync status=none || fail "dd"
+assert_none_in_flight "merges"
+stop_iolat INT
+assert_detached
+assert_eq "merges: bytes written" 1048576 "$(python3 -c '
+import json, sys
+print(sum(r["bytes"] for l in open(sys.argv[1]) for r in [json.loads(l)] if r["rwbs"].lstrip("F").startswith("W")))' "$out")"
+merged=$(count "$out" 'r["merged"]')
+[ "$merged" -gt 0 ] || fail "no merged bio among the buffered writes"
+check_records "$out"
+echo "ok: merges: $(wc -l <"$out") records, $merged merged"
+
+# Splits: 64 KiB reads on a queue that takes 16 KiB at most. Each read has
+# one record, following the last piece, with the three pieces split off it
+# counted. (A loop device keeps its queue settings: put it back.)
+qmax=/sys/block/$name/queue/max_sectors_kb
+old_max=$(cat "$qmax")
+on_exit "echo $old_max >$qmax"
+echo 16 >"$qmax"
+out=$WORK/split.json
+start_iolat "$out" trace -j -d "$name" -c "$cg"
+in_cgroup "$cg" "$DIO" read "$dev" 10 65536 || fail "dio read"
+stop_iolat INT
+assert_detached
+echo "$old_max" >"$qmax"
+assert_counted "splits: records" 10 "$(count "$out" 'r["bytes"] == 65536 and r["splits"] == 3')"
+assert_eq "splits: other records" 0 "$(count "$out" 'r["bytes"] != 65536 or r["splits"] != 3')"
+check_records "$out"
+echo "ok: splits"
+
+# Under load (fio, QD32 from two jobs, mq-deadline: every stage, many in
+# flight), every I/O fio did is accounted for: emitted, or dropped because
+# its end was not seen (a completion BPF missed, README's misses, noticed
+# when the request structure is reused; or a rare front merge, noticed when
+# the bio's address is), and none is left in flight. A shortfall beyond that
+# (BPF missing the queue event itself) is allowed as assert_counted allows.
+if command -v fio >/dev/null; then
+	echo mq-deadline >"/sys/block/$name/queue/scheduler"
+	out=$WORK/load.json
+	start_iolat "$out" trace -j -d "$name" -c "$cg"
+	in_cgroup "$cg" fio --name=load --filename="$dev" --rw=randrw --bs=4k --iodepth=32 \
+		--ioengine=io_uring --direct=1 --runtime=2 --time_based --numjobs=2 \
+		--group_reporting --output-format=json >"$WORK/fio.json" || fail "fio"
+	assert_none_in_flight "load"
+	stop_iolat INT
+	assert_detached
+	echo none >"/sys/block/$name/queue/scheduler"
+	fio_ios=$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))["jobs"][0]
+print(j["read"]["total_ios"] + j["write"]["total_ios"])' "$WORK/fio.json")
+	read -r emitted lost dropped <<<"$(trace_stats "$out")"
+	stale=$(sed -nE "s/^iolat: ([0-9]+) records dropped: the end of their I\/O was not seen$/\1/p" "$out.err")
+	assert_eq "load: lost" 0 "$lost"
+	assert_counted "load: emitted + dropped unseen" "$fio_ios" $((emitted + ${stale:-0}))
+	check_records "$out" >/dev/null
+	echo "ok: load: $emitted records + ${stale:-0} whose end was not seen, of $fio_ios fio I/Os"
+fi
+
+# -p: only the given process, though another runs beside it. The shell waits
+# on a fifo, so iolat is filtering on its pid before it execs dio.
+mkfifo "$WORK/go"
+sh -c 'echo $$ >"$0/cgroup.procs" && read _ <"$1" && exec "$2" read "$3" 50 4096' \
+	"$cg" "$WORK/go" "$DIO" "$dev" &
+pid=$!
+out=$WORK/pid.json
+start_iolat "$out" trace -j -p $pid -d "$name"
+in_cgroup "$cg" "$DIO" read "$dev" 30 4096 &
+other=$!
+echo >"$WORK/go"
+wait $pid || fail "dio (pid filter)"
+wait $other || fail "dio (other)"
+stop_iolat INT
+assert_detached
+assert_counted "pid filter: records" 50 "$(wc -l <"$out")"
+assert_eq "pid filter: other pids" 0 "$(count "$out" "r['pid'] != $pid")"
+echo "ok: -p $pid"
+
+# -o write, human output: a header and one line per write.
+out=$WORK/human.txt
+start_iolat "$out" trace -o write -d "$name" -c "$cg"
+in_cgroup "$cg" "$DIO" read "$dev" 20 4096 || fail "dio read"
+in_cgroup "$cg" "$DIO" write "$dev" 40 4096 || fail "dio write"
+stop_iolat TERM
+assert_detached
+head -1 "$out" | grep -qE '^TIME\(s\) +COMM +PID +DISK +T +SECTOR +BYTES +Q2G +G2I +I2D +D2C +Q2C +Q2M$' ||
+	fail "human header: $(head -1 "$out")"
+assert_counted "-o write: lines" 40 "$(tail -n +2 "$out" | awk '$2 == "dio" && $5 ~ /^W/' | wc -l)"
+assert_eq "-o write: non-write lines" 0 "$(tail -n +2 "$out" | awk '$5 !~ /^W/' | wc -l)"
+echo "ok: -o write, text output"
+
+# 5. 1 in 10 of 1000 reads: the per-CPU counters make it 100, give or take a
+# few left in each CPU's counter (allow 5 %).
+out=$WORK/sample.json
+start_iolat "$out" trace -s 10 -j -d "$name" -c "$cg"
+in_cgroup "$cg" "$DIO" read "$dev" 1000 4096 || fail "dio read"
+stop_iolat INT
+assert_detached
+n=$(wc -l <"$out")
+[ "$n" -ge 95 ] && [ "$n" -le 105 ] || fail "-s 10 over 1000 reads: $n records"
+echo "ok: -s 10: $n records of 1000 reads"
+
+# 6. Lost records: a one-page ring buffer and a stopped reader during a
+# burst. Every I/O is either emitted or counted lost.
+B=2000
+out=$WORK/lost.json
+start_iolat "$out" trace --ringbuf-kib 4 -j -d "$name" -c "$cg"
+kill -STOP "$IOLAT_PID"
+in_cgroup "$cg" "$DIO" read "$dev" $B 4096 || fail "dio read"
+kill -CONT "$IOLAT_PID"
+sleep 0.3
+stop_iolat INT
+assert_detached
+read -r emitted lost dropped <<<"$(trace_stats "$out")"
+[ "$lost" -gt 0 ] || fail "nothing lost with a 4 KiB ring buffer and a stopped reader"
+grep -q "records were lost" "$out.err" || fail "no hint about lost records"
+assert_eq "lost: records vs summary" "$emitted" "$(wc -l <"$out")"
+assert_counted "lost: emitted + lost" $B $((emitted + lost))
+echo "ok: ring buffer full: $emitted emitted + $lost lost of $B"
+
+# 3. Known latency: a FUSE-backed loop device that sleeps 5 ms per read.
+# Its D2C median is at the delay (FUSE and loop add microseconds).
+DELAY_US=5000 N=40
+make_slow_loop $DELAY_US
+slow=$LOOP
+sname=${slow#/dev/}
+out=$WORK/slow.json
+start_iolat "$out" trace -j -d "$sname" -c "$cg"
+in_cgroup "$cg" "$DIO" read "$slow" $N 4096 || fail "dio read"
+stop_iolat INT
+assert_detached
+assert_counted "slow reads" $N "$(count "$out" 'r["rwbs"].startswith("R")')"
+check_records "$out"
+python3 - "$out" <<'PY' || fail "D2C median of 5 ms reads not in [5, 10) ms"
+import json, statistics, sys
+d2c = [json.loads(l)["lat_ns"]["d2c"] for l in open(sys.argv[1])]
+m = statistics.median(d2c)
+print("slow: D2C median %.3f ms over %d reads" % (m / 1e6, len(d2c)))
+assert 5e6 <= m < 10e6, m
+PY
+
+# Threshold: slow reads (5 ms) pass -m 3, fast writes are counted as dropped.
+out=$WORK/min.json
+start_iolat "$out" trace -m 3 -j -d "$sname" -c "$cg"
+in_cgroup "$cg" "$DIO" read "$slow" 20 4096 || fail "dio read"
+in_cgroup "$cg" "$DIO" write "$slow" 25 4096 || fail "dio write"
+stop_iolat INT
+assert_detached
+read -r emitted lost dropped <<<"$(trace_stats "$out")"
+assert_counted "-m 3: slow reads emitted" 20 "$emitted"
+assert_eq "-m 3: records below the threshold" 0 "$(count "$out" 'r["lat_ns"]["q2c"] < 3e6 or not r["rwbs"].startswith("R")')"
+assert_counted "-m 3: fast writes dropped" 25 "$dropped"
+echo "ok: -m 3: $emitted emitted, $dropped dropped"
+
+# 7. Bad input: one line, exit 2, nothing on stdout, nothing left loaded.
+expect_error() {
+	local want=$1 pattern=$2 rc=0 before
+	shift 2
+	before=$(iolat_prog_ids)
+	"$IOLAT" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
+	[ "$rc" -eq "$want" ] || fail "iolat $*: exit $rc, expected $want ($(cat "$WORK/err"))"
+	[ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "iolat $*: expected one error line, got: $(cat "$WORK/err")"
+	grep -qE "$pattern" "$WORK/err" || fail "iolat $*: '$(cat "$WORK/err")' does not match '$pattern'"
+	[ ! -s "$WORK/out" ] || fail "iolat $*: printed on stdout: $(cat "$WORK/out")"
+	[ "$before" = "$(iolat_prog_ids)" ] || fail "iolat $*: left programs loaded"
+	echo "ok: iolat $* -> $(cat "$WORK/err")"
+}
+expect_error 2 "unknown or incomplete option '--bogus'" trace --bogus
+expect_error 2 "unknown or incomplete option '-s'" trace -s
+expect_error 2 "bad sample rate '0'" trace -s 0
+expect_error 2 "bad sample rate 'ten'" trace -s ten
+expect_error 2 "no such disk or partition 'nosuchdisk0'" trace -d nosuchdisk0
+expect_error 2 "no such cgroup '/no/such/cgroup'" trace -c /no/such/cgroup
+expect_error 2 "bad operation 'discard'" trace -o discard
+expect_error 2 "bad pid '-1'" trace -p -1
+expect_error 2 "bad threshold '0'" trace -m 0
+expect_error 2 "bad duration 'x'" trace -D x
+expect_error 2 "bad ring buffer size \(KiB\) '6'" trace --ringbuf-kib 6
+expect_error 2 "bad ring buffer size \(KiB\) '2'" trace --ringbuf-kib 2
+expect_error 2 "conflicting options: -s with -m" trace -s 10 -m 5
+expect_error 2 "unexpected argument 'extra'" trace extra
+"$IOLAT" trace --help | grep -q "Usage: iolat trace" || fail "iolat trace --help"
+
+# -D ends it by itself, with the summary.
+"$IOLAT" trace -D 0.3 -d "$name" >"$WORK/d.out" 2>"$WORK/d.err" || fail "trace -D: $(cat "$WORK/d.err")"
+grep -q "records emitted" "$WORK/d.err" || fail "trace -D printed no summary"
+echo "ok: bad input, help, -D"
