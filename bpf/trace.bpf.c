@@ -41,6 +41,10 @@ const volatile __u64 wake_bytes = 0;	  /* wake the reader at this much data */
  * the bio merges (q, rq, bio). User space reads the layouts from BTF. */
 const volatile bool rq_tp_has_queue = false;
 const volatile bool bio_tp_has_queue = false;
+/* Syscall linkage (--syscalls): the syscall numbers to link, a bit each.
+ * The sys_enter/sys_exit programs are loaded only when it is on. */
+const volatile bool link_syscalls = false;
+const volatile __u64 sys_mask[TRACE_SYS_MAX / 64] = {};
 
 /* Followed bios and requests in flight: the lower stages' fast exit.
  * LRU evictions are not subtracted, so it can only err high (costing
@@ -60,6 +64,16 @@ struct {
 	__type(key, __u64);
 	__type(value, struct trace_record);
 } rqs SEC(".maps");
+
+/* Threads inside a listed syscall, by tid. An entry is kept after the
+ * syscall (enter_ns 0) so that the next one costs a lookup, not an insert;
+ * LRU keeps the threads that come and go bounded. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct trace_sys_thread);
+} sys_threads SEC(".maps");
 
 /* Per CPU: bios seen since the last one followed. */
 struct {
@@ -261,6 +275,16 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	r.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
 	r.bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
 	bpf_get_current_comm(r.comm, sizeof(r.comm));
+	if (link_syscalls) {
+		__u32 tid = (__u32)id;
+		struct trace_sys_thread *st = bpf_map_lookup_elem(&sys_threads, &tid);
+
+		if (st && st->enter_ns) {
+			r.sys_enter_ns = st->enter_ns;
+			r.sys_nr = st->nr;
+			st->bios++;
+		}
+	}
 	/*
 	 * An entry left under this bio's address belongs to an earlier bio whose
 	 * end was never seen (a completion BPF missed, or a bio front-merged
@@ -612,4 +636,136 @@ SEC("raw_tp/block_bio_complete")
 int trace_bc_raw(unsigned long long *ctx)
 {
 	return on_bio_complete((struct bio *)ctx[1]);
+}
+
+/*
+ * Syscall linkage. raw_syscalls:sys_enter and sys_exit fire for every
+ * syscall on the machine, so both return after a bit test (and the pid
+ * filter) for syscalls not listed; a listed one costs a hash lookup at
+ * each end. The number is the kernel's own ABI: a 32-bit (compat) task's
+ * numbers are another table's, and are taken as the native ones.
+ */
+static __always_inline bool sys_listed(__u64 nr)
+{
+	if (nr >= TRACE_SYS_MAX)
+		return false;
+	return (sys_mask[nr / 64] >> (nr % 64)) & 1;
+}
+
+static __always_inline int on_sys_enter(long nr)
+{
+	struct trace_sys_thread *st, fresh = {};
+	__u64 id;
+	__u32 tid;
+
+	if (!sys_listed((__u64)nr))
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	if (filter_pid && (__u32)(id >> 32) != filter_pid)
+		return 0;
+	tid = (__u32)id;
+	st = bpf_map_lookup_elem(&sys_threads, &tid);
+	if (st) {
+		st->nr = (__u32)nr;
+		st->bios = 0;
+		st->enter_ns = bpf_ktime_get_ns();
+		return 0;
+	}
+	fresh.nr = (__u32)nr;
+	fresh.enter_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&sys_threads, &tid, &fresh, BPF_ANY);
+	return 0;
+}
+
+/*
+ * The number of the syscall ending, from the registers (sys_exit does not
+ * pass it), or -1 where this architecture's register is not read here.
+ */
+static __always_inline long exit_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	/* syscall_get_nr(), arch/x86/include/asm/syscall.h */
+	return BPF_CORE_READ(regs, orig_ax);
+#else
+	/* Not done for other architectures yet: every exit then costs the
+	 * thread lookup. */
+	(void)regs;
+	return -1;
+#endif
+}
+
+/* The syscall's record, if a followed bio was queued inside it. */
+static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
+{
+	struct trace_sys_thread *st;
+	struct trace_syscall *out;
+	__u64 id, now;
+	long nr = exit_nr(regs);
+	__u32 tid;
+
+	/* Unlisted syscalls return before the map: every syscall passes here. */
+	if (nr >= 0 && !sys_listed((__u64)nr))
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	if (filter_pid && (__u32)(id >> 32) != filter_pid)
+		return 0;
+	tid = (__u32)id;
+	st = bpf_map_lookup_elem(&sys_threads, &tid);
+	if (!st || !st->enter_ns)
+		return 0;
+	if (!st->bios) {
+		st->enter_ns = 0;
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	/* Under a threshold: a syscall is at least as slow as any I/O in it,
+	 * so one faster than the threshold has no record shown either. */
+	if (min_ns && now - st->enter_ns < min_ns) {
+		st->enter_ns = 0;
+		return 0;
+	}
+	out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
+	if (!out) {
+		stat_inc(TRACE_STAT_LOST);
+		st->enter_ns = 0;
+		return 0;
+	}
+	out->enter_ns = st->enter_ns;
+	out->exit_ns = now;
+	out->ret = ret;
+	out->pid = id >> 32;
+	out->tid = tid;
+	out->nr = st->nr;
+	out->bios = st->bios;
+	bpf_get_current_comm(out->comm, sizeof(out->comm));
+	st->enter_ns = 0;
+	bpf_ringbuf_submit(out, bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes
+					? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* raw_syscalls: sys_enter is (regs, id), sys_exit (regs, ret). The exit
+ * does not carry the number: the thread's entry has it. */
+SEC("tp_btf/sys_enter")
+int trace_se_btf(unsigned long long *ctx)
+{
+	return on_sys_enter((long)ctx[1]);
+}
+
+SEC("raw_tp/sys_enter")
+int trace_se_raw(unsigned long long *ctx)
+{
+	return on_sys_enter((long)ctx[1]);
+}
+
+SEC("tp_btf/sys_exit")
+int trace_sx_btf(unsigned long long *ctx)
+{
+	return on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1]);
+}
+
+SEC("raw_tp/sys_exit")
+int trace_sx_raw(unsigned long long *ctx)
+{
+	return on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1]);
 }

@@ -46,7 +46,39 @@ struct trace_record {
 	__u8 pad;
 	__u32 rq_flags;	/* enum iolat_flag bits (iolat.h) */
 	char comm[16];
+	/* With syscall linkage: the listed syscall the queueing thread was in
+	 * (its number and entry time); sys_enter_ns 0: none. */
+	__u64 sys_enter_ns;
+	__u32 sys_nr;
+	__u32 pad2;
 };
+
+/*
+ * With syscall linkage, one per listed syscall (read, pread64, fsync...) in
+ * which at least one followed bio was queued, emitted at the syscall's exit.
+ * Its block records carry (tid, sys_enter_ns). The ring buffer holds both
+ * kinds; a sample's length tells them apart (the sizes differ).
+ */
+struct trace_syscall {
+	__u64 enter_ns;	/* bpf_ktime_get_ns() at sys_enter */
+	__u64 exit_ns;	/* ... at sys_exit */
+	__s64 ret;	/* the syscall's return value */
+	__u32 pid;
+	__u32 tid;
+	__u32 nr;	/* syscall number (the kernel's own ABI) */
+	__u32 bios;	/* followed bios queued inside it */
+	char comm[16];
+};
+
+/* Per thread, while it is inside a listed syscall. */
+struct trace_sys_thread {
+	__u64 enter_ns;	/* 0: not inside a listed syscall */
+	__u32 nr;
+	__u32 bios;
+};
+
+/* Syscall numbers below this can be listed (trace_bpf rodata sys_mask). */
+#define TRACE_SYS_MAX 512
 
 /* Tracer-wide counters (per-CPU array, one slot each). */
 enum trace_stat {

@@ -29,15 +29,27 @@ struct trace_args {
 	uint64_t pid, sample_every, ringbuf_kib;
 	double min_ms, duration_s; /* 0: no threshold; run until a signal */
 	enum trace_op_filter op;
-	bool json;
+	bool json, syscalls;
 	enum attach_mode attach;
 };
 
+/* Block records seen for one syscall, until its own record arrives (at its
+ * exit, after the completions of its synchronous I/O). */
+struct sys_link {
+	uint64_t enter_ns; /* 0: free slot */
+	uint32_t tid;
+	uint32_t records;  /* block records shown */
+	uint64_t q2c_ns, d2c_ns; /* summed over the completed ones */
+};
+
+#define SYS_LINKS 256
+
 /* What the record callback needs: output, the clock origin, disk names. */
 struct trace_out {
-	bool json;
+	bool json, syscalls;
 	uint64_t t0_ns;
-	uint64_t emitted;
+	uint64_t emitted, sys_emitted;
+	struct sys_link links[SYS_LINKS];
 	struct {
 		uint32_t dev;
 		char name[DISK_NAME_MAX];
@@ -71,6 +83,9 @@ static void usage(FILE *f)
 		"  -m, --min-ms=MS        only I/O whose Q2C is at least MS (decided at\n"
 		"                         completion: every I/O is followed)\n"
 		"  -j, --json             one JSON object per I/O (raw ns timestamps)\n"
+		"      --syscalls         link each I/O to the read/write/fsync syscall it\n"
+		"                         was issued in, and print that syscall's latency\n"
+		"                         after its I/O (costs a little on every syscall)\n"
 		"  -D, --duration=SECONDS stop after SECONDS\n"
 		"      --ringbuf-kib=K    ring buffer size in KiB, a power of two >= 4\n"
 		"                         (default 256)\n"
@@ -99,6 +114,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		{ "json", no_argument, NULL, 'j' },	    { "duration", required_argument, NULL, 'D' },
 		{ "ringbuf-kib", required_argument, NULL, 'R' },
 		{ "attach", required_argument, NULL, 'A' }, { "verbose", no_argument, NULL, 'v' },
+		{ "syscalls", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },	    {},
 	};
 	int c;
@@ -112,6 +128,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		case 'd': a->disk = optarg; break;
 		case 'c': a->cgroup = optarg; break;
 		case 'j': a->json = true; break;
+		case 'S': a->syscalls = true; break;
 		case 'v': set_verbose(true); break;
 		case 'h': usage(stdout); exit(0);
 		case 'p':
@@ -281,11 +298,36 @@ static const struct {
 };
 #define TEXT_SPANS 6 /* the columns: the first six */
 
-static void print_header(void)
+static void print_header(bool syscalls)
 {
-	printf("%-11s %-16s %-7s %-7s %-4s %-12s %-7s %8s %8s %8s %8s %8s %8s\n", "TIME(s)",
+	printf("%-11s %-16s %-7s %-7s %-4s %-12s %-7s %8s %8s %8s %8s %8s %8s", "TIME(s)",
 	       "COMM", "PID", "DISK", "T", "SECTOR", "BYTES", "Q2G", "G2I", "I2D", "D2C", "Q2C",
 	       "Q2M");
+	if (syscalls)
+		printf(" %s", "SYSCALL");
+	putchar('\n');
+}
+
+/* The linked syscall's name; "?" for a number linkage does not list. */
+static const char *sys_name(uint32_t nr)
+{
+	const char *n = tracer_syscall_name(nr);
+
+	return n ? n : "?";
+}
+
+/* The slot for (tid, enter_ns): its own, else a free one or the one it
+ * evicts (a syscall whose record never came: lost, or still running). */
+static struct sys_link *sys_link_slot(struct trace_out *t, uint32_t tid, uint64_t enter_ns)
+{
+	struct sys_link *l = &t->links[(tid * 2654435761u ^ (uint32_t)enter_ns) % SYS_LINKS];
+
+	if (l->enter_ns != enter_ns || l->tid != tid) {
+		memset(l, 0, sizeof(*l));
+		l->enter_ns = enter_ns;
+		l->tid = tid;
+	}
+	return l;
 }
 
 static void print_text(struct trace_out *t, const struct trace_record *r)
@@ -297,6 +339,8 @@ static void print_text(struct trace_out *t, const struct trace_record *r)
 	       disk_name(t, r->dev), op, (unsigned long long)r->sector, r->bytes);
 	for (size_t i = 0; i < TEXT_SPANS; i++)
 		print_ms(span(r, derived[i].from, derived[i].to));
+	if (t->syscalls)
+		printf(" %s", r->sys_enter_ns ? sys_name(r->sys_nr) : "-");
 	putchar('\n');
 }
 
@@ -311,6 +355,7 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(r->comm), r->comm);
 	json_init(&j, stdout);
 	json_begin_object(&j);
+	json_kv_string(&j, "type", "io");
 	json_kv_double(&j, "time_s", seconds(t, r));
 	json_kv_string(&j, "dev", dev);
 	json_kv_string(&j, "disk", disk_name(t, r->dev));
@@ -326,6 +371,12 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	json_kv_bool(&j, "bio_completion", r->flags & TRACE_F_BIO_DONE);
 	json_kv_uint(&j, "splits", r->splits);
 	json_kv_uint(&j, "requeues", r->requeues);
+	if (t->syscalls && r->sys_enter_ns) {
+		json_kv_string(&j, "syscall", sys_name(r->sys_nr));
+		json_kv_uint(&j, "syscall_enter_ns", r->sys_enter_ns);
+	} else if (t->syscalls) {
+		json_kv_null(&j, "syscall");
+	}
 	json_key(&j, "ts_ns");
 	json_begin_object(&j);
 	for (int i = 0; i < TRACE_STAGES; i++)
@@ -348,11 +399,70 @@ static int on_record(void *ctx, const struct trace_record *r)
 {
 	struct trace_out *t = ctx;
 
+	if (t->syscalls && r->sys_enter_ns) {
+		struct sys_link *l = sys_link_slot(t, r->tid, r->sys_enter_ns);
+		int64_t q2c = span(r, TRACE_Q, TRACE_C), d2c = span(r, TRACE_D, TRACE_C);
+
+		l->records++;
+		l->q2c_ns += q2c > 0 ? (uint64_t)q2c : 0;
+		l->d2c_ns += d2c > 0 ? (uint64_t)d2c : 0;
+	}
+
 	if (t->json)
 		print_json(t, r);
 	else
 		print_text(t, r);
 	t->emitted++;
+	return 0;
+}
+
+/*
+ * A syscall in which followed I/O was queued, at its exit: its latency and
+ * the block time of its records seen before it (summed Q2C: I/Os in flight
+ * together count each).
+ */
+static int on_syscall(void *ctx, const struct trace_syscall *s)
+{
+	struct trace_out *t = ctx;
+	struct sys_link *l = sys_link_slot(t, s->tid, s->enter_ns);
+	char comm[sizeof(s->comm) + 1];
+	uint64_t lat = s->exit_ns > s->enter_ns ? s->exit_ns - s->enter_ns : 0;
+	struct json j;
+
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(s->comm), s->comm);
+	if (t->json) {
+		json_init(&j, stdout);
+		json_begin_object(&j);
+		json_kv_string(&j, "type", "syscall");
+		json_kv_double(&j, "time_s", s->exit_ns > t->t0_ns ?
+					 (double)(s->exit_ns - t->t0_ns) / 1e9 : 0);
+		json_kv_string(&j, "syscall", sys_name(s->nr));
+		json_kv_uint(&j, "nr", s->nr);
+		json_kv_uint(&j, "pid", s->pid);
+		json_kv_uint(&j, "tid", s->tid);
+		json_kv_string(&j, "comm", comm);
+		json_kv_int(&j, "ret", s->ret);
+		json_kv_uint(&j, "enter_ns", s->enter_ns);
+		json_kv_uint(&j, "exit_ns", s->exit_ns);
+		json_kv_uint(&j, "lat_ns", lat);
+		json_kv_uint(&j, "ios", s->bios);
+		json_kv_uint(&j, "ios_shown", l->records);
+		json_kv_uint(&j, "q2c_sum_ns", l->q2c_ns);
+		json_kv_uint(&j, "d2c_sum_ns", l->d2c_ns);
+		json_end_object(&j);
+		putchar('\n');
+	} else {
+		printf("  %s by %s[%u/%u] returned %lld: %.3f ms in the syscall, %.3f ms of it in "
+		       "%u block I/O%s (D2C %.3f ms)",
+		       sys_name(s->nr), comm, s->pid, s->tid, (long long)s->ret, (double)lat / 1e6,
+		       (double)l->q2c_ns / 1e6, l->records, l->records == 1 ? "" : "s",
+		       (double)l->d2c_ns / 1e6);
+		if (s->bios > l->records)
+			printf("; %u more followed, not shown", s->bios - l->records);
+		putchar('\n');
+	}
+	memset(l, 0, sizeof(*l));
+	t->sys_emitted++;
 	return 0;
 }
 
@@ -410,7 +520,10 @@ int cmd_trace(int argc, char **argv)
 	o.min_ns = (uint64_t)(a.min_ms * 1e6);
 	o.ringbuf_bytes = (uint32_t)(a.ringbuf_kib * 1024);
 	o.attach = a.attach;
+	o.syscalls = a.syscalls;
+	o.syscall_fn = on_syscall;
 	t.json = a.json;
+	t.syscalls = a.syscalls;
 	if (!require_bpf_privileges())
 		return 1;
 	if (probe_kernel(&pr)) {
@@ -427,7 +540,7 @@ int cmd_trace(int argc, char **argv)
 	t.t0_ns = now_ns();
 	fprintf(stderr, "Tracing block device I/O... Hit Ctrl-C to end.\n");
 	if (!a.json)
-		print_header();
+		print_header(a.syscalls);
 	fflush(NULL);
 	rc = run(&a, tr, &t);
 	tracer_stats(tr, st);
@@ -439,6 +552,8 @@ int cmd_trace(int argc, char **argv)
 		"threshold\n",
 		(unsigned long long)t.emitted, (unsigned long long)st[TRACE_STAT_LOST],
 		(unsigned long long)st[TRACE_STAT_FAST]);
+	if (a.syscalls)
+		fprintf(stderr, "iolat: %llu syscall records\n", (unsigned long long)t.sys_emitted);
 	if (st[TRACE_STAT_MERGED_HIDDEN])
 		fprintf(stderr, "iolat: %llu merged bios not shown: no completion time to "
 				"compare with the threshold\n",

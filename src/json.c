@@ -79,6 +79,18 @@ void json_uint(struct json *j, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
+void json_int(struct json *j, int64_t v)
+{
+	before_value(j);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void json_null(struct json *j)
+{
+	before_value(j);
+	fputs("null", j->f);
+}
+
 void json_double(struct json *j, double v)
 {
 	before_value(j);
@@ -98,3 +110,5 @@ void json_kv_string(struct json *j, const char *k, const char *s) { json_key(j, 
 void json_kv_uint(struct json *j, const char *k, uint64_t v) { json_key(j, k); json_uint(j, v); }
 void json_kv_double(struct json *j, const char *k, double v) { json_key(j, k); json_double(j, v); }
 void json_kv_bool(struct json *j, const char *k, bool v) { json_key(j, k); json_bool(j, v); }
+void json_kv_int(struct json *j, const char *k, int64_t v) { json_key(j, k); json_int(j, v); }
+void json_kv_null(struct json *j, const char *k) { json_key(j, k); json_null(j); }

@@ -28,11 +28,15 @@ void json_string(struct json *j, const char *s);
 void json_uint(struct json *j, uint64_t v);
 void json_double(struct json *j, double v);
 void json_bool(struct json *j, bool v);
+void json_int(struct json *j, int64_t v);
+void json_null(struct json *j);
 
 /* key: value shorthands, for objects. */
 void json_kv_string(struct json *j, const char *key, const char *s);
 void json_kv_uint(struct json *j, const char *key, uint64_t v);
 void json_kv_double(struct json *j, const char *key, double v);
 void json_kv_bool(struct json *j, const char *key, bool v);
+void json_kv_int(struct json *j, const char *key, int64_t v);
+void json_kv_null(struct json *j, const char *key);
 
 #endif

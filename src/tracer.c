@@ -10,8 +10,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "trace.skel.h"
+
+/* Ring buffer samples are told apart by their length. */
+_Static_assert(sizeof(struct trace_record) != sizeof(struct trace_syscall),
+	       "record kinds must differ in size");
+
+/* The synchronous I/O syscalls linkage follows, with this architecture's
+ * numbers (the kernel's native ABI, as raw_syscalls reports them). */
+static const struct {
+	long nr;
+	const char *name;
+} sys_linked[] = {
+	{ SYS_read, "read" },	      { SYS_pread64, "pread64" },   { SYS_readv, "readv" },
+	{ SYS_preadv, "preadv" },     { SYS_preadv2, "preadv2" },   { SYS_write, "write" },
+	{ SYS_pwrite64, "pwrite64" }, { SYS_writev, "writev" },	    { SYS_pwritev, "pwritev" },
+	{ SYS_pwritev2, "pwritev2" }, { SYS_fsync, "fsync" },	    { SYS_fdatasync, "fdatasync" },
+};
+
+const char *tracer_syscall_name(uint32_t nr)
+{
+	for (size_t i = 0; i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++)
+		if (sys_linked[i].nr == (long)nr)
+			return sys_linked[i].name;
+	return NULL;
+}
 
 /* One stage's program pair: index 0 tp_btf, 1 raw_tp. */
 struct stage_prog {
@@ -20,7 +45,8 @@ struct stage_prog {
 	struct bpf_program *prog[2];
 };
 
-#define TRACER_PROGS 10
+#define TRACER_PROGS 12
+#define TRACER_SYS_PROGS 2 /* the last two: syscall linkage */
 
 struct tracer {
 	struct trace_bpf *skel;
@@ -28,6 +54,7 @@ struct tracer {
 	enum attach_mode mode;
 	struct bpf_link *link[TRACER_PROGS];
 	tracer_fn fn;
+	int (*syscall_fn)(void *ctx, const struct trace_syscall *s);
 	void *ctx;
 	int ncpus;
 };
@@ -54,6 +81,9 @@ static int stage_progs(struct trace_bpf *s, struct stage_prog *p)
 		{ "block_rq_requeue", false, { s->progs.trace_r_btf, s->progs.trace_r_raw } },
 		{ "block_rq_complete", true, { s->progs.trace_c_btf, s->progs.trace_c_raw } },
 		{ "block_bio_complete", false, { s->progs.trace_bc_btf, s->progs.trace_bc_raw } },
+		/* raw_syscalls; only with syscall linkage */
+		{ "sys_enter", true, { s->progs.trace_se_btf, s->progs.trace_se_raw } },
+		{ "sys_exit", true, { s->progs.trace_sx_btf, s->progs.trace_sx_raw } },
 	};
 
 	memcpy(p, all, sizeof(all));
@@ -87,6 +117,8 @@ static int on_sample(void *ctx, void *data, size_t len)
 {
 	struct tracer *t = ctx;
 
+	if (len == sizeof(struct trace_syscall))
+		return t->syscall_fn ? t->syscall_fn(t->ctx, data) : 0;
 	if (len < sizeof(struct trace_record))
 		return 0;
 	return t->fn(t->ctx, data);
@@ -116,6 +148,10 @@ static void configure(struct tracer *t, const struct tracer_opts *o,
 	ro->min_ns = o->min_ns;
 	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
 	ro->bio_tp_has_queue = bio_has_queue;
+	ro->link_syscalls = o->syscalls;
+	for (size_t i = 0; o->syscalls && i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++)
+		if (sys_linked[i].nr >= 0 && sys_linked[i].nr < TRACE_SYS_MAX)
+			ro->sys_mask[sys_linked[i].nr / 64] |= 1ull << (sys_linked[i].nr % 64);
 	rb = o->ringbuf_bytes ? o->ringbuf_bytes : 256 * 1024;
 	bpf_map__set_max_entries(t->skel->maps.records, rb);
 	ro->wake_bytes = rb / 4;
@@ -140,6 +176,13 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o, const struct 
 	stage_progs(t->skel, sp);
 	for (int i = 0; i < TRACER_PROGS; i++) {
 		present[i] = tp_params(btf, sp[i].tp) > 0;
+		if (i >= TRACER_PROGS - TRACER_SYS_PROGS && !o->syscalls) {
+			/* Linkage off: sys_enter/exit are not loaded, not paid for. */
+			present[i] = false;
+			for (int k = 0; k < 2; k++)
+				bpf_program__set_autoload(sp[i].prog[k], false);
+			continue;
+		}
 		if (sp[i].required && !present[i]) {
 			set_err(err, len, "this kernel has no %s tracepoint", sp[i].tp);
 			rc = -ENOTSUP;
@@ -206,6 +249,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, const struc
 		return -ENOMEM;
 	}
 	t->fn = fn;
+	t->syscall_fn = opts->syscall_fn;
 	t->ctx = ctx;
 	t->ncpus = libbpf_num_possible_cpus();
 	if (mode == ATTACH_RAW_TP || (mode == ATTACH_AUTO && !pr->tp_btf[TP_RQ_COMPLETE])) {

@@ -26,10 +26,20 @@ struct tracer_opts {
 	uint64_t min_ns;	 /* emit only Q2C >= min_ns; 0: all (forces N = 1) */
 	uint32_t ringbuf_bytes;	 /* power of two, >= page size; 0: 256 KiB */
 	enum attach_mode attach;
+	/* Link block I/O to the synchronous read/write/fsync syscall it was
+	 * queued in: attaches raw_syscalls sys_enter/sys_exit, and delivers a
+	 * trace_syscall to syscall_fn at the exit of each syscall with a
+	 * followed bio (after that bio's record, for synchronous I/O). */
+	bool syscalls;
+	int (*syscall_fn)(void *ctx, const struct trace_syscall *s);
 };
 
 /* Called for each record, in completion order per CPU. Non-zero stops. */
 typedef int (*tracer_fn)(void *ctx, const struct trace_record *r);
+
+/* The name of a syscall that linkage follows ("pread64"), or NULL if nr is
+ * not one of them. */
+const char *tracer_syscall_name(uint32_t nr);
 
 struct tracer;
 

@@ -1,0 +1,163 @@
+# iolat trace --syscalls: block I/O linked to the synchronous syscall it was
+# queued in. Direct preads on a 5 ms device: every record linked to its
+# pread64, one syscall record per pread, at least as slow as its I/O; on
+# both attach paths. Buffered writes flushed by `sync` (another process) are
+# not linked; those flushed by fsync are linked to fsync. Without the flag,
+# no syscall program is loaded.
+source tests/integration/lib.sh
+
+# prog_names IDS...: the names of the given program ids.
+prog_names() {
+	for id in "$@"; do
+		bpftool prog show id "$id" 2>/dev/null | sed -nE 's/^[0-9]+: .*name ([a-z_]+) .*/\1/p'
+	done
+}
+
+make_cgroup trace-sys
+cg=$CG
+
+# 1. Direct preads of a device that takes 5 ms per read.
+N=20
+make_slow_loop 5000
+slow=$LOOP
+sname=${slow#/dev/}
+for mode in tp_btf raw_tp; do
+	out=$WORK/pread.$mode.json
+	IOLAT_FORCE_ATTACH=$mode start_iolat "$out" trace --syscalls -j -d "$sname" -c "$cg"
+	names=$(prog_names $OUR_PROGS | tr '\n' ' ')
+	sfx=${mode%_tp}; sfx=${sfx#tp_}
+	[[ "$names" == *"trace_se_$sfx"* && "$names" == *"trace_sx_$sfx"* ]] ||
+		fail "$mode: sys_enter/sys_exit programs not loaded ($names)"
+	in_cgroup "$cg" "$DIO" read "$slow" $N 4096 || fail "dio read"
+	stop_iolat INT
+	assert_detached
+	python3 - "$out" $N <<'PY' || fail "$mode: preads not linked as expected"
+import json, sys
+ios, calls = [], {}
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["type"] == "io":
+        ios.append(r)
+    else:
+        calls[(r["tid"], r["enter_ns"])] = r
+n = int(sys.argv[2])
+assert len(calls) == n, ("syscall records", len(calls), n)
+reads = [r for r in ios if r["rwbs"].startswith("R")]
+assert len(reads) == n, ("read records", len(reads))
+pids = {r["pid"] for r in reads}
+assert len(pids) == 1, pids
+for r in reads:
+    assert r["syscall"] == "pread64" and r["comm"] == "dio" and r["tid"] == r["pid"], r
+    s = calls[(r["tid"], r["syscall_enter_ns"])]
+    assert s["syscall"] == "pread64" and s["pid"] == r["pid"] and s["tid"] == r["tid"], s
+    assert s["ret"] == 4096 and s["ios"] == 1 and s["ios_shown"] == 1, s
+    assert s["enter_ns"] <= r["ts_ns"]["q"] and r["ts_ns"]["c"] <= s["exit_ns"], (r, s)
+    assert s["lat_ns"] >= r["lat_ns"]["q2c"] and s["lat_ns"] >= 5e6, (r, s)
+    assert s["q2c_sum_ns"] == r["lat_ns"]["q2c"] and s["d2c_sum_ns"] == r["lat_ns"]["d2c"], s
+lat = sorted(s["lat_ns"] for s in calls.values())
+print("pread: %d reads linked, syscall latency median %.3f ms" % (n, lat[n // 2] / 1e6))
+PY
+	echo "ok: $mode: every pread64 linked"
+done
+
+# Direct pwrites: linked to pwrite64.
+out=$WORK/pwrite.json
+start_iolat "$out" trace --syscalls -j -o write -d "$sname" -c "$cg"
+in_cgroup "$cg" "$DIO" write "$slow" 10 4096 || fail "dio write"
+stop_iolat INT
+assert_detached
+python3 - "$out" <<'PY' || fail "pwrites not linked to pwrite64"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+ios = [r for r in rs if r["type"] == "io"]
+calls = [r for r in rs if r["type"] == "syscall"]
+assert len(ios) == 10 and all(r["syscall"] == "pwrite64" for r in ios), ios
+assert len(calls) == 10 and all(s["syscall"] == "pwrite64" and s["ret"] == 4096 for s in calls), calls
+PY
+echo "ok: every pwrite64 linked"
+
+# Text: a SYSCALL column, and a line per syscall after its I/O.
+out=$WORK/pread.txt
+start_iolat "$out" trace --syscalls -d "$sname" -c "$cg"
+in_cgroup "$cg" "$DIO" read "$slow" 5 4096 || fail "dio read"
+stop_iolat INT
+assert_detached
+head -1 "$out" | grep -qE ' Q2M SYSCALL$' || fail "text header: $(head -1 "$out")"
+assert_eq "text: linked I/O lines" 5 "$(awk '$2 == "dio" && $NF == "pread64"' "$out" | wc -l)"
+assert_eq "text: syscall lines" 5 "$(grep -cE '^  pread64 by dio\[[0-9]+/[0-9]+\] returned 4096: [0-9.]+ ms in the syscall, [0-9.]+ ms of it in 1 block I/O \(D2C [0-9.]+ ms\)$' "$out")"
+grep -q "iolat: 5 syscall records" "$out.err" || fail "text: no syscall count in the summary"
+# Each syscall line follows its I/O's line.
+awk '/^  pread64/ { if (prev !~ /pread64$/) exit 1 } { prev = $0 }' "$out" ||
+	fail "text: a syscall line not right after its I/O"
+echo "ok: text output"
+
+# 2. Buffered writes: flushed by sync from another process, not linked;
+# flushed inside fsync, linked to fsync.
+make_loop 64
+dev=$LOOP
+name=${dev#/dev/}
+out=$WORK/sync.json
+start_iolat "$out" trace --syscalls -j -o write -d "$name"
+# Held open, so that dd's close is not the device's last, which would flush
+# it (in close, unlisted) before sync could.
+exec 3<"$dev"
+dd if=/dev/zero of="$dev" bs=4k count=64 status=none || fail "dd"
+sync || fail "sync"
+exec 3<&-
+stop_iolat INT
+assert_detached
+python3 - "$out" <<'PY' || fail "writes flushed by sync are linked"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+ios = [r for r in rs if r["type"] == "io"]
+assert ios, "no write records"
+assert all(r["syscall"] is None for r in ios), [r for r in ios if r["syscall"]]
+assert not [r for r in rs if r["type"] == "syscall"], "syscall records"
+assert sum(r["bytes"] for r in ios) >= 64 * 4096, sum(r["bytes"] for r in ios)
+assert not [r for r in ios if r["comm"] == "dd"], "writes issued by dd"
+print("sync: %d write records, none linked; issued by %s" %
+      (len(ios), sorted({r["comm"] for r in ios})))
+PY
+echo "ok: writeback of sync not linked"
+
+out=$WORK/fsync.json
+start_iolat "$out" trace --syscalls -j -o write -d "$name"
+dd if=/dev/zero of="$dev" bs=4k count=64 conv=fsync status=none || fail "dd conv=fsync"
+stop_iolat INT
+assert_detached
+python3 - "$out" <<'PY' || fail "writes flushed by fsync are not linked to it"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+ios = [r for r in rs if r["type"] == "io"]
+calls = [r for r in rs if r["type"] == "syscall"]
+assert ios, "no write records"
+assert len(calls) == 1 and calls[0]["syscall"] == "fsync" and calls[0]["comm"] == "dd", calls
+s = calls[0]
+for r in ios:
+    assert r["syscall"] == "fsync" and r["syscall_enter_ns"] == s["enter_ns"], r
+    assert r["pid"] == s["pid"] and r["tid"] == s["tid"], (r, s)
+    assert s["enter_ns"] <= r["ts_ns"]["q"], (r, s)
+    end = r["ts_ns"]["c"] or r["ts_ns"]["m"]
+    assert end <= s["exit_ns"], (r, s)
+assert s["ios"] == len(ios) == s["ios_shown"], (s, len(ios))
+assert sum(r["bytes"] for r in ios) >= 64 * 4096
+print("fsync: %d write records (%d merged) linked to one fsync of %.3f ms" %
+      (len(ios), sum(r["merged"] for r in ios), s["lat_ns"] / 1e6))
+PY
+echo "ok: writeback in fsync linked to fsync"
+
+# 3. Off by default: no syscall program loaded, so the default cost is
+# unchanged.
+out=$WORK/off.json
+start_iolat "$out" trace -j -d "$name"
+names=$(prog_names $OUR_PROGS | tr '\n' ' ')
+[[ "$names" == *trace_q_* ]] || fail "default: program names not found ($names)"
+[[ "$names" != *trace_se_* && "$names" != *trace_sx_* ]] ||
+	fail "default: syscall programs loaded ($names)"
+bpftool prog show | grep -qE 'name trace_s[ex]_' && fail "default: a syscall program is loaded"
+"$DIO" read "$dev" 5 4096 || fail "dio read"
+stop_iolat INT
+assert_detached
+[ -s "$out" ] || fail "default: no records"
+! grep -q '"syscall' "$out" || fail "default: records carry syscall fields"
+echo "ok: off by default: no syscall program, no syscall fields"
