@@ -22,6 +22,7 @@
 #include "errors.h"
 #include "json.h"
 #include "probe.h"
+#include "trace_summary.h"
 #include "tracer.h"
 
 struct trace_args {
@@ -29,7 +30,7 @@ struct trace_args {
 	uint64_t pid, sample_every, ringbuf_kib;
 	double min_ms, duration_s; /* 0: no threshold; run until a signal */
 	enum trace_op_filter op;
-	bool json, syscalls;
+	bool json, syscalls, summary;
 	enum attach_mode attach;
 };
 
@@ -47,6 +48,7 @@ struct sys_link {
 /* What the record callback needs: output, the clock origin, disk names. */
 struct trace_out {
 	bool json, syscalls;
+	struct trace_summary *summary; /* --summary: records go here, not out */
 	uint64_t t0_ns;
 	uint64_t emitted, sys_emitted;
 	struct sys_link links[SYS_LINKS];
@@ -86,6 +88,9 @@ static void usage(FILE *f)
 		"      --syscalls         link each I/O to the read/write/fsync syscall it\n"
 		"                         was issued in, and print that syscall's latency\n"
 		"                         after its I/O (costs a little on every syscall)\n"
+		"      --summary          no record lines: at the end, per device and per\n"
+		"                         process, each span's count, min, avg, p50/p90/p99,\n"
+		"                         max and share of the total time (like btt)\n"
 		"  -D, --duration=SECONDS stop after SECONDS\n"
 		"      --ringbuf-kib=K    ring buffer size in KiB, a power of two >= 4\n"
 		"                         (default 256)\n"
@@ -96,7 +101,8 @@ static void usage(FILE *f)
 		"Examples:\n"
 		"  iolat trace -d vda                 every I/O on vda\n"
 		"  iolat trace -m 10 -j               I/O slower than 10 ms, as JSON\n"
-		"  iolat trace -s 100 -o write -D 60  1 write in 100, for a minute\n");
+		"  iolat trace -s 100 -o write -D 60  1 write in 100, for a minute\n"
+		"  iolat trace --summary -D 30        where 30 s of I/O spent its time\n");
 }
 
 static int bad(const char *hint, const char *what, const char *arg)
@@ -115,6 +121,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		{ "ringbuf-kib", required_argument, NULL, 'R' },
 		{ "attach", required_argument, NULL, 'A' }, { "verbose", no_argument, NULL, 'v' },
 		{ "syscalls", no_argument, NULL, 'S' },
+		{ "summary", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },	    {},
 	};
 	int c;
@@ -129,6 +136,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		case 'c': a->cgroup = optarg; break;
 		case 'j': a->json = true; break;
 		case 'S': a->syscalls = true; break;
+		case 'U': a->summary = true; break;
 		case 'v': set_verbose(true); break;
 		case 'h': usage(stdout); exit(0);
 		case 'p':
@@ -408,11 +416,13 @@ static int on_record(void *ctx, const struct trace_record *r)
 		l->d2c_ns += d2c > 0 ? (uint64_t)d2c : 0;
 	}
 
+	t->emitted++;
+	if (t->summary)
+		return trace_summary_add(t->summary, disk_name(t, r->dev), r);
 	if (t->json)
 		print_json(t, r);
 	else
 		print_text(t, r);
-	t->emitted++;
 	return 0;
 }
 
@@ -430,7 +440,9 @@ static int on_syscall(void *ctx, const struct trace_syscall *s)
 	struct json j;
 
 	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(s->comm), s->comm);
-	if (t->json) {
+	if (t->summary) {
+		/* counted, not shown */
+	} else if (t->json) {
 		json_init(&j, stdout);
 		json_begin_object(&j);
 		json_kv_string(&j, "type", "syscall");
@@ -537,15 +549,24 @@ int cmd_trace(int argc, char **argv)
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return 1;
 	}
+	if (a.summary && !(t.summary = trace_summary_new())) {
+		tracer_close(tr);
+		errorf(NULL, "out of memory");
+		return 1;
+	}
 	t.t0_ns = now_ns();
 	fprintf(stderr, "Tracing block device I/O... Hit Ctrl-C to end.\n");
-	if (!a.json)
+	if (!a.json && !a.summary)
 		print_header(a.syscalls);
 	fflush(NULL);
 	rc = run(&a, tr, &t);
 	tracer_stats(tr, st);
 	in_flight = tracer_in_flight(tr);
 	tracer_close(tr);
+	if (t.summary) {
+		trace_summary_print(t.summary, stdout, a.json);
+		trace_summary_free(t.summary);
+	}
 	/* Never silent about what did not reach the output. */
 	fprintf(stderr,
 		"iolat: %llu records emitted, %llu lost (ring buffer full), %llu dropped by "

@@ -294,3 +294,31 @@ expect_error 2 "unexpected argument 'extra'" trace extra
 "$IOLAT" trace -D 0.3 -d "$name" >"$WORK/d.out" 2>"$WORK/d.err" || fail "trace -D: $(cat "$WORK/d.err")"
 grep -q "records emitted" "$WORK/d.err" || fail "trace -D printed no summary"
 echo "ok: bad input, help, -D"
+
+# --summary: per device and per process, each span's statistics and share
+# of the total; on the 5 ms disk D2C holds nearly all of it.
+"$IOLAT" trace --summary --json -d "${slow#/dev/}" -D 4 >"$WORK/sum.json" 2>"$WORK/sum.err" &
+sumpid=$!
+sleep 1.5
+"$DIO" read "$slow" 40 4096 &
+diopid=$!
+wait $diopid || fail "dio"
+wait $sumpid || fail "trace --summary: $(cat "$WORK/sum.err")"
+python3 - "$WORK/sum.json" "${slow#/dev/}" "$diopid" <<'PY' || fail "summary: $(cat "$WORK/sum.json")"
+import json, sys
+d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+assert d["type"] == "summary"
+dev = {g["name"]: g for g in d["devices"]}[sys.argv[2]]
+procs = {g["name"]: g for g in d["processes"]}
+proc = procs["dio[%s]" % sys.argv[3]]
+n = dev["ios"]
+assert 37 <= n <= 40, n   # 40 reads; BPF may miss a completion here (README)
+assert proc["ios"] == n, (proc["ios"], n)
+d2c, q2c = dev["spans"]["D2C"], dev["spans"]["Q2C"]
+assert d2c["count"] == q2c["count"] == n
+assert 5e6 <= d2c["p50_ns"] < 10e6, d2c
+assert d2c["min_ns"] >= 5e6 and d2c["max_ns"] >= d2c["p99_ns"] >= d2c["p50_ns"], d2c
+assert d2c["share_pct"] > 90 and abs(q2c["share_pct"] - 100) < 1e-9, (d2c, q2c)
+print("summary: %d I/Os, D2C p50 %.3f ms, %.1f %% of Q2C" % (n, d2c["p50_ns"] / 1e6, d2c["share_pct"]))
+PY
+echo "ok: --summary per device and process"
