@@ -22,11 +22,13 @@
 #include "errors.h"
 #include "json.h"
 #include "probe.h"
+#include "trace_file.h"
 #include "trace_summary.h"
 #include "tracer.h"
 
 struct trace_args {
 	const char *disk, *cgroup;
+	const char *write_file, *read_file; /* --write: record; --read: replay */
 	uint64_t pid, sample_every, ringbuf_kib;
 	double min_ms, duration_s; /* 0: no threshold; run until a signal */
 	enum trace_op_filter op;
@@ -49,6 +51,7 @@ struct sys_link {
 struct trace_out {
 	bool json, syscalls;
 	struct trace_summary *summary; /* --summary: records go here, not out */
+	FILE *file;		       /* --write: records go here */
 	uint64_t t0_ns;
 	uint64_t emitted, sys_emitted;
 	struct sys_link links[SYS_LINKS];
@@ -91,6 +94,9 @@ static void usage(FILE *f)
 		"      --summary          no record lines: at the end, per device and per\n"
 		"                         process, each span's count, min, avg, p50/p90/p99,\n"
 		"                         max and share of the total time (like btt)\n"
+		"  -w, --write=FILE       records to FILE (a new file), not to the screen\n"
+		"  -r, --read=FILE        print (or --summary) the records of FILE; no\n"
+		"                         tracing, no privileges needed\n"
 		"  -D, --duration=SECONDS stop after SECONDS\n"
 		"      --ringbuf-kib=K    ring buffer size in KiB, a power of two >= 4\n"
 		"                         (default 256)\n"
@@ -102,7 +108,8 @@ static void usage(FILE *f)
 		"  iolat trace -d vda                 every I/O on vda\n"
 		"  iolat trace -m 10 -j               I/O slower than 10 ms, as JSON\n"
 		"  iolat trace -s 100 -o write -D 60  1 write in 100, for a minute\n"
-		"  iolat trace --summary -D 30        where 30 s of I/O spent its time\n");
+		"  iolat trace --summary -D 30        where 30 s of I/O spent its time\n"
+		"  iolat trace -w io.trace -D 60; iolat trace -r io.trace --summary\n");
 }
 
 static int bad(const char *hint, const char *what, const char *arg)
@@ -122,6 +129,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		{ "attach", required_argument, NULL, 'A' }, { "verbose", no_argument, NULL, 'v' },
 		{ "syscalls", no_argument, NULL, 'S' },
 		{ "summary", no_argument, NULL, 'U' },
+		{ "write", required_argument, NULL, 'w' }, { "read", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },	    {},
 	};
 	int c;
@@ -130,13 +138,15 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	a->sample_every = 1;
 	a->ringbuf_kib = 256;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+d:p:c:o:s:m:jD:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:p:c:o:s:m:jD:w:r:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a->disk = optarg; break;
 		case 'c': a->cgroup = optarg; break;
 		case 'j': a->json = true; break;
 		case 'S': a->syscalls = true; break;
 		case 'U': a->summary = true; break;
+		case 'w': a->write_file = optarg; break;
+		case 'r': a->read_file = optarg; break;
 		case 'v': set_verbose(true); break;
 		case 'h': usage(stdout); exit(0);
 		case 'p':
@@ -417,8 +427,12 @@ static int on_record(void *ctx, const struct trace_record *r)
 	}
 
 	t->emitted++;
+	if (t->file && trace_file_append(t->file, r, sizeof(*r)))
+		return -EIO;
 	if (t->summary)
 		return trace_summary_add(t->summary, disk_name(t, r->dev), r);
+	if (t->file)
+		return 0;
 	if (t->json)
 		print_json(t, r);
 	else
@@ -440,7 +454,9 @@ static int on_syscall(void *ctx, const struct trace_syscall *s)
 	struct json j;
 
 	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(s->comm), s->comm);
-	if (t->summary) {
+	if (t->file && trace_file_append(t->file, s, sizeof(*s)))
+		return -EIO;
+	if (t->summary || t->file) {
 		/* counted, not shown */
 	} else if (t->json) {
 		json_init(&j, stdout);
@@ -512,6 +528,36 @@ static int run(const struct trace_args *a, struct tracer *tr, struct trace_out *
 	return rc < 0 ? rc : 0;
 }
 
+/* --read: the records of a file through the same output, no tracing. */
+static int replay(const struct trace_args *a, struct trace_out *t)
+{
+	struct trace_file_sink sink = { on_record, on_syscall, t };
+	char err[512] = "";
+	int rc;
+
+	if (a->disk || a->cgroup || a->pid || a->op || a->sample_every != 1 || a->min_ms > 0 ||
+	    a->write_file || a->duration_s > 0) {
+		errorf("filters, sampling and -D apply while recording",
+		       "--read takes only --json, --summary and --syscalls");
+		return 2;
+	}
+	if (!a->json && !a->summary)
+		print_header(a->syscalls);
+	rc = trace_file_read(a->read_file, &t->t0_ns, &sink, err, sizeof(err));
+	if (t->summary) {
+		trace_summary_print(t->summary, stdout, a->json);
+		trace_summary_free(t->summary);
+	}
+	fflush(stdout);
+	if (rc) {
+		errorf(NULL, "%s", err);
+		return 1;
+	}
+	fprintf(stderr, "iolat: %llu records read from %s\n", (unsigned long long)t->emitted,
+		a->read_file);
+	return 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
@@ -536,6 +582,11 @@ int cmd_trace(int argc, char **argv)
 	o.syscall_fn = on_syscall;
 	t.json = a.json;
 	t.syscalls = a.syscalls;
+	if (a.read_file) {
+		if (a.summary && !(t.summary = trace_summary_new()))
+			return 1;
+		return replay(&a, &t);
+	}
 	if (!require_bpf_privileges())
 		return 1;
 	if (probe_kernel(&pr)) {
@@ -555,11 +606,19 @@ int cmd_trace(int argc, char **argv)
 		return 1;
 	}
 	t.t0_ns = now_ns();
+	if (a.write_file && trace_file_create(&t.file, a.write_file, t.t0_ns, err, sizeof(err))) {
+		tracer_close(tr);
+		trace_summary_free(t.summary);
+		errorf("give a new file's path", "%s", err);
+		return 2;
+	}
 	fprintf(stderr, "Tracing block device I/O... Hit Ctrl-C to end.\n");
-	if (!a.json && !a.summary)
+	if (!a.json && !a.summary && !a.write_file)
 		print_header(a.syscalls);
 	fflush(NULL);
 	rc = run(&a, tr, &t);
+	if (t.file && fclose(t.file) && !rc)
+		rc = -EIO;
 	tracer_stats(tr, st);
 	in_flight = tracer_in_flight(tr);
 	tracer_close(tr);

@@ -322,3 +322,31 @@ assert d2c["share_pct"] > 90 and abs(q2c["share_pct"] - 100) < 1e-9, (d2c, q2c)
 print("summary: %d I/Os, D2C p50 %.3f ms, %.1f %% of Q2C" % (n, d2c["p50_ns"] / 1e6, d2c["share_pct"]))
 PY
 echo "ok: --summary per device and process"
+
+# --write records to a file; --read prints or summarises it later, without
+# tracing, and sees the same records.
+"$IOLAT" trace -w "$WORK/io.trace" -d "$name" -D 3 2>"$WORK/w.err" >"$WORK/w.out" &
+wpid=$!
+sleep 1.5
+"$DIO" read "$dev" 50 4096 || fail "dio"
+wait $wpid || fail "trace -w: $(cat "$WORK/w.err")"
+[ ! -s "$WORK/w.out" ] || fail "trace -w printed records: $(head -3 "$WORK/w.out")"
+written=$(sed -n 's/^iolat: \([0-9]*\) records emitted.*/\1/p' "$WORK/w.err")
+assert_counted "records written" 50 "$written"
+"$IOLAT" trace -r "$WORK/io.trace" --json >"$WORK/r.json" 2>"$WORK/r.err" || fail "trace -r: $(cat "$WORK/r.err")"
+assert_eq "records read back" "$written" "$(grep -c '"type":"io"' "$WORK/r.json")"
+"$IOLAT" trace -r "$WORK/io.trace" --summary --json >"$WORK/rs.json" 2>/dev/null || fail "trace -r --summary"
+assert_eq "summary of the file" "$written" \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(g["ios"] for g in d["devices"]))' "$WORK/rs.json")"
+rc=0
+"$IOLAT" trace -w "$WORK/io.trace" -D 0.1 2>"$WORK/err" || rc=$?
+assert_eq "--write over an existing file: exit" 2 "$rc"
+grep -q "cannot create .*io.trace: File exists" "$WORK/err" || fail "$(cat "$WORK/err")"
+rc=0
+"$IOLAT" trace -r /etc/hostname 2>"$WORK/err" || rc=$?
+assert_eq "--read of a non-trace file: exit" 1 "$rc"
+grep -q "is not an iolat trace file" "$WORK/err" || fail "$(cat "$WORK/err")"
+rc=0
+"$IOLAT" trace -r "$WORK/io.trace" -d "$name" 2>"$WORK/err" || rc=$?
+assert_eq "--read with a filter: exit" 2 "$rc"
+echo "ok: --write and --read (print and --summary) agree with the recording"
