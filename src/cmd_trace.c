@@ -52,6 +52,7 @@ struct trace_out {
 	bool json, syscalls;
 	struct trace_summary *summary; /* --summary: records go here, not out */
 	FILE *file;		       /* --write: records go here */
+	bool header_pending;	       /* --read: text header before the first record */
 	uint64_t t0_ns;
 	uint64_t emitted, sys_emitted;
 	struct sys_link links[SYS_LINKS];
@@ -433,6 +434,10 @@ static int on_record(void *ctx, const struct trace_record *r)
 		return trace_summary_add(t->summary, disk_name(t, r->dev), r);
 	if (t->file)
 		return 0;
+	if (t->header_pending) {
+		print_header(t->syscalls);
+		t->header_pending = false;
+	}
 	if (t->json)
 		print_json(t, r);
 	else
@@ -541,8 +546,8 @@ static int replay(const struct trace_args *a, struct trace_out *t)
 		       "--read takes only --json, --summary and --syscalls");
 		return 2;
 	}
-	if (!a->json && !a->summary)
-		print_header(a->syscalls);
+	/* The header once a valid file gives its first record. */
+	t->header_pending = !a->json && !a->summary;
 	rc = trace_file_read(a->read_file, &t->t0_ns, &sink, err, sizeof(err));
 	if (t->summary) {
 		trace_summary_print(t->summary, stdout, a->json);

@@ -335,6 +335,9 @@ written=$(sed -n 's/^iolat: \([0-9]*\) records emitted.*/\1/p' "$WORK/w.err")
 assert_counted "records written" 50 "$written"
 "$IOLAT" trace -r "$WORK/io.trace" --json >"$WORK/r.json" 2>"$WORK/r.err" || fail "trace -r: $(cat "$WORK/r.err")"
 assert_eq "records read back" "$written" "$(grep -c '"type":"io"' "$WORK/r.json")"
+"$IOLAT" trace -r "$WORK/io.trace" >"$WORK/r.txt" 2>/dev/null || fail "trace -r (text)"
+head -1 "$WORK/r.txt" | grep -q "^TIME(s) *COMM" || fail "no header: $(head -1 "$WORK/r.txt")"
+assert_eq "text lines read back" "$((written + 1))" "$(wc -l <"$WORK/r.txt")"
 "$IOLAT" trace -r "$WORK/io.trace" --summary --json >"$WORK/rs.json" 2>/dev/null || fail "trace -r --summary"
 assert_eq "summary of the file" "$written" \
 	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(g["ios"] for g in d["devices"]))' "$WORK/rs.json")"
@@ -343,8 +346,9 @@ rc=0
 assert_eq "--write over an existing file: exit" 2 "$rc"
 grep -q "cannot create .*io.trace: File exists" "$WORK/err" || fail "$(cat "$WORK/err")"
 rc=0
-"$IOLAT" trace -r /etc/hostname 2>"$WORK/err" || rc=$?
+"$IOLAT" trace -r /etc/hostname >"$WORK/out" 2>"$WORK/err" || rc=$?
 assert_eq "--read of a non-trace file: exit" 1 "$rc"
+[ ! -s "$WORK/out" ] || fail "--read of a non-trace file printed: $(cat "$WORK/out")"
 grep -q "is not an iolat trace file" "$WORK/err" || fail "$(cat "$WORK/err")"
 rc=0
 "$IOLAT" trace -r "$WORK/io.trace" -d "$name" 2>"$WORK/err" || rc=$?
