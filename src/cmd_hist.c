@@ -126,39 +126,6 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 	return 0;
 }
 
-/* Filters from -d and -c; prints and returns -errno on bad input. */
-static int resolve_filters(const struct hist_args *a, struct collector_opts *o)
-{
-	struct cgroup_ref cg;
-	int rc;
-
-	if (a->disk && disks_resolve(a->disk, &o->filter_dev, NULL, 0)) {
-		errorf("'lsblk' lists the disks; give a name like vda or vda1",
-		       "no such disk or partition '%s'", a->disk);
-		return -ENOENT;
-	}
-	if (a->cgroup) {
-		rc = cgroups_resolve(a->cgroup, &cg);
-		if (rc == -EXDEV) {
-			char hint[PATH_MAX + 64];
-
-			snprintf(hint, sizeof(hint), "give a cgroup under %s", cgroups_io_root());
-			errorf(hint, "cgroup '%s' is in a hierarchy without the io (blkio) "
-			       "controller, so no I/O is charged to it", a->cgroup);
-			return rc;
-		}
-		if (rc) {
-			errorf("give a directory under a cgroup mount, e.g. "
-			       "/sys/fs/cgroup/system.slice, or a path relative to the io "
-			       "controller's hierarchy",
-			       "no such cgroup '%s'", a->cgroup);
-			return rc;
-		}
-		o->filter_cgroup = cg.id;
-		o->filter_cgroup_level = cg.level;
-	}
-	return 0;
-}
 
 struct grouping {
 	struct shown_series *s;
@@ -408,7 +375,8 @@ int cmd_hist(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a))
 		return 2;
-	if (resolve_filters(&a, &o))
+	if (cmd_resolve_filters(a.disk, a.cgroup, &o.filter_dev, &o.filter_cgroup,
+				&o.filter_cgroup_level))
 		return 2;
 	o.key_flags = a.per_flags;
 	o.key_size_class = a.per_size;

@@ -213,39 +213,6 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	return 0;
 }
 
-/* Filters from -d and -c; prints and returns -errno on bad input. */
-static int resolve_filters(const struct trace_args *a, struct tracer_opts *o)
-{
-	struct cgroup_ref cg;
-	int rc;
-
-	if (a->disk && disks_resolve(a->disk, &o->filter_dev, NULL, 0)) {
-		errorf("'lsblk' lists the disks; give a name like vda or vda1",
-		       "no such disk or partition '%s'", a->disk);
-		return -ENOENT;
-	}
-	if (a->cgroup) {
-		rc = cgroups_resolve(a->cgroup, &cg);
-		if (rc == -EXDEV) {
-			char hint[PATH_MAX + 64];
-
-			snprintf(hint, sizeof(hint), "give a cgroup under %s", cgroups_io_root());
-			errorf(hint, "cgroup '%s' is in a hierarchy without the io (blkio) "
-			       "controller, so no I/O is charged to it", a->cgroup);
-			return rc;
-		}
-		if (rc) {
-			errorf("give a directory under a cgroup mount, e.g. "
-			       "/sys/fs/cgroup/system.slice, or a path relative to the io "
-			       "controller's hierarchy",
-			       "no such cgroup '%s'", a->cgroup);
-			return rc;
-		}
-		o->filter_cgroup = cg.id;
-		o->filter_cgroup_level = cg.level;
-	}
-	return 0;
-}
 
 static const char *disk_name(struct trace_out *t, uint32_t dev)
 {
@@ -575,7 +542,9 @@ int cmd_trace(int argc, char **argv)
 	char err[256] = "";
 	int rc;
 
-	if (parse_args(argc, argv, &a) || resolve_filters(&a, &o))
+	if (parse_args(argc, argv, &a) ||
+	    cmd_resolve_filters(a.disk, a.cgroup, &o.filter_dev, &o.filter_cgroup,
+				&o.filter_cgroup_level))
 		return 2;
 	o.filter_pid = (uint32_t)a.pid;
 	o.filter_op = a.op;

@@ -3,9 +3,12 @@
 #include "cmdutil.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 
+#include "cgroups.h"
 #include "commands.h"
+#include "disks.h"
 #include "errors.h"
 #include "probe.h"
 
@@ -58,6 +61,40 @@ int cmd_open_collector(struct collector **c, const struct collector_opts *o)
 	if (collector_open(c, o, &pr, err, sizeof(err))) {
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return 1;
+	}
+	return 0;
+}
+
+int cmd_resolve_filters(const char *disk, const char *cgroup, uint32_t *dev,
+			uint64_t *cgroup_id, int *cgroup_level)
+{
+	struct cgroup_ref cg;
+	int rc;
+
+	if (disk && disks_resolve(disk, dev, NULL, 0)) {
+		errorf("'lsblk' lists the disks; give a name like vda or vda1",
+		       "no such disk or partition '%s'", disk);
+		return -ENOENT;
+	}
+	if (cgroup) {
+		rc = cgroups_resolve(cgroup, &cg);
+		if (rc == -EXDEV) {
+			char hint[PATH_MAX + 64];
+
+			snprintf(hint, sizeof(hint), "give a cgroup under %s", cgroups_io_root());
+			errorf(hint, "cgroup '%s' is in a hierarchy without the io (blkio) "
+			       "controller, so no I/O is charged to it", cgroup);
+			return rc;
+		}
+		if (rc) {
+			errorf("give a directory under a cgroup mount, e.g. "
+			       "/sys/fs/cgroup/system.slice, or a path relative to the io "
+			       "controller's hierarchy",
+			       "no such cgroup '%s'", cgroup);
+			return rc;
+		}
+		*cgroup_id = cg.id;
+		*cgroup_level = cg.level;
 	}
 	return 0;
 }

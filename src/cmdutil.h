@@ -30,4 +30,12 @@ int cmd_interval_count(int argc, char **argv, int optind, const char *cmd, doubl
  */
 int cmd_open_collector(struct collector **c, const struct collector_opts *o);
 
+/*
+ * The -d DISK and -c CGROUP filters of hist and trace (either may be NULL):
+ * the whole disk's dev, the cgroup's id and level. Prints one message and
+ * returns -errno on bad input.
+ */
+int cmd_resolve_filters(const char *disk, const char *cgroup, uint32_t *dev,
+			uint64_t *cgroup_id, int *cgroup_level);
+
 #endif
