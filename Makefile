@@ -73,7 +73,7 @@ $(OUT)/vmlinux.h: | $(OUT)
 	$(call msg,BTF,$@)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
-$(OUT)/iolat.bpf.o: bpf/iolat.bpf.c bpf/iolat.h $(OUT)/vmlinux.h | $(OUT)
+$(OUT)/iolat.bpf.o: bpf/iolat.bpf.c bpf/iolat.h bpf/block.h $(OUT)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
 
@@ -83,7 +83,7 @@ $(OUT)/iolat.skel.h: $(OUT)/iolat.bpf.o
 
 $(OUT)/collector.o: $(OUT)/iolat.skel.h
 
-$(OUT)/trace.bpf.o: bpf/trace.bpf.c bpf/trace.h bpf/iolat.h $(OUT)/vmlinux.h | $(OUT)
+$(OUT)/trace.bpf.o: bpf/trace.bpf.c bpf/trace.h bpf/iolat.h bpf/block.h $(OUT)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
 

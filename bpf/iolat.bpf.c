@@ -20,6 +20,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "iolat.h"
+#include "block.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -126,22 +127,6 @@ struct {
 /* Source of a zeroed value when a key is first seen (too big for the stack). */
 static struct iolat_val zero_val;
 
-/* Kernels before 5.17 kept the disk in the request; later ones in its queue. */
-struct request___old {
-	struct gendisk *rq_disk;
-} __attribute__((preserve_access_index));
-
-/* Kernels before 5.12 pointed bios at the disk, not the block device. */
-struct bio___old {
-	struct gendisk *bi_disk;
-} __attribute__((preserve_access_index));
-
-/* Kernels before 6.2 (commit 7f203bc89eb6) kept ancestor ids, not pointers. */
-struct cgroup___old {
-	int level;
-	__u64 ancestor_ids[];
-} __attribute__((preserve_access_index));
-
 static __always_inline void stat_inc(__u32 which)
 {
 	__u64 *c = bpf_map_lookup_elem(&stats, &which);
@@ -168,23 +153,7 @@ static __always_inline __u32 slot_of(const volatile __u64 *bounds, int log2n, __
 	return i;
 }
 
-static __always_inline __u8 op_of(__u32 cmd_flags)
-{
-	/* REQ_OP_* numbers, include/linux/blk_types.h; stable since 4.10. */
-	switch (cmd_flags & 0xff) {
-	case 0: return IOLAT_OP_READ;
-	case 1: return IOLAT_OP_WRITE;
-	case 2: return IOLAT_OP_FLUSH;
-	case 3: return IOLAT_OP_DISCARD;
-	case 9: return IOLAT_OP_WRITE_ZEROES;
-	default: return IOLAT_OP_OTHER;
-	}
-}
 
-static __always_inline __u16 flag_if(__u64 cmd_flags, __u32 kbit, __u16 ours)
-{
-	return (cmd_flags >> kbit) & 1 ? ours : 0;
-}
 
 /* The kernel's __REQ_* bits, mapped through CO-RE to our stable bits. */
 static __always_inline __u16 flags_of(__u64 f)
@@ -250,40 +219,9 @@ static __always_inline bool issue_stamped(__u32 rq_flags)
 	return rqf(rq_flags, bpf_core_enum_value(enum rqf_flags, __RQF_STATS));
 }
 
-static __always_inline __u32 disk_dev(struct gendisk *disk, bool direct)
-{
-	int major, minor;
 
-	if (!disk)
-		return 0;
-	if (direct) {
-		major = disk->major;
-		minor = disk->first_minor;
-	} else {
-		major = BPF_CORE_READ(disk, major);
-		minor = BPF_CORE_READ(disk, first_minor);
-	}
-	return ((__u32)major << 20) | (__u32)minor;
-}
 
-static __always_inline struct gendisk *rq_disk(struct request *rq, bool direct)
-{
-	if (bpf_core_field_exists(rq->q->disk))
-		return direct ? rq->q->disk : BPF_CORE_READ(rq, q, disk);
-	return BPF_CORE_READ((struct request___old *)rq, rq_disk);
-}
 
-static __always_inline struct gendisk *bio_disk(struct bio *bio, bool direct)
-{
-	if (bpf_core_field_exists(bio->bi_bdev))
-		return direct ? bio->bi_bdev->bd_disk : BPF_CORE_READ(bio, bi_bdev, bd_disk);
-	return BPF_CORE_READ((struct bio___old *)bio, bi_disk);
-}
-
-static __always_inline __u64 cgroup_id(struct cgroup *cg)
-{
-	return BPF_CORE_READ(cg, kn, id);
-}
 
 /*
  * The cgroup a bio was issued for (its blkcg's cgroup), or its ancestor at

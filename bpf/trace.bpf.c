@@ -24,6 +24,7 @@
 #include <bpf/bpf_tracing.h>
 #include "iolat.h"
 #include "trace.h"
+#include "block.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -96,17 +97,6 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } records SEC(".maps");
 
-/* Kernels before 5.12 pointed bios at the disk, not the block device. */
-struct bio___old {
-	struct gendisk *bi_disk;
-} __attribute__((preserve_access_index));
-
-/* Kernels before 6.2 (commit 7f203bc89eb6) kept ancestor ids, not pointers. */
-struct cgroup___old {
-	int level;
-	__u64 ancestor_ids[];
-} __attribute__((preserve_access_index));
-
 static __always_inline void stat_inc(__u32 which)
 {
 	__u64 *c = bpf_map_lookup_elem(&stats, &which);
@@ -115,23 +105,7 @@ static __always_inline void stat_inc(__u32 which)
 		*c += 1;
 }
 
-static __always_inline __u8 op_of(__u64 opf)
-{
-	/* REQ_OP_* numbers, include/linux/blk_types.h; stable since 4.10. */
-	switch (opf & 0xff) {
-	case 0: return IOLAT_OP_READ;
-	case 1: return IOLAT_OP_WRITE;
-	case 2: return IOLAT_OP_FLUSH;
-	case 3: return IOLAT_OP_DISCARD;
-	case 9: return IOLAT_OP_WRITE_ZEROES;
-	default: return IOLAT_OP_OTHER;
-	}
-}
 
-static __always_inline __u32 flag_if(__u64 f, __u32 kbit, __u32 ours)
-{
-	return (f >> kbit) & 1 ? ours : 0;
-}
 
 /* The kernel's __REQ_* bits (they moved between releases), via CO-RE. */
 static __always_inline __u32 flags_of(__u64 f)
@@ -146,24 +120,8 @@ static __always_inline __u32 flags_of(__u64 f)
 	return out;
 }
 
-static __always_inline __u32 disk_dev(struct gendisk *disk)
-{
-	if (!disk)
-		return 0;
-	return ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor);
-}
 
-static __always_inline struct gendisk *bio_disk(struct bio *bio)
-{
-	if (bpf_core_field_exists(bio->bi_bdev))
-		return BPF_CORE_READ(bio, bi_bdev, bd_disk);
-	return BPF_CORE_READ((struct bio___old *)bio, bi_disk);
-}
 
-static __always_inline __u64 cgroup_id(struct cgroup *cg)
-{
-	return BPF_CORE_READ(cg, kn, id);
-}
 
 /*
  * The cgroup a bio was issued for (its blkcg's cgroup); with a cgroup
@@ -235,7 +193,7 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	if (direct && bpf_core_field_exists(bio->bi_bdev))
 		disk = bio->bi_bdev ? bio->bi_bdev->bd_disk : NULL;
 	else
-		disk = bio_disk(bio);
+		disk = bio_disk(bio, false);
 	if (!disk)
 		return 0;
 	/* Bio-based disks (dm, md, zram) make no request events: not traced. */
@@ -244,7 +202,7 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	if (direct)
 		dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
 	else
-		dev = disk_dev(disk);
+		dev = disk_dev(disk, false);
 	if (filter_dev && dev != filter_dev)
 		return 0;
 	id = bpf_get_current_pid_tgid();

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * block.h - block-layer reads both BPF objects make (iolat.bpf.c, trace.bpf.c):
+ * operations, flag bits, the disk of a request or bio, cgroup ids, and the
+ * older kernels' layouts they need through CO-RE. `direct`: typed loads
+ * (tp_btf) rather than probe reads (raw_tp).
+ */
+#ifndef IOLAT_BLOCK_H
+#define IOLAT_BLOCK_H
+
+/* Kernels before 5.17 kept the disk in the request; later ones in its queue. */
+struct request___old {
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+/* Kernels before 5.12 pointed bios at the disk, not the block device. */
+struct bio___old {
+	struct gendisk *bi_disk;
+} __attribute__((preserve_access_index));
+
+/* Kernels before 6.2 (commit 7f203bc89eb6) kept ancestor ids, not pointers. */
+struct cgroup___old {
+	int level;
+	__u64 ancestor_ids[];
+} __attribute__((preserve_access_index));
+
+static __always_inline __u8 op_of(__u64 cmd_flags)
+{
+	/* REQ_OP_* numbers, include/linux/blk_types.h; stable since 4.10. */
+	switch (cmd_flags & 0xff) {
+	case 0: return IOLAT_OP_READ;
+	case 1: return IOLAT_OP_WRITE;
+	case 2: return IOLAT_OP_FLUSH;
+	case 3: return IOLAT_OP_DISCARD;
+	case 9: return IOLAT_OP_WRITE_ZEROES;
+	default: return IOLAT_OP_OTHER;
+	}
+}
+
+static __always_inline __u32 flag_if(__u64 cmd_flags, __u32 kbit, __u32 ours)
+{
+	return (cmd_flags >> kbit) & 1 ? ours : 0;
+}
+
+static __always_inline __u32 disk_dev(struct gendisk *disk, bool direct)
+{
+	int major, minor;
+
+	if (!disk)
+		return 0;
+	if (direct) {
+		major = disk->major;
+		minor = disk->first_minor;
+	} else {
+		major = BPF_CORE_READ(disk, major);
+		minor = BPF_CORE_READ(disk, first_minor);
+	}
+	return ((__u32)major << 20) | (__u32)minor;
+}
+
+static __always_inline struct gendisk *rq_disk(struct request *rq, bool direct)
+{
+	if (bpf_core_field_exists(rq->q->disk))
+		return direct ? rq->q->disk : BPF_CORE_READ(rq, q, disk);
+	return BPF_CORE_READ((struct request___old *)rq, rq_disk);
+}
+
+static __always_inline struct gendisk *bio_disk(struct bio *bio, bool direct)
+{
+	if (bpf_core_field_exists(bio->bi_bdev))
+		return direct ? bio->bi_bdev->bd_disk : BPF_CORE_READ(bio, bi_bdev, bd_disk);
+	return BPF_CORE_READ((struct bio___old *)bio, bi_disk);
+}
+
+static __always_inline __u64 cgroup_id(struct cgroup *cg)
+{
+	return BPF_CORE_READ(cg, kn, id);
+}
+
+#endif /* IOLAT_BLOCK_H */
