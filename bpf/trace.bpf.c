@@ -5,11 +5,12 @@
  * stage's timestamp, to a ring buffer.
  *
  * block_bio_queue decides, once per bio, whether it is followed (filters,
- * then 1-in-N sampling); a followed bio waits in `bios`, keyed by the bio.
- * At its request's first request-level event (insert, issue, requeue,
- * complete) it is found through rq->bio, the request's first bio, and moves
- * to `rqs`, keyed by the request; at completion the record is emitted. A
- * bio merged into an existing request ends its record at the merge (M).
+ * then 1-in-N sampling); a followed bio's record lives in `bios`, keyed by
+ * the bio, until its end. A request's events (insert, issue, requeue,
+ * complete) walk the request's bios and stamp every followed one, so a bio
+ * merged into a request, or one of many in it, has its own complete record.
+ * A piece split off a followed bio is followed too, linked to it. On disks
+ * without requests (dm, md, zram) a record has Q and C (block_bio_complete).
  *
  * Unsampled I/O stays cheap: every stage below the queue returns before any
  * map lookup while no followed bio is in flight (`in_flight`).
@@ -51,6 +52,12 @@ const volatile __u64 sys_mask[TRACE_SYS_MAX / 64] = {};
  * LRU evictions are not subtracted, so it can only err high (costing
  * lookups, never records). */
 __u64 in_flight = 0;
+/* The last record id given out. */
+__u64 next_id = 0;
+
+/* Bios of one request walked at its events: a request holds at most
+ * max_segments bios (128 on most disks); past this, bios are not seen. */
+#define TRACE_WALK_MAX 256
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -59,12 +66,6 @@ struct {
 	__type(value, struct trace_record);
 } bios SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u64);
-	__type(value, struct trace_record);
-} rqs SEC(".maps");
 
 /* Threads inside a listed syscall, by tid. An entry is kept after the
  * syscall (enter_ns 0) so that the next one costs a lookup, not an insert;
@@ -176,85 +177,128 @@ static __always_inline bool sampled(void)
 	return true;
 }
 
-/*
- * Queue: the one program every I/O pays for fully, so the filters come
- * first, the sampling decision next, and the record is built only for a
- * bio that is followed. `direct` (tp_btf, typed pointers) loads fields
- * without a helper call each.
- */
-static __always_inline int on_bio_queue(struct bio *bio, bool direct)
-{
-	struct gendisk *disk = NULL;
-	struct trace_record r;
-	__u64 key = (__u64)bio, id, cg = 0, own = 0, opf;
+/* What the queue program learns of a bio before deciding to follow it. */
+struct queued {
+	__u64 id;	/* pid_tgid */
+	__u64 opf;
+	__u64 own_cgroup;
 	__u32 dev;
 	__u8 op;
+	bool bio_based;
+};
+
+/*
+ * Whether the bio is followed: the filters first, then the sampling turn.
+ * `direct` (tp_btf, typed pointers) loads fields without a helper call each.
+ */
+static __always_inline bool follows(struct bio *bio, bool direct, struct queued *q)
+{
+	struct gendisk *disk = NULL;
+	__u64 cg;
 
 	if (direct && bpf_core_field_exists(bio->bi_bdev))
 		disk = bio->bi_bdev ? bio->bi_bdev->bd_disk : NULL;
 	else
 		disk = bio_disk(bio, false);
 	if (!disk)
-		return 0;
-	/* Bio-based disks (dm, md, zram) make no request events: not traced. */
-	if (!(direct ? disk->queue->mq_ops : BPF_CORE_READ(disk, queue, mq_ops)))
-		return 0;
+		return false;
 	if (direct)
-		dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
+		q->dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
 	else
-		dev = disk_dev(disk, false);
-	if (filter_dev && dev != filter_dev)
-		return 0;
-	id = bpf_get_current_pid_tgid();
-	if (filter_pid && (__u32)(id >> 32) != filter_pid)
-		return 0;
-	opf = direct ? bio->bi_opf : BPF_CORE_READ(bio, bi_opf);
-	op = op_of(opf);
-	if ((filter_op == TRACE_OP_READ && op != IOLAT_OP_READ) ||
-	    (filter_op == TRACE_OP_WRITE && op != IOLAT_OP_WRITE))
-		return 0;
+		q->dev = disk_dev(disk, false);
+	if (filter_dev && q->dev != filter_dev)
+		return false;
+	q->id = bpf_get_current_pid_tgid();
+	if (filter_pid && (__u32)(q->id >> 32) != filter_pid)
+		return false;
+	q->opf = direct ? bio->bi_opf : BPF_CORE_READ(bio, bi_opf);
+	q->op = op_of(q->opf);
+	if ((filter_op == TRACE_OP_READ && q->op != IOLAT_OP_READ) ||
+	    (filter_op == TRACE_OP_WRITE && q->op != IOLAT_OP_WRITE))
+		return false;
 	if (filter_cgroup) {
-		cg = bio_cgroup(bio, &own);
+		cg = bio_cgroup(bio, &q->own_cgroup);
 		if (cg != filter_cgroup)
-			return 0;
+			return false;
 	}
 	if (!sampled())
-		return 0;
-	__builtin_memset(&r, 0, sizeof(r));
-	r.ts[TRACE_Q] = bpf_ktime_get_ns();
-	r.dev = dev;
-	r.op = op;
-	r.rq_flags = flags_of(opf);
+		return false;
 	if (!filter_cgroup)
-		bio_cgroup(bio, &own);
-	r.cgroup = own;
-	r.pid = id >> 32;
-	r.tid = (__u32)id;
-	r.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
-	r.bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
-	bpf_get_current_comm(r.comm, sizeof(r.comm));
-	if (link_syscalls) {
-		__u32 tid = (__u32)id;
-		struct trace_sys_thread *st = bpf_map_lookup_elem(&sys_threads, &tid);
+		bio_cgroup(bio, &q->own_cgroup);
+	/* Disks without requests (dm, md, zram) complete bios themselves. */
+	q->bio_based = !(direct ? disk->queue->mq_ops : BPF_CORE_READ(disk, queue, mq_ops));
+	return true;
+}
 
-		if (st && st->enter_ns) {
-			r.sys_enter_ns = st->enter_ns;
-			r.sys_nr = st->nr;
-			st->bios++;
-		}
+/*
+ * An entry under the address of a bio that is not followed belongs to an
+ * earlier bio whose end was never seen (a completion BPF missed): were it
+ * left, this bio's request events would be taken for its. Only while
+ * something is followed, so unsampled I/O pays nothing otherwise.
+ */
+static __always_inline void forget_stale(__u64 key)
+{
+	if (in_flight && bpf_map_delete_elem(&bios, &key) == 0) {
+		__sync_fetch_and_sub(&in_flight, 1);
+		stat_inc(TRACE_STAT_STALE);
 	}
-	/*
-	 * An entry left under this bio's address belongs to an earlier bio whose
-	 * end was never seen (a completion BPF missed, or a bio front-merged
-	 * ahead of it so that its request's events never found it): replace
-	 * it, counted as dropped.
-	 */
-	if (bpf_map_update_elem(&bios, &key, &r, BPF_NOEXIST) == 0) {
+}
+
+/* Starts following the bio at `key` with record r; replaces (and counts)
+ * an entry left by an earlier bio at the same address. */
+static __always_inline void follow(__u64 key, struct trace_record *r)
+{
+	r->id = __sync_fetch_and_add(&next_id, 1) + 1;
+	if (bpf_map_update_elem(&bios, &key, r, BPF_NOEXIST) == 0) {
 		__sync_fetch_and_add(&in_flight, 1);
 	} else {
 		stat_inc(TRACE_STAT_STALE);
-		bpf_map_update_elem(&bios, &key, &r, BPF_ANY);
+		bpf_map_update_elem(&bios, &key, r, BPF_ANY);
 	}
+}
+
+/* The thread's listed syscall, if it is inside one (--syscalls). */
+static __always_inline void link_syscall(struct trace_record *r, __u32 tid)
+{
+	struct trace_sys_thread *st = bpf_map_lookup_elem(&sys_threads, &tid);
+
+	if (st && st->enter_ns) {
+		r->sys_enter_ns = st->enter_ns;
+		r->sys_nr = st->nr;
+		st->bios++;
+	}
+}
+
+/*
+ * Queue: the one program every I/O pays for fully, so the filters come
+ * first, the sampling decision next, and the record is built only for a
+ * bio that is followed.
+ */
+static __always_inline int on_bio_queue(struct bio *bio, bool direct)
+{
+	struct trace_record r;
+	struct queued q = {};
+	__u64 key = (__u64)bio;
+
+	if (!follows(bio, direct, &q)) {
+		forget_stale(key);
+		return 0;
+	}
+	__builtin_memset(&r, 0, sizeof(r));
+	r.ts[TRACE_Q] = bpf_ktime_get_ns();
+	r.dev = q.dev;
+	r.op = q.op;
+	r.rq_flags = flags_of(q.opf);
+	r.flags = q.bio_based ? TRACE_F_BIO_BASED : 0;
+	r.cgroup = q.own_cgroup;
+	r.pid = q.id >> 32;
+	r.tid = (__u32)q.id;
+	r.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	r.bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
+	bpf_get_current_comm(r.comm, sizeof(r.comm));
+	if (link_syscalls)
+		link_syscall(&r, r.tid);
+	follow(key, &r);
 	return 0;
 }
 
@@ -277,87 +321,31 @@ static __always_inline int on_getrq(struct bio *bio)
 	return 0;
 }
 
-/* A piece was split off the front of the bio: the piece (`split`) is chained
- * to the bio (split->bi_private), which carries on with the rest. The record
- * follows the rest; the pieces are only counted. */
+/*
+ * A piece (`split`) was cut off the front of a followed bio, which carries
+ * on with the rest (split->bi_private is the bio, bio_chain()). The piece
+ * gets its own record, linked to the bio's by `parent`, and goes through
+ * its own request; the bio's record keeps the rest's bytes.
+ */
 static __always_inline int on_split(struct bio *split)
 {
-	struct trace_record *r;
+	struct trace_record *r, piece;
 
 	if (!in_flight || !split)
 		return 0;
 	r = bio_entry(BPF_CORE_READ(split, bi_private));
-	if (r)
-		r->splits++;
-	return 0;
-}
-
-/*
- * The request's record: in `rqs` already, or moved there from `bios` if
- * its first bio is followed. NULL for a request nobody follows.
- *
- * Request structures are reused, so an entry whose completion BPF did not
- * see (README: "Known error bounds and misses") would be taken for the
- * next request in the same structure. At an insert or issue (`starts`), an
- * entry that was issued already and not requeued since belongs to such an
- * earlier life: it is dropped and counted, not mixed into this request.
- */
-static __always_inline struct trace_record *rq_entry(struct request *rq, bool starts)
-{
-	__u64 key = (__u64)rq, bkey;
-	struct trace_record *r;
-
-	if (!in_flight)
-		return NULL;
-	r = bpf_map_lookup_elem(&rqs, &key);
-	if (r && starts && r->ts[TRACE_D] && r->ts[TRACE_R] < r->ts[TRACE_D]) {
-		if (bpf_map_delete_elem(&rqs, &key) == 0) {
-			__sync_fetch_and_sub(&in_flight, 1);
-			stat_inc(TRACE_STAT_STALE);
-		}
-		r = NULL;
-	}
-	if (r)
-		return r;
-	bkey = (__u64)BPF_CORE_READ(rq, bio);
-	if (!bkey)
-		return NULL;
-	r = bpf_map_lookup_elem(&bios, &bkey);
 	if (!r)
-		return NULL;
-	if (bpf_map_update_elem(&rqs, &key, r, BPF_ANY))
-		return NULL;
-	bpf_map_delete_elem(&bios, &bkey);
-	return bpf_map_lookup_elem(&rqs, &key);
-}
-
-static __always_inline int on_rq_insert(struct request *rq)
-{
-	struct trace_record *r = rq_entry(rq, true);
-
-	/* The first insert: a requeued request is inserted again. */
-	if (r && !r->ts[TRACE_I])
-		r->ts[TRACE_I] = bpf_ktime_get_ns();
-	return 0;
-}
-
-static __always_inline int on_rq_issue(struct request *rq)
-{
-	struct trace_record *r = rq_entry(rq, true);
-
-	if (r)
-		r->ts[TRACE_D] = bpf_ktime_get_ns();
-	return 0;
-}
-
-static __always_inline int on_rq_requeue(struct request *rq)
-{
-	struct trace_record *r = rq_entry(rq, false);
-
-	if (r) {
-		r->ts[TRACE_R] = bpf_ktime_get_ns();
-		r->requeues++;
-	}
+		return 0;
+	__builtin_memcpy(&piece, r, sizeof(piece));
+	piece.parent = r->id;
+	piece.flags |= TRACE_F_SPLIT;
+	piece.splits = 0;
+	piece.sector = BPF_CORE_READ(split, bi_iter.bi_sector);
+	piece.bytes = BPF_CORE_READ(split, bi_iter.bi_size);
+	r->splits++;
+	r->bytes -= piece.bytes < r->bytes ? piece.bytes : r->bytes;
+	r->sector += piece.bytes >> 9;
+	follow((__u64)split, &piece);
 	return 0;
 }
 
@@ -380,77 +368,157 @@ static __always_inline void submit(const struct trace_record *r)
 					? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
-/* Emits r (completed now) unless the threshold drops it. */
-static __always_inline void emit(struct trace_record *r, __u64 now, int error)
+/* A followed bio's end: emitted unless the threshold drops it. */
+static __always_inline void finish(__u64 key, struct trace_record *r, __u64 now, int error)
 {
 	r->ts[TRACE_C] = now;
 	r->error = error;
-	if (min_ns && now - r->ts[TRACE_Q] < min_ns) {
+	if (min_ns && now - r->ts[TRACE_Q] < min_ns)
 		stat_inc(TRACE_STAT_FAST);
-		return;
-	}
-	submit(r);
-}
-
-/*
- * The bio joined a request that exists already. Back-merged, it is not the
- * request's first bio, so the request's events will not find it; front-
- * merged, the request is followed (or not) through its earlier first bio.
- * And block_bio_complete does not fire for bios that end with a request
- * (blk_update_request clears BIO_TRACE_COMPLETION). So its record ends here,
- * with Q and M: per-bio completion of merged bios is future work. Under a
- * threshold there is no Q2C to judge it by: counted, not shown.
- */
-static __always_inline int on_merge(struct bio *bio)
-{
-	struct trace_record *r = bio_entry(bio);
-	__u64 key = (__u64)bio;
-
-	if (!r)
-		return 0;
-	r->ts[TRACE_M] = bpf_ktime_get_ns();
-	r->flags |= TRACE_F_MERGED;
-	if (min_ns)
-		stat_inc(TRACE_STAT_MERGED_HIDDEN);
 	else
 		submit(r);
 	if (bpf_map_delete_elem(&bios, &key) == 0)
 		__sync_fetch_and_sub(&in_flight, 1);
+}
+
+/* A request's events, applied to each followed bio it holds. */
+enum rq_event {
+	RQ_INSERT,
+	RQ_ISSUE,
+	RQ_REQUEUE,
+	RQ_COMPLETE,
+};
+
+/*
+ * Request structures and bios are reused. An entry that was issued already
+ * and not requeued since, seen at an insert or issue, belongs to an earlier
+ * life whose completion BPF did not see (README: "Known error bounds and
+ * misses"): dropped and counted, not mixed into this I/O.
+ */
+static __always_inline bool stale_at_start(__u64 key, struct trace_record *r)
+{
+	if (!r->ts[TRACE_D] || r->ts[TRACE_R] >= r->ts[TRACE_D])
+		return false;
+	if (bpf_map_delete_elem(&bios, &key) == 0) {
+		__sync_fetch_and_sub(&in_flight, 1);
+		stat_inc(TRACE_STAT_STALE);
+	}
+	return true;
+}
+
+struct rq_walk {
+	enum rq_event ev;
+	__u64 now;
+	__u64 rq_sector;
+	__u32 rq_bytes;
+	__u32 nr_bytes;	/* RQ_COMPLETE: bytes completing, from the front */
+	int error;
+};
+
+static __always_inline void rq_apply(const struct rq_walk *w, __u64 key, struct trace_record *r)
+{
+	switch (w->ev) {
+	case RQ_INSERT:
+		/* The first insert: a requeued request is inserted again. */
+		if (!stale_at_start(key, r) && !r->ts[TRACE_I])
+			r->ts[TRACE_I] = w->now;
+		break;
+	case RQ_ISSUE:
+		if (stale_at_start(key, r))
+			break;
+		r->ts[TRACE_D] = w->now;
+		r->rq_sector = w->rq_sector;
+		r->rq_bytes = w->rq_bytes;
+		break;
+	case RQ_REQUEUE:
+		r->ts[TRACE_R] = w->now;
+		r->requeues++;
+		break;
+	case RQ_COMPLETE:
+		finish(key, r, w->now, w->error);
+		break;
+	}
+}
+
+/*
+ * Walks the request's bios (rq->bio, then bi_next) and applies the event to
+ * every followed one, so each bio of a multi-bio request, merged ones
+ * included, has its own record. A completion may be partial: it covers
+ * nr_bytes from the front, so the walk stops at the first bio not wholly
+ * inside them (at the tracepoint the bios are not ended yet).
+ */
+static __always_inline int on_rq_event(struct request *rq, struct rq_walk *w)
+{
+	struct bio *bio;
+	__u64 done = 0;
+
+	if (!in_flight)
+		return 0;
+	w->now = bpf_ktime_get_ns();
+	if (w->ev == RQ_ISSUE) {
+		w->rq_sector = BPF_CORE_READ(rq, __sector);
+		w->rq_bytes = BPF_CORE_READ(rq, __data_len);
+	}
+	bio = BPF_CORE_READ(rq, bio);
+	for (int i = 0; i < TRACE_WALK_MAX && bio; i++) {
+		struct bio *next = BPF_CORE_READ(bio, bi_next);
+		__u64 key = (__u64)bio;
+		struct trace_record *r;
+
+		if (w->ev == RQ_COMPLETE) {
+			done += BPF_CORE_READ(bio, bi_iter.bi_size);
+			if (done > w->nr_bytes)
+				break;
+		}
+		r = bpf_map_lookup_elem(&bios, &key);
+		if (r)
+			rq_apply(w, key, r);
+		bio = next;
+	}
 	return 0;
+}
+
+static __always_inline int on_rq(struct request *rq, enum rq_event ev)
+{
+	struct rq_walk w = { .ev = ev };
+
+	return on_rq_event(rq, &w);
 }
 
 static __always_inline int on_rq_complete(struct request *rq, int error, __u32 nr_bytes)
 {
-	struct trace_record *r;
-	__u64 key = (__u64)rq;
+	struct rq_walk w = { .ev = RQ_COMPLETE, .error = error, .nr_bytes = nr_bytes };
 
-	if (!in_flight)
-		return 0;
-	/* A request may complete in pieces: it is done at the last one. */
-	if (nr_bytes < BPF_CORE_READ(rq, __data_len))
-		return 0;
-	r = rq_entry(rq, false);
-	if (!r)
-		return 0;
-	emit(r, bpf_ktime_get_ns(), error);
-	if (bpf_map_delete_elem(&rqs, &key) == 0)
-		__sync_fetch_and_sub(&in_flight, 1);
+	return on_rq_event(rq, &w);
+}
+
+/* The bio joined a request that exists already: its request's events find
+ * it in the request's bio list from now on. */
+static __always_inline int on_merge(struct bio *bio)
+{
+	struct trace_record *r = bio_entry(bio);
+
+	if (r) {
+		r->ts[TRACE_M] = bpf_ktime_get_ns();
+		r->flags |= TRACE_F_MERGED;
+	}
 	return 0;
 }
 
-/* A followed bio still in `bios` at its end never got a request: it failed
- * before (request-based bios that got one do not fire block_bio_complete). */
+/*
+ * Fires for bios of disks without requests, and for request-based bios that
+ * failed before they got a request (blk_update_request clears the flag that
+ * makes the others fire it).
+ */
 static __always_inline int on_bio_complete(struct bio *bio)
 {
 	struct trace_record *r = bio_entry(bio);
-	__u64 key = (__u64)bio;
 
 	if (!r)
 		return 0;
-	r->flags |= TRACE_F_BIO_DONE;
-	emit(r, bpf_ktime_get_ns(), BPF_CORE_READ(bio, bi_status));
-	if (bpf_map_delete_elem(&bios, &key) == 0)
-		__sync_fetch_and_sub(&in_flight, 1);
+	if (!(r->flags & TRACE_F_BIO_BASED))
+		r->flags |= TRACE_F_BIO_DONE;
+	finish((__u64)bio, r, bpf_ktime_get_ns(), BPF_CORE_READ(bio, bi_status));
 	return 0;
 }
 
@@ -537,37 +605,37 @@ int trace_mf_raw(unsigned long long *ctx)
 SEC("tp_btf/block_rq_insert")
 int trace_i_btf(unsigned long long *ctx)
 {
-	return on_rq_insert(rq_arg(ctx));
+	return on_rq(rq_arg(ctx), RQ_INSERT);
 }
 
 SEC("raw_tp/block_rq_insert")
 int trace_i_raw(unsigned long long *ctx)
 {
-	return on_rq_insert(rq_arg(ctx));
+	return on_rq(rq_arg(ctx), RQ_INSERT);
 }
 
 SEC("tp_btf/block_rq_issue")
 int trace_d_btf(unsigned long long *ctx)
 {
-	return on_rq_issue(rq_arg(ctx));
+	return on_rq(rq_arg(ctx), RQ_ISSUE);
 }
 
 SEC("raw_tp/block_rq_issue")
 int trace_d_raw(unsigned long long *ctx)
 {
-	return on_rq_issue(rq_arg(ctx));
+	return on_rq(rq_arg(ctx), RQ_ISSUE);
 }
 
 SEC("tp_btf/block_rq_requeue")
 int trace_r_btf(unsigned long long *ctx)
 {
-	return on_rq_requeue(rq_arg(ctx));
+	return on_rq(rq_arg(ctx), RQ_REQUEUE);
 }
 
 SEC("raw_tp/block_rq_requeue")
 int trace_r_raw(unsigned long long *ctx)
 {
-	return on_rq_requeue(rq_arg(ctx));
+	return on_rq(rq_arg(ctx), RQ_REQUEUE);
 }
 
 /* block_rq_complete has always been (rq, error, nr_bytes). */

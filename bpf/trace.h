@@ -16,12 +16,13 @@
 enum trace_stage {
 	TRACE_Q = 0, /* block_bio_queue: the bio entered the block layer */
 	TRACE_G,     /* block_getrq: a request was allocated for it */
-	TRACE_M,     /* block_bio_backmerge/frontmerge: it joined a request;
-		      * the record ends here (no C yet for merged bios) */
+	TRACE_M,     /* block_bio_backmerge/frontmerge: it joined a request */
 	TRACE_I,     /* block_rq_insert: its request went to the scheduler/queue */
 	TRACE_D,     /* block_rq_issue: issued to the driver (the last issue) */
 	TRACE_R,     /* block_rq_requeue: put back by the driver (the last one) */
-	TRACE_C,     /* block_rq_complete (block_bio_complete: no request) */
+	TRACE_C,     /* block_rq_complete: the part of the request holding the
+		      * bio completed (block_bio_complete on a disk without
+		      * requests, or for a bio that failed before its request) */
 	TRACE_STAGES,
 };
 
@@ -29,12 +30,22 @@ enum trace_stage {
 #define TRACE_F_MERGED 1u   /* joined an existing request (has M) */
 #define TRACE_F_BIO_DONE 2u /* completed at the bio layer before it got a
 			     * request (an early failure) */
+#define TRACE_F_SPLIT 4u    /* a piece split off a followed bio (`parent`) */
+#define TRACE_F_BIO_BASED 8u /* the disk takes bios, not requests (dm, md,
+			      * zram): only Q and C exist */
 
 struct trace_record {
 	__u64 ts[TRACE_STAGES];
+	__u64 id;	/* unique per followed bio, from 1 */
+	__u64 parent;	/* a split piece: its parent's id; else 0 */
+	/* The request the bio was issued in, at its (last) issue: its first
+	 * sector and size. Bios of one request share dev, rq_sector and C. */
+	__u64 rq_sector;
+	__u32 rq_bytes;
+	__u32 pad3;
 	__u64 cgroup;	/* the bio's blkcg's cgroup id (0: none) */
 	__u64 sector;	/* first sector, at queue time */
-	__u32 bytes;	/* the bio's size at queue time */
+	__u32 bytes;	/* the bio's size at queue time, less pieces split off */
 	__u32 dev;	/* whole disk, major << 20 | minor */
 	__u32 pid;	/* tgid of the task that queued the bio */
 	__u32 tid;
@@ -84,7 +95,6 @@ struct trace_sys_thread {
 enum trace_stat {
 	TRACE_STAT_LOST = 0,	 /* record not emitted: ring buffer full */
 	TRACE_STAT_FAST,	 /* dropped at completion: faster than the threshold */
-	TRACE_STAT_MERGED_HIDDEN, /* merged bios under a threshold: no Q2C, not shown */
 	TRACE_STAT_STALE,	 /* entry whose end was not seen, found stale: dropped */
 	TRACE_STAT_COUNT,
 };

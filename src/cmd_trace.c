@@ -353,7 +353,16 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	json_kv_uint(&j, "sector", r->sector);
 	json_kv_uint(&j, "bytes", r->bytes);
 	json_kv_uint(&j, "error", (uint64_t)(int64_t)r->error);
+	json_kv_uint(&j, "id", r->id);
+	if (r->parent)
+		json_kv_uint(&j, "parent", r->parent);
+	else
+		json_kv_null(&j, "parent");
+	json_kv_uint(&j, "rq_sector", r->rq_sector);
+	json_kv_uint(&j, "rq_bytes", r->rq_bytes);
 	json_kv_bool(&j, "merged", r->flags & TRACE_F_MERGED);
+	json_kv_bool(&j, "split", r->flags & TRACE_F_SPLIT);
+	json_kv_bool(&j, "bio_based", r->flags & TRACE_F_BIO_BASED);
 	json_kv_bool(&j, "bio_completion", r->flags & TRACE_F_BIO_DONE);
 	json_kv_uint(&j, "splits", r->splits);
 	json_kv_uint(&j, "requeues", r->requeues);
@@ -376,6 +385,10 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 		if (ns >= 0)
 			json_kv_uint(&j, derived[i].name, (uint64_t)ns);
 	}
+	/* The syscall's entry to the bio's queueing: VFS, page cache, and
+	 * blk-throttle, which holds bios back before block_bio_queue. */
+	if (t->syscalls && r->sys_enter_ns && r->ts[TRACE_Q] >= r->sys_enter_ns)
+		json_kv_uint(&j, "s2q", r->ts[TRACE_Q] - r->sys_enter_ns);
 	json_end_object(&j);
 	json_end_object(&j);
 	putchar('\n');
@@ -438,6 +451,7 @@ static int on_syscall(void *ctx, const struct trace_syscall *s)
 					 (double)(s->exit_ns - t->t0_ns) / 1e9 : 0);
 		json_kv_string(&j, "syscall", sys_name(s->nr));
 		json_kv_uint(&j, "nr", s->nr);
+		json_kv_bool(&j, "async", tracer_syscall_async(s->nr));
 		json_kv_uint(&j, "pid", s->pid);
 		json_kv_uint(&j, "tid", s->tid);
 		json_kv_string(&j, "comm", comm);
@@ -451,6 +465,11 @@ static int on_syscall(void *ctx, const struct trace_syscall *s)
 		json_kv_uint(&j, "d2c_sum_ns", l->d2c_ns);
 		json_end_object(&j);
 		putchar('\n');
+	} else if (tracer_syscall_async(s->nr)) {
+		printf("  %s by %s[%u/%u] returned %lld: %.3f ms to submit %u followed block "
+		       "I/O%s (they complete after it)\n",
+		       sys_name(s->nr), comm, s->pid, s->tid, (long long)s->ret, (double)lat / 1e6,
+		       s->bios, s->bios == 1 ? "" : "s");
 	} else {
 		printf("  %s by %s[%u/%u] returned %lld: %.3f ms in the syscall, %.3f ms of it in "
 		       "%u block I/O%s (D2C %.3f ms)",
@@ -535,7 +554,7 @@ int cmd_trace(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	struct trace_out t = {};
 	struct tracer_opts o = {};
-	uint64_t st[TRACE_STAT_COUNT] = {}, in_flight;
+	uint64_t st[TRACE_STAT_COUNT] = {}, in_flight, evicted;
 	struct probe_result pr;
 	struct trace_args a;
 	struct tracer *tr;
@@ -594,7 +613,7 @@ int cmd_trace(int argc, char **argv)
 	if (t.file && fclose(t.file) && !rc)
 		rc = -EIO;
 	tracer_stats(tr, st);
-	in_flight = tracer_in_flight(tr);
+	in_flight = tracer_in_flight(tr, &evicted);
 	tracer_close(tr);
 	if (t.summary) {
 		trace_summary_print(t.summary, stdout, a.json);
@@ -608,16 +627,16 @@ int cmd_trace(int argc, char **argv)
 		(unsigned long long)st[TRACE_STAT_FAST]);
 	if (a.syscalls)
 		fprintf(stderr, "iolat: %llu syscall records\n", (unsigned long long)t.sys_emitted);
-	if (st[TRACE_STAT_MERGED_HIDDEN])
-		fprintf(stderr, "iolat: %llu merged bios not shown: no completion time to "
-				"compare with the threshold\n",
-			(unsigned long long)st[TRACE_STAT_MERGED_HIDDEN]);
 	if (st[TRACE_STAT_STALE])
 		fprintf(stderr, "iolat: %llu records dropped: the end of their I/O was not "
 				"seen\n", (unsigned long long)st[TRACE_STAT_STALE]);
 	if (in_flight)
 		fprintf(stderr, "iolat: %llu followed I/Os still in flight at exit: not "
 				"emitted\n", (unsigned long long)in_flight);
+	if (evicted)
+		fprintf(stderr, "iolat: %llu followed I/Os evicted from the kernel's table "
+				"(too many in flight at once): not emitted; a sample rate (-s) "
+				"follows fewer\n", (unsigned long long)evicted);
 	if (st[TRACE_STAT_LOST])
 		fprintf(stderr, "iolat: records were lost: a larger --ringbuf-kib or a sample "
 				"rate (-s) keeps up with more I/O\n");

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #define MAGIC "IOLATTRC"
-#define VERSION 1
+#define VERSION 2
 
 struct header {
 	char magic[8];

@@ -13,18 +13,32 @@
 #include "iolat.h"
 #include "json.h"
 
-enum span { SPAN_Q2G, SPAN_G2I, SPAN_I2D, SPAN_G2D, SPAN_D2C, SPAN_Q2C, SPAN_COUNT };
+/* A bio that got its own request goes Q G [I] D C; one merged into
+ * another's, Q M [I] D C, counted as Q2M and M2D. Either way its spans
+ * add up to its Q2C. */
+enum span {
+	SPAN_Q2G,
+	SPAN_G2I,
+	SPAN_I2D,
+	SPAN_G2D,
+	SPAN_Q2M,
+	SPAN_M2D,
+	SPAN_D2C,
+	SPAN_Q2C,
+	SPAN_COUNT
+};
 
-static const char *const span_names[SPAN_COUNT] = { "Q2G", "G2I", "I2D", "G2D", "D2C", "Q2C" };
+static const char *const span_names[SPAN_COUNT] = { "Q2G", "G2I", "I2D", "G2D",
+						    "Q2M", "M2D", "D2C", "Q2C" };
 /* The stages each span runs between. */
-static const enum trace_stage span_from[SPAN_COUNT] = { TRACE_Q, TRACE_G, TRACE_I,
-							 TRACE_G, TRACE_D, TRACE_Q };
-static const enum trace_stage span_to[SPAN_COUNT] = { TRACE_G, TRACE_I, TRACE_D,
-						       TRACE_D, TRACE_C, TRACE_C };
+static const enum trace_stage span_from[SPAN_COUNT] = { TRACE_Q, TRACE_G, TRACE_I, TRACE_G,
+							 TRACE_Q, TRACE_M, TRACE_D, TRACE_Q };
+static const enum trace_stage span_to[SPAN_COUNT] = { TRACE_G, TRACE_I, TRACE_D, TRACE_D,
+						       TRACE_M, TRACE_D, TRACE_C, TRACE_C };
 
 struct group {
 	char name[48];	     /* "loop0" or "dio[1234]" */
-	uint64_t ios, merged; /* records with a completion; records ended at a merge */
+	uint64_t ios, merged; /* records with a completion; of them, merged bios */
 	uint64_t min_ns[SPAN_COUNT];
 	struct iolat_lat span[SPAN_COUNT];
 };
@@ -88,16 +102,18 @@ static int64_t span_ns(const struct trace_record *r, enum span sp)
 
 	if (sp == SPAN_G2D && r->ts[TRACE_I])
 		return -1;
+	/* A merged bio's insert, if any, is inside its M2D. */
+	if (sp == SPAN_I2D && r->ts[TRACE_M])
+		return -1;
 	return a && b && b >= a ? (int64_t)(b - a) : -1;
 }
 
 static void add_to(struct group *g, const struct bucket_table *t, const struct trace_record *r)
 {
-	if (!r->ts[TRACE_C]) {
-		g->merged++;
+	if (!r->ts[TRACE_C])
 		return;
-	}
 	g->ios++;
+	g->merged += !!r->ts[TRACE_M];
 	for (int sp = 0; sp < SPAN_COUNT; sp++) {
 		int64_t ns = span_ns(r, (enum span)sp);
 		struct iolat_lat *l = &g->span[sp];
@@ -143,7 +159,8 @@ static void print_group_text(const struct group *g, const struct bucket_table *t
 {
 	fprintf(f, "  %s: %llu I/Os", g->name, (unsigned long long)g->ios);
 	if (g->merged)
-		fprintf(f, " (and %llu merged bios, ended at M)", (unsigned long long)g->merged);
+		fprintf(f, " (%llu of them merged into another's request)",
+			(unsigned long long)g->merged);
 	fprintf(f, "\n    %-5s %8s %9s %9s %9s %9s %9s %9s %7s\n", "span", "count", "min", "avg",
 		"p50", "p90", "p99", "max", "share");
 	for (int sp = 0; sp < SPAN_COUNT; sp++) {

@@ -2,7 +2,8 @@
 /*
  * trace_summary.h - `iolat trace --summary`: a btt-like report of traced
  * I/O per device and per process: for each span between stages (Q2G, G2I,
- * I2D, G2D where there was no insert, D2C, Q2C) its count, min, mean,
+ * I2D, G2D where there was no insert; Q2M and M2D for merged bios; D2C,
+ * Q2C) its count, min, mean,
  * percentiles and max, and the share of the total time (Q2C) it took.
  * Spans are counted in iolat's one histogram table (buckets.h), so the
  * percentiles have the same error bound as everywhere else.
@@ -21,8 +22,8 @@ struct trace_summary;
 struct trace_summary *trace_summary_new(void);
 void trace_summary_free(struct trace_summary *s);
 
-/* Adds one record (records without a completion, merged bios, are counted
- * apart); disk is the record's disk name. 0 or -ENOMEM. */
+/* Adds one record (one without a completion is left out); disk is the
+ * record's disk name. 0 or -ENOMEM. */
 int trace_summary_add(struct trace_summary *s, const char *disk, const struct trace_record *r);
 
 /* Prints the report, as text or as one JSON object. */

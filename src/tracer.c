@@ -18,24 +18,50 @@
 _Static_assert(sizeof(struct trace_record) != sizeof(struct trace_syscall),
 	       "record kinds must differ in size");
 
-/* The synchronous I/O syscalls linkage follows, with this architecture's
- * numbers (the kernel's native ABI, as raw_syscalls reports them). */
+/* The I/O syscalls linkage follows, with this architecture's numbers (the
+ * kernel's native ABI, as raw_syscalls reports them). The asynchronous
+ * ones submit I/O that completes after they return. */
 static const struct {
 	long nr;
 	const char *name;
+	bool async;
 } sys_linked[] = {
-	{ SYS_read, "read" },	      { SYS_pread64, "pread64" },   { SYS_readv, "readv" },
-	{ SYS_preadv, "preadv" },     { SYS_preadv2, "preadv2" },   { SYS_write, "write" },
-	{ SYS_pwrite64, "pwrite64" }, { SYS_writev, "writev" },	    { SYS_pwritev, "pwritev" },
-	{ SYS_pwritev2, "pwritev2" }, { SYS_fsync, "fsync" },	    { SYS_fdatasync, "fdatasync" },
+	{ SYS_read, "read" },
+	{ SYS_pread64, "pread64" },
+	{ SYS_readv, "readv" },
+	{ SYS_preadv, "preadv" },
+	{ SYS_preadv2, "preadv2" },
+	{ SYS_write, "write" },
+	{ SYS_pwrite64, "pwrite64" },
+	{ SYS_writev, "writev" },
+	{ SYS_pwritev, "pwritev" },
+	{ SYS_pwritev2, "pwritev2" },
+	{ SYS_fsync, "fsync" },
+	{ SYS_fdatasync, "fdatasync" },
+	{ SYS_io_uring_enter, "io_uring_enter", true },
+	{ SYS_io_submit, "io_submit", true },
 };
 
-const char *tracer_syscall_name(uint32_t nr)
+static int sys_index(uint32_t nr)
 {
 	for (size_t i = 0; i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++)
 		if (sys_linked[i].nr == (long)nr)
-			return sys_linked[i].name;
-	return NULL;
+			return (int)i;
+	return -1;
+}
+
+const char *tracer_syscall_name(uint32_t nr)
+{
+	int i = sys_index(nr);
+
+	return i < 0 ? NULL : sys_linked[i].name;
+}
+
+bool tracer_syscall_async(uint32_t nr)
+{
+	int i = sys_index(nr);
+
+	return i >= 0 && sys_linked[i].async;
 }
 
 /* One stage's program pair: index 0 tp_btf, 1 raw_tp. */
@@ -305,9 +331,23 @@ enum attach_mode tracer_mode(const struct tracer *t)
 	return t->mode;
 }
 
-uint64_t tracer_in_flight(const struct tracer *t)
+/*
+ * The kernel's count goes up and down with its own inserts and deletes;
+ * entries the LRU map evicted to make room are still in it. Counting the
+ * entries left tells the two apart.
+ */
+uint64_t tracer_in_flight(const struct tracer *t, uint64_t *evicted)
 {
-	return __atomic_load_n(&t->skel->bss->in_flight, __ATOMIC_RELAXED);
+	uint64_t counted = __atomic_load_n(&t->skel->bss->in_flight, __ATOMIC_RELAXED), left = 0;
+	int fd = bpf_map__fd(t->skel->maps.bios);
+	__u64 key, *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		left++;
+		prev = &key;
+	}
+	*evicted = counted > left ? counted - left : 0;
+	return left;
 }
 
 void tracer_close(struct tracer *t)

@@ -8,6 +8,7 @@
 #ifndef IOLAT_TRACER_H
 #define IOLAT_TRACER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,10 @@ typedef int (*tracer_fn)(void *ctx, const struct trace_record *r);
  * not one of them. */
 const char *tracer_syscall_name(uint32_t nr);
 
+/* Whether that syscall only submits I/O (io_uring_enter, io_submit): the
+ * I/O it queues completes after it returns. */
+bool tracer_syscall_async(uint32_t nr);
+
 struct tracer;
 
 /*
@@ -62,9 +67,10 @@ int tracer_stats(struct tracer *t, uint64_t out[TRACE_STAT_COUNT]);
 
 enum attach_mode tracer_mode(const struct tracer *t);
 
-/* Followed I/Os not completed yet (an upper bound: LRU evictions are not
- * subtracted). At exit, their records are not emitted. */
-uint64_t tracer_in_flight(const struct tracer *t);
+/* Followed I/Os not completed yet: at exit, their records are not emitted.
+ * *evicted: followed I/Os the kernel's map evicted to make room for newer
+ * ones (more than its 16384 entries in flight at once). */
+uint64_t tracer_in_flight(const struct tracer *t, uint64_t *evicted);
 
 /* Detaches and frees; records still in the ring buffer are discarded,
  * so drain with tracer_poll first. */

@@ -37,3 +37,23 @@ assert_detached
 assert_eq "bio layer at start" True "$(jget "$WORK/again" 'd["collector"]["bio_layer"]')"
 assert_eq "reads" 17 "$(jget "$WORK/again" "s('zram0','read')['ios']")"
 echo "ok: zram0 timed from the start"
+
+# iolat trace on a disk without requests: one record per bio, with Q and C
+# only (no request stages exist), labelled bio_based.
+start_iolat "$WORK/trace.json" trace -j -d zram0
+"$DIO" read /dev/zram0 23 8192 || fail "dio read"
+stop_iolat INT
+assert_detached
+python3 - "$WORK/trace.json" <<'PY' || fail "trace on zram0: records are not Q..C bio records"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+for r in rs:
+    ts = r["ts_ns"]
+    assert r["bio_based"] and not r["bio_completion"], r
+    assert [s for s in "qgmidrc" if ts[s]] == ["q", "c"], r
+    assert r["lat_ns"]["q2c"] == ts["c"] - ts["q"], r
+PY
+assert_eq "trace: reads" 23 "$(python3 -c '
+import json, sys
+print(sum(1 for l in open(sys.argv[1]) for r in [json.loads(l)] if r["rwbs"] == "RS" and r["bytes"] == 8192))' "$WORK/trace.json")"
+echo "ok: trace on zram0: bio records"

@@ -25,13 +25,10 @@ seen = collections.Counter()
 for line in open(sys.argv[1]):
     r = json.loads(line)
     ts, lat = r["ts_ns"], r["lat_ns"]
-    if r["merged"]:
-        # Merged into an existing request: the record ends at M.
-        assert ts["q"] <= ts["m"] and not ts["c"] and lat["q2m"] == ts["m"] - ts["q"], r
-        seen["qm"] += 1
-        continue
-    assert ts["q"] > 0 and ts["c"] > 0 and not ts["m"], r
-    chain = [s for s in "qgidc" if ts[s]]
+    assert ts["q"] > 0 and ts["c"] > 0, r
+    # Merged bios have M (and no G: they joined a request made for another).
+    assert bool(ts["m"]) == r["merged"] and not (ts["m"] and ts["g"]), r
+    chain = [s for s in "qgmidc" if ts[s]]
     seen["".join(chain)] += 1
     for a, b in zip(chain, chain[1:]):
         assert ts[a] <= ts[b], (a, b, r)
@@ -104,8 +101,10 @@ done
 echo none >"/sys/block/$name/queue/scheduler"
 
 # Merges: buffered writes reach the disk as page-sized bios that join
-# requests. Every bio has one record (merged ones end at M), so the writes'
-# bytes add up to what was written. Not in the cgroup: writeback is charged
+# requests. Every bio has one record, merged ones too, with the request's
+# issue and completion, so the writes' bytes add up to what was written, and
+# the bios of each request (same rq_sector and completion time) add up to
+# the request's size. Not in the cgroup: writeback is charged
 # where the cgroup v1 hierarchy puts it, so filter on the disk only.
 out=$WORK/merge.json
 start_iolat "$out" trace -j -d "$name" -o write
@@ -119,11 +118,27 @@ print(sum(r["bytes"] for l in open(sys.argv[1]) for r in [json.loads(l)] if r["r
 merged=$(count "$out" 'r["merged"]')
 [ "$merged" -gt 0 ] || fail "no merged bio among the buffered writes"
 check_records "$out"
+python3 - "$out" <<'PY' || fail "merges: a request's bios do not add up to it"
+import json, sys, collections
+reqs = collections.defaultdict(list)
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["rwbs"].lstrip("F").startswith("W") and r["bytes"]:
+        reqs[(r["rq_sector"], r["ts_ns"]["c"])].append(r)
+multi = 0
+for (sector, c), rs in reqs.items():
+    assert sum(r["bytes"] for r in rs) == rs[0]["rq_bytes"], rs
+    assert min(r["sector"] for r in rs) == sector, rs
+    assert sum(not r["merged"] for r in rs) == 1, rs
+    multi += len(rs) > 1
+assert multi > 0, "no request of several bios"
+print("requests:", len(reqs), "of several bios:", multi)
+PY
 echo "ok: merges: $(wc -l <"$out") records, $merged merged"
 
-# Splits: 64 KiB reads on a queue that takes 16 KiB at most. Each read has
-# one record, following the last piece, with the three pieces split off it
-# counted. (A loop device keeps its queue settings: put it back.)
+# Splits: 64 KiB reads on a queue that takes 16 KiB at most. Three pieces
+# are split off the front of each read, each with a record of its own
+# linked to the read's (parent), which follows the last 16 KiB. (A loop device keeps its queue settings: put it back.)
 qmax=/sys/block/$name/queue/max_sectors_kb
 old_max=$(cat "$qmax")
 on_exit "echo $old_max >$qmax"
@@ -134,8 +149,21 @@ in_cgroup "$cg" "$DIO" read "$dev" 10 65536 || fail "dio read"
 stop_iolat INT
 assert_detached
 echo "$old_max" >"$qmax"
-assert_counted "splits: records" 10 "$(count "$out" 'r["bytes"] == 65536 and r["splits"] == 3')"
-assert_eq "splits: other records" 0 "$(count "$out" 'r["bytes"] != 65536 or r["splits"] != 3')"
+assert_counted "splits: reads" 10 "$(count "$out" 'r["bytes"] == 16384 and r["splits"] == 3 and not r["split"]')"
+assert_counted "splits: pieces" 30 "$(count "$out" 'r["bytes"] == 16384 and r["split"] and r["parent"]')"
+assert_eq "splits: other records" 0 "$(count "$out" 'r["bytes"] != 16384')"
+python3 - "$out" <<'PY' || fail "splits: pieces not linked to their reads"
+import json, sys, collections
+rs = [json.loads(l) for l in open(sys.argv[1])]
+reads = {r["id"]: r for r in rs if not r["split"]}
+pieces = collections.Counter(r["parent"] for r in rs if r["split"])
+for pid, n in pieces.items():
+    p = reads[pid]
+    assert n == 3, (pid, n)
+    mine = sorted([r for r in rs if r["parent"] == pid], key=lambda r: r["sector"])
+    # The pieces are the read's first 48 KiB, in order; the read the rest.
+    assert [r["sector"] for r in mine] == [p["sector"] - 96, p["sector"] - 64, p["sector"] - 32], (p, mine)
+PY
 check_records "$out"
 echo "ok: splits"
 

@@ -161,3 +161,74 @@ assert_detached
 [ -s "$out" ] || fail "default: no records"
 ! grep -q '"syscall' "$out" || fail "default: records carry syscall fields"
 echo "ok: off by default: no syscall program, no syscall fields"
+
+# 4. blk-throttle against a slow device: both make preads slow, in
+# different places. The throttle holds a bio back before block_bio_queue,
+# and its dispatcher (a kworker) queues it later: such a record has the
+# kworker as its task, no syscall, a short Q2C, and a wait before its Q. The slow device's delay is in D2C,
+# inside the pread (part 1).
+make_cgroup trace-throttle
+tcg=$CG
+throttle_reads "$tcg" "$dev" 50
+out=$WORK/throttle.json
+start_iolat "$out" trace --syscalls -j -o read -d "$name" -c "$tcg"
+in_cgroup "$tcg" "$DIO" read "$dev" 20 4096 || fail "dio read (throttled)"
+stop_iolat INT
+assert_detached
+python3 - "$out" "$WORK/pread.tp_btf.json" <<'PY' || fail "throttle and slow device not told apart"
+import json, sys
+ios = [r for l in open(sys.argv[1]) for r in [json.loads(l)] if r["type"] == "io"]
+assert len(ios) == 20, len(ios)
+held = [r for r in ios if r["comm"].startswith("kworker")]
+# blk-throttle lets a slice's budget through at once and holds the rest.
+assert len(held) >= 2, ("queued by the throttle's dispatcher", len(held))
+assert all(r["syscall"] is None for r in held), held
+assert all(r["syscall"] == "pread64" for r in ios if r not in held), ios
+# dio reads one at a time: a held read's wait is between the previous
+# read's completion and its own Q, not inside Q..C.
+ios.sort(key=lambda r: r["ts_ns"]["q"])
+waits = [b["ts_ns"]["q"] - a["ts_ns"]["c"] for a, b in zip(ios, ios[1:]) if b in held]
+q2c = sorted(r["lat_ns"]["q2c"] for r in held)
+assert min(waits) >= 15e6 and q2c[len(q2c) // 2] < 2e6, (waits, q2c)
+slow = [r for l in open(sys.argv[2]) for r in [json.loads(l)] if r["type"] == "io"]
+assert all(r["comm"] == "dio" and r["syscall"] == "pread64" for r in slow), slow
+d2c = sorted(r["lat_ns"]["d2c"] for r in slow)
+s2q = sorted(r["lat_ns"]["s2q"] for r in slow)
+assert d2c[len(d2c) // 2] >= 5e6 and s2q[len(s2q) // 2] < 1e6, (d2c, s2q)
+print("throttled: %d of 20 held and queued by the dispatcher after %.1f ms or more, Q2C %.3f ms; "
+      "slow device: D2C %.2f ms inside pread64" % (len(held), min(waits) / 1e6,
+      q2c[len(q2c) // 2] / 1e6, d2c[len(d2c) // 2] / 1e6))
+PY
+echo "ok: blk-throttle's delay is before Q (queued by its dispatcher), the slow device's in D2C"
+
+# 5. io_uring: direct reads submitted inline by io_uring_enter are linked to
+# it, as asynchronous submissions (the syscall returns before the I/O ends).
+# A request io_uring hands to its worker threads (iou-wrk) is queued outside
+# the syscall, and is left unlinked.
+out=$WORK/uring.json
+start_iolat "$out" trace --syscalls -j -o read -d "$name" -c "$cg"
+in_cgroup "$cg" fio --name=uring --filename="$dev" --rw=randread --bs=4k --size=800k \
+	--io_size=800k --iodepth=8 --ioengine=io_uring --direct=1 --output-format=json \
+	>"$WORK/uring.fio" || fail "fio io_uring"
+stop_iolat INT
+assert_detached
+python3 - "$out" <<'PY' || fail "io_uring reads not linked to io_uring_enter"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+ios = [r for r in rs if r["type"] == "io" and r["bytes"] == 4096]
+calls = {(r["tid"], r["enter_ns"]): r for r in rs if r["type"] == "syscall"}
+assert len(ios) == 200, len(ios)
+linked = [r for r in ios if r["syscall"] == "io_uring_enter"]
+for r in ios:
+    assert r["syscall"] in ("io_uring_enter", None), r
+    if r["syscall"] is None:
+        assert r["comm"].startswith("iou-"), r
+for r in linked:
+    s = calls[(r["tid"], r["syscall_enter_ns"])]
+    assert s["async"] and s["syscall"] == "io_uring_enter" and s["pid"] == r["pid"], s
+    assert s["enter_ns"] <= r["ts_ns"]["q"] <= s["exit_ns"], (r, s)
+assert sum(s["ios"] for s in calls.values()) == len(linked), "ios per syscall"
+assert len(linked) >= 180, ("linked", len(linked))
+print("io_uring: %d of 200 reads linked to %d io_uring_enter calls" % (len(linked), len(calls)))
+PY
+echo "ok: io_uring submissions linked"
