@@ -47,7 +47,8 @@ Options:
                   the stats' own per-run overhead
   -h, --help      this help
 
-Environment: BIOLATENCY (default /usr/sbin/biolatency).
+Environment: BIOLATENCY (default /usr/sbin/biolatency); TOOLS (a subset of:
+none iolat iolat-serve iolat-trace1000 biolatency bpftrace floor).
 
 Examples:
   bash bench/cost.sh                          3 rounds x 10 s, about 3 minutes
@@ -231,7 +232,8 @@ echo "tools:    iolat $("$IOLAT" --version 2>&1 | head -1 | awk '{print $2}') (h
 echo "rounds:   $ROUNDS, order rotating each round; kernel BPF stats $([ "$STATS" = 1 ] && echo on || echo off)"
 echo
 
-TOOLS=(none iolat iolat-serve iolat-trace1000 biolatency bpftrace floor)
+# TOOLS="none iolat iolat-trace1000" runs only those.
+read -r -a TOOLS <<<"${TOOLS:-none iolat iolat-serve iolat-trace1000 biolatency bpftrace floor}"
 RESULTS=$WORK/results.jsonl
 : >"$RESULTS"
 for ((r = 0; r < ROUNDS; r++)); do
