@@ -105,7 +105,7 @@ static size_t used_slots(const struct metric_series *s)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; s->hist.slots && i < s->hist.table->nslots; i++)
+	for (size_t i = 0; s->hist.table && s->hist.slots && i < s->hist.table->nslots; i++)
 		n += s->hist.slots[i] != 0;
 	return n;
 }
@@ -127,8 +127,22 @@ static void fill_hist(pb_hist *h, const struct metric_family *f, const struct me
 	h->sample_count = s->hist.count;
 	h->sample_sum = s->hist.sum;
 
-	h->n_bucket = f->nle;
 	h->bucket = bucket_ptr;
+	if (!t) { /* buckets of its own: classic only */
+		uint64_t cum = 0;
+
+		h->n_bucket = f->nule;
+		for (size_t i = 0; i < f->nule; i++) {
+			cum += s->hist.owned ? s->hist.owned[i] : 0;
+			io__prometheus__client__bucket__init(&bucket[i]);
+			bucket[i].has_cumulative_count = bucket[i].has_upper_bound = 1;
+			bucket[i].cumulative_count = cum;
+			bucket[i].upper_bound = f->ule[i];
+			bucket_ptr[i] = &bucket[i];
+		}
+		return;
+	}
+	h->n_bucket = f->nle;
 	for (size_t i = 0; i < f->nle; i++) {
 		io__prometheus__client__bucket__init(&bucket[i]);
 		bucket[i].has_cumulative_count = bucket[i].has_upper_bound = 1;
@@ -169,7 +183,7 @@ static Io__Prometheus__Client__MetricType pb_type(enum metric_type type)
 /* Builds the message tree of family f (which has series) into t. */
 static int build_family(struct fam_tree *t, const struct metric_family *f)
 {
-	size_t nlab = (size_t)f->nlabels, nnat = 0;
+	size_t nlab = (size_t)f->nlabels, nnat = 0, nle = f->ule ? f->nule : f->nle;
 
 	io__prometheus__client__metric_family__init(&t->fam);
 	/* protobuf-c only reads these strings while packing: the casts are safe. */
@@ -196,8 +210,8 @@ static int build_family(struct fam_tree *t, const struct metric_family *f)
 		for (size_t i = 0; i < f->n; i++)
 			nnat += used_slots(&f->series[i]);
 		t->hist = zcalloc(f->n, sizeof(*t->hist));
-		t->bucket = zcalloc(f->n * f->nle, sizeof(*t->bucket));
-		t->bucket_ptr = zcalloc(f->n * f->nle, sizeof(*t->bucket_ptr));
+		t->bucket = zcalloc(f->n * nle, sizeof(*t->bucket));
+		t->bucket_ptr = zcalloc(f->n * nle, sizeof(*t->bucket_ptr));
 		t->span = zcalloc(nnat, sizeof(*t->span));
 		t->span_ptr = zcalloc(nnat, sizeof(*t->span_ptr));
 		t->delta = zcalloc(nnat, sizeof(*t->delta));
@@ -236,8 +250,8 @@ static int build_family(struct fam_tree *t, const struct metric_family *f)
 			t->gauge[i].value = s->value;
 			m->gauge = &t->gauge[i];
 		} else {
-			fill_hist(&t->hist[i], f, s, &t->bucket[i * f->nle],
-				  &t->bucket_ptr[i * f->nle], &t->span[nnat], &t->span_ptr[nnat],
+			fill_hist(&t->hist[i], f, s, &t->bucket[i * nle],
+				  &t->bucket_ptr[i * nle], &t->span[nnat], &t->span_ptr[nnat],
 				  &t->delta[nnat]);
 			m->histogram = &t->hist[i];
 			nnat += used_slots(s);

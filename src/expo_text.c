@@ -118,6 +118,8 @@ static void format_les(const struct metric_family *f, char (*le)[32])
 {
 	const struct bucket_table *t = f->n ? f->series[0].hist.table : NULL;
 
+	for (size_t i = 0; f->ule && i < f->nule && i < MAX_LE; i++)
+		expo_format_double(le[i], sizeof(le[i]), f->ule[i]);
 	for (size_t i = 0; t && i < f->nle && i < MAX_LE; i++)
 		expo_format_double(le[i], sizeof(le[i]), (double)f->le[i] / (double)t->per_base);
 }
@@ -129,8 +131,12 @@ static void put_histogram(struct buf *b, const struct metric_family *f,
 	uint64_t cum = 0;
 	size_t slot = 0;
 
+	for (size_t i = 0; f->ule && i < f->nule && i < MAX_LE; i++) {
+		cum += s->hist.owned ? s->hist.owned[i] : 0;
+		put_sample(b, f->name, "_bucket", f, s, le[i], (double)cum);
+	}
 	/* One pass: the le bounds ascend, and so do the slots' bounds. */
-	for (size_t i = 0; i < f->nle && i < MAX_LE; i++) {
+	for (size_t i = 0; t && i < f->nle && i < MAX_LE; i++) {
 		for (; s->hist.slots && slot < t->nbounds && t->bound[slot] <= f->le[i]; slot++)
 			cum += s->hist.slots[slot];
 		put_sample(b, f->name, "_bucket", f, s, le[i], (double)cum);

@@ -165,6 +165,21 @@ int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count
 	return 0;
 }
 
+int metrics_uhist_add(const struct metric_family *f, struct metric_series *s, size_t bucket,
+		      uint64_t n)
+{
+	struct metric_hist *h = &s->hist;
+
+	if (!h->owned) {
+		h->owned = calloc(f->nule + 1, sizeof(*h->owned));
+		if (!h->owned)
+			return -ENOMEM;
+	}
+	h->owned[bucket < f->nule ? bucket : f->nule] += n;
+	h->count += n;
+	return 0;
+}
+
 void metrics_clear(struct metric_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {

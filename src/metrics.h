@@ -54,6 +54,12 @@ struct metric_family {
 	 * +Inf bucket is implicit. Each must be a bound of the table. */
 	const uint64_t *le;
 	size_t nle;
+	/* Histograms with buckets of their own (users' BPF maps, umetrics.c):
+	 * `ule` ascending upper bounds in base units, nule of them. Their
+	 * series have no table: they count into hist.owned[0..nule], the
+	 * last one past every bound (+Inf). */
+	const double *ule;
+	size_t nule;
 	struct metric_series *series;
 	size_t n, cap;
 	void *index; /* finds series by label values (metrics.c) */
@@ -88,6 +94,11 @@ struct metric_series *metrics_series(struct metric_family *f, const char *const 
  * The first add borrows `slots` (see struct metric_hist). 0 or -ENOMEM. */
 int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count,
 		     uint64_t sum_raw);
+
+/* Adds n observations to bucket `bucket` (0..nule; nule: past every bound)
+ * of a series of a family with buckets of its own (`ule`). 0 or -ENOMEM. */
+int metrics_uhist_add(const struct metric_family *f, struct metric_series *s, size_t bucket,
+		      uint64_t n);
 
 /* Frees every family and series; the set can be reused after. */
 void metrics_clear(struct metric_set *set);

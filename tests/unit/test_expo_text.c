@@ -141,6 +141,38 @@ static void test_gzip_accept(void **state)
 	assert_false(http_accepts_gzip("identity"));
 }
 
+/* A histogram with buckets of its own (a user program's exp2 map). */
+static void test_own_buckets(void **state)
+{
+	static const double ule[] = { 0.000001, 0.000002, 0.000004 };
+	static const char *const one[] = { "cpu", NULL };
+	struct metric_set set = { 0 };
+	struct metric_family *h;
+	struct metric_series *s;
+	struct buf b = { 0 };
+
+	(void)state;
+	h = metrics_family(&set, "u_seconds", "Own buckets.", METRIC_HISTOGRAM, one);
+	h->ule = ule;
+	h->nule = 3;
+	s = metrics_series(h, (const char *const[]){ "0" }, NULL);
+	assert_int_equal(metrics_uhist_add(h, s, 0, 2), 0);
+	assert_int_equal(metrics_uhist_add(h, s, 2, 3), 0);
+	assert_int_equal(metrics_uhist_add(h, s, 9, 1), 0); /* past the last bound */
+	s->hist.sum = 0.5;
+	assert_int_equal(expo_text(&set, false, &b), 0);
+	assert_string_equal(b.data, "# HELP u_seconds Own buckets.\n"
+				    "# TYPE u_seconds histogram\n"
+				    "u_seconds_bucket{cpu=\"0\",le=\"1e-06\"} 2\n"
+				    "u_seconds_bucket{cpu=\"0\",le=\"2e-06\"} 2\n"
+				    "u_seconds_bucket{cpu=\"0\",le=\"4e-06\"} 5\n"
+				    "u_seconds_bucket{cpu=\"0\",le=\"+Inf\"} 6\n"
+				    "u_seconds_sum{cpu=\"0\"} 0.5\n"
+				    "u_seconds_count{cpu=\"0\"} 6\n");
+	buf_free(&b);
+	metrics_clear(&set);
+}
+
 static void test_listen_valid(void **state)
 {
 	(void)state;
@@ -162,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_format_double), cmocka_unit_test(test_text),
 		cmocka_unit_test(test_openmetrics),   cmocka_unit_test(test_negotiate),
 		cmocka_unit_test(test_gzip_accept),   cmocka_unit_test(test_listen_valid),
+		cmocka_unit_test(test_own_buckets),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
