@@ -53,6 +53,12 @@ CMD_OBJS := $(CMD_SRCS:src/%.c=$(OUT)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/%)
 HELPER_BINS := $(OUT)/dio $(OUT)/slowfs
+# Users' programs (docs/userprogs.md): objects with their configs beside them.
+EXAMPLE_NAMES := $(patsubst examples/%.bpf.c,%,$(wildcard examples/*.bpf.c))
+EXAMPLES := $(EXAMPLE_NAMES:%=$(OUT)/examples/%.bpf.o) $(EXAMPLE_NAMES:%=$(OUT)/examples/%.yaml)
+# Deliberately broken BPF objects the loader's tests feed it.
+TEST_BPF_OBJS := $(patsubst tests/data/%.bpf.c,$(OUT)/test-data/%.bpf.o,$(wildcard tests/data/*.bpf.c))
+HELPER_BINS += $(OUT)/uprog_dump $(TEST_BPF_OBJS)
 
 ifeq ($(V),1)
 Q :=
@@ -63,9 +69,9 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps run unit test integration sanitize clean helpers
+.PHONY: all deps run unit test integration sanitize clean helpers examples
 
-all: $(OUT)/iolat
+all: $(OUT)/iolat examples
 
 $(OUT):
 	$(Q)mkdir -p $@
@@ -93,6 +99,22 @@ $(OUT)/trace.skel.h: $(OUT)/trace.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name trace_bpf > $@
 
 $(OUT)/tracer.o: $(OUT)/trace.skel.h
+
+examples: $(EXAMPLES)
+
+$(OUT)/examples $(OUT)/test-data:
+	$(Q)mkdir -p $@
+
+$(OUT)/examples/%.bpf.o: examples/%.bpf.c examples/iolat_user.h $(OUT)/vmlinux.h | $(OUT)/examples
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -Iexamples -c $< -o $@
+
+$(OUT)/examples/%.yaml: examples/%.yaml | $(OUT)/examples
+	$(Q)cp $< $@
+
+$(OUT)/test-data/%.bpf.o: tests/data/%.bpf.c $(OUT)/vmlinux.h | $(OUT)/test-data
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
 
 # One protoc-c run writes both files (a pattern rule with two targets is
 # one grouped recipe). Sources that include the header wait for it here,
@@ -126,6 +148,10 @@ $(OUT)/dio: tests/helpers/dio.c | $(OUT)
 $(OUT)/slowfs: tests/helpers/slowfs.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(shell pkg-config --cflags fuse3) $< $(shell pkg-config --libs fuse3) -o $@
+
+$(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 helpers: $(HELPER_BINS)
 

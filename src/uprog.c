@@ -83,7 +83,22 @@ static void capture_prog_name(const char *msg)
 		snprintf(capture.prog, sizeof(capture.prog), "%.*s", (int)(e - s), s);
 }
 
-/* The last LOG_TAIL_LINES non-empty lines of [log, end), one line. */
+/* Appends [s, s + n) to capture.tail with runs of blanks squeezed to one
+ * (the verifier pads its state comments into columns). */
+static size_t tail_append(size_t used, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && used + 1 < sizeof(capture.tail); i++) {
+		bool blank = s[i] == ' ' || s[i] == '\t';
+
+		if (blank && used && capture.tail[used - 1] == ' ')
+			continue;
+		capture.tail[used++] = blank ? ' ' : s[i];
+	}
+	capture.tail[used] = '\0';
+	return used;
+}
+
+/* The last LOG_TAIL_LINES non-empty lines of [log, end), " | "-joined. */
 static void capture_log_tail(const char *log, const char *end)
 {
 	const char *start[LOG_TAIL_LINES];
@@ -102,13 +117,9 @@ static void capture_log_tail(const char *log, const char *end)
 	}
 	capture.tail[0] = '\0';
 	for (size_t i = n > LOG_TAIL_LINES ? n - LOG_TAIL_LINES : 0; i < n; i++) {
-		int w = snprintf(capture.tail + used, sizeof(capture.tail) - used, "%s%.*s",
-				 used ? " | " : "", (int)len[i % LOG_TAIL_LINES],
-				 start[i % LOG_TAIL_LINES]);
-
-		if (w < 0 || (size_t)w >= sizeof(capture.tail) - used)
-			break;
-		used += (size_t)w;
+		if (used)
+			used = tail_append(used, " | ", 3);
+		used = tail_append(used, start[i % LOG_TAIL_LINES], len[i % LOG_TAIL_LINES]);
 	}
 }
 
