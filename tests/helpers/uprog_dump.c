@@ -3,9 +3,11 @@
  * uprog_dump.c - drives src/uprog.c for tests/integration/test_uprog.sh:
  * opens a BPF object with uprog_open, prints its programs, then obeys one
  * command per stdin line:
- *   dump   every map whose value is one u64, as "MAP KEYHEX VALUE" lines
- *          (key bytes in memory order), then "end"
- *   quit   (or end of input) detach, unload, exit 0
+ *   dump     every map whose value is one u64, as "MAP KEYHEX VALUE" lines
+ *            (key bytes in memory order), then "end"
+ *   map NAME "map NAME TYPE KEYSIZE VALUESIZE MAXENTRIES PERCPU", or
+ *            "error: MESSAGE" from uprog_map
+ *   quit     (or end of input) detach, unload, exit 0
  * A failed open prints the loader's message on stderr and exits 1.
  *
  * Usage: uprog_dump OBJECT
@@ -58,12 +60,24 @@ static int dump(struct uprog *p, struct bpf_object *obj)
 	return 0;
 }
 
+static void describe(struct uprog *p, const char *name)
+{
+	struct uprog_map m;
+	char err[512];
+
+	if (uprog_map(p, name, &m, err, sizeof(err)))
+		printf("error: %s\n", err);
+	else
+		printf("map %s %u %u %u %u %d\n", m.name, m.type, m.key_size, m.value_size,
+		       m.max_entries, m.percpu);
+}
+
 int main(int argc, char **argv)
 {
 	const char *names[MAX_PROGS], *secs[MAX_PROGS];
 	struct bpf_object *obj;
 	struct uprog *p;
-	char err[2048], line[64];
+	char err[2048], line[256];
 	size_t n;
 	int rc = 0;
 
@@ -94,6 +108,8 @@ int main(int argc, char **argv)
 			break;
 		if (!strcmp(line, "dump"))
 			rc = dump(p, obj);
+		else if (!strncmp(line, "map ", 4))
+			describe(p, line + 4);
 		else
 			fprintf(stderr, "uprog_dump: unknown command '%s'\n", line);
 	}
