@@ -112,9 +112,9 @@ $(OUT)/examples/%.bpf.o: examples/%.bpf.c examples/iolat_user.h $(OUT)/vmlinux.h
 $(OUT)/examples/%.yaml: examples/%.yaml | $(OUT)/examples
 	$(Q)cp $< $@
 
-$(OUT)/test-data/%.bpf.o: tests/data/%.bpf.c $(OUT)/vmlinux.h | $(OUT)/test-data
+$(OUT)/test-data/%.bpf.o: tests/data/%.bpf.c examples/iolat_user.h $(OUT)/vmlinux.h | $(OUT)/test-data
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -Iexamples -c $< -o $@
 
 # One protoc-c run writes both files (a pattern rule with two targets is
 # one grouped recipe). Sources that include the header wait for it here,

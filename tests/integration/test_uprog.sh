@@ -63,8 +63,9 @@ stop_dump() {
 	fail "programs still loaded 3 s after uprog_dump exited: ids $left"
 }
 
-# value FILE MAP KEYHEX: the entry's value, 0 if absent.
-value() { awk -v m="$2" -v k="$3" '$1 == m && $2 == k { v = $3 } END { print v + 0 }' "$1"; }
+# value FILE MAP KEYHEX: the entry's value, 0 if absent. Keys compare as strings:
+# awk would read a key like 0e000000 as the number 0.
+value() { awk -v m="$2" -v k="$3" '$1 == m && $2 "" == k "" { v = $3 } END { print v + 0 }' "$1"; }
 
 # grew BEFORE AFTER MAP KEYHEX: how much the entry grew between two dumps.
 grew() { echo $(($(value "$2" "$3" "$4") - $(value "$1" "$3" "$4"))); }
@@ -92,6 +93,25 @@ for mode in batch get_next_key; do
 	assert_eq "biosize $mode: sum key (25)" $((N * 4096)) \
 		"$(grew "$WORK/b0" "$WORK/b1" block_request_size_bytes "$(le32 $dev)$(le32 25)")"
 	echo "ok: biosize ($mode): $N reads of 4 KiB on $LOOP ($majmin)"
+done
+
+# --- every map type the reader walks, both ways: N reads = N in each ----
+slot=$(le32 $((${majmin#*:} % 16)))
+for mode in batch get_next_key; do
+	[ "$mode" = get_next_key ] && export IOLAT_FORCE_NO_BATCH=1
+	start_dump "$TD/maptypes.bpf.o"
+	snapshot "$WORK/m0"
+	"$DIO" read "$LOOP" $N 4096 || fail "dio read"
+	snapshot "$WORK/m1"
+	stop_dump
+	unset IOLAT_FORCE_NO_BATCH
+	for map in loop_array loop_percpu_array loop_lru loop_lru_percpu; do
+		assert_eq "$mode $map" $N "$(grew "$WORK/m0" "$WORK/m1" $map "$slot")"
+	done
+	# Arrays: every index, present or not.
+	assert_eq "$mode array entries" 16 "$(grep -c '^loop_array ' "$WORK/m1")"
+	assert_eq "$mode per-CPU array entries" 16 "$(grep -c '^loop_percpu_array ' "$WORK/m1")"
+	echo "ok: map types ($mode)"
 done
 
 # --- syscalls: N failing opens = at least N (openat, ENOENT) -------------
