@@ -158,7 +158,7 @@ helpers: $(HELPER_BINS)
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do ./$$t; done
 
-integration: $(OUT)/iolat $(HELPER_BINS)
+integration: $(OUT)/iolat $(HELPER_BINS) examples
 	$(Q)OUT=$(OUT) bash tests/integration/run.sh
 
 deps:

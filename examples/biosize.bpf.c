@@ -48,7 +48,7 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 	if (!disk)
 		return 0;
 	key.dev = (BPF_CORE_READ(disk, major) << 20) | BPF_CORE_READ(disk, first_minor);
-	iolat_hist_add(&block_request_size_bytes, &key, &key.bucket,
-		       BPF_CORE_READ(rq, __data_len), MAX_BUCKET);
+	iolat_hist_add(&block_request_size_bytes, &key, &key.bucket, BPF_CORE_READ(rq, __data_len),
+		       MAX_BUCKET);
 	return 0;
 }

@@ -44,7 +44,8 @@ struct uprog {
 	int ncpus;
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -223,8 +224,7 @@ static int attach_all(struct uprog *p, char *err, size_t errlen)
 			return fail(err, errlen,
 				    "%s: cannot attach program %s (SEC \"%s\"): %s; programs "
 				    "attach by their SEC name, and iolat supports %s",
-				    p->path, up->name, up->sec,
-				    attach_reason(e), SUPPORTED_SECS);
+				    p->path, up->name, up->sec, attach_reason(e), SUPPORTED_SECS);
 		}
 	}
 	return 0;
