@@ -44,6 +44,7 @@ LIB_SRCS := src/buckets.c src/histo.c src/disks.c src/probe.c src/collector.c \
 LIB_SRCS += src/tracer.c src/trace_summary.c src/trace_file.c
 LIB_SRCS += src/expo_proto.c
 LIB_SRCS += src/webconfig.c
+LIB_SRCS += src/uprog.c
 CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/cmd_top.c src/cmd_trace.c src/cmdutil.c src/errors.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 # protoc-c output: its object joins the library like any other module.
@@ -52,6 +53,12 @@ CMD_OBJS := $(CMD_SRCS:src/%.c=$(OUT)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/%)
 HELPER_BINS := $(OUT)/dio $(OUT)/slowfs
+# Users' programs (docs/userprogs.md): objects with their configs beside them.
+EXAMPLE_NAMES := $(patsubst examples/%.bpf.c,%,$(wildcard examples/*.bpf.c))
+EXAMPLES := $(EXAMPLE_NAMES:%=$(OUT)/examples/%.bpf.o) $(EXAMPLE_NAMES:%=$(OUT)/examples/%.yaml)
+# Deliberately broken BPF objects the loader's tests feed it.
+TEST_BPF_OBJS := $(patsubst tests/data/%.bpf.c,$(OUT)/test-data/%.bpf.o,$(wildcard tests/data/*.bpf.c))
+HELPER_BINS += $(OUT)/uprog_dump $(TEST_BPF_OBJS)
 
 ifeq ($(V),1)
 Q :=
@@ -62,9 +69,9 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps run unit test integration sanitize clean helpers
+.PHONY: all deps run unit test integration sanitize clean helpers examples
 
-all: $(OUT)/iolat
+all: $(OUT)/iolat examples
 
 $(OUT):
 	$(Q)mkdir -p $@
@@ -92,6 +99,22 @@ $(OUT)/trace.skel.h: $(OUT)/trace.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name trace_bpf > $@
 
 $(OUT)/tracer.o: $(OUT)/trace.skel.h
+
+examples: $(EXAMPLES)
+
+$(OUT)/examples $(OUT)/test-data:
+	$(Q)mkdir -p $@
+
+$(OUT)/examples/%.bpf.o: examples/%.bpf.c examples/iolat_user.h $(OUT)/vmlinux.h | $(OUT)/examples
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -Iexamples -c $< -o $@
+
+$(OUT)/examples/%.yaml: examples/%.yaml | $(OUT)/examples
+	$(Q)cp $< $@
+
+$(OUT)/test-data/%.bpf.o: tests/data/%.bpf.c examples/iolat_user.h $(OUT)/vmlinux.h | $(OUT)/test-data
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -Iexamples -c $< -o $@
 
 # One protoc-c run writes both files (a pattern rule with two targets is
 # one grouped recipe). Sources that include the header wait for it here,
@@ -126,12 +149,16 @@ $(OUT)/slowfs: tests/helpers/slowfs.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(shell pkg-config --cflags fuse3) $< $(shell pkg-config --libs fuse3) -o $@
 
+$(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
 helpers: $(HELPER_BINS)
 
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do ./$$t; done
 
-integration: $(OUT)/iolat $(HELPER_BINS)
+integration: $(OUT)/iolat $(HELPER_BINS) examples
 	$(Q)OUT=$(OUT) bash tests/integration/run.sh
 
 deps:
