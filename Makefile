@@ -106,6 +106,13 @@ $(OUT)/prometheus.pb-c.o: $(OUT)/prometheus.pb-c.c $(OUT)/prometheus.pb-c.h
 
 $(OUT)/expo_proto.o $(OUT)/test_expo_proto: $(OUT)/prometheus.pb-c.h
 
+# The syscall decoder's table, from this architecture's <asm/unistd.h>.
+$(OUT)/syscall_names.h: scripts/gen_syscalls.sh | $(OUT)
+	$(call msg,GEN,$@)
+	$(Q)sh $< "$(CC)" > $@
+
+$(OUT)/decoders.o: $(OUT)/syscall_names.h
+
 $(OUT)/%.o: src/%.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
