@@ -45,6 +45,8 @@ LIB_SRCS += src/tracer.c src/trace_summary.c src/trace_file.c
 LIB_SRCS += src/expo_proto.c
 LIB_SRCS += src/webconfig.c
 LIB_SRCS += src/uprog.c
+LIB_SRCS += src/decoders.c
+LIB_SRCS += src/umetrics.c
 CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/cmd_top.c src/cmd_trace.c src/cmdutil.c src/errors.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 # protoc-c output: its object joins the library like any other module.
@@ -128,6 +130,13 @@ $(OUT)/prometheus.pb-c.o: $(OUT)/prometheus.pb-c.c $(OUT)/prometheus.pb-c.h
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/expo_proto.o $(OUT)/test_expo_proto: $(OUT)/prometheus.pb-c.h
+
+# The syscall decoder's table, from this architecture's <asm/unistd.h>.
+$(OUT)/syscall_names.h: scripts/gen_syscalls.sh | $(OUT)
+	$(call msg,GEN,$@)
+	$(Q)sh $< "$(CC)" > $@
+
+$(OUT)/decoders.o: $(OUT)/syscall_names.h
 
 $(OUT)/%.o: src/%.c | $(OUT)
 	$(call msg,CC,$@)

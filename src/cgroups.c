@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* cgroups.c - cgroup paths and the ids on bios (cgroups.h). */
+#define _GNU_SOURCE
 #include "cgroups.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -113,4 +115,31 @@ int cgroups_resolve(const char *arg, struct cgroup_ref *out)
 	out->level = depth_below(real, root);
 	snprintf(out->path, sizeof(out->path), "%s", real);
 	return 0;
+}
+
+/* nftw has no user pointer: the walk in progress, one per thread. */
+static __thread struct {
+	size_t rootlen;
+	cgroups_walk_fn fn;
+	void *ctx;
+} walking;
+
+static int on_dir(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)f;
+	if (flag == FTW_D)
+		walking.fn(walking.ctx, (uint64_t)st->st_ino, path + walking.rootlen);
+	return 0;
+}
+
+int cgroups_walk(const char *root, cgroups_walk_fn fn, void *ctx)
+{
+	int rc;
+
+	walking.rootlen = strlen(root);
+	walking.fn = fn;
+	walking.ctx = ctx;
+	rc = nftw(root, on_dir, 16, FTW_PHYS | FTW_MOUNT);
+	walking.fn = NULL;
+	return rc;
 }

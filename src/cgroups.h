@@ -30,4 +30,13 @@ int cgroups_resolve(const char *arg, struct cgroup_ref *out);
 /* The mount point of the hierarchy the io controller is on, or NULL. */
 const char *cgroups_io_root(void);
 
+/*
+ * Calls fn for every cgroup directory under root (root included), with its
+ * id and its path relative to root ("" for root itself). Stays on root's
+ * file system and follows no links. Returns nftw's result: 0, or -1 if
+ * root cannot be read. Reentrant across threads, not within fn.
+ */
+typedef void (*cgroups_walk_fn)(void *ctx, uint64_t id, const char *rel);
+int cgroups_walk(const char *root, cgroups_walk_fn fn, void *ctx);
+
 #endif

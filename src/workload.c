@@ -4,7 +4,6 @@
 #include "workload.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <regex.h>
 #include <stdbool.h>
@@ -252,11 +251,9 @@ static void clear_rules(struct workload_cache *c)
 	c->nrules = 0;
 }
 
-/* The cache being filled by the nftw callback (nftw has no user pointer). */
-static struct workload_cache *filling;
-
-static void remember(struct workload_cache *c, uint64_t id, const char *rel)
+static void remember(void *ctx, uint64_t id, const char *rel)
 {
+	struct workload_cache *c = ctx;
 	struct workload *w;
 
 	if (idmap_get(&c->names, id))
@@ -270,22 +267,12 @@ static void remember(struct workload_cache *c, uint64_t id, const char *rel)
 		free(w);
 }
 
-static int on_dir(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)f;
-	if (flag == FTW_D)
-		remember(filling, (uint64_t)st->st_ino, path + strlen(filling->root));
-	return 0;
-}
-
 static void walk(struct workload_cache *c)
 {
 	if (!c->root[0] || time(NULL) == c->walked)
 		return;
 	c->walked = time(NULL);
-	filling = c;
-	nftw(c->root, on_dir, 16, FTW_PHYS | FTW_MOUNT);
-	filling = NULL;
+	cgroups_walk(c->root, remember, c);
 }
 
 struct workload_cache *workload_cache_new(void)

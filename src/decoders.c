@@ -1,0 +1,928 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* decoders.c - map key fields to label values (decoders.h). */
+#define _GNU_SOURCE
+#include "decoders.h"
+
+#include <bpf/bpf.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/bpf.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgroups.h"
+#include "disks.h"
+#include "idmap.h"
+#include "syscall_names.h"
+
+/* Disk numbers seen at once: a host has a few hundred disks at most, so
+ * more distinct numbers than this are garbage, not disks. */
+#define MAJORMINOR_CAP 1024
+/* Disk numbers are reused (a new nvme or loop device takes a freed minor):
+ * the disk names are read again after this many scrapes. */
+#define MAJORMINOR_AGE_SCRAPES 8
+#define CGROUP_CAP 4096
+/* A walk of the hierarchy costs a stat per cgroup: at most one a second. */
+#define CGROUP_WALK_EVERY_NS 1000000000ULL
+/* Modules load rarely and kallsyms is big: a miss rereads it once a minute. */
+#define KSYM_RELOAD_EVERY_NS (60 * 1000000000ULL)
+/* No kernel function is this long: an address further past the nearest
+ * symbol is in none (a gap between modules, past the last one). */
+#define KSYM_MAX_FUNC_SIZE (1ULL << 20)
+/* Intermediate values of a chain; a final value goes to the caller's out. */
+#define SCRATCH_LEN 4096
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- kernel symbols ---------------------------------------------------- */
+
+struct ksym {
+	uint64_t addr;
+	size_t name; /* offset into ksyms.names (the array moves as it grows) */
+	bool text;   /* in code: t, T, w, W */
+};
+
+struct ksyms {
+	struct ksym *sym;
+	size_t n, cap;
+	char *names;
+	size_t nameslen, namescap;
+	bool loaded;
+	uint64_t loaded_ns;
+};
+
+static void ksyms_clear(struct ksyms *k)
+{
+	free(k->sym);
+	free(k->names);
+	memset(k, 0, sizeof(*k));
+}
+
+static int ksyms_add(struct ksyms *k, uint64_t addr, char type, const char *name)
+{
+	size_t len = strlen(name) + 1;
+
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 4096;
+		struct ksym *s = realloc(k->sym, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		k->sym = s;
+		k->cap = cap;
+	}
+	if (k->nameslen + len > k->namescap) {
+		size_t cap = k->namescap ? k->namescap * 2 : 65536;
+		char *s = realloc(k->names, cap);
+
+		if (!s)
+			return -ENOMEM;
+		k->names = s;
+		k->namescap = cap;
+	}
+	memcpy(k->names + k->nameslen, name, len);
+	k->sym[k->n++] =
+	    (struct ksym){.addr = addr, .name = k->nameslen, .text = strchr("tTwW", type) != NULL};
+	k->nameslen += len;
+	return 0;
+}
+
+/* By address; among aliases of one address the first listed sorts last,
+ * so the search (last at or below) finds it, and text after data. */
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->text != y->text)
+		return x->text ? 1 : -1;
+	return x->name < y->name ? 1 : x->name > y->name ? -1 : 0;
+}
+
+/*
+ * Reads kallsyms ("ffffffff81000000 T _stext", modules add "\t[mod]").
+ * Zero addresses are skipped: a reader without CAP_SYSLOG (kptr_restrict)
+ * sees only zeros, and then every address decodes to hex.
+ */
+static void ksyms_load(struct ksyms *k, const char *file)
+{
+	char line[1024], name[512], type;
+	uint64_t addr;
+	FILE *f;
+
+	ksyms_clear(k);
+	k->loaded = true;
+	k->loaded_ns = now_ns();
+	f = fopen(file, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%" SCNx64 " %c %511s", &addr, &type, name) == 3 && addr &&
+		    ksyms_add(k, addr, type, name))
+			break;
+	fclose(f);
+	if (k->n) /* qsort's array must not be NULL, even when empty */
+		qsort(k->sym, k->n, sizeof(*k->sym), ksym_cmp);
+}
+
+/* The symbol addr is in, or NULL: below the first, in data, past _etext
+ * (the kernel's text ends there), or too far past the nearest. */
+static const char *ksyms_find(const struct ksyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->n;
+	const struct ksym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->sym[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &k->sym[lo - 1];
+	if (!s->text || addr - s->addr >= KSYM_MAX_FUNC_SIZE ||
+	    !strcmp(k->names + s->name, "_etext"))
+		return NULL;
+	return k->names + s->name;
+}
+
+/* ---- the env --------------------------------------------------------- */
+
+struct decoder_env {
+	char kallsyms[PATH_MAX];
+	char sys_dev_block[PATH_MAX];
+	char cgroup_root[PATH_MAX];
+	struct ksyms ksyms;
+	struct idmap disks;   /* dev + 1 (0:0 is a number too) -> label (owned) */
+	struct idmap cgroups; /* cgroup id -> path (owned) */
+	uint64_t cgroups_walked_ns;
+	bool cgroups_walked;
+	unsigned scrapes;
+};
+
+static void path_or(char *dst, const char *given, const char *dflt)
+{
+	size_t len;
+
+	snprintf(dst, PATH_MAX, "%s", given ? given : dflt);
+	/* The walk's relative paths start after the root: no trailing slash. */
+	len = strlen(dst);
+	while (len > 1 && dst[len - 1] == '/')
+		dst[--len] = '\0';
+}
+
+struct decoder_env *decoder_env_new(const struct decoder_env_paths *paths)
+{
+	struct decoder_env_paths none = {0};
+	struct decoder_env *env = calloc(1, sizeof(*env));
+
+	if (!env)
+		return NULL;
+	if (!paths)
+		paths = &none;
+	path_or(env->kallsyms, paths->kallsyms, "/proc/kallsyms");
+	path_or(env->sys_dev_block, paths->sys_dev_block, "/sys/dev/block");
+	path_or(env->cgroup_root, paths->cgroup_root, "/sys/fs/cgroup");
+	return env;
+}
+
+static void free_value(void *ctx, uint64_t id, void *val)
+{
+	(void)ctx;
+	(void)id;
+	free(val);
+}
+
+/* Empties a cache of owned strings; it stays usable. */
+static void cache_clear(struct idmap *m)
+{
+	idmap_each(m, free_value, NULL);
+	idmap_free(m);
+	memset(m, 0, sizeof(*m));
+}
+
+void decoder_env_free(struct decoder_env *env)
+{
+	if (!env)
+		return;
+	ksyms_clear(&env->ksyms);
+	cache_clear(&env->disks);
+	cache_clear(&env->cgroups);
+	free(env);
+}
+
+void decoder_env_scrape_done(struct decoder_env *env)
+{
+	if (++env->scrapes % MAJORMINOR_AGE_SCRAPES == 0)
+		cache_clear(&env->disks);
+}
+
+void decoder_env_cache_sizes(const struct decoder_env *env, struct decoder_cache_sizes *out)
+{
+	*out = (struct decoder_cache_sizes){
+	    .majorminor = env->disks.n,
+	    .majorminor_cap = MAJORMINOR_CAP,
+	    .cgroup = env->cgroups.n,
+	    .cgroup_cap = CGROUP_CAP,
+	    .ksyms = env->ksyms.n,
+	};
+}
+
+/* Loads kallsyms on first use; rereads it on a miss, once a minute. */
+static const char *env_ksym(struct decoder_env *env, uint64_t addr)
+{
+	const char *name;
+
+	if (!env->ksyms.loaded)
+		ksyms_load(&env->ksyms, env->kallsyms);
+	name = ksyms_find(&env->ksyms, addr);
+	if (!name && addr && now_ns() - env->ksyms.loaded_ns >= KSYM_RELOAD_EVERY_NS) {
+		ksyms_load(&env->ksyms, env->kallsyms);
+		name = ksyms_find(&env->ksyms, addr);
+	}
+	return name;
+}
+
+/* A disk's DEVNAME from its uevent, or "M:m" when sysfs has no such disk. */
+static char *read_disk_name(const char *dir, uint32_t dev)
+{
+	char path[PATH_MAX + 32], line[256], *name = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u:%u/uevent", dir, disk_major(dev), disk_minor(dev));
+	f = fopen(path, "re");
+	while (f && !name && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = '\0';
+			name = strdup(line + 8);
+		}
+	if (f)
+		fclose(f);
+	if (!name && asprintf(&name, "%u:%u", disk_major(dev), disk_minor(dev)) < 0)
+		name = NULL;
+	return name;
+}
+
+/* Unknown numbers are cached too (a miss costs a failed open); a full
+ * cache starts over, so no stream of numbers grows it past its cap. */
+static const char *env_disk(struct decoder_env *env, uint32_t dev)
+{
+	char *name = idmap_get(&env->disks, (uint64_t)dev + 1);
+
+	if (name)
+		return name;
+	if (env->disks.n >= MAJORMINOR_CAP)
+		cache_clear(&env->disks);
+	name = read_disk_name(env->sys_dev_block, dev);
+	if (name && idmap_put(&env->disks, (uint64_t)dev + 1, name)) {
+		free(name);
+		name = NULL;
+	}
+	return name;
+}
+
+struct cgroup_fill {
+	struct idmap *m;
+	uint64_t wanted;
+};
+
+/* Keeps the last slot for the id being looked up until the walk meets it. */
+static void cgroup_seen(void *ctx, uint64_t id, const char *rel)
+{
+	struct cgroup_fill *fill = ctx;
+	size_t room = CGROUP_CAP - fill->m->n;
+	char *path;
+
+	if (!id || !room || idmap_get(fill->m, id))
+		return;
+	if (room == 1 && id != fill->wanted && !idmap_get(fill->m, fill->wanted))
+		return;
+	if (asprintf(&path, "%s%s", rel[0] == '/' ? "" : "/", rel) < 0)
+		return;
+	if (idmap_put(fill->m, id, path))
+		free(path);
+}
+
+/* Rebuilds the cache from the hierarchy: ids of removed cgroups go, and
+ * there is room again. Cgroup ids are never reused, so hits stay right. */
+static void cgroups_rewalk(struct decoder_env *env, uint64_t wanted)
+{
+	struct cgroup_fill fill = {.m = &env->cgroups, .wanted = wanted};
+
+	env->cgroups_walked = true;
+	env->cgroups_walked_ns = now_ns();
+	cache_clear(&env->cgroups);
+	cgroups_walk(env->cgroup_root, cgroup_seen, &fill);
+}
+
+/* The path of cgroup id, or NULL for an id no walk has found (unknown ids
+ * are not cached: a cgroup created after the walk is found by the next). */
+static const char *env_cgroup(struct decoder_env *env, uint64_t id)
+{
+	const char *path = id ? idmap_get(&env->cgroups, id) : NULL;
+
+	if (path || !id)
+		return path;
+	if (env->cgroups_walked && now_ns() - env->cgroups_walked_ns < CGROUP_WALK_EVERY_NS)
+		return NULL;
+	cgroups_rewalk(env, id);
+	return idmap_get(&env->cgroups, id);
+}
+
+/* ---- one decoder ----------------------------------------------------- */
+
+/* The value a decoder reads: the field's bytes (first) or a string. */
+struct dinput {
+	const unsigned char *raw;
+	size_t size;
+	const char *str;
+};
+
+struct step {
+	enum udec_kind kind;
+	const struct udec_conf *conf; /* static_map's lists, allow_unknown */
+	regex_t re;
+	bool has_re;
+	const char *replace;
+	int map_fd;
+	uint64_t *ips; /* kstack: one map value */
+	size_t nips;
+};
+
+struct label_decoder {
+	unsigned size;
+	struct step *step;
+	size_t nsteps;
+	char buf[2][SCRATCH_LEN];
+};
+
+/* "123" or "0x7b", nothing else (no octal, no trailing junk). */
+static int parse_num(const char *s, bool *neg, uint64_t *mag)
+{
+	int base = 10;
+	char *end;
+
+	*neg = *s == '-';
+	s += *neg;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	/* strtoull would take spaces and a sign here. */
+	if (!(base == 16 ? isxdigit((unsigned char)*s) : isdigit((unsigned char)*s)))
+		return -1;
+	errno = 0;
+	*mag = strtoull(s, &end, base);
+	return errno || *end ? -1 : 0;
+}
+
+/* The field as a host-order number of its size; callers checked it is
+ * 1, 2, 4 or 8 (label_decoder_new, or is_num_size). */
+static uint64_t raw_unsigned(const struct dinput *in)
+{
+	union {
+		uint8_t u8;
+		uint16_t u16;
+		uint32_t u32;
+		uint64_t u64;
+	} x;
+
+	memcpy(&x, in->raw, in->size);
+	return in->size == 1 ? x.u8 : in->size == 2 ? x.u16 : in->size == 4 ? x.u32 : x.u64;
+}
+
+static int64_t raw_signed(const struct dinput *in)
+{
+	union {
+		int8_t s8;
+		int16_t s16;
+		int32_t s32;
+		int64_t s64;
+	} x;
+
+	memcpy(&x, in->raw, in->size);
+	return in->size == 1 ? x.s8 : in->size == 2 ? x.s16 : in->size == 4 ? x.s32 : x.s64;
+}
+
+static bool is_num_size(size_t size)
+{
+	return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
+static int in_u64(const struct dinput *in, uint64_t *v)
+{
+	bool neg;
+
+	if (in->str)
+		return parse_num(in->str, &neg, v) || neg ? -1 : 0;
+	if (!is_num_size(in->size))
+		return -1;
+	*v = raw_unsigned(in);
+	return 0;
+}
+
+/* Signed: errnos and stack ids are negative on errors. */
+static int in_s64(const struct dinput *in, int64_t *v)
+{
+	uint64_t mag;
+	bool neg;
+
+	if (in->str) {
+		if (parse_num(in->str, &neg, &mag) || mag > (uint64_t)INT64_MAX + neg)
+			return -1;
+		*v = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+		return 0;
+	}
+	if (!is_num_size(in->size))
+		return -1;
+	*v = raw_signed(in);
+	return 0;
+}
+
+/* The field's bytes up to the first NUL, or all of them. */
+static void raw_string(const struct dinput *in, char *out, size_t outlen)
+{
+	const unsigned char *nul = memchr(in->raw, '\0', in->size);
+	size_t n = nul ? (size_t)(nul - in->raw) : in->size;
+
+	snprintf(out, outlen, "%.*s", (int)(n < INT_MAX ? n : INT_MAX), (const char *)in->raw);
+}
+
+static int dec_uint(const struct step *s, struct decoder_env *env, const struct dinput *in,
+		    char *out, size_t outlen)
+{
+	uint64_t v;
+
+	(void)s;
+	(void)env;
+	if (in_u64(in, &v))
+		return -1;
+	snprintf(out, outlen, "%" PRIu64, v);
+	return DECODE_OK;
+}
+
+static void hex_bytes(const unsigned char *raw, size_t size, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < size && o + 3 <= outlen; i++, o += 2)
+		snprintf(out + o, 3, "%02x", raw[i]);
+	if (outlen)
+		out[o < outlen ? o : outlen - 1] = '\0';
+}
+
+static int dec_hex(const struct step *s, struct decoder_env *env, const struct dinput *in,
+		   char *out, size_t outlen)
+{
+	uint64_t v;
+
+	(void)s;
+	(void)env;
+	if (!in->str && !is_num_size(in->size)) {
+		hex_bytes(in->raw, in->size, out, outlen);
+		return DECODE_OK;
+	}
+	if (in_u64(in, &v))
+		return -1;
+	snprintf(out, outlen, "0x%" PRIx64, v);
+	return DECODE_OK;
+}
+
+static int dec_string(const struct step *s, struct decoder_env *env, const struct dinput *in,
+		      char *out, size_t outlen)
+{
+	(void)s;
+	(void)env;
+	if (in->str)
+		snprintf(out, outlen, "%s", in->str);
+	else
+		raw_string(in, out, outlen);
+	return DECODE_OK;
+}
+
+static int dec_ksym(const struct step *s, struct decoder_env *env, const struct dinput *in,
+		    char *out, size_t outlen)
+{
+	const char *name;
+	uint64_t v;
+
+	(void)s;
+	if (in_u64(in, &v))
+		return -1;
+	name = env_ksym(env, v);
+	if (name)
+		snprintf(out, outlen, "%s", name);
+	else
+		snprintf(out, outlen, "0x%" PRIx64, v);
+	return DECODE_OK;
+}
+
+static int dec_majorminor(const struct step *s, struct decoder_env *env, const struct dinput *in,
+			  char *out, size_t outlen)
+{
+	const char *name;
+	uint64_t v;
+
+	(void)s;
+	if (in_u64(in, &v))
+		return -1;
+	/* The kernel's dev_t is 32 bits; more is no disk. */
+	name = v <= UINT32_MAX ? env_disk(env, (uint32_t)v) : NULL;
+	if (name)
+		snprintf(out, outlen, "%s", name);
+	else
+		snprintf(out, outlen, "%u:%u", disk_major((uint32_t)v), disk_minor((uint32_t)v));
+	return DECODE_OK;
+}
+
+static int dec_cgroup(const struct step *s, struct decoder_env *env, const struct dinput *in,
+		      char *out, size_t outlen)
+{
+	const char *path;
+	uint64_t v;
+
+	(void)s;
+	if (in_u64(in, &v))
+		return -1;
+	path = env_cgroup(env, v);
+	if (path)
+		snprintf(out, outlen, "%s", path);
+	else
+		snprintf(out, outlen, "%" PRIu64, v);
+	return DECODE_OK;
+}
+
+/* First decoders of the string kinds read the field as a string. */
+static const char *in_str(const struct dinput *in, char *buf, size_t len)
+{
+	if (in->str)
+		return in->str;
+	raw_string(in, buf, len);
+	return buf;
+}
+
+static int dec_static_map(const struct step *s, struct decoder_env *env, const struct dinput *in,
+			  char *out, size_t outlen)
+{
+	char buf[SCRATCH_LEN];
+	const char *v = in_str(in, buf, sizeof(buf));
+
+	(void)env;
+	for (size_t i = 0; i < s->conf->nmap; i++)
+		if (!strcmp(v, s->conf->from[i])) {
+			snprintf(out, outlen, "%s", s->conf->to[i]);
+			return DECODE_OK;
+		}
+	snprintf(out, outlen, "%s", s->conf->allow_unknown ? v : "unknown");
+	return DECODE_OK;
+}
+
+/* The replacement with \0..\9 taken from the match's groups. */
+static void expand(const char *tmpl, const char *v, const regmatch_t *m, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (const char *t = tmpl; *t && o + 1 < outlen; t++) {
+		if (t[0] == '\\' && t[1] >= '0' && t[1] <= '9') {
+			const regmatch_t *g = &m[t[1] - '0'];
+
+			for (regoff_t i = g->rm_so; g->rm_so >= 0 && i < g->rm_eo && o + 1 < outlen;
+			     i++)
+				out[o++] = v[i];
+			t++;
+		} else {
+			out[o++] = *t;
+		}
+	}
+	if (outlen)
+		out[o] = '\0';
+}
+
+static int dec_regexp(const struct step *s, struct decoder_env *env, const struct dinput *in,
+		      char *out, size_t outlen)
+{
+	char buf[SCRATCH_LEN];
+	const char *v = in_str(in, buf, sizeof(buf));
+	regmatch_t m[10];
+
+	(void)env;
+	if (regexec(&s->re, v, 10, m, 0))
+		return DECODE_DROP;
+	if (s->replace)
+		expand(s->replace, v, m, out, outlen);
+	else
+		snprintf(out, outlen, "%s", v);
+	return DECODE_OK;
+}
+
+static int dec_syscall(const struct step *s, struct decoder_env *env, const struct dinput *in,
+		       char *out, size_t outlen)
+{
+	const size_t n = sizeof(syscall_names) / sizeof(syscall_names[0]);
+	int64_t v;
+
+	(void)s;
+	(void)env;
+	if (in_s64(in, &v))
+		return -1;
+	if (v >= 0 && (uint64_t)v < n && syscall_names[v])
+		snprintf(out, outlen, "%s", syscall_names[v]);
+	else
+		snprintf(out, outlen, "%" PRId64, v);
+	return DECODE_OK;
+}
+
+static int dec_errno(const struct step *s, struct decoder_env *env, const struct dinput *in,
+		     char *out, size_t outlen)
+{
+	const char *name = NULL;
+	int64_t v;
+
+	(void)s;
+	(void)env;
+	if (in_s64(in, &v))
+		return -1;
+	/* Kernel functions return -ENOENT, user space sets errno = ENOENT. */
+	if (v && v > -INT_MAX && v <= INT_MAX)
+		name = strerrorname_np((int)(v < 0 ? -v : v));
+	if (name)
+		snprintf(out, outlen, "%s", name);
+	else
+		snprintf(out, outlen, "%" PRId64, v);
+	return DECODE_OK;
+}
+
+/* Appends one frame; false once out is full (the rest is cut off). */
+static bool append_frame(char *out, size_t outlen, size_t *o, const char *frame)
+{
+	int n = snprintf(out + *o, outlen - *o, "%s%s", *o ? ";" : "", frame);
+
+	if (n < 0 || (size_t)n >= outlen - *o) {
+		out[outlen - 1] = '\0';
+		*o = outlen - 1;
+		return false;
+	}
+	*o += (size_t)n;
+	return true;
+}
+
+/* The stack's frames, outermost first (flame-graph order): the map holds
+ * them innermost first, ended by a 0 when shorter than the value. */
+static void format_stack(struct decoder_env *env, const uint64_t *ips, size_t nips, char *out,
+			 size_t outlen)
+{
+	size_t depth = 0, o = 0;
+	char hex[32];
+
+	while (depth < nips && ips[depth])
+		depth++;
+	out[0] = '\0';
+	for (size_t i = depth; i-- > 0;) {
+		const char *name = env_ksym(env, ips[i]);
+
+		if (!name) {
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, ips[i]);
+			name = hex;
+		}
+		if (!append_frame(out, outlen, &o, name))
+			break;
+	}
+}
+
+static int dec_kstack(const struct step *s, struct decoder_env *env, const struct dinput *in,
+		      char *out, size_t outlen)
+{
+	uint32_t key;
+	int64_t id;
+
+	if (in_s64(in, &id))
+		return -1;
+	if (!outlen)
+		return DECODE_OK;
+	/* Negative: bpf_get_stackid's error (-EFAULT, -EEXIST...), no stack. */
+	key = (uint32_t)id;
+	if (id < 0 || id > UINT32_MAX || bpf_map_lookup_elem(s->map_fd, &key, s->ips)) {
+		snprintf(out, outlen, "[unknown]");
+		return DECODE_OK;
+	}
+	format_stack(env, s->ips, s->nips, out, outlen);
+	return DECODE_OK;
+}
+
+typedef int (*decode_fn)(const struct step *s, struct decoder_env *env, const struct dinput *in,
+			 char *out, size_t outlen);
+
+/* Field sizes a first decoder accepts, as a bit mask of 1 << size. */
+#define SIZES_ANY 0u
+#define SIZES_NUM ((1u << 1) | (1u << 2) | (1u << 4) | (1u << 8))
+#define SIZES_4_8 ((1u << 4) | (1u << 8))
+#define SIZES_8 (1u << 8)
+
+static const struct {
+	const char *name;
+	decode_fn fn;
+	unsigned sizes;
+	const char *sizes_text;
+} kinds[] = {
+    [UDEC_UINT] = {"uint", dec_uint, SIZES_NUM, "1, 2, 4 or 8"},
+    [UDEC_HEX] = {"hex", dec_hex, SIZES_ANY, NULL},
+    [UDEC_STRING] = {"string", dec_string, SIZES_ANY, NULL},
+    [UDEC_KSYM] = {"ksym", dec_ksym, SIZES_8, "8"},
+    [UDEC_MAJORMINOR] = {"majorminor", dec_majorminor, SIZES_4_8, "4 or 8"},
+    [UDEC_CGROUP] = {"cgroup", dec_cgroup, SIZES_8, "8"},
+    [UDEC_STATIC_MAP] = {"static_map", dec_static_map, SIZES_ANY, NULL},
+    [UDEC_REGEXP] = {"regexp", dec_regexp, SIZES_ANY, NULL},
+    [UDEC_SYSCALL] = {"syscall", dec_syscall, SIZES_NUM, "1, 2, 4 or 8"},
+    [UDEC_ERRNO] = {"errno", dec_errno, SIZES_NUM, "1, 2, 4 or 8"},
+    [UDEC_KSTACK] = {"kstack", dec_kstack, SIZES_4_8, "4 or 8"},
+};
+
+/* ---- compiling a chain ----------------------------------------------- */
+
+static int fail(char *err, size_t errlen, const struct udec_conf *c, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t errlen, const struct udec_conf *c, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%d:%d: %s", c->line, c->col, what);
+	return -1;
+}
+
+/* The highest \N a replacement uses, or -1. */
+static int max_group(const char *tmpl)
+{
+	int max = -1;
+
+	for (const char *t = tmpl; *t; t++)
+		if (t[0] == '\\' && t[1] >= '0' && t[1] <= '9') {
+			if (t[1] - '0' > max)
+				max = t[1] - '0';
+			t++;
+		}
+	return max;
+}
+
+static int compile_regexp(struct step *s, const struct udec_conf *c, char *err, size_t errlen)
+{
+	int rc, group;
+	char why[256];
+
+	if (!c->regexp)
+		return fail(err, errlen, c, "regexp decoder without a regexp");
+	rc = regcomp(&s->re, c->regexp, REG_EXTENDED | (c->replace ? 0 : REG_NOSUB));
+	if (rc) {
+		regerror(rc, &s->re, why, sizeof(why));
+		return fail(err, errlen, c, "bad regexp \"%s\": %s", c->regexp, why);
+	}
+	s->has_re = true;
+	s->replace = c->replace;
+	group = c->replace ? max_group(c->replace) : -1;
+	if (group > (int)s->re.re_nsub)
+		return fail(err, errlen, c, "replace uses \\%d, the regexp has %zu group(s)", group,
+			    s->re.re_nsub);
+	return 0;
+}
+
+/* Checks the map is a kernel stack-trace map and sizes the lookup buffer. */
+static int open_stack_map(struct step *s, const struct udec_conf *c, decoder_map_fd_fn fd_of,
+			  void *arg, char *err, size_t errlen)
+{
+	struct bpf_map_info info = {0};
+	__u32 len = sizeof(info);
+
+	if (!c->stack_map || !c->stack_map[0])
+		return fail(err, errlen, c, "kstack decoder without a stack_map");
+	s->map_fd = fd_of ? fd_of(arg, c->stack_map) : -1;
+	if (s->map_fd < 0)
+		return fail(err, errlen, c, "kstack: no map named \"%s\"", c->stack_map);
+	if (bpf_obj_get_info_by_fd(s->map_fd, &info, &len))
+		return fail(err, errlen, c, "kstack: map \"%s\": %s", c->stack_map,
+			    strerror(errno));
+	if (info.type != BPF_MAP_TYPE_STACK_TRACE || info.key_size != 4 || info.value_size < 8 ||
+	    info.value_size % 8)
+		return fail(err, errlen, c, "kstack: map \"%s\" is no BPF_MAP_TYPE_STACK_TRACE",
+			    c->stack_map);
+	if (info.map_flags & BPF_F_STACK_BUILD_ID)
+		return fail(err, errlen, c, "kstack: map \"%s\" holds build ids, not addresses",
+			    c->stack_map);
+	s->nips = info.value_size / 8;
+	s->ips = calloc(s->nips, 8);
+	return s->ips ? 0 : fail(err, errlen, c, "out of memory");
+}
+
+/* Whether a first decoder taking sizes (a SIZES_ mask) reads a field of size bytes. */
+static bool size_fits(unsigned sizes, unsigned size)
+{
+	if (!size)
+		return false;
+	return sizes == SIZES_ANY || (size <= 8 && (sizes & (1u << size)));
+}
+
+static int compile_step(struct step *s, const struct udec_conf *c, bool first, unsigned size,
+			decoder_map_fd_fn fd_of, void *arg, char *err, size_t errlen)
+{
+	if ((unsigned)c->kind >= sizeof(kinds) / sizeof(kinds[0]) || !kinds[c->kind].fn)
+		return fail(err, errlen, c, "unknown decoder %d", (int)c->kind);
+	s->kind = c->kind;
+	s->conf = c;
+	s->map_fd = -1;
+	if (first && !size_fits(kinds[c->kind].sizes, size))
+		return fail(err, errlen, c, "decoder %s takes a field of %s bytes, not %u",
+			    kinds[c->kind].name, kinds[c->kind].sizes_text ?: "1 or more", size);
+	if (c->kind == UDEC_STATIC_MAP && c->nmap && (!c->from || !c->to))
+		return fail(err, errlen, c, "static_map without its values");
+	if (c->kind == UDEC_REGEXP)
+		return compile_regexp(s, c, err, errlen);
+	if (c->kind == UDEC_KSTACK)
+		return open_stack_map(s, c, fd_of, arg, err, errlen);
+	return 0;
+}
+
+int label_decoder_new(const struct ulabel_conf *l, decoder_map_fd_fn fd_of, void *arg,
+		      struct label_decoder **out, char *err, size_t errlen)
+{
+	struct label_decoder *d;
+
+	*out = NULL;
+	if (!l->ndec) {
+		snprintf(err, errlen, "%d:%d: label \"%s\" has no decoders", l->line, l->col,
+			 l->name ? l->name : "");
+		return -1;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->step = calloc(l->ndec, sizeof(*d->step)))) {
+		free(d);
+		snprintf(err, errlen, "%d:%d: out of memory", l->line, l->col);
+		return -1;
+	}
+	d->size = l->size;
+	for (size_t i = 0; i < l->ndec; i++) {
+		d->nsteps++;
+		if (compile_step(&d->step[i], &l->dec[i], i == 0, l->size, fd_of, arg, err,
+				 errlen)) {
+			label_decoder_free(d);
+			return -1;
+		}
+	}
+	*out = d;
+	return 0;
+}
+
+void label_decoder_free(struct label_decoder *d)
+{
+	if (!d)
+		return;
+	/* The map fds belong to the loaded object, not to the decoder. */
+	for (size_t i = 0; i < d->nsteps; i++) {
+		if (d->step[i].has_re)
+			regfree(&d->step[i].re);
+		free(d->step[i].ips);
+	}
+	free(d->step);
+	free(d);
+}
+
+int label_decode(struct label_decoder *d, struct decoder_env *env, const void *raw, char *out,
+		 size_t outlen)
+{
+	struct dinput in = {.raw = raw, .size = d->size};
+
+	if (!outlen)
+		return -1;
+	for (size_t i = 0; i < d->nsteps; i++) {
+		bool last = i + 1 == d->nsteps;
+		/* Two scratch buffers in turn: a step never writes what it reads. */
+		char *dst = last ? out : d->buf[i & 1];
+		size_t dstlen = last ? outlen : sizeof(d->buf[0]);
+		int rc = kinds[d->step[i].kind].fn(&d->step[i], env, &in, dst, dstlen);
+
+		if (rc != DECODE_OK)
+			return rc;
+		in = (struct dinput){.str = dst};
+	}
+	return DECODE_OK;
+}
