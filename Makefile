@@ -46,7 +46,7 @@ LIB_SRCS += src/expo_proto.c
 LIB_SRCS += src/webconfig.c
 LIB_SRCS += src/uprog.c
 LIB_SRCS += src/decoders.c
-LIB_SRCS += src/umetrics.c
+LIB_SRCS += src/umetrics.c src/userprogs.c
 CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/cmd_top.c src/cmd_trace.c src/cmdutil.c src/errors.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 # protoc-c output: its object joins the library like any other module.

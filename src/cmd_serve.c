@@ -27,6 +27,7 @@
 #include "exporter.h"
 #include "http.h"
 #include "log.h"
+#include "userprogs.h"
 #include "webconfig.h"
 
 /* What the command line said, kept to re-apply over the file on SIGHUP. */
@@ -37,6 +38,8 @@ struct flags {
 	int device, total, size, op_label, size_label, workloads, by_process; /* -1: not given */
 	enum attach_mode attach;
 	unsigned int synthetic;
+	struct userprogs_opts user; /* --config.dir/names/strict */
+	bool check;		    /* --config.check */
 };
 
 struct serve {
@@ -46,6 +49,7 @@ struct serve {
 	bool web_loaded;
 	struct collector *c;
 	struct exporter *e;
+	struct userprogs *user;
 	struct http_server *http;
 	struct metric_set set;
 	char landing[4096];
@@ -106,18 +110,31 @@ static void usage(FILE *f)
 		"                                 serving, for iolat_bpf_program_* metrics\n"
 		"      --log.level=LEVEL          debug, info, warn or error (default info)\n"
 		"      --attach=MODE              auto (default), tp_btf or raw_tp\n"
+		"\n"
+		"User programs (docs/userprogs.md): compiled BPF objects whose maps a YAML\n"
+		"config turns into metrics.\n"
+		"      --config.dir=DIR           where the user program configs are\n"
+		"      --config.names=A,B         load DIR/A.yaml and DIR/B.yaml (default:\n"
+		"                                 every *.yaml in DIR)\n"
+		"      --config.strict            a config that fails stops iolat (default:\n"
+		"                                 it is disabled, logged and shown as\n"
+		"                                 iolat_user_config_up 0)\n"
+		"      --config.check             load and attach the configs, print what\n"
+		"                                 they export, and exit (1 if one failed)\n"
 		"  -h, --help                     this help\n"
 		"\n"
 		"Examples:\n"
 		"  iolat serve\n"
 		"  iolat serve --web.listen-address=127.0.0.1:19617 --bpf.stats\n"
-		"  iolat serve --config.file=/etc/iolat/iolat.yml --web.config.file=/etc/iolat/web.yml\n");
+		"  iolat serve --config.file=/etc/iolat/iolat.yml --web.config.file=/etc/iolat/web.yml\n"
+		"  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,timers\n");
 }
 
 enum {
 	OPT_LISTEN = 256, OPT_PATH, OPT_WEBCFG, OPT_CONFIG, OPT_DEV, OPT_NODEV, OPT_TOT, OPT_NOTOT,
 	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH, OPT_OPL, OPT_NOOPL,
 	OPT_WL, OPT_NOWL, OPT_WLMAX, OPT_WLEXP, OPT_WLBY, OPT_SZL, OPT_NOSZL,
+	OPT_UDIR, OPT_UNAMES, OPT_USTRICT, OPT_UCHECK,
 };
 
 static int parse_flag(struct flags *f, int c, const char *arg)
@@ -198,6 +215,10 @@ static int parse_flag(struct flags *f, int c, const char *arg)
 		}
 		errorf("use auto, tp_btf or raw_tp", "unknown --attach mode '%s'", arg);
 		return -EINVAL;
+	case OPT_UDIR: f->user.dir = arg; return 0;
+	case OPT_UNAMES: f->user.names = arg; return 0;
+	case OPT_USTRICT: f->user.strict = true; return 0;
+	case OPT_UCHECK: f->check = true; return 0;
 	case OPT_SYNTH:
 		if (parse_uint(arg, 0, 100000, &n)) {
 			errorf(NULL, "--test.synthetic-disks takes a number up to 100000");
@@ -235,6 +256,10 @@ static int parse_args(int argc, char **argv, struct flags *f)
 		{ "log.level", required_argument, NULL, OPT_LEVEL },
 		{ "attach", required_argument, NULL, OPT_ATTACH },
 		{ "test.synthetic-disks", required_argument, NULL, OPT_SYNTH },
+		{ "config.dir", required_argument, NULL, OPT_UDIR },
+		{ "config.names", required_argument, NULL, OPT_UNAMES },
+		{ "config.strict", no_argument, NULL, OPT_USTRICT },
+		{ "config.check", no_argument, NULL, OPT_UCHECK },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -261,7 +286,62 @@ static int parse_args(int argc, char **argv, struct flags *f)
 		errorf("see 'iolat serve --help'", "unexpected argument '%s'", argv[optind]);
 		return -EINVAL;
 	}
+	if (!f->user.dir && (f->user.names || f->user.strict || f->check)) {
+		errorf("give the directory of the configs, e.g. --config.dir=/etc/iolat/programs",
+		       "--config.names, --config.strict and --config.check need --config.dir");
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/* Loads the user programs, if any; a config that failed is logged (and
+ * with --config.strict fails the start). */
+static int open_user_programs(struct serve *s)
+{
+	const char *name, *why;
+	char err[1024];
+
+	if (!s->fl.user.dir)
+		return 0;
+	if (userprogs_open(&s->user, &s->fl.user, err, sizeof(err))) {
+		errorf(s->fl.user.strict ? "fix it, or run without --config.strict to skip it"
+					 : "check --config.dir and --config.names",
+		       "%s", err);
+		return -EINVAL;
+	}
+	for (size_t i = 0; userprogs_config(s->user, i, &name, &why); i++) {
+		if (why)
+			log_error("user program config '%s' disabled: %s", name, why);
+		else
+			log_info("user program config '%s' loaded", name);
+	}
+	return 0;
+}
+
+/* --config.check: load, attach and read the configs once, print what they
+ * export, and exit; 1 if one failed. */
+static int check_user_programs(struct serve *s)
+{
+	const char *name, *why;
+	struct buf out = { 0 };
+	bool failed = false;
+	int rc;
+
+	s->fl.user.strict = false;
+	if (open_user_programs(s))
+		return 1;
+	for (size_t i = 0; userprogs_config(s->user, i, &name, &why); i++)
+		failed |= why != NULL;
+	userprogs_describe(s->user, stdout);
+	rc = userprogs_collect(s->user, &s->set);
+	if (!rc)
+		rc = expo_text(&s->set, false, &out);
+	if (!rc && out.len)
+		printf("\n%s", out.data);
+	buf_free(&out);
+	userprogs_close(s->user);
+	metrics_clear(&s->set);
+	return failed || rc ? 1 : 0;
 }
 
 /* Defaults, then the file, then the flags. Prints and returns -errno. */
@@ -351,6 +431,8 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 	 * daemon's RSS between scrapes stays near its working set. */
 	malloc_trim(0);
 	rc = exporter_collect(s->e, &s->set);
+	if (!rc)
+		rc = userprogs_collect(s->user, &s->set);
 
 	if (!rc)
 		rc = fmt == EXPO_PROTOBUF ? expo_proto(&s->set, out)
@@ -530,6 +612,8 @@ static int setup(struct serve *s)
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return -EINVAL;
 	}
+	if (open_user_programs(s))
+		return -EINVAL;
 	if (s->cfg.bpf_stats && (s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0)
 		log_warn("cannot enable BPF stats: %s", strerror(errno));
 	exporter_opts_of(s, &eo);
@@ -548,6 +632,7 @@ static void teardown(struct serve *s)
 {
 	http_stop(s->http);
 	exporter_free(s->e);
+	userprogs_close(s->user);
 	collector_close(s->c);
 	if (s->stats_fd > 0)
 		close(s->stats_fd);
@@ -594,6 +679,8 @@ int cmd_serve(int argc, char **argv)
 	log_set_level(s.cfg.log_level);
 	if (!require_bpf_privileges())
 		return 1;
+	if (s.fl.check)
+		return check_user_programs(&s);
 	sigaction(SIGTERM, &sa_stop, NULL);
 	sigaction(SIGINT, &sa_stop, NULL);
 	sigaction(SIGHUP, &sa_hup, NULL);
