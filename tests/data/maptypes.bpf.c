@@ -29,6 +29,18 @@ COUNTER_MAP(loop_percpu_array, BPF_MAP_TYPE_PERCPU_ARRAY);
 COUNTER_MAP(loop_lru, BPF_MAP_TYPE_LRU_HASH);
 COUNTER_MAP(loop_lru_percpu, BPF_MAP_TYPE_LRU_PERCPU_HASH);
 
+/* A map no metric can read (16-byte values): the config loader refuses it. */
+struct wide_value {
+	__u64 count, bytes;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLOTS);
+	__type(key, __u32);
+	__type(value, struct wide_value);
+} loop_wide SEC(".maps");
+
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(uprog_t_maps, struct request *rq)
 {
@@ -42,5 +54,6 @@ int BPF_PROG(uprog_t_maps, struct request *rq)
 	iolat_count(&loop_percpu_array, &slot, 1);
 	iolat_count(&loop_lru, &slot, 1);
 	iolat_count(&loop_lru_percpu, &slot, 1);
+	bpf_map_update_elem(&loop_wide, &slot, &(struct wide_value){ 1, 0 }, BPF_ANY);
 	return 0;
 }

@@ -1,0 +1,162 @@
+# iolat serve with user programs (docs/userprogs.md): the examples loaded by
+# --config.dir/--config.names, their metrics moving with real events (exact
+# for block request sizes on a loop device); several configs where one is
+# broken (disabled and reported, the rest served), --config.strict,
+# --config.check; and bad input: one line each, with the config's
+# file:line:col, a non-zero exit, and nothing left loaded.
+source tests/integration/lib.sh
+source tests/integration/lib_serve.sh
+
+EX=$PWD/$OUT/examples
+TD=$PWD/$OUT/test-data
+for f in "$EX/biosize.bpf.o" "$EX/timers.yaml" "$TD/maptypes.bpf.o"; do
+	[ -e "$f" ] || fail "$f missing: run make and make helpers"
+done
+
+all_prog_ids() { bpftool prog show 2>/dev/null | sed -nE 's/^([0-9]+): .*/\1/p' | sort; }
+
+# assert_all_unloaded BEFORE WHAT: no program loaded since BEFORE is left
+# (the kernel frees them a moment after the last reference goes).
+assert_all_unloaded() {
+	local left
+	for _ in $(seq 1 30); do
+		left=$(comm -13 <(echo "$1") <(all_prog_ids))
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	fail "$2: programs left loaded: $left"
+}
+
+scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$1" || fail "scrape failed"; }
+
+# hist_delta BEFORE AFTER NAME LABELS: after - before of one sample.
+delta() {
+	python3 -c 'import sys; print(int(float(sys.argv[2] or 0) - float(sys.argv[1] or 0)))' \
+		"$(metric "$1" "$3" "$4")" "$(metric "$2" "$3" "$4")"
+}
+
+make_loop 64
+dev=$LOOP
+name=${dev#/dev/}
+udevadm settle 2>/dev/null || sleep 1
+
+# 1. Three examples, served beside iolat's own metrics.
+before=$(all_prog_ids)
+port=$(free_port)
+start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --config.dir="$EX" \
+	--config.names=biosize,timers,runqlat
+grep -q "user program config 'biosize' loaded" "$WORK/serve.log" || fail "biosize not loaded"
+scrape "$WORK/m0"
+"$DIO" read "$dev" 100 4096 || fail "dio read"
+scrape "$WORK/m1"
+l="{device=\"$name\",le=\"4096\"}"
+assert_eq "biosize: 4 KiB bucket" 100 "$(delta "$WORK/m0" "$WORK/m1" block_request_size_bytes_bucket "$l")"
+assert_eq "biosize: below 4 KiB" 0 \
+	"$(delta "$WORK/m0" "$WORK/m1" block_request_size_bytes_bucket "{device=\"$name\",le=\"2048\"}")"
+assert_eq "biosize: count" 100 "$(delta "$WORK/m0" "$WORK/m1" block_request_size_bytes_count "{device=\"$name\"}")"
+assert_eq "biosize: sum" 409600 "$(delta "$WORK/m0" "$WORK/m1" block_request_size_bytes_sum "{device=\"$name\"}")"
+assert_eq "biosize up" 1 "$(metric "$WORK/m1" iolat_user_config_up '{config="biosize"}')"
+# iolat's own families are still there, and agree.
+assert_eq "iolat's own count" 100 "$(delta "$WORK/m0" "$WORK/m1" iolat_device_latency_seconds_count "{device=\"$name\",op=\"read\"}")"
+grep -qE '^kernel_timer_starts_total\{function="[a-z_][a-z0-9_.]*"\} [1-9]' "$WORK/m1" ||
+	fail "timers: no timer counted by a symbol name"
+[ "$(metric "$WORK/m1" run_queue_latency_seconds_count '')" -gt 0 ] || fail "runqlat: no count"
+grep -q '^run_queue_latency_seconds_bucket{le="1e-06"} ' "$WORK/m1" || fail "runqlat: no 1 us bucket"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$WORK/m1" >"$WORK/promtool.out" 2>&1 ||
+		fail "promtool: $(cat "$WORK/promtool.out")"
+fi
+curl -sf -H 'Accept: application/vnd.google.protobuf;proto=io.prometheus.client;encoding=delimited' \
+	"http://127.0.0.1:$port/metrics" -o "$WORK/m.pb" || fail "protobuf scrape"
+[ -s "$WORK/m.pb" ] || fail "empty protobuf scrape"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve exit status"
+assert_all_unloaded "$before" "serve with examples"
+echo "ok: examples served: 100 reads of 4 KiB in biosize's 4 KiB bucket, timers by symbol, runqlat"
+
+# 2. Several configs, one broken: it is disabled and reported, the rest run.
+cfg=$WORK/configs
+mkdir "$cfg"
+cp "$EX"/biosize.* "$cfg/"
+sed 's/name: majorminor/name: majorminr/' "$EX/biosize.yaml" | sed 's/^name: biosize/name: broken/' >"$cfg/broken.yaml"
+port=$(free_port)
+start_serve "$WORK/serve2.log" --web.listen-address=127.0.0.1:$port --config.dir="$cfg"
+grep -qE "user program config 'broken' disabled: .*broken.yaml:[0-9]+:[0-9]+: .*majorminr" \
+	"$WORK/serve2.log" || fail "broken config not reported: $(cat "$WORK/serve2.log")"
+scrape "$WORK/m2"
+assert_eq "broken: up" 0 "$(metric "$WORK/m2" iolat_user_config_up '{config="broken"}')"
+assert_eq "biosize: up beside it" 1 "$(metric "$WORK/m2" iolat_user_config_up '{config="biosize"}')"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve exit status"
+echo "ok: a broken config is disabled and reported; the others run"
+
+# 3. --config.strict: the broken one stops the start, nothing left loaded.
+before=$(all_prog_ids)
+out=$("$IOLAT" serve --web.listen-address=127.0.0.1:$(free_port) --config.dir="$cfg" \
+	--config.strict 2>&1) && fail "strict: started"
+[ "$(echo "$out" | wc -l)" = 1 ] || fail "strict: not one line: $out"
+echo "$out" | grep -qE "config 'broken': .*broken.yaml:[0-9]+:[0-9]+: .*majorminr" ||
+	fail "strict: message: $out"
+assert_all_unloaded "$before" "strict"
+echo "ok: --config.strict: $out"
+
+# 4. --config.check: what would be exported, and the exit status.
+"$IOLAT" serve --config.dir="$EX" --config.names=biosize --config.check >"$WORK/check" 2>&1 ||
+	fail "check of a good config failed: $(cat "$WORK/check")"
+grep -q "^config biosize .*: ok" "$WORK/check" || fail "check: $(cat "$WORK/check")"
+grep -q "program .* attached at tp_btf/block_rq_issue\|program .* attached at" "$WORK/check" ||
+	fail "check: no program listed"
+grep -q "histogram block_request_size_bytes from map block_request_size_bytes, labels: device" \
+	"$WORK/check" || fail "check: no metric listed"
+"$IOLAT" serve --config.dir="$cfg" --config.check >"$WORK/check2" 2>&1 && fail "check: broken passed"
+grep -q "^config broken .*FAILED: " "$WORK/check2" || fail "check2: $(cat "$WORK/check2")"
+echo "ok: --config.check"
+
+# 5. Bad input: each config alone, strict: one line, file:line:col, exit 1.
+bad() {
+	local what=$1 want=$2 out
+	before=$(all_prog_ids)
+	out=$("$IOLAT" serve --web.listen-address=127.0.0.1:$(free_port) --config.dir="$cfg" \
+		--config.names=bad --config.strict 2>&1) && fail "$what: started"
+	[ "$(echo "$out" | wc -l)" = 1 ] || fail "$what: not one line: $out"
+	echo "$out" | grep -qE -- "$want" || fail "$what: message: $out"
+	assert_all_unloaded "$before" "$what"
+	echo "ok: $what -> $out"
+}
+rm "$cfg/broken.yaml"
+cp "$TD/maptypes.bpf.o" "$cfg/"
+config() { # OBJECT MAP FIELD_SIZE [DECODER]
+	cat >"$cfg/bad.yaml" <<EOF
+object: $1
+metrics:
+  counters:
+    - name: test_total
+      help: A test counter
+      map: $2
+      labels:
+        - name: slot
+          size: $3
+          decoders:
+            - name: ${4:-uint}
+EOF
+}
+config maptypes.bpf.o loop_lru 4
+printf 'object: x\nmetrics: [\n' >"$cfg/bad.yaml"
+bad "YAML syntax error" "bad.yaml:[0-9]+:[0-9]+: "
+config maptypes.bpf.o loop_lru 4
+sed -i 's/      help:/      hlep:/' "$cfg/bad.yaml"
+bad "unknown field" "bad.yaml:6:[0-9]+: .*hlep"
+config maptypes.bpf.o loop_lru 4 nosuchdecoder
+bad "unknown decoder" "bad.yaml:11:[0-9]+: .*nosuchdecoder"
+config maptypes.bpf.o loop_lru 2
+bad "label sizes not the key's" "bad.yaml:4:[0-9]+: .*add up to 2 bytes, but map 'loop_lru' has 4-byte keys"
+config maptypes.bpf.o loop_wide 4
+bad "value not 8 bytes" "bad.yaml:4:[0-9]+: .*16-byte values"
+config maptypes.bpf.o no_such_map 4
+bad "map not found" "bad.yaml:4:[0-9]+: .*no_such_map.*loop_lru"
+config missing.bpf.o loop_lru 4
+bad "missing object" "missing.bpf.o.*No such file"
+cp "$TD/bad_verifier.bpf.o" "$cfg/"
+config bad_verifier.bpf.o counts 4
+bad "verifier rejects" "verifier rejected program .*invalid access to map value"
+echo "ok: bad input"
