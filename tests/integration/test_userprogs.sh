@@ -74,6 +74,47 @@ wait "$SERVE_PID" || fail "serve exit status"
 assert_all_unloaded "$before" "serve with examples"
 echo "ok: examples served: 100 reads of 4 KiB in biosize's 4 KiB bucket, timers by symbol, runqlat"
 
+# 1b. Wide maps, exactly: 10 000 counters and 1 000 histograms filled from
+# user space (bpftool batch); every series and value as written, read
+# with the kernel's batch lookups and without them.
+wide=$WORK/wide
+mkdir "$wide"
+cp "$TD/many.bpf.o" tests/data/many.yaml "$wide/"
+python3 tests/integration/many_fill.py 10000 1000 >"$WORK/fill.batch"
+for batch in 1 0; do
+	port=$(free_port)
+	if [ $batch = 1 ]; then
+		start_serve "$WORK/wide.log" --web.listen-address=127.0.0.1:$port --config.dir="$wide"
+		bpftool batch file "$WORK/fill.batch" >/dev/null || fail "bpftool batch fill"
+	else
+		IOLAT_FORCE_NO_BATCH=1 start_serve "$WORK/wide.log" \
+			--web.listen-address=127.0.0.1:$port --config.dir="$wide"
+		bpftool batch file "$WORK/fill.batch" >/dev/null || fail "bpftool batch fill"
+	fi
+	scrape "$WORK/wide.txt"
+	python3 - "$WORK/wide.txt" <<'PY' || fail "wide maps (batch=$batch) not exported exactly"
+import re, sys
+counters, hist = {}, {}
+for line in open(sys.argv[1]):
+    m = re.match(r'many_total\{id="(\d+)"\} (\S+)$', line)
+    if m:
+        counters[int(m.group(1))] = float(m.group(2))
+    m = re.match(r'many_seconds_(bucket|sum|count)\{id="(\d+)"(?:,le="([^"]+)")?\} (\S+)$', line)
+    if m:
+        hist.setdefault(int(m.group(2)), {})[(m.group(1), m.group(3))] = float(m.group(4))
+assert len(counters) == 10000 and all(counters[i] == i for i in range(10000)), len(counters)
+assert len(hist) == 1000, len(hist)
+for i, h in hist.items():
+    assert h[("count", None)] == 10 and abs(h[("sum", None)] - i * 1e-6) < 1e-12, (i, h)
+    assert h[("bucket", "1e-06")] == 1 and h[("bucket", "0.000512")] == 10, (i, h)
+    assert h[("bucket", "+Inf")] == 10, (i, h)
+print("wide: 10000 counters and 1000 histograms exact")
+PY
+	kill -TERM "$SERVE_PID"
+	wait "$SERVE_PID" || fail "serve exit status"
+done
+echo "ok: wide maps exact, with and without batch lookups"
+
 # 2. Several configs, one broken: it is disabled and reported, the rest run.
 cfg=$WORK/configs
 mkdir "$cfg"

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# userprogs.sh - what a scrape of users' BPF maps costs `iolat serve`.
+#
+# tests/data/many.bpf.o has a counter map and an exp2 histogram map; a
+# config (tests/data/many.yaml) makes them metrics (one uint label each).
+# Each run starts iolat serve with that config, fills the maps from user
+# space (bpftool batch), scrapes K times and reads each scrape's
+# collect+build+render time from the next scrape's
+# iolat_scrape_duration_seconds. Runs: built-in metrics only (no user
+# config) for the baseline, then 10 000 counter series, then 1 000
+# histogram series (10 buckets each), each with the kernel's batch lookups
+# and without them (IOLAT_FORCE_NO_BATCH=1); the order rotates per round.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$HERE")
+ROUNDS=${ROUNDS:-3}
+SCRAPES=${SCRAPES:-20}
+IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
+MANY=${MANY:-$ROOT/build-bench/test-data/many.bpf.o}
+CMDLINE="bash bench/userprogs.sh${*:+ $*}"
+
+usage() {
+	cat <<EOF
+Usage: bash bench/userprogs.sh [--rounds N] [--scrapes K]
+
+Scrape time of iolat serve with users' maps: built-in metrics only, then
+10 000 counters and 1 000 histograms from tests/data/many.bpf.o, each with
+and without BPF_MAP_LOOKUP_BATCH. Needs root, and
+'make OUT=build-bench all helpers' (env IOLAT, MANY override the paths).
+
+  --rounds N    rounds of all runs, order rotating (default 3; env ROUNDS)
+  --scrapes K   scrapes per run (default 20; env SCRAPES)
+EOF
+}
+
+die() {
+	echo "userprogs.sh: $*" >&2
+	exit 1
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--rounds) [ $# -ge 2 ] || die "--rounds needs a value"; ROUNDS=$2; shift 2 ;;
+	--scrapes) [ $# -ge 2 ] || die "--scrapes needs a value"; SCRAPES=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) die "unknown option '$1' (see --help)" ;;
+	esac
+done
+[ "$(id -u)" = 0 ] || die "needs root (iolat loads BPF programs)"
+[ -x "$IOLAT" ] && [ -f "$MANY" ] || die "build first: make OUT=build-bench all helpers"
+command -v bpftool >/dev/null || die "bpftool missing"
+
+WORK=$(mktemp -d /dev/shm/iolat-bench.XXXXXX)
+PID=
+cleanup() {
+	[ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+mkdir "$WORK/cfg"
+cp "$MANY" "$ROOT/tests/data/many.yaml" "$WORK/cfg/"
+python3 "$ROOT/tests/integration/many_fill.py" 10000 0 >"$WORK/counters.batch"
+python3 "$ROOT/tests/integration/many_fill.py" 0 1000 >"$WORK/hists.batch"
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# run NAME: one serve instance; appends "NAME seconds lines" per scrape.
+run() {
+	local name=$1 p args=() env=() lines
+	p=$(port)
+	case $name in
+	builtin) ;;
+	*) args=(--config.dir="$WORK/cfg") ;;
+	esac
+	[[ $name == *nobatch ]] && env=(IOLAT_FORCE_NO_BATCH=1)
+	env "${env[@]}" "$IOLAT" serve --web.listen-address=127.0.0.1:$p "${args[@]}" \
+		2>"$WORK/serve.log" &
+	PID=$!
+	for _ in $(seq 1 100); do
+		grep -q "listening on" "$WORK/serve.log" && break
+		sleep 0.1
+	done
+	case $name in
+	counters*) bpftool batch file "$WORK/counters.batch" >/dev/null ;;
+	hists*) bpftool batch file "$WORK/hists.batch" >/dev/null ;;
+	esac
+	curl -sf "http://127.0.0.1:$p/metrics" >/dev/null
+	for _ in $(seq 1 "$SCRAPES"); do
+		curl -sf "http://127.0.0.1:$p/metrics" >"$WORK/body"
+		lines=$(wc -l <"$WORK/body")
+		awk -v n="$name" -v l="$lines" '$1 == "iolat_scrape_duration_seconds" { print n, $2, l }' \
+			"$WORK/body" >>"$WORK/results"
+	done
+	kill -TERM "$PID"
+	wait "$PID" || true
+	PID=
+}
+
+RUNS=(builtin counters-batch counters-nobatch hists-batch hists-nobatch)
+for ((r = 0; r < ROUNDS; r++)); do
+	for ((k = 0; k < ${#RUNS[@]}; k++)); do
+		run "${RUNS[$(((k + r) % ${#RUNS[@]}))]}"
+	done
+done
+
+python3 - "$WORK/results" "$CMDLINE" "$ROUNDS" "$SCRAPES" <<'PY'
+import collections, statistics, sys
+rows = collections.defaultdict(list)
+lines = {}
+for l in open(sys.argv[1]):
+    name, secs, n = l.split()
+    rows[name].append(float(secs) * 1e3)
+    lines[name] = int(n)
+base = statistics.median(rows["builtin"])
+print("`%s` (%s rounds x %s scrapes; medians)\n" % (sys.argv[2], sys.argv[3], sys.argv[4]))
+print("| run | sample lines | scrape ms (median) | p90 ms | user maps' share ms |")
+print("| --- | --- | --- | --- | --- |")
+for name in ("builtin", "counters-batch", "counters-nobatch", "hists-batch", "hists-nobatch"):
+    v = sorted(rows[name])
+    med = statistics.median(v)
+    p90 = v[int(len(v) * 0.9) - 1]
+    print("| %s | %d | %.2f | %.2f | %s |" % (name, lines[name], med, p90,
+          "-" if name == "builtin" else "%.2f" % (med - base)))
+PY
