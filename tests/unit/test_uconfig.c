@@ -490,6 +490,12 @@ static void test_regexp(void **state)
 	      "regexp does not compile: ");
 	fails(COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: '((a{100}){100}){100}'}]"),
 	      4, 96, "regexp too complex");
+	/* glibc's regcomp takes exponential time on a repeated group that can be empty. */
+	fails(COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: '(^|()|^){50}'}]"),
+	      4, 96, "repeated group that can match empty");
+	/* glibc makes x+ into x x*: each + doubles what precedes it. */
+	fails(COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: 'ab++++++++++++++++'}]"),
+	      4, 96, "regexp too complex");
 	fails(COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: '(a)', replace: '\\2'}]"),
 	      4, 112, "replace uses \\2 but the regexp has 1 groups");
 }
