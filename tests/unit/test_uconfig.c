@@ -362,8 +362,10 @@ static void test_unknown_field(void **state)
 	(void)state;
 	fails(COUNTER("name: l, sizes: 8, decoders: [{name: uint}]"), 4, 53,
 	      "unknown field 'sizes' in a label (known: name, size, padding, decoders)");
-	fails("objects: x\n", 1, 1, "unknown field 'objects' in the config (known: name, object, metrics)");
-	fails(HEAD "  gauges: []\n", 3, 3, "unknown field 'gauges' in metrics (known: counters, histograms)");
+	fails("objects: x\n", 1, 1,
+	      "unknown field 'objects' in the config (known: name, object, metrics)");
+	fails(HEAD "  gauges: []\n", 3, 3,
+	      "unknown field 'gauges' in metrics (known: counters, histograms)");
 	fails(HEAD "  counters:\n    - {name: c, help: C, map: c, bucket_max: 3, labels: []}\n", 4, 34,
 	      "unknown field 'bucket_max' in a counter (known: name, help, map, labels)");
 	fails(COUNTER("name: l, size: 8, decoders: [{name: uint, regexp: x}]"), 4, 86,
