@@ -1,9 +1,10 @@
 # iolat build. Everything lands in $(OUT); quiet unless V=1.
 #   make            build iolat
 #   make run        install missing Debian packages, build, run `iolat hist`
-#   make test       every test: unit, sanitized unit + smoke, integration (root)
+#   make test       every test: unit, sanitized unit + smoke, fuzz, integration (root)
 #   make unit       unit tests only
 #   make sanitize   ASan/UBSan build in build-san/: unit tests and a live smoke test
+#   make fuzz       libFuzzer on the user-program config parser, FUZZ_SECONDS long
 #   make STATIC=1   link libbpf, libelf, zlib and zstd statically
 OUT ?= build
 CC ?= cc
@@ -60,6 +61,11 @@ EXAMPLES := $(EXAMPLE_NAMES:%=$(OUT)/examples/%.bpf.o) $(EXAMPLE_NAMES:%=$(OUT)/
 # Deliberately broken BPF objects the loader's tests feed it.
 TEST_BPF_OBJS := $(patsubst tests/data/%.bpf.c,$(OUT)/test-data/%.bpf.o,$(wildcard tests/data/*.bpf.c))
 HELPER_BINS += $(OUT)/uprog_dump $(TEST_BPF_OBJS)
+# libFuzzer needs clang; `make test` fuzzes for TEST_FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+TEST_FUZZ_SECONDS ?= 30
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers -Isrc \
+	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 ifeq ($(V),1)
 Q :=
@@ -70,7 +76,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps run unit test integration sanitize clean helpers examples
+.PHONY: all deps run unit test integration sanitize fuzz clean helpers examples
 
 all: $(OUT)/iolat examples
 
@@ -163,6 +169,25 @@ $(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o | $(OUT)
 
 helpers: $(HELPER_BINS)
 
+$(OUT)/fuzz_uconfig: fuzz/fuzz_uconfig.c src/uconfig.c src/uconfig.h | $(OUT)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(filter %.c,$^) -lyaml -o $@
+
+# Runs over a copy of the seed corpus, so the tree's stays small and chosen.
+# libFuzzer exits non-zero on a crash, leak, timeout or memory blow-up; its
+# log is shown then, and the input is left in $(OUT)/fuzz-*.
+fuzz: $(OUT)/fuzz_uconfig
+	$(Q)rm -rf $(OUT)/fuzz-corpus && mkdir -p $(OUT)/fuzz-corpus
+	$(Q)cp fuzz/corpus/uconfig/* $(OUT)/fuzz-corpus/
+	$(call msg,FUZZ,$< for $(FUZZ_SECONDS)s)
+	$(Q)if $(OUT)/fuzz_uconfig -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		-max_len=8192 -dict=fuzz/uconfig.dict -print_final_stats=1 -artifact_prefix=$(OUT)/fuzz- \
+		$(OUT)/fuzz-corpus >$(OUT)/fuzz_uconfig.log 2>&1; then \
+		grep -E '^(Done|stat::number_of_executed_units)|(DONE|INITED) +cov' $(OUT)/fuzz_uconfig.log; \
+	else \
+		tail -n 60 $(OUT)/fuzz_uconfig.log; exit 1; \
+	fi
+
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do ./$$t; done
 
@@ -179,6 +204,7 @@ run: deps
 test: deps
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory sanitize
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	$(Q)$(MAKE) --no-print-directory integration
 
 # Sanitized build: unit tests, then live runs of `hist` (signals) and `serve`.

@@ -24,18 +24,22 @@
 #define MAX_TEXT 1024		 /* help, regexp, replace, static_map strings */
 #define MAX_PATH 4096		 /* object, resolved */
 #define MAX_FIELD_BYTES 256	 /* size and padding of one key field */
-#define MAX_BPF_NAME 15		 /* BPF_OBJ_NAME_LEN - 1 */
+#define MAX_BPF_NAME 127 /* libbpf finds maps by their full ELF name */
 /*
  * Work (nodes read, bytes copied, regexp states) for one parse. YAML aliases
  * let one node be read many times, so the input's size alone bounds nothing.
  */
 #define MAX_WORK (16u << 20)
 /*
- * glibc's regcomp copies a group once per count of a bounded repetition:
- * (((a{100}){100}){100}){100} takes minutes and gigabytes. Patterns that
- * would expand past this many atoms are refused.
+ * glibc's regcomp copies a group once per count of a bounded repetition,
+ * and x+ into x x*; its epsilon closures then grow with the square of the
+ * optional copies: (((a{100}){100}){100}){100}, a+++...+ or (a?){4000} take
+ * minutes or gigabytes. Patterns past this many nodes, expanded, are refused.
+ * Repeating a group or repetition that can match empty, as in (|()*){20},
+ * (^|()|^){50} or (a?*$){50}, takes it exponential time even when short:
+ * refused too.
  */
-#define MAX_RE_ATOMS 20000
+#define MAX_RE_ATOMS 1000
 #define MAX_RE_DEPTH 32
 
 struct ctx {
@@ -326,29 +330,37 @@ static yaml_node_t *item(struct ctx *x, yaml_node_t *list, size_t i)
 
 /* ---- regular expressions ---- */
 
-/* Saturates, so the estimate below never overflows. */
+/* Saturates, so the estimates below never overflow. */
 static uint64_t cap(uint64_t v)
 {
 	return v > MAX_RE_ATOMS + 1 ? MAX_RE_ATOMS + 1 : v;
 }
 
-/* Reads "{m}", "{m,}", "{,n}" or "{m,n}" at p; 0 if it is none of them. */
-static const char *re_bound(const char *p, uint64_t *times)
+/* A repetition: copies of the item glibc makes, and whether zero or unbounded. */
+struct re_rep {
+	uint64_t copies;
+	bool zero, unbounded;
+};
+
+/* Reads "{m}", "{m,}", "{,n}" or "{m,n}" at p; NULL if it is none of them. */
+static const char *re_bound(const char *p, struct re_rep *r)
 {
 	uint64_t m = 0, n = 0;
-	bool comma = false;
+	bool comma = false, has_n = false;
 
 	for (p++; is_digit(*p); p++)
 		m = cap(m * 10 + (uint64_t)(*p - '0'));
 	if (*p == ',') {
 		comma = true;
-		for (p++; is_digit(*p); p++)
+		for (p++; is_digit(*p); p++, has_n = true)
 			n = cap(n * 10 + (uint64_t)(*p - '0'));
 	}
 	if (*p != '}')
 		return NULL;
+	r->zero = !m;
+	r->unbounded = comma && !has_n;
 	/* {m,} is m copies and a loop; {m,n} is n copies. */
-	*times = comma && n ? n : m + comma;
+	r->copies = r->unbounded ? m + 1 : comma ? n : m;
 	return p + 1;
 }
 
@@ -374,48 +386,113 @@ static const char *re_bracket(const char *p)
 	return *p ? p + 1 : p;
 }
 
+/* Reads a repetition (*, +, ?, {m,n}) at p; NULL if there is none. */
+static const char *re_rep_at(const char *p, struct re_rep *r)
+{
+	if (*p == '{')
+		return re_bound(p, r);
+	if (*p != '*' && *p != '+' && *p != '?')
+		return NULL;
+	r->copies = *p == '+' ? 2 : 1;
+	r->zero = *p != '+';
+	r->unbounded = *p != '?';
+	return p + 1;
+}
+
+/* One group level of the scan below: its nodes, and which parts match empty. */
+struct re_level {
+	uint64_t sum;	  /* nodes so far */
+	uint64_t last;	  /* nodes of the last item, which a repetition copies */
+	bool last_compound; /* the last item is a group or a repetition */
+	bool last_null;	  /* it can match the empty string */
+	bool before_null; /* the branch before it can */
+	bool branch_null; /* the branch so far can */
+	bool group_null;  /* an earlier branch of the group can */
+};
+
+static void re_start(struct re_level *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->before_null = l->branch_null = true;
+}
+
+static void re_item(struct re_level *l, uint64_t nodes, bool compound, bool null)
+{
+	l->sum = cap(l->sum + nodes);
+	l->last = nodes;
+	l->last_compound = compound;
+	l->last_null = null;
+	l->before_null = l->branch_null;
+	l->branch_null = l->branch_null && null;
+}
+
 /*
- * An upper bound of the atoms regcomp makes of an extended regexp: each
- * atom counts one, a group what it holds, and a bounded repetition
- * multiplies the atom or group before it. Saturates at MAX_RE_ATOMS + 1.
+ * False for more than one copy of a group or repetition that can match
+ * empty (see MAX_RE_ATOMS); ^* or $* are harmless.
+ */
+static bool re_repeat(struct re_level *l, const struct re_rep *r)
+{
+	if (l->last_compound && l->last_null && (r->unbounded || r->copies > 1))
+		return false;
+	l->sum = cap(l->sum + l->last * (r->copies ? r->copies - 1 : 0) + 1);
+	l->last = cap(l->last * r->copies + 1);
+	l->last_null = l->last_null || r->zero;
+	l->last_compound = true;
+	l->branch_null = l->before_null && l->last_null;
+	return true;
+}
+
+/* Anchors, word boundaries and back-references can match the empty string. */
+static bool re_zero_width(const char *p)
+{
+	return *p == '^' || *p == '$' || (*p == '\\' && p[1] && strchr("bB<>`'123456789", p[1]));
+}
+
+/*
+ * An upper bound of the nodes regcomp makes of an extended regexp: each
+ * atom and operator counts one, a group what it holds, and a bounded
+ * repetition or a + (which glibc makes x x*) multiplies the item before it.
+ * MAX_RE_ATOMS + 1 for a pattern regcomp could take exponential time on.
  */
 static uint64_t re_atoms(const char *p)
 {
-	uint64_t sum[MAX_RE_DEPTH] = { 0 }, last[MAX_RE_DEPTH] = { 0 };
+	struct re_level lv[MAX_RE_DEPTH];
+	struct re_rep rep = { 0 };
+	const char *next, *after;
 	int d = 0;
 
-	while (*p) {
-		uint64_t atom = 1, times;
-		const char *next;
-
+	re_start(&lv[0]);
+	for (; *p; p = next) {
+		next = p + 1;
 		if (*p == '(') {
 			if (++d == MAX_RE_DEPTH)
 				return MAX_RE_ATOMS + 1;
-			sum[d] = last[d] = 0;
-			p++;
-			continue;
+			re_start(&lv[d]);
+		} else if (*p == ')' && d > 0) {
+			d--;
+			re_item(&lv[d], cap(lv[d + 1].sum + 1), true,
+				lv[d + 1].group_null || lv[d + 1].branch_null);
+		} else if (*p == '|') {
+			lv[d].group_null = lv[d].group_null || lv[d].branch_null;
+			lv[d].sum = cap(lv[d].sum + 1);
+			lv[d].last = 0;
+			lv[d].last_compound = lv[d].last_null = false;
+			lv[d].before_null = lv[d].branch_null = true;
+		} else if ((after = re_rep_at(p, &rep))) {
+			if (!re_repeat(&lv[d], &rep))
+				return MAX_RE_ATOMS + 1;
+			next = after;
+		} else {
+			if (*p == '[')
+				next = re_bracket(p);
+			else if (*p == '\\' && p[1])
+				next = p + 2;
+			re_item(&lv[d], 1, false, re_zero_width(p));
 		}
-		if (*p == '{' && (next = re_bound(p, &times))) {
-			sum[d] = cap(sum[d] + last[d] * (times ? times - 1 : 0));
-			last[d] = cap(last[d] * times);
-			p = next;
-			continue;
-		}
-		if (*p == ')' && d > 0)
-			atom = cap(sum[d--] + 1);
-		if (*p == '[')
-			next = re_bracket(p);
-		else if (*p == '\\' && p[1])
-			next = p + 2;
-		else
-			next = p + 1;
-		sum[d] = cap(sum[d] + atom);
-		last[d] = atom;
-		p = next;
 	}
-	while (d > 0)
-		sum[d - 1] = cap(sum[d - 1] + sum[d]), d--;
-	return sum[0];
+	for (; d > 0; d--)
+		lv[d - 1].sum = cap(lv[d - 1].sum + lv[d].sum);
+	return lv[0].sum;
 }
 
 /* The highest \N group that replace refers to; -1 for none. */
@@ -443,9 +520,12 @@ static int check_regexp(struct ctx *x, yaml_node_t *re_node, yaml_node_t *rep_no
 	int rc, group;
 
 	if (atoms > MAX_RE_ATOMS)
-		return fail(x, re_node, "regexp too complex (bounded repetitions expand past %d atoms)",
+		return fail(x, re_node,
+			    "regexp too complex for regcomp (over %d nodes expanded, or a "
+			    "repeated group that can match empty, as in (a?)*)",
 			    MAX_RE_ATOMS);
-	if (charge(x, re_node, (size_t)atoms * 16))
+	/* Compiling takes up to cubic time in the nodes: charge their square. */
+	if (charge(x, re_node, (size_t)(atoms * atoms * 2)))
 		return -1;
 	rc = regcomp(&re, d->regexp, REG_EXTENDED);
 	if (rc) {
