@@ -57,7 +57,7 @@ assert_eq "biosize: count" 100 "$(delta "$WORK/m0" "$WORK/m1" block_request_size
 assert_eq "biosize: sum" 409600 "$(delta "$WORK/m0" "$WORK/m1" block_request_size_bytes_sum "{device=\"$name\"}")"
 assert_eq "biosize up" 1 "$(metric "$WORK/m1" iolat_user_config_up '{config="biosize"}')"
 # iolat's own families are still there, and agree.
-assert_eq "iolat's own count" 100 "$(delta "$WORK/m0" "$WORK/m1" iolat_device_latency_seconds_count "{device=\"$name\",op=\"read\"}")"
+assert_eq "iolat's own count" 100 "$(delta "$WORK/m0" "$WORK/m1" iolat_block_device_latency_seconds_count "{device=\"$name\",op=\"read\"}")"
 grep -qE '^kernel_timer_starts_total\{function="[a-z_][a-z0-9_.]*"\} [1-9]' "$WORK/m1" ||
 	fail "timers: no timer counted by a symbol name"
 [ "$(metric "$WORK/m1" run_queue_latency_seconds_count '')" -gt 0 ] || fail "runqlat: no count"
@@ -186,7 +186,7 @@ printf 'object: x\nmetrics: [\n' >"$cfg/bad.yaml"
 bad "YAML syntax error" "bad.yaml:[0-9]+:[0-9]+: "
 config maptypes.bpf.o loop_lru 4
 sed -i 's/      help:/      hlep:/' "$cfg/bad.yaml"
-bad "unknown field" "bad.yaml:6:[0-9]+: .*hlep"
+bad "unknown field" "bad.yaml:5:[0-9]+: .*hlep"
 config maptypes.bpf.o loop_lru 4 nosuchdecoder
 bad "unknown decoder" "bad.yaml:11:[0-9]+: .*nosuchdecoder"
 config maptypes.bpf.o loop_lru 2
