@@ -46,7 +46,7 @@ LIB_SRCS += src/tracer.c src/trace_summary.c src/trace_file.c
 LIB_SRCS += src/expo_proto.c
 LIB_SRCS += src/webconfig.c
 # User programs (issue 6): config, loader, decoders, map -> metric path.
-LIB_SRCS += src/uconfig.c src/uprog.c src/decoders.c src/umetrics.c src/userprogs.c
+LIB_SRCS += src/uconfig.c src/uprog.c src/mapiter.c src/decoders.c src/umetrics.c src/userprogs.c
 CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/cmd_top.c src/cmd_trace.c src/cmdutil.c src/errors.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 # protoc-c output: its object joins the library like any other module.
@@ -107,6 +107,16 @@ $(OUT)/trace.skel.h: $(OUT)/trace.bpf.o
 
 $(OUT)/tracer.o: $(OUT)/trace.skel.h
 
+$(OUT)/mapiter.bpf.o: bpf/mapiter.bpf.c $(OUT)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
+
+$(OUT)/mapiter.skel.h: $(OUT)/mapiter.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name mapiter_bpf > $@
+
+$(OUT)/mapiter.o: $(OUT)/mapiter.skel.h
+
 examples: $(EXAMPLES)
 
 $(OUT)/examples $(OUT)/test-data:
@@ -163,7 +173,7 @@ $(OUT)/slowfs: tests/helpers/slowfs.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(shell pkg-config --cflags fuse3) $< $(shell pkg-config --libs fuse3) -o $@
 
-$(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o | $(OUT)
+$(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o $(OUT)/mapiter.o | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 

@@ -8,8 +8,10 @@
 # collect+build+render time from the next scrape's
 # iolat_scrape_duration_seconds. Runs: built-in metrics only (no user
 # config) for the baseline, then 10 000 counter series, then 1 000
-# histogram series (10 buckets each), each with the kernel's batch lookups
-# and without them (IOLAT_FORCE_NO_BATCH=1); the order rotates per round.
+# histogram series (10 buckets each), each read the three ways iolat can:
+# through a BPF map-element iterator (the default), with
+# BPF_MAP_LOOKUP_BATCH (IOLAT_MAP_READ=batch) and key by key
+# (IOLAT_MAP_READ=keys); the order rotates per round.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -25,8 +27,8 @@ usage() {
 Usage: bash bench/userprogs.sh [--rounds N] [--scrapes K]
 
 Scrape time of iolat serve with users' maps: built-in metrics only, then
-10 000 counters and 1 000 histograms from tests/data/many.bpf.o, each with
-and without BPF_MAP_LOOKUP_BATCH. Needs root, and
+10 000 counters and 1 000 histograms from tests/data/many.bpf.o, each read
+through a map iterator, in batches, and key by key. Needs root, and
 'make OUT=build-bench all helpers' (env IOLAT, MANY override the paths).
 
   --rounds N    rounds of all runs, order rotating (default 3; env ROUNDS)
@@ -74,7 +76,10 @@ run() {
 	builtin) ;;
 	*) args=(--config.dir="$WORK/cfg") ;;
 	esac
-	[[ $name == *nobatch ]] && env=(IOLAT_FORCE_NO_BATCH=1)
+	case $name in
+	*-batch) env=(IOLAT_MAP_READ=batch) ;;
+	*-keys) env=(IOLAT_MAP_READ=keys) ;;
+	esac
 	env "${env[@]}" "$IOLAT" serve --web.listen-address=127.0.0.1:$p "${args[@]}" \
 		2>"$WORK/serve.log" &
 	PID=$!
@@ -98,7 +103,7 @@ run() {
 	PID=
 }
 
-RUNS=(builtin counters-batch counters-nobatch hists-batch hists-nobatch)
+RUNS=(builtin counters-iter counters-batch counters-keys hists-iter hists-batch hists-keys)
 for ((r = 0; r < ROUNDS; r++)); do
 	for ((k = 0; k < ${#RUNS[@]}; k++)); do
 		run "${RUNS[$(((k + r) % ${#RUNS[@]}))]}"
@@ -117,7 +122,8 @@ base = statistics.median(rows["builtin"])
 print("`%s` (%s rounds x %s scrapes; medians)\n" % (sys.argv[2], sys.argv[3], sys.argv[4]))
 print("| run | sample lines | scrape ms (median) | p90 ms | user maps' share ms |")
 print("| --- | --- | --- | --- | --- |")
-for name in ("builtin", "counters-batch", "counters-nobatch", "hists-batch", "hists-nobatch"):
+for name in ("builtin", "counters-iter", "counters-batch", "counters-keys", "hists-iter",
+             "hists-batch", "hists-keys"):
     v = sorted(rows[name])
     med = statistics.median(v)
     p90 = v[int(len(v) * 0.9) - 1]

@@ -72,6 +72,22 @@ static void ksyms_clear(struct ksyms *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/* v in decimal, without printf: a scrape decodes tens of thousands. */
+static void uint_to_dec(uint64_t v, char *out, size_t outlen)
+{
+	char tmp[24];
+	size_t n = 0, i = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n && i + 1 < outlen)
+		out[i++] = tmp[--n];
+	if (outlen)
+		out[i] = '\0';
+}
+
 static int ksyms_add(struct ksyms *k, uint64_t addr, char type, const char *name)
 {
 	size_t len = strlen(name) + 1;
@@ -475,7 +491,7 @@ static int dec_uint(const struct step *s, struct decoder_env *env, const struct 
 	(void)env;
 	if (in_u64(in, &v))
 		return -1;
-	snprintf(out, outlen, "%" PRIu64, v);
+	uint_to_dec(v, out, outlen);
 	return DECODE_OK;
 }
 

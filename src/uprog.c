@@ -14,18 +14,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mapiter.h"
+
 #ifndef EM_BPF
 #define EM_BPF 247
 #endif
 
 /* Verifier log lines kept for an error message. */
 #define LOG_TAIL_LINES 10
-/* Entries asked for per BPF_MAP_LOOKUP_BATCH call, at most. */
-#define BATCH_CHUNK 1024
+/* Entries asked for per BPF_MAP_LOOKUP_BATCH call, at most: the whole map
+ * up to this (one call; a hash bucket never overflows the buffer, ENOSPC),
+ * bounding the buffers at a few MiB for big maps. */
+#define BATCH_CHUNK 65536
 
 #define SUPPORTED_SECS "tracepoint/CATEGORY/NAME, raw_tracepoint/NAME (raw_tp/NAME), tp_btf/NAME"
 
-enum batch_state { BATCH_UNKNOWN, BATCH_WORKS, BATCH_NONE };
+/* How a map is read, decided at its first read and kept: through an
+ * iterator (mapiter.c) where the kernel can, else in batches, else key by
+ * key. */
+enum read_state { READ_UNKNOWN, READ_ITER, READ_BATCH, READ_KEYS };
 
 struct uprog_prog {
 	struct bpf_link *link;
@@ -37,9 +44,10 @@ struct uprog {
 	char *path;
 	struct uprog_prog *prog;
 	size_t nprogs;
-	/* Per map, by the order bpf_object__for_each_map gives: batch support. */
+	/* Per map, by the order bpf_object__for_each_map gives. */
 	int *map_fd;
-	enum batch_state *batch;
+	enum read_state *how;
+	struct mapiter **iter;
 	size_t nmaps;
 	int ncpus;
 };
@@ -230,6 +238,22 @@ static int attach_all(struct uprog *p, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * IOLAT_MAP_READ=batch or keys in the environment skips the faster ways
+ * (tests and bench/userprogs.sh compare them); IOLAT_FORCE_NO_BATCH=1 is
+ * keys.
+ */
+static enum read_state first_read_state(void)
+{
+	const char *how = getenv("IOLAT_MAP_READ");
+
+	if (getenv("IOLAT_FORCE_NO_BATCH") || (how && !strcmp(how, "keys")))
+		return READ_KEYS;
+	if (how && !strcmp(how, "batch"))
+		return READ_BATCH;
+	return READ_UNKNOWN;
+}
+
 static int alloc_state(struct uprog *p)
 {
 	struct bpf_program *prog;
@@ -243,12 +267,13 @@ static int alloc_state(struct uprog *p)
 	bpf_object__for_each_map(map, p->obj)
 		n++;
 	p->map_fd = calloc(n ? n : 1, sizeof(*p->map_fd));
-	p->batch = calloc(n ? n : 1, sizeof(*p->batch));
-	if (!p->prog || !p->map_fd || !p->batch)
+	p->how = calloc(n ? n : 1, sizeof(*p->how));
+	p->iter = calloc(n ? n : 1, sizeof(*p->iter));
+	if (!p->prog || !p->map_fd || !p->how || !p->iter)
 		return -ENOMEM;
 	bpf_object__for_each_map(map, p->obj) {
 		p->map_fd[p->nmaps] = bpf_map__fd(map);
-		p->batch[p->nmaps++] = getenv("IOLAT_FORCE_NO_BATCH") ? BATCH_NONE : BATCH_UNKNOWN;
+		p->how[p->nmaps++] = first_read_state();
 	}
 	return 0;
 }
@@ -309,8 +334,11 @@ void uprog_close(struct uprog *p)
 		bpf_link__destroy(p->prog[i].link);
 	bpf_object__close(p->obj);
 	free(p->prog);
+	for (size_t i = 0; i < p->nmaps; i++)
+		mapiter_close(p->iter[i]);
 	free(p->map_fd);
-	free(p->batch);
+	free(p->how);
+	free(p->iter);
 	free(p->path);
 	free(p);
 }
@@ -396,14 +424,13 @@ static uint64_t value_of(const struct walk *w, const unsigned char *v)
 	return sum;
 }
 
-static enum batch_state *batch_of(struct uprog *p, int fd)
+/* The map's index in p, or -1 for a map not of this object. */
+static int index_of(const struct uprog *p, int fd)
 {
-	static enum batch_state none = BATCH_NONE;
-
 	for (size_t i = 0; i < p->nmaps; i++)
 		if (p->map_fd[i] == fd)
-			return &p->batch[i];
-	return &none; /* not this object's map: no memory of it, so no batch */
+			return (int)i;
+	return -1;
 }
 
 /*
@@ -508,27 +535,57 @@ static int walk_index(struct walk *w, char *err, size_t errlen)
 	return rc;
 }
 
+static int iter_entry(void *arg, const void *key, const void *value)
+{
+	struct walk *w = arg;
+
+	return w->fn(w->arg, key, value_of(w, value));
+}
+
+/* Through an iterator: loaded at the map's first read, kept. */
+static int walk_iter(struct uprog *p, int i, struct walk *w, bool *refused)
+{
+	int rc;
+
+	if (!p->iter[i] && mapiter_open(&p->iter[i], w->m->fd, w->m->key_size,
+					(unsigned)w->vstride)) {
+		*refused = true;
+		return 0;
+	}
+	rc = mapiter_read(p->iter[i], iter_entry, w);
+	return rc < 0 ? -1 : rc;
+}
+
 int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn, void *arg,
 		   char *err, size_t errlen)
 {
 	struct walk w = {.m = m, .ncpus = (unsigned)p->ncpus, .fn = fn, .arg = arg};
-	enum batch_state *batch = batch_of(p, m->fd);
+	static enum read_state other = READ_KEYS;
+	int i = index_of(p, m->fd);
+	enum read_state *how = i < 0 ? &other : &p->how[i];
+	bool refused = false;
 	int rc;
 
 	if (m->value_size != 8)
 		return fail(err, errlen, "map %s: values are %u bytes, not one u64 (8)", m->name,
 			    m->value_size);
 	w.vstride = m->percpu ? (size_t)w.ncpus * 8 : 8;
-	if (*batch != BATCH_NONE) {
-		bool refused = false;
-
-		rc = walk_batch(&w, &refused, err, errlen);
+	if (*how == READ_UNKNOWN || *how == READ_ITER) {
+		rc = walk_iter(p, i, &w, &refused);
 		if (!refused) {
-			*batch = BATCH_WORKS;
-			return rc;
+			*how = READ_ITER;
+			return rc < 0 ? fail(err, errlen, "map %s: iterator: %s", m->name,
+					     strerror(errno)) : rc;
 		}
+		*how = READ_BATCH; /* no iterators here: batches, if they work */
+	}
+	if (*how == READ_BATCH) {
+		refused = false;
+		rc = walk_batch(&w, &refused, err, errlen);
+		if (!refused)
+			return rc;
 		/* Refused on its first call: this kernel or map type has no batch ops. */
-		*batch = BATCH_NONE;
+		*how = READ_KEYS;
 	}
 	if (m->type == BPF_MAP_TYPE_ARRAY || m->type == BPF_MAP_TYPE_PERCPU_ARRAY)
 		return walk_index(&w, err, errlen);

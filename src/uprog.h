@@ -23,8 +23,9 @@ struct uprog;
  * auto-attached. On error nothing stays loaded or attached.
  *
  * Not thread-safe: libbpf's print callback is global, and uprog_open swaps
- * it while it loads. IOLAT_FORCE_NO_BATCH=1 in the environment makes map
- * reads skip BPF_MAP_LOOKUP_BATCH (tests use it to cover the fallback).
+ * it while it loads. IOLAT_MAP_READ=batch or keys in the environment makes
+ * map reads skip the map-element iterator (and batches); tests use it to
+ * cover the fallbacks. IOLAT_FORCE_NO_BATCH=1 is keys.
  */
 int uprog_open(const char *object_path, struct uprog **out, char *err, size_t errlen);
 
@@ -50,10 +51,10 @@ typedef int (*uprog_entry_fn)(void *arg, const void *key, uint64_t value);
 
 /*
  * Calls fn for every entry of a map whose value is one u64 (value_size 8;
- * per-CPU values summed over the possible CPUs). Hash maps are read in
- * chunks with BPF_MAP_LOOKUP_BATCH where the kernel has it, else with
- * get_next_key and lookup; arrays the same way, or by index. Which method
- * works is remembered per map. Returns 0, fn's nonzero return, or -1 with
+ * per-CPU values summed over the possible CPUs). A map is read through a
+ * BPF map-element iterator (mapiter.h, Linux 5.9) where the kernel has
+ * one, else with BPF_MAP_LOOKUP_BATCH, else with get_next_key and lookup
+ * (arrays by index). Which method works is remembered per map. Returns 0, fn's nonzero return, or -1 with
  * err set.
  */
 int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn, void *arg,

@@ -78,8 +78,8 @@ N=200
 make_loop 64
 majmin=$(cat "/sys/class/block/${LOOP#/dev/}/dev")
 dev=$(((${majmin%:*} << 20) | ${majmin#*:}))
-for mode in batch get_next_key; do
-	[ "$mode" = get_next_key ] && export IOLAT_FORCE_NO_BATCH=1
+for mode in iter batch keys; do
+	export IOLAT_MAP_READ=$mode
 	start_dump "$EX/biosize.bpf.o"
 	ask "map block_request_size_bytes" "$WORK/map"
 	assert_eq "biosize map" "map block_request_size_bytes 1 8 8 1664 0" "$(cat "$WORK/map")"
@@ -87,7 +87,7 @@ for mode in batch get_next_key; do
 	"$DIO" read "$LOOP" $N 4096 || fail "dio read"
 	snapshot "$WORK/b1"
 	stop_dump
-	unset IOLAT_FORCE_NO_BATCH
+	unset IOLAT_MAP_READ
 	assert_eq "biosize $mode: 4 KiB bucket (12)" $N \
 		"$(grew "$WORK/b0" "$WORK/b1" block_request_size_bytes "$(le32 $dev)$(le32 12)")"
 	assert_eq "biosize $mode: sum key (25)" $((N * 4096)) \
@@ -95,16 +95,16 @@ for mode in batch get_next_key; do
 	echo "ok: biosize ($mode): $N reads of 4 KiB on $LOOP ($majmin)"
 done
 
-# --- every map type the reader walks, both ways: N reads = N in each ----
+# --- every map type the reader walks, all three ways: N reads = N in each ----
 slot=$(le32 $((${majmin#*:} % 16)))
-for mode in batch get_next_key; do
-	[ "$mode" = get_next_key ] && export IOLAT_FORCE_NO_BATCH=1
+for mode in iter batch keys; do
+	export IOLAT_MAP_READ=$mode
 	start_dump "$TD/maptypes.bpf.o"
 	snapshot "$WORK/m0"
 	"$DIO" read "$LOOP" $N 4096 || fail "dio read"
 	snapshot "$WORK/m1"
 	stop_dump
-	unset IOLAT_FORCE_NO_BATCH
+	unset IOLAT_MAP_READ
 	for map in loop_array loop_percpu_array loop_lru loop_lru_percpu; do
 		assert_eq "$mode $map" $N "$(grew "$WORK/m0" "$WORK/m1" $map "$slot")"
 	done
