@@ -219,10 +219,10 @@ test: deps
 
 # Sanitized build: unit tests, then live runs of `hist` (signals) and `serve`.
 sanitize:
-	$(Q)$(MAKE) --no-print-directory OUT=build-san SAN=1 build-san/iolat build-san/dio unit
+	$(Q)$(MAKE) --no-print-directory OUT=build-san SAN=1 build-san/iolat helpers examples unit
 	$(Q)# A small quarantine, so test_workloads' flat-memory check still means something.
 	$(Q)ASAN_OPTIONS=quarantine_size_mb=1 OUT=build-san \
-		ONLY='test_(signals|serve|workloads|process)\.sh' bash tests/integration/run.sh
+		ONLY='test_(signals|serve|workloads|process|userprogs)\.sh' bash tests/integration/run.sh
 
 clean:
 	$(Q)rm -rf build build-san
