@@ -141,15 +141,27 @@ wait_for_stderr() {
 	return 1
 }
 
-# The kernel frees a program after an RCU grace period, so allow it a moment.
-assert_detached() {
-	local left
+# Every loaded BPF program's id, sorted.
+all_prog_ids() { bpftool prog show 2>/dev/null | sed -nE 's/^([0-9]+): .*/\1/p' | sort; }
+# still_loaded IDS: those of IDS still loaded. loaded_since BEFORE: the ones
+# loaded now that BEFORE (a list of ids) did not have.
+still_loaded() { comm -12 <(echo "$1") <(all_prog_ids); }
+loaded_since() { comm -13 <(echo "$1") <(all_prog_ids); }
+
+# settle CMD...: reruns CMD until it prints no program id, for up to 3 s:
+# the kernel frees a program after an RCU grace period. 1, with the ids in
+# LEFT, if some stay.
+settle() {
 	for _ in $(seq 1 30); do
-		left=$(comm -12 <(echo "$OUR_PROGS") <(iolat_prog_ids) | tr '\n' ' ')
-		[ -z "${left// /}" ] && return 0
+		LEFT=$("$@" | tr '\n' ' ')
+		[ -z "${LEFT// /}" ] && return 0
 		sleep 0.1
 	done
-	fail "iolat programs still loaded 3 s after exit: ids $left"
+	return 1
+}
+
+assert_detached() {
+	settle still_loaded "$OUR_PROGS" || fail "iolat programs still loaded 3 s after exit: ids $LEFT"
 }
 
 # jq-like queries over iolat's JSON with python3: jget FILE EXPR (EXPR in Python,

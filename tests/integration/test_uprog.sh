@@ -14,7 +14,6 @@ for f in "$UPROG_DUMP" "$EX/biosize.bpf.o" "$TD/bad_verifier.bpf.o"; do
 	[ -e "$f" ] || fail "$f missing: run make and make helpers"
 done
 
-all_prog_ids() { bpftool prog show 2>/dev/null | sed -nE 's/^([0-9]+): .*/\1/p' | sort; }
 
 # start_dump OBJECT: uprog_dump as a coprocess, once it says it attached;
 # its programs' ids (new since the start) in DUMP_PROGS.
@@ -26,7 +25,7 @@ start_dump() {
 	on_exit "kill $DUMP_PID_SAVED"
 	while read -t 10 -r line <&"${DUMP[0]}"; do
 		[ "$line" = ready ] || continue
-		DUMP_PROGS=$(comm -13 <(echo "$before") <(all_prog_ids))
+		DUMP_PROGS=$(loaded_since "$before")
 		[ -n "$DUMP_PROGS" ] || fail "$1: uprog_dump attached but no program is loaded"
 		return 0
 	done
@@ -52,15 +51,10 @@ snapshot() { ask dump "$1"; }
 # stop_dump: quit must exit 0 and unload every program it loaded (the kernel
 # frees a program after an RCU grace period: allow it 3 s).
 stop_dump() {
-	local left
 	echo quit >&"${DUMP[1]}"
 	wait "$DUMP_PID_SAVED" || fail "uprog_dump exited with $?: $(cat "$WORK/dump.err")"
-	for _ in $(seq 1 30); do
-		left=$(comm -12 <(echo "$DUMP_PROGS") <(all_prog_ids) | tr '\n' ' ')
-		[ -z "${left// /}" ] && return 0
-		sleep 0.1
-	done
-	fail "programs still loaded 3 s after uprog_dump exited: ids $left"
+	settle still_loaded "$DUMP_PROGS" ||
+		fail "programs still loaded 3 s after uprog_dump exited: ids $LEFT"
 }
 
 # value FILE MAP KEYHEX: the entry's value, 0 if absent. Keys compare as strings:

@@ -13,18 +13,9 @@ for f in "$EX/biosize.bpf.o" "$EX/timers.yaml" "$TD/maptypes.bpf.o"; do
 	[ -e "$f" ] || fail "$f missing: run make and make helpers"
 done
 
-all_prog_ids() { bpftool prog show 2>/dev/null | sed -nE 's/^([0-9]+): .*/\1/p' | sort; }
-
-# assert_all_unloaded BEFORE WHAT: no program loaded since BEFORE is left
-# (the kernel frees them a moment after the last reference goes).
+# assert_all_unloaded BEFORE WHAT: no program loaded since BEFORE is left.
 assert_all_unloaded() {
-	local left
-	for _ in $(seq 1 30); do
-		left=$(comm -13 <(echo "$1") <(all_prog_ids))
-		[ -z "$left" ] && return 0
-		sleep 0.1
-	done
-	fail "$2: programs left loaded: $left"
+	settle loaded_since "$1" || fail "$2: programs left loaded: $LEFT"
 }
 
 scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$1" || fail "scrape failed"; }
