@@ -65,6 +65,27 @@ wait "$SERVE_PID" || fail "serve exit status"
 assert_all_unloaded "$before" "serve with examples"
 echo "ok: examples served: 100 reads of 4 KiB in biosize's 4 KiB bucket, timers by symbol, runqlat"
 
+# 1a. System calls by name and errno, through the syscall and errno
+# decoders: 500 failing opens (a C helper, so nothing else of the process
+# fails) make (openat, ENOENT) grow by at least 500 (other processes fail
+# opens too).
+port=$(free_port)
+start_serve "$WORK/sys.log" --web.listen-address=127.0.0.1:$port --config.dir="$EX" \
+	--config.names=syscalls
+scrape "$WORK/s0"
+printf '#include <fcntl.h>\nint main(void)\n{\n\tfor (int i = 0; i < 500; i++)\n\t\topen("/nonexistent/iolat-test", O_RDONLY);\n\treturn 0;\n}\n' >"$WORK/opens.c"
+cc -O1 -o "$WORK/opens" "$WORK/opens.c" || fail "cc opens.c"
+"$WORK/opens"
+scrape "$WORK/s1"
+l='{syscall="openat",errno="ENOENT"}'
+grew=$(delta "$WORK/s0" "$WORK/s1" syscalls_total "$l")
+[ "$grew" -ge 500 ] || fail "syscalls: (openat, ENOENT) grew by $grew, not >= 500"
+grep -qE '^syscalls_total\{syscall="read",errno="0"\} [1-9]' "$WORK/s1" ||
+	fail "syscalls: no successful read counted"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve exit status"
+echo "ok: syscalls by name and errno: (openat, ENOENT) grew by $grew for 500 failed opens"
+
 # 1b. Wide maps, exactly: 10 000 counters and 1 000 histograms filled from
 # user space (bpftool batch); every series and value as written, whichever
 # way iolat reads the maps.
