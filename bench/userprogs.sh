@@ -68,6 +68,16 @@ python3 "$ROOT/tests/integration/many_fill.py" 0 1000 >"$WORK/hists.batch"
 
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# fill BATCH: bpftool's map lookup by name opens every map id and fails on
+# one still being freed (the previous run's): retried.
+fill() {
+	for _ in 1 2 3 4 5; do
+		bpftool batch file "$1" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	die "bpftool batch file $1 failed"
+}
+
 # run NAME: one serve instance; appends "NAME seconds lines" per scrape.
 run() {
 	local name=$1 p args=() env=() lines
@@ -88,8 +98,8 @@ run() {
 		sleep 0.1
 	done
 	case $name in
-	counters*) bpftool batch file "$WORK/counters.batch" >/dev/null ;;
-	hists*) bpftool batch file "$WORK/hists.batch" >/dev/null ;;
+	counters*) fill "$WORK/counters.batch" ;;
+	hists*) fill "$WORK/hists.batch" ;;
 	esac
 	curl -sf "http://127.0.0.1:$p/metrics" >/dev/null
 	for _ in $(seq 1 "$SCRAPES"); do

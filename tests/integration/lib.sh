@@ -141,6 +141,17 @@ wait_for_stderr() {
 	return 1
 }
 
+# fill_maps BATCHFILE: bpftool batch (map updates by map name, idempotent).
+# bpftool finds a map by name by opening every map id; one that a process
+# which just exited is still freeing fails that, so it is retried.
+fill_maps() {
+	for _ in 1 2 3 4 5; do
+		bpftool batch file "$1" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	bpftool batch file "$1" >/dev/null
+}
+
 # Every loaded BPF program's id, sorted.
 all_prog_ids() { bpftool prog show 2>/dev/null | sed -nE 's/^([0-9]+): .*/\1/p' | sort; }
 # still_loaded IDS: those of IDS still loaded. loaded_since BEFORE: the ones

@@ -97,7 +97,7 @@ for how in iter batch keys; do
 	port=$(free_port)
 	IOLAT_MAP_READ=$how start_serve "$WORK/wide.log" --web.listen-address=127.0.0.1:$port \
 		--config.dir="$wide"
-	bpftool batch file "$WORK/fill.batch" >/dev/null || fail "bpftool batch fill"
+	fill_maps "$WORK/fill.batch" || fail "bpftool batch fill"
 	scrape "$WORK/wide.txt"
 	python3 - "$WORK/wide.txt" <<'PY' || fail "wide maps (read: $how) not exported exactly"
 import re, sys
