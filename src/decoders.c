@@ -277,55 +277,62 @@ static int dec_string(const struct step *s, struct decoder_env *env, const struc
 	return DECODE_OK;
 }
 
-static int dec_ksym(const struct step *s, struct decoder_env *env, const struct dinput *in,
-		    char *out, size_t outlen)
+static const char *ksym_name(struct decoder_env *env, uint64_t v)
 {
-	const char *name;
-	uint64_t v;
-
-	(void)s;
-	if (in_u64(in, &v))
-		return -1;
-	name = ksyms_lookup(&env->ksyms, v);
-	if (name)
-		snprintf(out, outlen, "%s", name);
-	else
-		snprintf(out, outlen, "0x%" PRIx64, v);
-	return DECODE_OK;
+	return ksyms_lookup(&env->ksyms, v);
 }
 
-static int dec_majorminor(const struct step *s, struct decoder_env *env, const struct dinput *in,
-			  char *out, size_t outlen)
+static const char *disk_name(struct decoder_env *env, uint64_t v)
 {
-	const char *name;
-	uint64_t v;
-
-	(void)s;
-	if (in_u64(in, &v))
-		return -1;
 	/* The kernel's dev_t is 32 bits; more is no disk. */
-	name = v <= UINT32_MAX ? disk_cache_name(&env->disks, (uint32_t)v) : NULL;
+	return v <= UINT32_MAX ? disk_cache_name(&env->disks, (uint32_t)v) : NULL;
+}
+
+static const char *cgroup_path(struct decoder_env *env, uint64_t v)
+{
+	return cgroup_cache_path(&env->cgroups, v);
+}
+
+static void hex_number(uint64_t v, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "0x%" PRIx64, v);
+}
+
+static void majorminor_number(uint64_t v, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%u:%u", disk_major((uint32_t)v), disk_minor((uint32_t)v));
+}
+
+static void decimal_number(uint64_t v, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%" PRIu64, v);
+}
+
+/* The decoders that name a number from the system: the lookup, and how the
+ * number is written when the system has no name for it. */
+static const struct {
+	const char *(*name_of)(struct decoder_env *env, uint64_t v);
+	void (*number)(uint64_t v, char *out, size_t outlen);
+} namers[] = {
+    [UDEC_KSYM] = {ksym_name, hex_number},
+    [UDEC_MAJORMINOR] = {disk_name, majorminor_number},
+    [UDEC_CGROUP] = {cgroup_path, decimal_number},
+};
+
+/* ksym, majorminor and cgroup (namers). */
+static int dec_named(const struct step *s, struct decoder_env *env, const struct dinput *in,
+		     char *out, size_t outlen)
+{
+	const char *name;
+	uint64_t v;
+
+	if (in_u64(in, &v))
+		return -1;
+	name = namers[s->kind].name_of(env, v);
 	if (name)
 		snprintf(out, outlen, "%s", name);
 	else
-		snprintf(out, outlen, "%u:%u", disk_major((uint32_t)v), disk_minor((uint32_t)v));
-	return DECODE_OK;
-}
-
-static int dec_cgroup(const struct step *s, struct decoder_env *env, const struct dinput *in,
-		      char *out, size_t outlen)
-{
-	const char *path;
-	uint64_t v;
-
-	(void)s;
-	if (in_u64(in, &v))
-		return -1;
-	path = cgroup_cache_path(&env->cgroups, v);
-	if (path)
-		snprintf(out, outlen, "%s", path);
-	else
-		snprintf(out, outlen, "%" PRIu64, v);
+		namers[s->kind].number(v, out, outlen);
 	return DECODE_OK;
 }
 
@@ -504,9 +511,9 @@ static const struct {
     [UDEC_UINT] = {"uint", dec_uint, SIZES_NUM, "1, 2, 4 or 8"},
     [UDEC_HEX] = {"hex", dec_hex, SIZES_ANY, NULL},
     [UDEC_STRING] = {"string", dec_string, SIZES_ANY, NULL},
-    [UDEC_KSYM] = {"ksym", dec_ksym, SIZES_8, "8"},
-    [UDEC_MAJORMINOR] = {"majorminor", dec_majorminor, SIZES_4_8, "4 or 8"},
-    [UDEC_CGROUP] = {"cgroup", dec_cgroup, SIZES_8, "8"},
+    [UDEC_KSYM] = {"ksym", dec_named, SIZES_8, "8"},
+    [UDEC_MAJORMINOR] = {"majorminor", dec_named, SIZES_4_8, "4 or 8"},
+    [UDEC_CGROUP] = {"cgroup", dec_named, SIZES_8, "8"},
     [UDEC_STATIC_MAP] = {"static_map", dec_static_map, SIZES_ANY, NULL},
     [UDEC_REGEXP] = {"regexp", dec_regexp, SIZES_ANY, NULL},
     [UDEC_SYSCALL] = {"syscall", dec_syscall, SIZES_NUM, "1, 2, 4 or 8"},
