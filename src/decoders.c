@@ -21,6 +21,7 @@
 #include "disk_cache.h"
 #include "disks.h"
 #include "ksyms.h"
+#include "rawint.h"
 #include "syscall_names.h"
 
 /* Intermediate values of a chain; a final value goes to the caller's out. */
@@ -153,34 +154,6 @@ static int parse_num(const char *s, bool *neg, uint64_t *mag)
 	return errno || *end ? -1 : 0;
 }
 
-/* The field as a host-order number of its size; callers checked it is
- * 1, 2, 4 or 8 (label_decoder_new, or is_num_size). */
-static uint64_t raw_unsigned(const struct dinput *in)
-{
-	union {
-		uint8_t u8;
-		uint16_t u16;
-		uint32_t u32;
-		uint64_t u64;
-	} x;
-
-	memcpy(&x, in->raw, in->size);
-	return in->size == 1 ? x.u8 : in->size == 2 ? x.u16 : in->size == 4 ? x.u32 : x.u64;
-}
-
-static int64_t raw_signed(const struct dinput *in)
-{
-	union {
-		int8_t s8;
-		int16_t s16;
-		int32_t s32;
-		int64_t s64;
-	} x;
-
-	memcpy(&x, in->raw, in->size);
-	return in->size == 1 ? x.s8 : in->size == 2 ? x.s16 : in->size == 4 ? x.s32 : x.s64;
-}
-
 static bool is_num_size(size_t size)
 {
 	return size == 1 || size == 2 || size == 4 || size == 8;
@@ -194,7 +167,7 @@ static int in_u64(const struct dinput *in, uint64_t *v)
 		return parse_num(in->str, &neg, v) || neg ? -1 : 0;
 	if (!is_num_size(in->size))
 		return -1;
-	*v = raw_unsigned(in);
+	*v = rawint_unsigned(in->raw, in->size);
 	return 0;
 }
 
@@ -212,7 +185,7 @@ static int in_s64(const struct dinput *in, int64_t *v)
 	}
 	if (!is_num_size(in->size))
 		return -1;
-	*v = raw_signed(in);
+	*v = rawint_signed(in->raw, in->size);
 	return 0;
 }
 
