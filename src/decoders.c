@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cgroup_cache.h"
 #include "disk_cache.h"
 #include "disks.h"
@@ -26,22 +27,6 @@
 
 /* Intermediate values of a chain; a final value goes to the caller's out. */
 #define SCRATCH_LEN 4096
-
-/* v in decimal, without printf: a scrape decodes tens of thousands. */
-static void uint_to_dec(uint64_t v, char *out, size_t outlen)
-{
-	char tmp[24];
-	size_t n = 0, i = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n && i + 1 < outlen)
-		out[i++] = tmp[--n];
-	if (outlen)
-		out[i] = '\0';
-}
 
 /* ---- the env --------------------------------------------------------- */
 
@@ -207,7 +192,7 @@ static int dec_uint(const struct step *s, struct decoder_env *env, const struct 
 	(void)env;
 	if (in_u64(in, &v))
 		return -1;
-	uint_to_dec(v, out, outlen);
+	format_decimal(out, outlen, v, false);
 	return DECODE_OK;
 }
 
