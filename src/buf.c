@@ -95,3 +95,20 @@ int array_make_room(void **items, size_t *cap, size_t n, size_t size, size_t fir
 	*cap = want;
 	return 0;
 }
+
+void format_decimal(char *out, size_t outlen, uint64_t mag, bool negative)
+{
+	char tmp[24];
+	size_t n = 0, i = 0;
+
+	do {
+		tmp[n++] = (char)('0' + mag % 10);
+		mag /= 10;
+	} while (mag);
+	if (negative && i + 1 < outlen)
+		out[i++] = '-';
+	while (n && i + 1 < outlen)
+		out[i++] = tmp[--n];
+	if (outlen)
+		out[i] = '\0';
+}

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct buf {
 	char *data;
@@ -29,5 +30,11 @@ void buf_free(struct buf *b);
  * pointers into the array are stale after a successful call. 0 or -ENOMEM.
  */
 int array_make_room(void **items, size_t *cap, size_t n, size_t size, size_t first);
+
+/*
+ * mag in decimal, after a '-' when negative, without printf (scrapes write
+ * tens of thousands). Truncated to fit out; NUL-terminated when outlen > 0.
+ */
+void format_decimal(char *out, size_t outlen, uint64_t mag, bool negative);
 
 #endif

@@ -16,182 +16,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "cgroups.h"
+#include "buf.h"
+#include "cgroup_cache.h"
+#include "disk_cache.h"
 #include "disks.h"
-#include "idmap.h"
+#include "ksyms.h"
+#include "rawint.h"
 #include "syscall_names.h"
 
-/* Disk numbers seen at once: a host has a few hundred disks at most, so
- * more distinct numbers than this are garbage, not disks. */
-#define MAJORMINOR_CAP 1024
-/* Disk numbers are reused (a new nvme or loop device takes a freed minor):
- * the disk names are read again after this many scrapes. */
-#define MAJORMINOR_AGE_SCRAPES 8
-#define CGROUP_CAP 4096
-/* A walk of the hierarchy costs a stat per cgroup: at most one a second. */
-#define CGROUP_WALK_EVERY_NS 1000000000ULL
-/* Modules load rarely and kallsyms is big: a miss rereads it once a minute. */
-#define KSYM_RELOAD_EVERY_NS (60 * 1000000000ULL)
-/* No kernel function is this long: an address further past the nearest
- * symbol is in none (a gap between modules, past the last one). */
-#define KSYM_MAX_FUNC_SIZE (1ULL << 20)
 /* Intermediate values of a chain; a final value goes to the caller's out. */
 #define SCRATCH_LEN 4096
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- kernel symbols ---------------------------------------------------- */
-
-struct ksym {
-	uint64_t addr;
-	size_t name; /* offset into ksyms.names (the array moves as it grows) */
-	bool text;   /* in code: t, T, w, W */
-};
-
-struct ksyms {
-	struct ksym *sym;
-	size_t n, cap;
-	char *names;
-	size_t nameslen, namescap;
-	bool loaded;
-	uint64_t loaded_ns;
-};
-
-static void ksyms_clear(struct ksyms *k)
-{
-	free(k->sym);
-	free(k->names);
-	memset(k, 0, sizeof(*k));
-}
-
-/* v in decimal, without printf: a scrape decodes tens of thousands. */
-static void uint_to_dec(uint64_t v, char *out, size_t outlen)
-{
-	char tmp[24];
-	size_t n = 0, i = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n && i + 1 < outlen)
-		out[i++] = tmp[--n];
-	if (outlen)
-		out[i] = '\0';
-}
-
-static int ksyms_add(struct ksyms *k, uint64_t addr, char type, const char *name)
-{
-	size_t len = strlen(name) + 1;
-
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 4096;
-		struct ksym *s = realloc(k->sym, cap * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		k->sym = s;
-		k->cap = cap;
-	}
-	if (k->nameslen + len > k->namescap) {
-		size_t cap = k->namescap ? k->namescap * 2 : 65536;
-		char *s = realloc(k->names, cap);
-
-		if (!s)
-			return -ENOMEM;
-		k->names = s;
-		k->namescap = cap;
-	}
-	memcpy(k->names + k->nameslen, name, len);
-	k->sym[k->n++] =
-	    (struct ksym){.addr = addr, .name = k->nameslen, .text = strchr("tTwW", type) != NULL};
-	k->nameslen += len;
-	return 0;
-}
-
-/* By address; among aliases of one address the first listed sorts last,
- * so the search (last at or below) finds it, and text after data. */
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->text != y->text)
-		return x->text ? 1 : -1;
-	return x->name < y->name ? 1 : x->name > y->name ? -1 : 0;
-}
-
-/*
- * Reads kallsyms ("ffffffff81000000 T _stext", modules add "\t[mod]").
- * Zero addresses are skipped: a reader without CAP_SYSLOG (kptr_restrict)
- * sees only zeros, and then every address decodes to hex.
- */
-static void ksyms_load(struct ksyms *k, const char *file)
-{
-	char line[1024], name[512], type;
-	uint64_t addr;
-	FILE *f;
-
-	ksyms_clear(k);
-	k->loaded = true;
-	k->loaded_ns = now_ns();
-	f = fopen(file, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%" SCNx64 " %c %511s", &addr, &type, name) == 3 && addr &&
-		    ksyms_add(k, addr, type, name))
-			break;
-	fclose(f);
-	if (k->n) /* qsort's array must not be NULL, even when empty */
-		qsort(k->sym, k->n, sizeof(*k->sym), ksym_cmp);
-}
-
-/* The symbol addr is in, or NULL: below the first, in data, past _etext
- * (the kernel's text ends there), or too far past the nearest. */
-static const char *ksyms_find(const struct ksyms *k, uint64_t addr)
-{
-	size_t lo = 0, hi = k->n;
-	const struct ksym *s;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->sym[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	s = &k->sym[lo - 1];
-	if (!s->text || addr - s->addr >= KSYM_MAX_FUNC_SIZE ||
-	    !strcmp(k->names + s->name, "_etext"))
-		return NULL;
-	return k->names + s->name;
-}
 
 /* ---- the env --------------------------------------------------------- */
 
 struct decoder_env {
-	char kallsyms[PATH_MAX];
-	char sys_dev_block[PATH_MAX];
-	char cgroup_root[PATH_MAX];
 	struct ksyms ksyms;
-	struct idmap disks;   /* dev + 1 (0:0 is a number too) -> label (owned) */
-	struct idmap cgroups; /* cgroup id -> path (owned) */
-	uint64_t cgroups_walked_ns;
-	bool cgroups_walked;
-	unsigned scrapes;
+	struct disk_cache disks;
+	struct cgroup_cache cgroups;
 };
 
 static void path_or(char *dst, const char *given, const char *dflt)
@@ -209,158 +51,45 @@ struct decoder_env *decoder_env_new(const struct decoder_env_paths *paths)
 {
 	struct decoder_env_paths none = {0};
 	struct decoder_env *env = calloc(1, sizeof(*env));
+	char path[PATH_MAX];
 
 	if (!env)
 		return NULL;
 	if (!paths)
 		paths = &none;
-	path_or(env->kallsyms, paths->kallsyms, "/proc/kallsyms");
-	path_or(env->sys_dev_block, paths->sys_dev_block, "/sys/dev/block");
-	path_or(env->cgroup_root, paths->cgroup_root, "/sys/fs/cgroup");
+	path_or(path, paths->kallsyms, "/proc/kallsyms");
+	ksyms_init(&env->ksyms, path);
+	path_or(path, paths->sys_dev_block, "/sys/dev/block");
+	disk_cache_init(&env->disks, path);
+	path_or(path, paths->cgroup_root, "/sys/fs/cgroup");
+	cgroup_cache_init(&env->cgroups, path);
 	return env;
-}
-
-static void free_value(void *ctx, uint64_t id, void *val)
-{
-	(void)ctx;
-	(void)id;
-	free(val);
-}
-
-/* Empties a cache of owned strings; it stays usable. */
-static void cache_clear(struct idmap *m)
-{
-	idmap_each(m, free_value, NULL);
-	idmap_free(m);
-	memset(m, 0, sizeof(*m));
 }
 
 void decoder_env_free(struct decoder_env *env)
 {
 	if (!env)
 		return;
-	ksyms_clear(&env->ksyms);
-	cache_clear(&env->disks);
-	cache_clear(&env->cgroups);
+	ksyms_free(&env->ksyms);
+	disk_cache_free(&env->disks);
+	cgroup_cache_free(&env->cgroups);
 	free(env);
 }
 
 void decoder_env_scrape_done(struct decoder_env *env)
 {
-	if (++env->scrapes % MAJORMINOR_AGE_SCRAPES == 0)
-		cache_clear(&env->disks);
+	disk_cache_scrape_done(&env->disks);
 }
 
 void decoder_env_cache_sizes(const struct decoder_env *env, struct decoder_cache_sizes *out)
 {
 	*out = (struct decoder_cache_sizes){
-	    .majorminor = env->disks.n,
-	    .majorminor_cap = MAJORMINOR_CAP,
-	    .cgroup = env->cgroups.n,
-	    .cgroup_cap = CGROUP_CAP,
-	    .ksyms = env->ksyms.n,
+	    .majorminor = disk_cache_count(&env->disks),
+	    .majorminor_cap = DISK_CACHE_CAP,
+	    .cgroup = cgroup_cache_count(&env->cgroups),
+	    .cgroup_cap = CGROUP_CACHE_CAP,
+	    .ksyms = ksyms_count(&env->ksyms),
 	};
-}
-
-/* Loads kallsyms on first use; rereads it on a miss, once a minute. */
-static const char *env_ksym(struct decoder_env *env, uint64_t addr)
-{
-	const char *name;
-
-	if (!env->ksyms.loaded)
-		ksyms_load(&env->ksyms, env->kallsyms);
-	name = ksyms_find(&env->ksyms, addr);
-	if (!name && addr && now_ns() - env->ksyms.loaded_ns >= KSYM_RELOAD_EVERY_NS) {
-		ksyms_load(&env->ksyms, env->kallsyms);
-		name = ksyms_find(&env->ksyms, addr);
-	}
-	return name;
-}
-
-/* A disk's DEVNAME from its uevent, or "M:m" when sysfs has no such disk. */
-static char *read_disk_name(const char *dir, uint32_t dev)
-{
-	char path[PATH_MAX + 32], line[256], *name = NULL;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%u:%u/uevent", dir, disk_major(dev), disk_minor(dev));
-	f = fopen(path, "re");
-	while (f && !name && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "DEVNAME=", 8)) {
-			line[strcspn(line, "\n")] = '\0';
-			name = strdup(line + 8);
-		}
-	if (f)
-		fclose(f);
-	if (!name && asprintf(&name, "%u:%u", disk_major(dev), disk_minor(dev)) < 0)
-		name = NULL;
-	return name;
-}
-
-/* Unknown numbers are cached too (a miss costs a failed open); a full
- * cache starts over, so no stream of numbers grows it past its cap. */
-static const char *env_disk(struct decoder_env *env, uint32_t dev)
-{
-	char *name = idmap_get(&env->disks, (uint64_t)dev + 1);
-
-	if (name)
-		return name;
-	if (env->disks.n >= MAJORMINOR_CAP)
-		cache_clear(&env->disks);
-	name = read_disk_name(env->sys_dev_block, dev);
-	if (name && idmap_put(&env->disks, (uint64_t)dev + 1, name)) {
-		free(name);
-		name = NULL;
-	}
-	return name;
-}
-
-struct cgroup_fill {
-	struct idmap *m;
-	uint64_t wanted;
-};
-
-/* Keeps the last slot for the id being looked up until the walk meets it. */
-static void cgroup_seen(void *ctx, uint64_t id, const char *rel)
-{
-	struct cgroup_fill *fill = ctx;
-	size_t room = CGROUP_CAP - fill->m->n;
-	char *path;
-
-	if (!id || !room || idmap_get(fill->m, id))
-		return;
-	if (room == 1 && id != fill->wanted && !idmap_get(fill->m, fill->wanted))
-		return;
-	if (asprintf(&path, "%s%s", rel[0] == '/' ? "" : "/", rel) < 0)
-		return;
-	if (idmap_put(fill->m, id, path))
-		free(path);
-}
-
-/* Rebuilds the cache from the hierarchy: ids of removed cgroups go, and
- * there is room again. Cgroup ids are never reused, so hits stay right. */
-static void cgroups_rewalk(struct decoder_env *env, uint64_t wanted)
-{
-	struct cgroup_fill fill = {.m = &env->cgroups, .wanted = wanted};
-
-	env->cgroups_walked = true;
-	env->cgroups_walked_ns = now_ns();
-	cache_clear(&env->cgroups);
-	cgroups_walk(env->cgroup_root, cgroup_seen, &fill);
-}
-
-/* The path of cgroup id, or NULL for an id no walk has found (unknown ids
- * are not cached: a cgroup created after the walk is found by the next). */
-static const char *env_cgroup(struct decoder_env *env, uint64_t id)
-{
-	const char *path = id ? idmap_get(&env->cgroups, id) : NULL;
-
-	if (path || !id)
-		return path;
-	if (env->cgroups_walked && now_ns() - env->cgroups_walked_ns < CGROUP_WALK_EVERY_NS)
-		return NULL;
-	cgroups_rewalk(env, id);
-	return idmap_get(&env->cgroups, id);
 }
 
 /* ---- one decoder ----------------------------------------------------- */
@@ -410,34 +139,6 @@ static int parse_num(const char *s, bool *neg, uint64_t *mag)
 	return errno || *end ? -1 : 0;
 }
 
-/* The field as a host-order number of its size; callers checked it is
- * 1, 2, 4 or 8 (label_decoder_new, or is_num_size). */
-static uint64_t raw_unsigned(const struct dinput *in)
-{
-	union {
-		uint8_t u8;
-		uint16_t u16;
-		uint32_t u32;
-		uint64_t u64;
-	} x;
-
-	memcpy(&x, in->raw, in->size);
-	return in->size == 1 ? x.u8 : in->size == 2 ? x.u16 : in->size == 4 ? x.u32 : x.u64;
-}
-
-static int64_t raw_signed(const struct dinput *in)
-{
-	union {
-		int8_t s8;
-		int16_t s16;
-		int32_t s32;
-		int64_t s64;
-	} x;
-
-	memcpy(&x, in->raw, in->size);
-	return in->size == 1 ? x.s8 : in->size == 2 ? x.s16 : in->size == 4 ? x.s32 : x.s64;
-}
-
 static bool is_num_size(size_t size)
 {
 	return size == 1 || size == 2 || size == 4 || size == 8;
@@ -451,7 +152,7 @@ static int in_u64(const struct dinput *in, uint64_t *v)
 		return parse_num(in->str, &neg, v) || neg ? -1 : 0;
 	if (!is_num_size(in->size))
 		return -1;
-	*v = raw_unsigned(in);
+	*v = rawint_unsigned(in->raw, in->size);
 	return 0;
 }
 
@@ -469,7 +170,7 @@ static int in_s64(const struct dinput *in, int64_t *v)
 	}
 	if (!is_num_size(in->size))
 		return -1;
-	*v = raw_signed(in);
+	*v = rawint_signed(in->raw, in->size);
 	return 0;
 }
 
@@ -491,7 +192,7 @@ static int dec_uint(const struct step *s, struct decoder_env *env, const struct 
 	(void)env;
 	if (in_u64(in, &v))
 		return -1;
-	uint_to_dec(v, out, outlen);
+	format_decimal(out, outlen, v, false);
 	return DECODE_OK;
 }
 
@@ -534,55 +235,62 @@ static int dec_string(const struct step *s, struct decoder_env *env, const struc
 	return DECODE_OK;
 }
 
-static int dec_ksym(const struct step *s, struct decoder_env *env, const struct dinput *in,
-		    char *out, size_t outlen)
+static const char *ksym_name(struct decoder_env *env, uint64_t v)
 {
-	const char *name;
-	uint64_t v;
-
-	(void)s;
-	if (in_u64(in, &v))
-		return -1;
-	name = env_ksym(env, v);
-	if (name)
-		snprintf(out, outlen, "%s", name);
-	else
-		snprintf(out, outlen, "0x%" PRIx64, v);
-	return DECODE_OK;
+	return ksyms_lookup(&env->ksyms, v);
 }
 
-static int dec_majorminor(const struct step *s, struct decoder_env *env, const struct dinput *in,
-			  char *out, size_t outlen)
+static const char *disk_name(struct decoder_env *env, uint64_t v)
 {
-	const char *name;
-	uint64_t v;
-
-	(void)s;
-	if (in_u64(in, &v))
-		return -1;
 	/* The kernel's dev_t is 32 bits; more is no disk. */
-	name = v <= UINT32_MAX ? env_disk(env, (uint32_t)v) : NULL;
+	return v <= UINT32_MAX ? disk_cache_name(&env->disks, (uint32_t)v) : NULL;
+}
+
+static const char *cgroup_path(struct decoder_env *env, uint64_t v)
+{
+	return cgroup_cache_path(&env->cgroups, v);
+}
+
+static void hex_number(uint64_t v, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "0x%" PRIx64, v);
+}
+
+static void majorminor_number(uint64_t v, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%u:%u", disk_major((uint32_t)v), disk_minor((uint32_t)v));
+}
+
+static void decimal_number(uint64_t v, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%" PRIu64, v);
+}
+
+/* The decoders that name a number from the system: the lookup, and how the
+ * number is written when the system has no name for it. */
+static const struct {
+	const char *(*name_of)(struct decoder_env *env, uint64_t v);
+	void (*number)(uint64_t v, char *out, size_t outlen);
+} namers[] = {
+    [UDEC_KSYM] = {ksym_name, hex_number},
+    [UDEC_MAJORMINOR] = {disk_name, majorminor_number},
+    [UDEC_CGROUP] = {cgroup_path, decimal_number},
+};
+
+/* ksym, majorminor and cgroup (namers). */
+static int dec_named(const struct step *s, struct decoder_env *env, const struct dinput *in,
+		     char *out, size_t outlen)
+{
+	const char *name;
+	uint64_t v;
+
+	if (in_u64(in, &v))
+		return -1;
+	name = namers[s->kind].name_of(env, v);
 	if (name)
 		snprintf(out, outlen, "%s", name);
 	else
-		snprintf(out, outlen, "%u:%u", disk_major((uint32_t)v), disk_minor((uint32_t)v));
-	return DECODE_OK;
-}
-
-static int dec_cgroup(const struct step *s, struct decoder_env *env, const struct dinput *in,
-		      char *out, size_t outlen)
-{
-	const char *path;
-	uint64_t v;
-
-	(void)s;
-	if (in_u64(in, &v))
-		return -1;
-	path = env_cgroup(env, v);
-	if (path)
-		snprintf(out, outlen, "%s", path);
-	else
-		snprintf(out, outlen, "%" PRIu64, v);
+		namers[s->kind].number(v, out, outlen);
 	return DECODE_OK;
 }
 
@@ -712,7 +420,7 @@ static void format_stack(struct decoder_env *env, const uint64_t *ips, size_t ni
 		depth++;
 	out[0] = '\0';
 	for (size_t i = depth; i-- > 0;) {
-		const char *name = env_ksym(env, ips[i]);
+		const char *name = ksyms_lookup(&env->ksyms, ips[i]);
 
 		if (!name) {
 			snprintf(hex, sizeof(hex), "0x%" PRIx64, ips[i]);
@@ -761,9 +469,9 @@ static const struct {
     [UDEC_UINT] = {"uint", dec_uint, SIZES_NUM, "1, 2, 4 or 8"},
     [UDEC_HEX] = {"hex", dec_hex, SIZES_ANY, NULL},
     [UDEC_STRING] = {"string", dec_string, SIZES_ANY, NULL},
-    [UDEC_KSYM] = {"ksym", dec_ksym, SIZES_8, "8"},
-    [UDEC_MAJORMINOR] = {"majorminor", dec_majorminor, SIZES_4_8, "4 or 8"},
-    [UDEC_CGROUP] = {"cgroup", dec_cgroup, SIZES_8, "8"},
+    [UDEC_KSYM] = {"ksym", dec_named, SIZES_8, "8"},
+    [UDEC_MAJORMINOR] = {"majorminor", dec_named, SIZES_4_8, "4 or 8"},
+    [UDEC_CGROUP] = {"cgroup", dec_named, SIZES_8, "8"},
     [UDEC_STATIC_MAP] = {"static_map", dec_static_map, SIZES_ANY, NULL},
     [UDEC_REGEXP] = {"regexp", dec_regexp, SIZES_ANY, NULL},
     [UDEC_SYSCALL] = {"syscall", dec_syscall, SIZES_NUM, "1, 2, 4 or 8"},

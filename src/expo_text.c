@@ -13,23 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Decimal digits of v, without printf: scrapes print tens of thousands. */
-static void format_uint(char *out, size_t len, uint64_t v, bool negative)
-{
-	char tmp[24];
-	size_t n = 0, i = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (negative && i + 1 < len)
-		out[i++] = '-';
-	while (n && i + 1 < len)
-		out[i++] = tmp[--n];
-	out[i] = '\0';
-}
-
 /* A short decimal that reads back as exactly v. */
 void expo_format_double(char *out, size_t len, double v)
 {
@@ -43,7 +26,7 @@ void expo_format_double(char *out, size_t len, double v)
 	}
 	/* Whole numbers print whole ("10", not "1e+01"), as Prometheus does. */
 	if (v == floor(v) && fabs(v) < 1e15) {
-		format_uint(out, len, (uint64_t)fabs(v), v < 0);
+		format_decimal(out, len, (uint64_t)fabs(v), v < 0);
 		return;
 	}
 	/* %g drops trailing zeros, so 15 digits is the shortest form of most

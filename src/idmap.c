@@ -96,3 +96,16 @@ void idmap_free(struct idmap *m)
 	m->slot = NULL;
 	m->cap = m->n = 0;
 }
+
+static void free_value(void *ctx, uint64_t id, void *val)
+{
+	(void)ctx;
+	(void)id;
+	free(val);
+}
+
+void idmap_free_all(struct idmap *m)
+{
+	idmap_each(m, free_value, NULL);
+	idmap_free(m);
+}

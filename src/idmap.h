@@ -29,4 +29,8 @@ void idmap_each(const struct idmap *m, void (*fn)(void *ctx, uint64_t id, void *
 /* Frees the table (not the values). */
 void idmap_free(struct idmap *m);
 
+/* Frees the table and every value with free(): for maps that own their
+ * values. The map is empty and usable again. */
+void idmap_free_all(struct idmap *m);
+
 #endif

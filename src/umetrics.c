@@ -10,6 +10,8 @@
 
 #include <linux/bpf.h>
 
+#include "rawint.h"
+
 /* One metric: its map, where each key field starts, and its decoders. */
 struct umetric {
 	const struct umetric_conf *conf;
@@ -202,30 +204,6 @@ void umetrics_free(struct umetrics *u)
 	free(u);
 }
 
-/* A little-endian (host order) unsigned field of 1, 2, 4 or 8 bytes. */
-static uint64_t field_uint(const unsigned char *p, unsigned size)
-{
-	uint8_t v8;
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64 = 0;
-
-	switch (size) {
-	case 1:
-		memcpy(&v8, p, 1);
-		return v8;
-	case 2:
-		memcpy(&v16, p, 2);
-		return v16;
-	case 4:
-		memcpy(&v32, p, 4);
-		return v32;
-	default:
-		memcpy(&v64, p, size < 8 ? size : 8);
-		return v64;
-	}
-}
-
 /* The bucket a histogram key's bucket field names: 0..nule-1, or nule for
  * the sum key. Out of range: the nearest bucket, as the program's helper
  * would have clamped. */
@@ -275,7 +253,7 @@ static int on_entry(void *arg, const void *key, uint64_t value)
 		s->value += (double)value;
 		return 0;
 	}
-	b = bucket_index(m, field_uint(k + m->offset[last], m->conf->field[last].size));
+	b = bucket_index(m, rawint_unsigned(k + m->offset[last], m->conf->field[last].size));
 	if (b == m->nule) {
 		s->hist.sum += (double)value * m->conf->bucket_multiplier;
 		return 0;
