@@ -78,6 +78,29 @@ static bool config_name_ok(const char *s)
 	return name_ok(s, "_", "_-");
 }
 
+static bool metric_name_ok(const char *s)
+{
+	return name_ok(s, "_:", "_:");
+}
+
+/* Prometheus keeps label names that start with __ for itself. */
+static bool label_name_ok(const char *s)
+{
+	return name_ok(s, "_", "_") && strncmp(s, "__", 2);
+}
+
+/*
+ * A name of at most MAX_NAME characters that ok accepts, in *out; else fails
+ * with "<what> '<name>' must match <rule>".
+ */
+static int get_name(struct yamldoc *x, yaml_node_t *v, bool (*ok)(const char *), const char *what,
+		    const char *rule, char **out)
+{
+	if (yamldoc_get_str(x, v, MAX_NAME, out))
+		return -1;
+	return ok(*out) ? 0 : yamldoc_fail(x, v, "%s '%s' must match %s", what, *out, rule);
+}
+
 /* The kernel takes letters, digits, '_' and '.' in object names. */
 static bool bpf_name_ok(const char *s)
 {
@@ -363,16 +386,9 @@ static int label_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg
 	struct label_state *st = arg;
 	struct ulabel_conf *l = st->l;
 
-	if (!strcmp(k, "name")) {
-		if (yamldoc_get_str(x, v, MAX_NAME, &l->name))
-			return -1;
-		if (!name_ok(l->name, "_", "_") || !strncmp(l->name, "__", 2))
-			return yamldoc_fail(x, v,
-					    "label name '%s' must match [a-zA-Z_][a-zA-Z0-9_]* and "
-					    "not start with __",
-					    l->name);
-		return 0;
-	}
+	if (!strcmp(k, "name"))
+		return get_name(x, v, label_name_ok, "label name",
+				"[a-zA-Z_][a-zA-Z0-9_]* and not start with __", &l->name);
 	if (!strcmp(k, "size"))
 		return st->size = true, yamldoc_get_unsigned(x, v, 1, MAX_FIELD_BYTES, &l->size);
 	if (!strcmp(k, "padding"))
@@ -491,14 +507,9 @@ static int metric_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *ar
 	struct metric_state *st = arg;
 	struct umetric_conf *m = st->m;
 
-	if (!strcmp(k, "name")) {
-		if (yamldoc_get_str(x, v, MAX_NAME, &m->name))
-			return -1;
-		if (!name_ok(m->name, "_:", "_:"))
-			return yamldoc_fail(
-			    x, v, "metric name '%s' must match [a-zA-Z_:][a-zA-Z0-9_:]*", m->name);
-		return 0;
-	}
+	if (!strcmp(k, "name"))
+		return get_name(x, v, metric_name_ok, "metric name", "[a-zA-Z_:][a-zA-Z0-9_:]*",
+				&m->name);
 	if (!strcmp(k, "help"))
 		return yamldoc_get_text(x, v, "help", MAX_TEXT, &m->help);
 	if (!strcmp(k, "map"))
@@ -720,14 +731,8 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 	char *object = NULL;
 	int rc;
 
-	if (!strcmp(k, "name")) {
-		if (yamldoc_get_str(x, v, MAX_NAME, &c->name))
-			return -1;
-		return config_name_ok(c->name)
-			   ? 0
-			   : yamldoc_fail(x, v, "name '%s' must match [a-zA-Z_][a-zA-Z0-9_-]*",
-					  c->name);
-	}
+	if (!strcmp(k, "name"))
+		return get_name(x, v, config_name_ok, "name", "[a-zA-Z_][a-zA-Z0-9_-]*", &c->name);
 	if (!strcmp(k, "object")) {
 		if (yamldoc_get_text(x, v, "object", MAX_PATH, &object))
 			return -1;
