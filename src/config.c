@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* config.c - `iolat serve` settings from a YAML file (config.h), via libyaml. */
 #include "config.h"
+#include "yamldoc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -56,6 +57,12 @@ int config_log_level(const char *name)
 	return -1;
 }
 
+/*
+ * This parser keeps its own error and field helpers rather than yamldoc's:
+ * config_load returns -EINVAL, cuts messages at 255 characters, says
+ * "unknown key" and lets a repeated key win; only the plain scalar readers
+ * are shared.
+ */
 static int fail(struct ctx *x, const yaml_node_t *n, const char *fmt, ...)
 {
 	char msg[256];
@@ -69,27 +76,14 @@ static int fail(struct ctx *x, const yaml_node_t *n, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static const char *scalar(const yaml_node_t *n)
-{
-	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
 static int get_bool(struct ctx *x, const yaml_node_t *n, bool *out)
 {
-	const char *s = scalar(n);
-
-	if (s && !strcmp(s, "true"))
-		*out = true;
-	else if (s && !strcmp(s, "false"))
-		*out = false;
-	else
-		return fail(x, n, "expected true or false");
-	return 0;
+	return yamldoc_bool(n, out) ? fail(x, n, "expected true or false") : 0;
 }
 
 static int get_string(struct ctx *x, const yaml_node_t *n, char *out, size_t len)
 {
-	const char *s = scalar(n);
+	const char *s = yamldoc_scalar(n);
 
 	if (!s)
 		return fail(x, n, "expected a string");
@@ -110,7 +104,7 @@ static int get_bounds(struct ctx *x, const yaml_node_t *n, double scale, uint64_
 	*nout = 0;
 	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
 		yaml_node_t *v = yaml_document_get_node(&x->doc, *it);
-		const char *s = scalar(v);
+		const char *s = yamldoc_scalar(v);
 		char *end;
 		double d = s ? strtod(s, &end) : NAN;
 
@@ -139,7 +133,7 @@ static int each_key(struct ctx *x, yaml_node_t *map, const char *known, key_fn f
 	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(&x->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(&x->doc, p->value);
-		const char *name = scalar(k);
+		const char *name = yamldoc_scalar(k);
 		int rc;
 
 		if (!name)
@@ -214,7 +208,7 @@ static int labels_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve
 static int get_uint(struct ctx *x, const yaml_node_t *n, uint64_t lo, uint64_t hi,
 		    uint64_t *out)
 {
-	const char *s = scalar(n);
+	const char *s = yamldoc_scalar(n);
 	char *end;
 	unsigned long long v = s ? strtoull(s, &end, 10) : 0;
 
@@ -278,7 +272,7 @@ static int workloads_key(struct ctx *x, const char *k, yaml_node_t *v, struct se
 	if (!strcmp(k, "enabled"))
 		return get_bool(x, v, &c->workloads);
 	if (!strcmp(k, "by")) {
-		const char *by = scalar(v);
+		const char *by = yamldoc_scalar(v);
 
 		if (!by || (strcmp(by, "cgroup") && strcmp(by, "process")))
 			return fail(x, v, "workloads.by is cgroup or process");
@@ -292,7 +286,8 @@ static int workloads_key(struct ctx *x, const char *k, yaml_node_t *v, struct se
 		return rc;
 	}
 	if (!strcmp(k, "expire")) {
-		if (!scalar(v) || config_duration(scalar(v), &c->workloads_expire_s))
+		if (!yamldoc_scalar(v) ||
+		    config_duration(yamldoc_scalar(v), &c->workloads_expire_s))
 			return fail(x, v, "expected a duration such as 300, 90s, 5m or 1h");
 		return 0;
 	}
@@ -316,7 +311,7 @@ static int top_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_co
 	if (!strcmp(k, "bpf_stats"))
 		return get_bool(x, v, &c->bpf_stats);
 	if (!strcmp(k, "log_level")) {
-		const char *s = scalar(v);
+		const char *s = yamldoc_scalar(v);
 		int l = s ? config_log_level(s) : -1;
 
 		if (l < 0)
