@@ -17,6 +17,7 @@
 #include "idmap.h"
 #include <linux/types.h>
 #include "iolat.h"
+#include "regex_guard.h"
 
 /* systemd escapes unit-name characters as \xHH ("-" is \x2d). */
 static void unescape(const char *in, size_t len, char *out, size_t outlen)
@@ -209,8 +210,15 @@ static bool apply_rules(const struct workload_cache *c, const char *path, struct
 int workload_rule_check(const struct workload_rule *r, char *err, size_t len)
 {
 	regex_t re;
-	int rc = regcomp(&re, r->match, REG_EXTENDED);
+	int rc;
 
+	/* Before regcomp, which some patterns make take gigabytes or minutes. */
+	if (regex_guard_nodes(r->match) > REGEX_GUARD_MAX_NODES) {
+		snprintf(err, len, "regular expression \"%s\" is too complex (nested or large "
+			 "repetitions): simplify it", r->match);
+		return -EINVAL;
+	}
+	rc = regcomp(&re, r->match, REG_EXTENDED);
 	if (rc) {
 		char why[128];
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <string.h>
 
 #include "workload.h"
 
@@ -15,6 +16,23 @@ static void expect(const char *path, const char *kind, const char *name)
 	workload_classify(path, &w);
 	assert_string_equal(w.kind, kind);
 	assert_string_equal(w.name, name);
+}
+
+/* User rules: refused with a reason, before regcomp sees a pattern that
+ * would take it gigabytes (the guard fuzzing called for). */
+static void test_rule_check(void **state)
+{
+	struct workload_rule ok = { "^/tenants/([^/]+)", "tenant", "\\1" };
+	struct workload_rule bad = { "(unclosed", "x", "" };
+	struct workload_rule huge = { "((a?)*(b+)*){1500}", "x", "" };
+	char err[256];
+
+	(void)state;
+	assert_int_equal(workload_rule_check(&ok, err, sizeof(err)), 0);
+	assert_int_not_equal(workload_rule_check(&bad, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "bad regular expression"));
+	assert_int_not_equal(workload_rule_check(&huge, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "too complex"));
 }
 
 static void test_libvirt(void **state)
@@ -75,7 +93,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_libvirt),	 cmocka_unit_test(test_kubernetes),
 		cmocka_unit_test(test_containers_services_scopes), cmocka_unit_test(test_plain),
-		cmocka_unit_test(test_lookup_unattributed),
+		cmocka_unit_test(test_lookup_unattributed), cmocka_unit_test(test_rule_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
