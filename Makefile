@@ -46,13 +46,16 @@ LIB_SRCS += src/tracer.c src/trace_summary.c src/trace_file.c
 LIB_SRCS += src/expo_proto.c
 LIB_SRCS += src/webconfig.c
 # User programs (issue 6): config, loader, decoders, map -> metric path.
-LIB_SRCS += src/uconfig.c src/yamldoc.c src/regex_guard.c src/uprog.c src/mapiter.c \
+LIB_SRCS += src/uconfig.c src/yamldoc.c src/regex_guard.c src/uprog.c src/mapiter.c src/builtin_views.c \
 	    src/decoders.c src/umetrics.c src/userprogs.c src/ksyms.c src/disk_cache.c \
 	    src/cgroup_cache.c
 CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/cmd_top.c src/cmd_trace.c src/trace_out.c src/cmdutil.c src/errors.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 # protoc-c output: its object joins the library like any other module.
 LIB_OBJS += $(OUT)/prometheus.pb-c.o
+# iolat's own metric configs, carried as strings (scripts/embed_configs.sh).
+BUILTIN_CONFIGS := $(wildcard builtin/*.yaml)
+LIB_OBJS += $(OUT)/builtin_configs.o
 CMD_OBJS := $(CMD_SRCS:src/%.c=$(OUT)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/%)
@@ -118,6 +121,14 @@ $(OUT)/mapiter.skel.h: $(OUT)/mapiter.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name mapiter_bpf > $@
 
 $(OUT)/mapiter.o: $(OUT)/mapiter.skel.h
+
+$(OUT)/builtin_configs.c: scripts/embed_configs.sh $(BUILTIN_CONFIGS) | $(OUT)
+	$(call msg,EMBED,$@)
+	$(Q)sh scripts/embed_configs.sh $(BUILTIN_CONFIGS) > $@
+
+$(OUT)/builtin_configs.o: $(OUT)/builtin_configs.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 examples: $(EXAMPLES)
 

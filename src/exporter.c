@@ -9,8 +9,11 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "builtin_configs.h"
+#include "builtin_views.h"
 #include "disks.h"
 #include "render.h"
+#include "umetrics.h"
 #include "wlabels.h"
 
 /* Classic `le` defaults: latency in ns (buckets.c), sizes in bytes. */
@@ -34,7 +37,12 @@ struct exporter {
 	size_t nnames;
 	struct { const char *who, *what; char text[192]; } help[16];
 	size_t nhelp;
-	const char *disk_labels[5], *untimed_labels[5]; /* label names, for the set's life */
+	/* The per-disk families: builtin/block.yaml, edited by the options,
+	 * over the collector's views; the same path as users' programs. */
+	struct uconfig *block_conf;
+	struct umetrics *block;
+	struct builtin_views views;
+	struct decoder_env *env;
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
 	struct wlabels *wl;
 	uint64_t folded_ios; /* completions under workload="other", this scrape */
@@ -109,6 +117,66 @@ static int workloads_on(struct exporter *e, const struct exporter_opts *o, char 
 	return 0;
 }
 
+/* builtin/block.yaml as the options want it: views off dropped, the op and
+ * size fields folded away unless they are labels. */
+static int block_config(const struct exporter_opts *o, struct uconfig *c, char *err, size_t len)
+{
+	if (uconfig_parse_buffer("builtin/block.yaml", builtin_block_yaml,
+				 strlen(builtin_block_yaml), c, err, len))
+		return -EINVAL;
+	if (!o->device_view)
+		uconfig_drop_metric(c, "iolat_block_device_latency_seconds");
+	if (!o->total_view)
+		uconfig_drop_metric(c, "iolat_block_total_latency_seconds");
+	if (!o->size_view)
+		uconfig_drop_metric(c, "iolat_block_request_size_bytes");
+	if ((o->no_op_label && uconfig_fold_label(c, "op")) ||
+	    (!o->size_label && uconfig_fold_label(c, "size"))) {
+		uconfig_free(c);
+		snprintf(err, len, "builtin/block.yaml: cannot fold a label away");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* (Re)makes the per-disk families' metrics for these options. */
+static int block_metrics_on(struct exporter *e, const struct exporter_opts *o, char *err,
+			    size_t len)
+{
+	struct uconfig *c = calloc(1, sizeof(*c));
+	struct umetrics *u;
+	struct usource src;
+
+	if (!e->env)
+		e->env = decoder_env_new(NULL);
+	if (!c || !e->env) {
+		free(c);
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	if (block_config(o, c, err, len)) {
+		free(c);
+		return -EINVAL;
+	}
+	e->views.lat = collector_lat_table(e->c);
+	e->views.size = collector_size_table(e->c);
+	e->views.lat_le = e->lat_le;
+	e->views.size_le = e->size_le;
+	builtin_views_source(&e->views, &src);
+	if (umetrics_new(&u, c, &src, e->env, err, len)) {
+		uconfig_free(c);
+		free(c);
+		return -EINVAL;
+	}
+	umetrics_free(e->block);
+	if (e->block_conf)
+		uconfig_free(e->block_conf);
+	free(e->block_conf);
+	e->block = u;
+	e->block_conf = c;
+	return 0;
+}
+
 int exporter_set_opts(struct exporter *e, const struct exporter_opts *o, char *err, size_t len)
 {
 	const uint64_t *lat = o->lat_le ? o->lat_le : buckets_default_le_ns;
@@ -129,6 +197,10 @@ int exporter_set_opts(struct exporter *e, const struct exporter_opts *o, char *e
 			      "size", err, len);
 	if (!rc && o->workloads)
 		rc = workloads_on(e, o, err, len);
+	e->views.nlat_le = e->nlat_le;
+	e->views.nsize_le = e->nsize_le;
+	if (!rc)
+		rc = block_metrics_on(e, o, err, len);
 	if (!rc) {
 		e->o = *o;
 		e->o.lat_le = e->o.size_le = NULL;
@@ -165,6 +237,11 @@ void exporter_free(struct exporter *e)
 		return;
 	wlabels_free(e->wl);
 	workload_cache_free(e->names_of);
+	umetrics_free(e->block);
+	if (e->block_conf)
+		uconfig_free(e->block_conf);
+	free(e->block_conf);
+	decoder_env_free(e->env);
 	snapshot_free(&e->snap);
 	free(e);
 }
@@ -189,27 +266,20 @@ static const char *disk_name(struct exporter *e, uint32_t dev)
 }
 
 struct block_families {
-	struct metric_family *dev_lat, *tot_lat, *size, *ios, *bytes, *errors, *untimed;
+	struct metric_family *dev_lat, *tot_lat, *size, *ios, *bytes, *errors;
 };
 
 /* The histogram and counter families of one label scheme (per disk, or per
- * workload); `untimed` is only made per disk. */
+ * workload). */
 struct family_names {
-	const char *dev_lat, *tot_lat, *size, *ios, *bytes, *errors, *untimed;
+	const char *dev_lat, *tot_lat, *size, *ios, *bytes, *errors;
 	const char *who; /* "Block I/O" or "Block I/O per workload" */
-};
-
-static const struct family_names disk_names = {
-	"iolat_block_device_latency_seconds", "iolat_block_total_latency_seconds",
-	"iolat_block_request_size_bytes", "iolat_block_completions_total",
-	"iolat_block_bytes_total", "iolat_block_errors_total", "iolat_block_untimed_total",
-	"Block I/O",
 };
 
 static const struct family_names workload_names = {
 	"iolat_workload_device_latency_seconds", "iolat_workload_total_latency_seconds",
 	"iolat_workload_request_size_bytes", "iolat_workload_completions_total",
-	"iolat_workload_bytes_total", "iolat_workload_errors_total", NULL,
+	"iolat_workload_bytes_total", "iolat_workload_errors_total",
 	"Block I/O per workload (VM, pod, container, service or cgroup)",
 };
 
@@ -236,7 +306,7 @@ static void set_le(struct metric_family *f, const uint64_t *le, size_t n)
 }
 
 static int add_families(struct exporter *e, struct metric_set *set, const struct family_names *n,
-			const char *const *labels, const char *const *untimed_labels,
+			const char *const *labels,
 			struct block_families *b)
 {
 	const char *w = n->who;
@@ -259,13 +329,8 @@ static int add_families(struct exporter *e, struct metric_set *set, const struct
 				  METRIC_COUNTER, labels);
 	b->errors = metrics_family(set, n->errors,
 		help_of(e, w, "completed requests with an error status."), METRIC_COUNTER, labels);
-	if (n->untimed)
-		b->untimed = metrics_family(set, n->untimed,
-			help_of(e, w, "completions counted but not timed because their start was not seen."),
-			METRIC_COUNTER, untimed_labels);
 	if ((e->o.device_view && !b->dev_lat) || (e->o.total_view && !b->tot_lat) ||
-	    (e->o.size_view && !b->size) || !b->ios || !b->bytes || !b->errors ||
-	    (n->untimed && !b->untimed))
+	    (e->o.size_view && !b->size) || !b->ios || !b->bytes || !b->errors)
 		return -ENOMEM;
 	set_le(b->dev_lat, e->lat_le, e->nlat_le);
 	set_le(b->tot_lat, e->lat_le, e->nlat_le);
@@ -278,55 +343,13 @@ static bool shows_workloads(const struct exporter *e)
 	return e->wl && e->o.workloads;
 }
 
-/*
- * The per-disk families' labels: device, then op (unless labels.op is off:
- * every operation of a disk sums into one series), then size (with
- * labels.size_class: latency by request size class), then view (untimed).
- * Names and values are built by the same two functions, so they agree.
- */
-static void disk_label_names(const struct exporter *e, const char **out, const char *last)
-{
-	int n = 0;
-
-	out[n++] = "device";
-	if (!e->o.no_op_label)
-		out[n++] = "op";
-	if (e->o.size_label)
-		out[n++] = "size";
-	if (last)
-		out[n++] = last;
-	out[n] = NULL;
-}
-
-static void disk_label_values(const struct exporter *e, const struct series *s,
-			      const char *dev, const char *last, const char **out)
-{
-	int n = 0;
-
-	out[n++] = dev;
-	if (!e->o.no_op_label)
-		out[n++] = render_op_name(s->key.op);
-	if (e->o.size_label)
-		out[n++] = render_size_class_name(s->key.size_class);
-	if (last)
-		out[n++] = last;
-	out[n] = NULL;
-}
-
-static int add_block_families(struct exporter *e, struct metric_set *set,
-			      struct block_families *b)
+static int add_workload_families(struct exporter *e, struct metric_set *set,
+				 struct block_families *b)
 {
 	static const char *const wl_op[] = { "device", "op", "kind", "workload", NULL };
 	static const char *const wl_dev[] = { "device", "kind", "workload", NULL };
-	bool op = !e->o.no_op_label;
-	int rc;
 
-	disk_label_names(e, e->disk_labels, NULL);
-	disk_label_names(e, e->untimed_labels, "view");
-	rc = add_families(e, set, &disk_names, e->disk_labels, e->untimed_labels, &b[0]);
-	if (!rc && shows_workloads(e))
-		rc = add_families(e, set, &workload_names, op ? wl_op : wl_dev, NULL, &b[1]);
-	return rc;
+	return add_families(e, set, &workload_names, e->o.no_op_label ? wl_dev : wl_op, b);
 }
 
 static int add_counter(struct metric_family *f, const char *const *v, double add)
@@ -353,7 +376,7 @@ static int add_hist(struct metric_family *f, const char *const *v, const struct 
 }
 
 /* One kernel series into a set of families, under label values v (in the
- * families' label order); untimed counts go per disk only. */
+ * families' label order). */
 static int add_values(struct exporter *e, const struct block_families *b, const char *const *v,
 		      const struct series *s)
 {
@@ -372,23 +395,6 @@ static int add_values(struct exporter *e, const struct block_families *b, const 
 	return rc ? -ENOMEM : 0;
 }
 
-/* One kernel series into the per-disk families; flags and cgroups fold away. */
-static int add_series(struct exporter *e, const struct block_families *b, const char *dev,
-		      const struct series *s)
-{
-	const char *labels[5], *dev_view[5], *tot_view[5];
-	int rc;
-
-	disk_label_values(e, s, dev, NULL, labels);
-	disk_label_values(e, s, dev, "device", dev_view);
-	disk_label_values(e, s, dev, "total", tot_view);
-	rc = add_values(e, b, labels, s);
-
-	rc |= add_counter(b->untimed, dev_view, (double)s->val.lat[IOLAT_VIEW_DEVICE].unseen);
-	rc |= add_counter(b->untimed, tot_view, (double)s->val.lat[IOLAT_VIEW_TOTAL].unseen);
-	return rc ? -ENOMEM : 0;
-}
-
 /* The same series into the per-workload families, if its workload is shown. */
 static int add_workload_series(struct exporter *e, const struct block_families *b,
 			       const char *dev, const struct series *s)
@@ -403,28 +409,6 @@ static int add_workload_series(struct exporter *e, const struct block_families *
 	if (wlabels_is_other(e->wl, l))
 		e->folded_ios += s->val.ios;
 	return add_values(e, b, e->o.no_op_label ? without : with_op, s);
-}
-
-/* Testing: fake disks with a fixed spread, to measure large scrapes. */
-static int add_synthetic(struct exporter *e, const struct block_families *b)
-{
-	static struct series s; /* its slots are borrowed by the series: static */
-	char name[32];
-
-	memset(&s, 0, sizeof(s));
-	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i += 7)
-		s.val.lat[0].slots[i] = s.val.lat[1].slots[i] = i + 1;
-	s.val.ios = s.val.lat[0].count = s.val.lat[1].count = 1000;
-	s.val.size_slots[100] = 1000;
-	for (unsigned int d = 0; d < e->o.synthetic_disks; d++) {
-		snprintf(name, sizeof(name), "synth%u", d);
-		for (int op = 0; op < 2; op++) {
-			s.key.op = (__u8)op;
-			if (add_series(e, &b[0], name, &s))
-				return -ENOMEM;
-		}
-	}
-	return 0;
 }
 
 static int add_self(struct exporter *e, struct metric_set *set)
@@ -534,9 +518,33 @@ static int add_workload_self(struct exporter *e, struct metric_set *set)
 	return rc ? -ENOMEM : 0;
 }
 
+/* The per-disk families, through builtin/block.yaml. */
+static int add_block_metrics(struct exporter *e, struct metric_set *set)
+{
+	char err[256];
+
+	e->views.snap = &e->snap;
+	e->views.synthetic = e->o.synthetic_disks;
+	if (umetrics_collect(e->block, set, err, sizeof(err)))
+		return -ENOMEM; /* the views cannot fail otherwise */
+	return 0;
+}
+
+static int add_workload_metrics(struct exporter *e, struct metric_set *set)
+{
+	struct block_families b;
+	int rc = add_workload_families(e, set, &b);
+
+	for (size_t i = 0; !rc && i < e->snap.n; i++) {
+		const struct series *s = &e->snap.s[i];
+
+		rc = add_workload_series(e, &b, disk_name(e, s->key.dev), s);
+	}
+	return rc;
+}
+
 int exporter_collect(struct exporter *e, struct metric_set *set)
 {
-	struct block_families b[2];
 	time_t now = time(NULL);
 	int rc;
 
@@ -546,17 +554,9 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 	if (!rc && shows_workloads(e))
 		rc = wlabels_assign(e->wl, &e->snap, now);
 	if (!rc)
-		rc = add_block_families(e, set, b);
-	for (size_t i = 0; !rc && i < e->snap.n; i++) {
-		const struct series *s = &e->snap.s[i];
-		const char *dev = disk_name(e, s->key.dev);
-
-		rc = add_series(e, &b[0], dev, s);
-		if (!rc && shows_workloads(e))
-			rc = add_workload_series(e, &b[1], dev, s);
-	}
-	if (!rc && e->o.synthetic_disks)
-		rc = add_synthetic(e, b);
+		rc = add_block_metrics(e, set);
+	if (!rc && shows_workloads(e))
+		rc = add_workload_metrics(e, set);
 	if (!rc)
 		rc = add_self(e, set);
 	if (!rc && shows_workloads(e))

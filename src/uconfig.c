@@ -452,6 +452,10 @@ static int get_bucket_type(struct yamldoc *x, yaml_node_t *v, enum ubucket_type 
 		*t = UBUCKET_LINEAR;
 	else if (s && !strcmp(s, "fixed"))
 		*t = UBUCKET_FIXED;
+	else if (s && !strcmp(s, "iolat_latency"))
+		*t = UBUCKET_IOLAT_LATENCY;
+	else if (s && !strcmp(s, "iolat_size"))
+		*t = UBUCKET_IOLAT_SIZE;
 	else
 		return yamldoc_fail(x, v, "bucket_type is exp2, linear or fixed");
 	return 0;
@@ -578,6 +582,13 @@ static int check_histogram(struct yamldoc *x, yaml_node_t *n, const struct metri
 	if (!st->type)
 		return yamldoc_fail(x, n, "missing required field 'bucket_type' in histogram '%s'",
 				    m->name);
+	if (ubucket_is_iolat(m->bucket_type)) {
+		/* iolat's table fixes the buckets; every field is a label. */
+		if (st->min || st->max || st->keys)
+			return yamldoc_fail(x, st->min ? st->min : st->max ? st->max : st->keys,
+					    "iolat's histograms have their own buckets");
+		return 0;
+	}
 	if (m->bucket_type != UBUCKET_FIXED) {
 		if (check_range(x, n, st))
 			return -1;
@@ -843,16 +854,18 @@ static void free_decoder(struct udec_conf *d)
 	free(d->stack_map);
 }
 
+static void free_field(struct ulabel_conf *l)
+{
+	for (size_t j = 0; j < l->ndec; j++)
+		free_decoder(&l->dec[j]);
+	free(l->dec);
+	free(l->name);
+}
+
 static void free_metric(struct umetric_conf *m)
 {
-	for (size_t i = 0; i < m->nfields; i++) {
-		struct ulabel_conf *l = &m->field[i];
-
-		for (size_t j = 0; j < l->ndec; j++)
-			free_decoder(&l->dec[j]);
-		free(l->dec);
-		free(l->name);
-	}
+	for (size_t i = 0; i < m->nfields; i++)
+		free_field(&m->field[i]);
 	free(m->name);
 	free(m->help);
 	free(m->map);
@@ -868,4 +881,38 @@ void uconfig_free(struct uconfig *c)
 	free(c->name);
 	free(c->object);
 	memset(c, 0, sizeof(*c));
+}
+
+void uconfig_drop_metric(struct uconfig *c, const char *name)
+{
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		if (strcmp(c->metric[i].name, name))
+			continue;
+		free_metric(&c->metric[i]);
+		memmove(&c->metric[i], &c->metric[i + 1],
+			(c->nmetrics - i - 1) * sizeof(c->metric[0]));
+		c->nmetrics--;
+		return;
+	}
+}
+
+int uconfig_fold_label(struct uconfig *c, const char *label)
+{
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		struct umetric_conf *m = &c->metric[i];
+
+		for (size_t k = 0; k < m->nfields; k++) {
+			if (strcmp(m->field[k].name, label))
+				continue;
+			if (!k)
+				return -1;
+			m->field[k - 1].padding += m->field[k].size + m->field[k].padding;
+			free_field(&m->field[k]);
+			memmove(&m->field[k], &m->field[k + 1],
+				(m->nfields - k - 1) * sizeof(m->field[0]));
+			m->nfields--;
+			break;
+		}
+	}
+	return 0;
 }

@@ -99,7 +99,19 @@ enum ubucket_type {
 	UBUCKET_EXP2,
 	UBUCKET_LINEAR,
 	UBUCKET_FIXED,
+	/* iolat's own histograms (the configs in builtin/): each map value is a
+	 * histogram over iolat's bucket table (buckets.h), latency in ns or
+	 * sizes in bytes; every key field is a label, there is no bucket
+	 * field, and the `le` bounds are serve's. */
+	UBUCKET_IOLAT_LATENCY,
+	UBUCKET_IOLAT_SIZE,
 };
+
+/* Whether t is one of iolat's own histogram kinds. */
+static inline bool ubucket_is_iolat(enum ubucket_type t)
+{
+	return t == UBUCKET_IOLAT_LATENCY || t == UBUCKET_IOLAT_SIZE;
+}
 
 struct umetric_conf {
 	char *name;
@@ -134,6 +146,16 @@ int uconfig_parse_file(const char *file, struct uconfig *out, char *err, size_t 
 int uconfig_parse_buffer(const char *file, const char *buf, size_t len, struct uconfig *out,
 			 char *err, size_t errlen);
 void uconfig_free(struct uconfig *c);
+
+/*
+ * Editing a parsed config (serve's options over its built-in ones): drops
+ * the metric named `name`, if there is one; and makes the field `label` of
+ * every metric no label: its bytes become the previous field's padding, so
+ * entries that differ only in it sum into one series. -1 if it is the
+ * first field (nothing to fold it into).
+ */
+void uconfig_drop_metric(struct uconfig *c, const char *name);
+int uconfig_fold_label(struct uconfig *c, const char *label);
 
 /* "ksym", "uint"... and back; -1 for an unknown name. */
 const char *udec_name(enum udec_kind k);

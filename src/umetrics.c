@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* umetrics.c - a BPF object's maps to metric families, by its config (umetrics.h). */
+/* umetrics.c - a source's maps to metric families, by a config (umetrics.h). */
 #include "umetrics.h"
 
 #include <errno.h>
@@ -15,18 +15,20 @@
 /* One metric: its map, where each key field starts, and its decoders. */
 struct umetric {
 	const struct umetric_conf *conf;
-	struct uprog_map map;
+	struct umap map;
 	struct label_decoder *dec[UCONF_MAX_FIELDS];
 	size_t offset[UCONF_MAX_FIELDS];
 	const char *label_names[METRIC_MAX_LABELS + 1];
-	size_t nlabels; /* fields that are labels: a histogram's last is its bucket */
+	size_t nlabels; /* fields that are labels: a users' histogram's last is its
+			 * bucket */
+	const struct bucket_table *table; /* iolat's histograms */
 	double *ule;	/* a histogram's bounds, in its unit */
 	size_t nule;
 };
 
 struct umetrics {
 	const struct uconfig *conf;
-	struct uprog *prog;
+	struct usource src;
 	struct decoder_env *env;
 	struct umetric *m;
 	size_t n;
@@ -61,24 +63,44 @@ static bool readable_type(unsigned type)
 	}
 }
 
-/* The map named by the metric, checked to hold what a metric can read. */
-static int find_map(struct umetrics *u, struct umetric *m, char *err, size_t errlen)
+/* A users' map: a hash or array of u64s. */
+static int check_u64_map(struct umetrics *u, const struct umetric *m, char *err, size_t errlen)
 {
 	const struct umetric_conf *mc = m->conf;
-	char why[200], size[32];
+	char size[32];
 
-	if (uprog_map(u->prog, mc->map, &m->map, why, sizeof(why)))
-		return failf(err, errlen, u->conf, mc->line, mc->col, "%s%s", why, "");
-	if (!readable_type(m->map.type))
+	if (m->map.iolat_hist)
+		return failf(err, errlen, u->conf, mc->line, mc->col,
+			     "map '%s' holds iolat's histograms%s: read it with bucket_type "
+			     "iolat_latency or iolat_size", mc->map, "");
+	if (!readable_type(m->map.m.type))
 		return failf(err, errlen, u->conf, mc->line, mc->col,
 			     "map '%s' is not a hash or array map%s: metrics are read from "
 			     "(per-CPU, LRU) hash and array maps", mc->map, "");
-	if (m->map.value_size != 8) {
-		snprintf(size, sizeof(size), "%u", m->map.value_size);
+	if (m->map.m.value_size != 8) {
+		snprintf(size, sizeof(size), "%u", m->map.m.value_size);
 		return failf(err, errlen, u->conf, mc->line, mc->col,
 			     "map '%s' holds %s-byte values: a metric reads one u64 (8 bytes) "
 			     "per key; make the value a __u64", mc->map, size);
 	}
+	return 0;
+}
+
+/* The map named by the metric, checked to hold what the metric reads. */
+static int find_map(struct umetrics *u, struct umetric *m, char *err, size_t errlen)
+{
+	const struct umetric_conf *mc = m->conf;
+	char why[200];
+
+	if (u->src.map(u->src.ctx, mc->map, &m->map, why, sizeof(why)))
+		return failf(err, errlen, u->conf, mc->line, mc->col, "%s%s", why, "");
+	if (!mc->histogram || !ubucket_is_iolat(mc->bucket_type))
+		return check_u64_map(u, m, err, errlen);
+	m->table = u->src.table ? u->src.table(u->src.ctx, mc->bucket_type) : NULL;
+	if (!m->map.iolat_hist || !m->table)
+		return failf(err, errlen, u->conf, mc->line, mc->col,
+			     "bucket_type iolat_latency and iolat_size are for iolat's own "
+			     "histograms%s%s; a program's maps use exp2, linear or fixed", "", "");
 	return 0;
 }
 
@@ -93,21 +115,23 @@ static int lay_out_fields(struct umetrics *u, struct umetric *m, char *err, size
 		m->offset[i] = off;
 		off += mc->field[i].size + mc->field[i].padding;
 	}
-	if (off == m->map.key_size)
+	if (off == m->map.m.key_size)
 		return 0;
 	snprintf(sizes, sizeof(sizes), "%zu bytes, but map '%s' has %u-byte keys", off, mc->map,
-		 m->map.key_size);
+		 m->map.m.key_size);
 	return failf(err, errlen, u->conf, mc->line, mc->col,
 		     "the labels of '%s' (sizes and padding) add up to %s: give every field "
 		     "of the key struct, in order, with its padding", mc->name, sizes);
 }
 
+/* kstack's stack-trace map, in the same source. */
 static int map_fd_of(void *arg, const char *name)
 {
-	struct uprog_map m;
+	const struct usource *src = arg;
+	struct umap m;
 	char err[200];
 
-	return uprog_map(arg, name, &m, err, sizeof(err)) ? -1 : m.fd;
+	return src->map(src->ctx, name, &m, err, sizeof(err)) ? -1 : m.m.fd;
 }
 
 /* Bucket i's upper bound in the metric's unit. */
@@ -120,6 +144,9 @@ static double bucket_bound(const struct umetric_conf *mc, size_t i)
 		return (double)(mc->bucket_min + (int64_t)i) * mc->bucket_multiplier;
 	case UBUCKET_FIXED:
 		return mc->bucket_keys[i] * mc->bucket_multiplier;
+	case UBUCKET_IOLAT_LATENCY:
+	case UBUCKET_IOLAT_SIZE:
+		break; /* the table's own */
 	}
 	return 0;
 }
@@ -142,7 +169,9 @@ static int prepare_metric(struct umetrics *u, struct umetric *m, char *err, size
 {
 	const struct umetric_conf *mc = m->conf;
 
-	m->nlabels = mc->histogram ? mc->nfields - 1 : mc->nfields;
+	bool bucket_field = mc->histogram && !ubucket_is_iolat(mc->bucket_type);
+
+	m->nlabels = bucket_field ? mc->nfields - 1 : mc->nfields;
 	if (m->nlabels > METRIC_MAX_LABELS)
 		return failf(err, errlen, u->conf, mc->line, mc->col,
 			     "'%s' has more than %s labels", mc->name, "8");
@@ -152,19 +181,19 @@ static int prepare_metric(struct umetrics *u, struct umetric *m, char *err, size
 		char why[200];
 
 		m->label_names[i] = mc->field[i].name;
-		if (label_decoder_new(&mc->field[i], map_fd_of, u->prog, &m->dec[i], why,
+		if (label_decoder_new(&mc->field[i], map_fd_of, &u->src, &m->dec[i], why,
 				      sizeof(why)))
 			return failf(err, errlen, u->conf, mc->field[i].line, mc->field[i].col,
 				     "%s%s", strchr(why, ' ') ? strchr(why, ' ') + 1 : why, "");
 	}
-	if (mc->histogram && make_bounds(m)) {
+	if (bucket_field && make_bounds(m)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	return 0;
 }
 
-int umetrics_new(struct umetrics **out, const struct uconfig *c, struct uprog *p,
+int umetrics_new(struct umetrics **out, const struct uconfig *c, const struct usource *src,
 		 struct decoder_env *env, char *err, size_t errlen)
 {
 	struct umetrics *u = calloc(1, sizeof(*u));
@@ -177,7 +206,7 @@ int umetrics_new(struct umetrics **out, const struct uconfig *c, struct uprog *p
 		return -1;
 	}
 	u->conf = c;
-	u->prog = p;
+	u->src = *src;
 	u->env = env;
 	for (; u->n < c->nmetrics; u->n++) {
 		u->m[u->n].conf = &c->metric[u->n];
@@ -228,37 +257,52 @@ struct walk {
 	struct metric_family *f;
 };
 
-static int on_entry(void *arg, const void *key, uint64_t value)
+/* The series of the entry's label values; NULL with *dropped when a
+ * decoder left it out. */
+static struct metric_series *series_of(struct walk *w, const unsigned char *k, bool *dropped)
 {
 	static char vals[METRIC_MAX_LABELS][LABEL_VALUE_MAX]; /* scrapes are serialised */
 	const char *pv[METRIC_MAX_LABELS];
-	struct walk *w = arg;
 	const struct umetric *m = w->m;
-	const unsigned char *k = key;
-	struct metric_series *s;
-	size_t last = m->conf->nfields - 1, b;
 
 	for (size_t i = 0; i < m->nlabels; i++) {
 		if (label_decode(m->dec[i], w->u->env, k + m->offset[i], vals[i],
 				 sizeof(vals[i])) != DECODE_OK) {
-			w->u->dropped++;
-			return 0;
+			*dropped = true;
+			return NULL;
 		}
 		pv[i] = vals[i];
 	}
-	s = metrics_series(w->f, pv, NULL);
+	return metrics_series(w->f, pv, m->table);
+}
+
+static int on_entry(void *arg, const void *key, const struct uvalue *v)
+{
+	struct walk *w = arg;
+	const struct umetric *m = w->m;
+	const unsigned char *k = key;
+	size_t last = m->conf->nfields - 1, b;
+	bool dropped = false;
+	struct metric_series *s = series_of(w, k, &dropped);
+
+	if (dropped) {
+		w->u->dropped++;
+		return 0;
+	}
 	if (!s)
 		return -ENOMEM;
+	if (m->table)
+		return v->slots ? metrics_hist_add(s, v->slots, v->count, v->sum_raw) : 0;
 	if (!m->conf->histogram) {
-		s->value += (double)value;
+		s->value += (double)v->u64;
 		return 0;
 	}
 	b = bucket_index(m, rawint_unsigned(k + m->offset[last], m->conf->field[last].size));
 	if (b == m->nule) {
-		s->hist.sum += (double)value * m->conf->bucket_multiplier;
+		s->hist.sum += (double)v->u64 * m->conf->bucket_multiplier;
 		return 0;
 	}
-	return metrics_uhist_add(w->f, s, b, value);
+	return metrics_uhist_add(w->f, s, b, v->u64);
 }
 
 static int collect_metric(struct umetrics *u, struct umetric *m, struct metric_set *set,
@@ -274,9 +318,11 @@ static int collect_metric(struct umetrics *u, struct umetric *m, struct metric_s
 		snprintf(err, errlen, "too many metric families (%d at most)", METRIC_MAX_FAMILIES);
 		return -1;
 	}
+	if (m->table)
+		w.f->le = u->src.le(u->src.ctx, mc->bucket_type, &w.f->nle);
 	w.f->ule = m->ule;
 	w.f->nule = m->nule;
-	rc = uprog_map_read(u->prog, &m->map, on_entry, &w, err, errlen);
+	rc = u->src.read(u->src.ctx, &m->map, on_entry, &w, err, errlen);
 	if (rc > 0 || rc == -ENOMEM) {
 		snprintf(err, errlen, "out of memory reading map '%s'", mc->map);
 		return -1;
@@ -296,4 +342,38 @@ int umetrics_collect(struct umetrics *u, struct metric_set *set, char *err, size
 size_t umetrics_dropped(const struct umetrics *u)
 {
 	return u->dropped;
+}
+
+/* A user's loaded object as a source: its BPF maps, each value one u64. */
+static int uprog_source_map(void *ctx, const char *name, struct umap *out, char *err,
+			    size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	return uprog_map(ctx, name, &out->m, err, errlen);
+}
+
+struct uprog_walk {
+	usource_fn fn;
+	void *arg;
+};
+
+static int uprog_entry(void *arg, const void *key, uint64_t value)
+{
+	struct uprog_walk *w = arg;
+	struct uvalue v = { .u64 = value };
+
+	return w->fn(w->arg, key, &v);
+}
+
+static int uprog_source_read(void *ctx, const struct umap *m, usource_fn fn, void *arg,
+			     char *err, size_t errlen)
+{
+	struct uprog_walk w = { fn, arg };
+
+	return uprog_map_read(ctx, &m->m, uprog_entry, &w, err, errlen);
+}
+
+void umetrics_uprog_source(struct uprog *p, struct usource *out)
+{
+	*out = (struct usource){ .ctx = p, .map = uprog_source_map, .read = uprog_source_read };
 }

@@ -143,6 +143,8 @@ static int check_names(const struct userprogs *u, const struct user_config *c, c
 
 static int start_config(struct userprogs *u, struct user_config *c, char *err, size_t errlen)
 {
+	struct usource src;
+
 	if (uconfig_parse_file(c->path, &c->conf, err, errlen))
 		return -1;
 	c->parsed = true;
@@ -150,7 +152,8 @@ static int start_config(struct userprogs *u, struct user_config *c, char *err, s
 		return -1;
 	if (uprog_open(c->conf.object, &c->prog, err, errlen))
 		return -1;
-	return umetrics_new(&c->metrics, &c->conf, c->prog, u->env, err, errlen);
+	umetrics_uprog_source(c->prog, &src);
+	return umetrics_new(&c->metrics, &c->conf, &src, u->env, err, errlen);
 }
 
 /* A config that failed keeps nothing loaded. */
