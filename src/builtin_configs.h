@@ -9,4 +9,7 @@
 /* builtin/block.yaml: the per-disk block-I/O families of `iolat serve`. */
 extern const char builtin_block_yaml[];
 
+/* builtin/workloads.yaml: the per-workload (VM, pod, ...) families. */
+extern const char builtin_workloads_yaml[];
+
 #endif

@@ -8,11 +8,21 @@
 
 #include <linux/bpf.h>
 
+#include "wlabels.h"
+
 struct builtin_block_key {
 	__u32 dev;
 	__u8 op;
 	__u8 size_class;
 	__u16 pad;
+};
+
+struct builtin_workload_key {
+	__u32 dev;
+	__u8 op;
+	__u8 pad[3];
+	char kind[16];
+	char workload[128];
 };
 
 struct builtin_untimed_key {
@@ -31,13 +41,28 @@ enum view {
 	VIEW_BYTES,
 	VIEW_ERRORS,
 	VIEW_UNTIMED,
-	VIEW_COUNT,
+	/* The same per workload: view - VIEW_WORKLOAD is the view above. */
+	VIEW_WORKLOAD,
+	VIEW_WORKLOAD_END = VIEW_WORKLOAD + VIEW_ERRORS + 1,
+	VIEW_COUNT = VIEW_WORKLOAD_END,
 };
 
 static const char *const view_names[VIEW_COUNT] = {
-	"device_latency", "total_latency", "request_size", "completions",
-	"bytes",	  "errors",	   "untimed",
+	"device_latency",	   "total_latency",	     "request_size",
+	"completions",		   "bytes",		     "errors",
+	"untimed",		   "workload_device_latency", "workload_total_latency",
+	"workload_request_size", "workload_completions",   "workload_bytes",
+	"workload_errors",
 };
+
+static size_t key_size_of(int view)
+{
+	if (view == VIEW_UNTIMED)
+		return sizeof(struct builtin_untimed_key);
+	if (view >= VIEW_WORKLOAD)
+		return sizeof(struct builtin_workload_key);
+	return sizeof(struct builtin_block_key);
+}
 
 static int views_map(void *ctx, const char *name, struct umap *out, char *err, size_t errlen)
 {
@@ -48,26 +73,23 @@ static int views_map(void *ctx, const char *name, struct umap *out, char *err, s
 			continue;
 		out->m.fd = v;
 		out->m.type = BPF_MAP_TYPE_HASH;
-		out->m.key_size = v == VIEW_UNTIMED ? sizeof(struct builtin_untimed_key)
-						    : sizeof(struct builtin_block_key);
+		out->m.key_size = (unsigned)key_size_of(v);
 		out->m.value_size = 8;
 		out->m.name = view_names[v];
-		out->iolat_hist = v <= VIEW_REQUEST_SIZE;
+		out->iolat_hist = v <= VIEW_REQUEST_SIZE ||
+				  (v >= VIEW_WORKLOAD && v - VIEW_WORKLOAD <= VIEW_REQUEST_SIZE);
 		return 0;
 	}
 	snprintf(err, errlen, "map %s is not one of the collector's views (device_latency, "
-		 "total_latency, request_size, completions, bytes, errors, untimed)", name);
+		 "total_latency, request_size, completions, bytes, errors, untimed, and "
+		 "workload_ before the first six)", name);
 	return -1;
 }
 
-/* One series' entry (two for untimed: the device view's, then the total's). */
-static int series_entry(const struct series *s, enum view view, usource_fn fn, void *arg)
+/* A series' value in one view (not untimed). */
+static struct uvalue value_of(const struct iolat_val *val, enum view view)
 {
-	const struct iolat_val *val = &s->val;
-	struct builtin_block_key k = { s->key.dev, s->key.op, s->key.size_class, 0 };
-	struct builtin_untimed_key u = { s->key.dev, s->key.op, s->key.size_class, 0, 0 };
 	struct uvalue v = { 0 };
-	int rc;
 
 	switch (view) {
 	case VIEW_DEVICE_LATENCY:
@@ -86,17 +108,53 @@ static int series_entry(const struct series *s, enum view view, usource_fn fn, v
 	case VIEW_COMPLETIONS: v.u64 = val->ios; break;
 	case VIEW_BYTES: v.u64 = val->bytes; break;
 	case VIEW_ERRORS: v.u64 = val->errors; break;
-	case VIEW_UNTIMED:
-		v.u64 = val->lat[IOLAT_VIEW_DEVICE].unseen;
-		rc = fn(arg, &u, &v);
-		if (rc)
-			return rc;
-		u.view = 1;
-		v.u64 = val->lat[IOLAT_VIEW_TOTAL].unseen;
-		return fn(arg, &u, &v);
-	case VIEW_COUNT: return 0;
+	default: break;
 	}
+	return v;
+}
+
+/* A series under its workload's label set; none for a workload not shown. */
+static int workload_entry(const struct builtin_views *bv, const struct series *s,
+			  enum view view, usource_fn fn, void *arg)
+{
+	const struct wl_label *l = bv->wl ? wlabels_of(bv->wl, s->key.cgroup) : NULL;
+	struct builtin_workload_key k;
+	struct uvalue v;
+
+	if (!l)
+		return 0;
+	memset(&k, 0, sizeof(k));
+	k.dev = s->key.dev;
+	k.op = s->key.op;
+	memcpy(k.kind, l->kind, sizeof(k.kind));
+	memcpy(k.workload, l->name, sizeof(k.workload));
+	v = value_of(&s->val, view);
 	return fn(arg, &k, &v);
+}
+
+/* One series' entry (two for untimed: the device view's, then the total's). */
+static int series_entry(const struct builtin_views *bv, const struct series *s, enum view view,
+			usource_fn fn, void *arg)
+{
+	const struct iolat_val *val = &s->val;
+	struct builtin_block_key k = { s->key.dev, s->key.op, s->key.size_class, 0 };
+	struct builtin_untimed_key u = { s->key.dev, s->key.op, s->key.size_class, 0, 0 };
+	struct uvalue v;
+	int rc;
+
+	if (view >= VIEW_WORKLOAD)
+		return workload_entry(bv, s, (enum view)(view - VIEW_WORKLOAD), fn, arg);
+	if (view != VIEW_UNTIMED) {
+		v = value_of(val, view);
+		return fn(arg, &k, &v);
+	}
+	v = (struct uvalue){ .u64 = val->lat[IOLAT_VIEW_DEVICE].unseen };
+	rc = fn(arg, &u, &v);
+	if (rc)
+		return rc;
+	u.view = 1;
+	v.u64 = val->lat[IOLAT_VIEW_TOTAL].unseen;
+	return fn(arg, &u, &v);
 }
 
 /*
@@ -120,7 +178,7 @@ static int synthetic_entries(const struct builtin_views *bv, enum view view, uso
 		for (int op = 0; !rc && op < 2; op++) {
 			s.key.dev = (4095u << 20) | d;
 			s.key.op = (__u8)op;
-			rc = series_entry(&s, view, fn, arg);
+			rc = series_entry(bv, &s, view, fn, arg);
 		}
 	return rc;
 }
@@ -135,8 +193,8 @@ static int views_read(void *ctx, const struct umap *m, usource_fn fn, void *arg,
 	(void)err;
 	(void)errlen;
 	for (size_t i = 0; !rc && bv->snap && i < bv->snap->n; i++)
-		rc = series_entry(&bv->snap->s[i], view, fn, arg);
-	if (!rc)
+		rc = series_entry(bv, &bv->snap->s[i], view, fn, arg);
+	if (!rc && view < VIEW_WORKLOAD)
 		rc = synthetic_entries(bv, view, fn, arg);
 	return rc;
 }

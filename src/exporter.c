@@ -11,8 +11,6 @@
 
 #include "builtin_configs.h"
 #include "builtin_views.h"
-#include "disks.h"
-#include "render.h"
 #include "umetrics.h"
 #include "wlabels.h"
 
@@ -32,15 +30,10 @@ struct exporter {
 	uint64_t scrapes;
 	time_t started;
 	char kernel[65];
-	/* dev -> name, so a scrape does not walk sysfs per series */
-	struct { uint32_t dev; char name[DISK_NAME_MAX]; } names[256];
-	size_t nnames;
-	struct { const char *who, *what; char text[192]; } help[16];
-	size_t nhelp;
 	/* The per-disk families: builtin/block.yaml, edited by the options,
 	 * over the collector's views; the same path as users' programs. */
-	struct uconfig *block_conf;
-	struct umetrics *block;
+	struct uconfig *block_conf, *wl_conf;
+	struct umetrics *block, *wl_metrics;
 	struct builtin_views views;
 	struct decoder_env *env;
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
@@ -117,31 +110,49 @@ static int workloads_on(struct exporter *e, const struct exporter_opts *o, char 
 	return 0;
 }
 
-/* builtin/block.yaml as the options want it: views off dropped, the op and
- * size fields folded away unless they are labels. */
-static int block_config(const struct exporter_opts *o, struct uconfig *c, char *err, size_t len)
+/* One of iolat's own configs as the options want it: views off dropped,
+ * the op and size fields folded away unless they are labels. */
+static int builtin_config(const struct exporter_opts *o, const char *file, const char *yaml,
+			  struct uconfig *c, char *err, size_t len)
 {
-	if (uconfig_parse_buffer("builtin/block.yaml", builtin_block_yaml,
-				 strlen(builtin_block_yaml), c, err, len))
+	static const char *const views[] = { "device_latency_seconds", "total_latency_seconds",
+					     "request_size_bytes" };
+	const bool on[] = { o->device_view, o->total_view, o->size_view };
+	char name[64];
+
+	if (uconfig_parse_buffer(file, yaml, strlen(yaml), c, err, len))
 		return -EINVAL;
-	if (!o->device_view)
-		uconfig_drop_metric(c, "iolat_block_device_latency_seconds");
-	if (!o->total_view)
-		uconfig_drop_metric(c, "iolat_block_total_latency_seconds");
-	if (!o->size_view)
-		uconfig_drop_metric(c, "iolat_block_request_size_bytes");
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		if (on[i])
+			continue;
+		snprintf(name, sizeof(name), "iolat_block_%s", views[i]);
+		uconfig_drop_metric(c, name);
+		snprintf(name, sizeof(name), "iolat_workload_%s", views[i]);
+		uconfig_drop_metric(c, name);
+	}
 	if ((o->no_op_label && uconfig_fold_label(c, "op")) ||
 	    (!o->size_label && uconfig_fold_label(c, "size"))) {
 		uconfig_free(c);
-		snprintf(err, len, "builtin/block.yaml: cannot fold a label away");
+		snprintf(err, len, "%s: cannot fold a label away", file);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* (Re)makes the per-disk families' metrics for these options. */
-static int block_metrics_on(struct exporter *e, const struct exporter_opts *o, char *err,
-			    size_t len)
+static void drop_builtin(struct uconfig **c, struct umetrics **u)
+{
+	umetrics_free(*u);
+	if (*c)
+		uconfig_free(*c);
+	free(*c);
+	*c = NULL;
+	*u = NULL;
+}
+
+/* (Re)makes one built-in config's metrics over the collector's views. */
+static int builtin_on(struct exporter *e, const struct exporter_opts *o, const char *file,
+		      const char *yaml, struct uconfig **conf, struct umetrics **out, char *err,
+		      size_t len)
 {
 	struct uconfig *c = calloc(1, sizeof(*c));
 	struct umetrics *u;
@@ -154,27 +165,38 @@ static int block_metrics_on(struct exporter *e, const struct exporter_opts *o, c
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	if (block_config(o, c, err, len)) {
+	if (builtin_config(o, file, yaml, c, err, len)) {
 		free(c);
 		return -EINVAL;
 	}
-	e->views.lat = collector_lat_table(e->c);
-	e->views.size = collector_size_table(e->c);
-	e->views.lat_le = e->lat_le;
-	e->views.size_le = e->size_le;
 	builtin_views_source(&e->views, &src);
 	if (umetrics_new(&u, c, &src, e->env, err, len)) {
 		uconfig_free(c);
 		free(c);
 		return -EINVAL;
 	}
-	umetrics_free(e->block);
-	if (e->block_conf)
-		uconfig_free(e->block_conf);
-	free(e->block_conf);
-	e->block = u;
-	e->block_conf = c;
+	drop_builtin(conf, out);
+	*conf = c;
+	*out = u;
 	return 0;
+}
+
+/* The block families per disk, and per workload when those are on. */
+static int builtin_metrics_on(struct exporter *e, const struct exporter_opts *o, char *err,
+			      size_t len)
+{
+	int rc;
+
+	e->views.lat = collector_lat_table(e->c);
+	e->views.size = collector_size_table(e->c);
+	e->views.lat_le = e->lat_le;
+	e->views.size_le = e->size_le;
+	rc = builtin_on(e, o, "builtin/block.yaml", builtin_block_yaml, &e->block_conf, &e->block,
+			err, len);
+	if (!rc && o->workloads)
+		rc = builtin_on(e, o, "builtin/workloads.yaml", builtin_workloads_yaml,
+				&e->wl_conf, &e->wl_metrics, err, len);
+	return rc;
 }
 
 int exporter_set_opts(struct exporter *e, const struct exporter_opts *o, char *err, size_t len)
@@ -200,7 +222,7 @@ int exporter_set_opts(struct exporter *e, const struct exporter_opts *o, char *e
 	e->views.nlat_le = e->nlat_le;
 	e->views.nsize_le = e->nsize_le;
 	if (!rc)
-		rc = block_metrics_on(e, o, err, len);
+		rc = builtin_metrics_on(e, o, err, len);
 	if (!rc) {
 		e->o = *o;
 		e->o.lat_le = e->o.size_le = NULL;
@@ -237,10 +259,8 @@ void exporter_free(struct exporter *e)
 		return;
 	wlabels_free(e->wl);
 	workload_cache_free(e->names_of);
-	umetrics_free(e->block);
-	if (e->block_conf)
-		uconfig_free(e->block_conf);
-	free(e->block_conf);
+	drop_builtin(&e->block_conf, &e->block);
+	drop_builtin(&e->wl_conf, &e->wl_metrics);
 	decoder_env_free(e->env);
 	snapshot_free(&e->snap);
 	free(e);
@@ -253,103 +273,9 @@ void exporter_scrape_done(struct exporter *e, double seconds, size_t bytes)
 	e->scrapes++;
 }
 
-static const char *disk_name(struct exporter *e, uint32_t dev)
-{
-	for (size_t i = 0; i < e->nnames; i++)
-		if (e->names[i].dev == dev)
-			return e->names[i].name;
-	if (e->nnames == sizeof(e->names) / sizeof(e->names[0]))
-		e->nnames = 0; /* a cache, not a registry: start over */
-	e->names[e->nnames].dev = dev;
-	disks_name(dev, e->names[e->nnames].name, sizeof(e->names[0].name));
-	return e->names[e->nnames++].name;
-}
-
-struct block_families {
-	struct metric_family *dev_lat, *tot_lat, *size, *ios, *bytes, *errors;
-};
-
-/* The histogram and counter families of one label scheme (per disk, or per
- * workload). */
-struct family_names {
-	const char *dev_lat, *tot_lat, *size, *ios, *bytes, *errors;
-	const char *who; /* "Block I/O" or "Block I/O per workload" */
-};
-
-static const struct family_names workload_names = {
-	"iolat_workload_device_latency_seconds", "iolat_workload_total_latency_seconds",
-	"iolat_workload_request_size_bytes", "iolat_workload_completions_total",
-	"iolat_workload_bytes_total", "iolat_workload_errors_total",
-	"Block I/O per workload (VM, pod, container, service or cgroup)",
-};
-
-/* Help texts are built once per family name and kept for the set's life. */
-static const char *help_of(struct exporter *e, const char *who, const char *what)
-{
-	for (size_t i = 0; i < e->nhelp; i++)
-		if (e->help[i].who == who && e->help[i].what == what)
-			return e->help[i].text;
-	if (e->nhelp == sizeof(e->help) / sizeof(e->help[0]))
-		return what;
-	e->help[e->nhelp].who = who;
-	e->help[e->nhelp].what = what;
-	snprintf(e->help[e->nhelp].text, sizeof(e->help[0].text), "%s: %s", who, what);
-	return e->help[e->nhelp++].text;
-}
-
-static void set_le(struct metric_family *f, const uint64_t *le, size_t n)
-{
-	if (f) {
-		f->le = le;
-		f->nle = n;
-	}
-}
-
-static int add_families(struct exporter *e, struct metric_set *set, const struct family_names *n,
-			const char *const *labels,
-			struct block_families *b)
-{
-	const char *w = n->who;
-
-	memset(b, 0, sizeof(*b));
-	if (e->o.device_view)
-		b->dev_lat = metrics_family(set, n->dev_lat,
-			help_of(e, w, "device time, issue to the driver -> completion (blktrace D2C)."),
-			METRIC_HISTOGRAM, labels);
-	if (e->o.total_view)
-		b->tot_lat = metrics_family(set, n->tot_lat,
-			help_of(e, w, "total time, request created -> completion (Q2C at the request layer)."),
-			METRIC_HISTOGRAM, labels);
-	if (e->o.size_view)
-		b->size = metrics_family(set, n->size, help_of(e, w, "size of completed requests."),
-					 METRIC_HISTOGRAM, labels);
-	b->ios = metrics_family(set, n->ios,
-		help_of(e, w, "completed requests (bios on bio-based disks)."), METRIC_COUNTER, labels);
-	b->bytes = metrics_family(set, n->bytes, help_of(e, w, "bytes of completed requests."),
-				  METRIC_COUNTER, labels);
-	b->errors = metrics_family(set, n->errors,
-		help_of(e, w, "completed requests with an error status."), METRIC_COUNTER, labels);
-	if ((e->o.device_view && !b->dev_lat) || (e->o.total_view && !b->tot_lat) ||
-	    (e->o.size_view && !b->size) || !b->ios || !b->bytes || !b->errors)
-		return -ENOMEM;
-	set_le(b->dev_lat, e->lat_le, e->nlat_le);
-	set_le(b->tot_lat, e->lat_le, e->nlat_le);
-	set_le(b->size, e->size_le, e->nsize_le);
-	return 0;
-}
-
 static bool shows_workloads(const struct exporter *e)
 {
 	return e->wl && e->o.workloads;
-}
-
-static int add_workload_families(struct exporter *e, struct metric_set *set,
-				 struct block_families *b)
-{
-	static const char *const wl_op[] = { "device", "op", "kind", "workload", NULL };
-	static const char *const wl_dev[] = { "device", "kind", "workload", NULL };
-
-	return add_families(e, set, &workload_names, e->o.no_op_label ? wl_dev : wl_op, b);
 }
 
 static int add_counter(struct metric_family *f, const char *const *v, double add)
@@ -360,55 +286,6 @@ static int add_counter(struct metric_family *f, const char *const *v, double add
 		return -ENOMEM;
 	s->value += add;
 	return 0;
-}
-
-static int add_hist(struct metric_family *f, const char *const *v, const struct bucket_table *t,
-		    const __u64 *slots, uint64_t count, uint64_t sum)
-{
-	struct metric_series *s;
-
-	if (!f)
-		return 0;
-	s = metrics_series(f, v, t);
-	if (!s)
-		return -ENOMEM;
-	return metrics_hist_add(s, slots, count, sum);
-}
-
-/* One kernel series into a set of families, under label values v (in the
- * families' label order). */
-static int add_values(struct exporter *e, const struct block_families *b, const char *const *v,
-		      const struct series *s)
-{
-	const struct iolat_val *val = &s->val;
-	const struct bucket_table *lat = collector_lat_table(e->c);
-	const struct iolat_lat *dev = &val->lat[IOLAT_VIEW_DEVICE], *tot = &val->lat[IOLAT_VIEW_TOTAL];
-	int rc = 0;
-
-	rc |= add_hist(b->dev_lat, v, lat, dev->slots, dev->count, dev->sum_ns);
-	rc |= add_hist(b->tot_lat, v, lat, tot->slots, tot->count, tot->sum_ns);
-	rc |= add_hist(b->size, v, collector_size_table(e->c), val->size_slots, val->ios,
-		       val->bytes);
-	rc |= add_counter(b->ios, v, (double)val->ios);
-	rc |= add_counter(b->bytes, v, (double)val->bytes);
-	rc |= add_counter(b->errors, v, (double)val->errors);
-	return rc ? -ENOMEM : 0;
-}
-
-/* The same series into the per-workload families, if its workload is shown. */
-static int add_workload_series(struct exporter *e, const struct block_families *b,
-			       const char *dev, const struct series *s)
-{
-	const struct wl_label *l = wlabels_of(e->wl, s->key.cgroup);
-	const char *op = render_op_name(s->key.op);
-	const char *with_op[] = { dev, op, l ? l->kind : "", l ? l->name : "", NULL };
-	const char *without[] = { dev, l ? l->kind : "", l ? l->name : "", NULL };
-
-	if (!l)
-		return 0;
-	if (wlabels_is_other(e->wl, l))
-		e->folded_ios += s->val.ios;
-	return add_values(e, b, e->o.no_op_label ? without : with_op, s);
 }
 
 static int add_self(struct exporter *e, struct metric_set *set)
@@ -518,29 +395,33 @@ static int add_workload_self(struct exporter *e, struct metric_set *set)
 	return rc ? -ENOMEM : 0;
 }
 
-/* The per-disk families, through builtin/block.yaml. */
+/* The block families, through builtin/block.yaml and, with workloads on,
+ * builtin/workloads.yaml. */
 static int add_block_metrics(struct exporter *e, struct metric_set *set)
 {
 	char err[256];
 
 	e->views.snap = &e->snap;
 	e->views.synthetic = e->o.synthetic_disks;
+	e->views.wl = shows_workloads(e) ? e->wl : NULL;
+	/* The views cannot fail; only memory can. */
 	if (umetrics_collect(e->block, set, err, sizeof(err)))
-		return -ENOMEM; /* the views cannot fail otherwise */
+		return -ENOMEM;
+	if (e->views.wl && e->wl_metrics && umetrics_collect(e->wl_metrics, set, err, sizeof(err)))
+		return -ENOMEM;
 	return 0;
 }
 
-static int add_workload_metrics(struct exporter *e, struct metric_set *set)
+/* Completions counted under workload="other" (past the cap), this scrape. */
+static void count_folded(struct exporter *e)
 {
-	struct block_families b;
-	int rc = add_workload_families(e, set, &b);
-
-	for (size_t i = 0; !rc && i < e->snap.n; i++) {
+	for (size_t i = 0; i < e->snap.n; i++) {
 		const struct series *s = &e->snap.s[i];
+		const struct wl_label *l = wlabels_of(e->wl, s->key.cgroup);
 
-		rc = add_workload_series(e, &b, disk_name(e, s->key.dev), s);
+		if (l && wlabels_is_other(e->wl, l))
+			e->folded_ios += s->val.ios;
 	}
-	return rc;
 }
 
 int exporter_collect(struct exporter *e, struct metric_set *set)
@@ -556,7 +437,7 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 	if (!rc)
 		rc = add_block_metrics(e, set);
 	if (!rc && shows_workloads(e))
-		rc = add_workload_metrics(e, set);
+		count_folded(e);
 	if (!rc)
 		rc = add_self(e, set);
 	if (!rc && shows_workloads(e))
