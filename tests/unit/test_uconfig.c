@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "builtin_configs.h"
 #include "uconfig.h"
 
 static char err[1024];
@@ -614,6 +615,39 @@ static void test_decoder_names(void **state)
 	assert_int_equal(udec_kind_of("nope"), -1);
 }
 
+/* iolat's own configs parse, and serve's options can edit them: folding
+ * op into the device's padding keeps the key's size. */
+static void test_builtin_configs(void **state)
+{
+	struct uconfig c;
+	char err[256] = "";
+	unsigned before;
+
+	(void)state;
+	assert_int_equal(uconfig_parse_buffer("builtin/block.yaml", builtin_block_yaml,
+					      strlen(builtin_block_yaml), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.nmetrics, 7);
+	assert_string_equal(c.metric[0].name, "iolat_block_device_latency_seconds");
+	assert_int_equal(c.metric[0].bucket_type, UBUCKET_IOLAT_LATENCY);
+	assert_int_equal(c.metric[0].nfields, 3);
+	before = c.metric[0].field[0].size + c.metric[0].field[0].padding +
+		 c.metric[0].field[1].size + c.metric[0].field[1].padding;
+	assert_int_equal(uconfig_fold_label(&c, "op"), 0);
+	assert_int_equal(c.metric[0].nfields, 2);
+	assert_string_equal(c.metric[0].field[1].name, "size");
+	assert_int_equal(c.metric[0].field[0].size + c.metric[0].field[0].padding, before);
+	assert_int_equal(uconfig_fold_label(&c, "device"), -1);
+	uconfig_drop_metric(&c, "iolat_block_request_size_bytes");
+	assert_int_equal(c.nmetrics, 6);
+	uconfig_free(&c);
+	assert_int_equal(uconfig_parse_buffer("builtin/workloads.yaml", builtin_workloads_yaml,
+					      strlen(builtin_workloads_yaml), &c, err, sizeof(err)),
+			 0);
+	assert_int_equal(c.nmetrics, 6);
+	assert_int_equal(c.metric[0].nfields, 4);
+	uconfig_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_too_large),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_decoder_names),
+		cmocka_unit_test(test_builtin_configs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
