@@ -5,6 +5,7 @@
  * failure names the file, line and column it is about.
  */
 #include "uconfig.h"
+#include "uconfig_perf.h"
 #include "regex_guard.h"
 #include "yamldoc.h"
 
@@ -754,6 +755,8 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 	if (!strcmp(k, "metrics"))
 		return st->metrics = v,
 		       yamldoc_each_key(x, v, "metrics", "counters, histograms", metrics_key, c);
+	if (!strcmp(k, "perf_events"))
+		return uconfig_parse_perf_events(x, v, c);
 	return 1;
 }
 
@@ -761,7 +764,8 @@ static int parse_root(struct yamldoc *x, yaml_node_t *root, struct uconfig *c)
 {
 	struct top_state st = { .c = c };
 
-	if (yamldoc_each_key(x, root, "the config", "name, object, metrics", top_key, &st))
+	if (yamldoc_each_key(x, root, "the config", "name, object, metrics, perf_events", top_key,
+			     &st))
 		return -1;
 	if (!c->object)
 		return yamldoc_fail(x, root,
@@ -877,6 +881,9 @@ void uconfig_free(struct uconfig *c)
 	for (size_t i = 0; i < c->nmetrics; i++)
 		free_metric(&c->metric[i]);
 	free(c->metric);
+	for (size_t i = 0; i < c->nperf; i++)
+		free(c->perf[i].program);
+	free(c->perf);
 	free(c->file);
 	free(c->name);
 	free(c->object);

@@ -129,12 +129,23 @@ struct umetric_conf {
 	int line, col;
 };
 
+/* A perf event that drives a SEC("perf_event") program (uconfig_perf.h). */
+struct uperf_conf {
+	uint32_t type;	 /* PERF_TYPE_SOFTWARE or PERF_TYPE_HARDWARE */
+	uint64_t config; /* the event (perf_event_attr.config) */
+	uint64_t sample_freq, sample_period; /* one of them */
+	char *program;
+	int line, col;
+};
+
 struct uconfig {
 	char *file;   /* as given */
 	char *name;
 	char *object; /* resolved against the config's directory */
 	struct umetric_conf *metric;
 	size_t nmetrics;
+	struct uperf_conf *perf;
+	size_t nperf;
 };
 
 /*

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "mapiter.h"
+#include "uprog_perf.h"
 
 #ifndef EM_BPF
 #define EM_BPF 247
@@ -27,7 +28,9 @@
  * bounding the buffers at a few MiB for big maps. */
 #define BATCH_CHUNK 65536
 
-#define SUPPORTED_SECS "tracepoint/CATEGORY/NAME, raw_tracepoint/NAME (raw_tp/NAME), tp_btf/NAME"
+#define SUPPORTED_SECS \
+	"tracepoint/CATEGORY/NAME, raw_tracepoint/NAME (raw_tp/NAME), tp_btf/NAME, and " \
+	"perf_event with the config's perf_events"
 
 /* How a map is read, decided at its first read and kept: through an
  * iterator (mapiter.c) where the kernel can, else in batches, else key by
@@ -44,6 +47,7 @@ struct uprog {
 	char *path;
 	struct uprog_prog *prog;
 	size_t nprogs;
+	struct perf_links perf; /* perf-event programs, one link per CPU */
 	/* Per map, by the order bpf_object__for_each_map gives. */
 	int *map_fd;
 	enum read_state *how;
@@ -213,15 +217,56 @@ static const char *attach_reason(int e)
 	return strerror(e);
 }
 
-static int attach_all(struct uprog *p, char *err, size_t errlen)
+/* The perf event of the config that drives prog, or NULL. */
+static const struct uperf_conf *perf_event_of(struct bpf_program *prog,
+					      const struct uperf_conf *perf, size_t nperf)
+{
+	for (size_t i = 0; i < nperf; i++)
+		if (!strcmp(perf[i].program, bpf_program__name(prog)))
+			return &perf[i];
+	return NULL;
+}
+
+/* Every perf event names a perf_event program of the object. */
+static int check_perf_programs(struct uprog *p, const struct uperf_conf *perf, size_t nperf,
+			       char *err, size_t errlen)
+{
+	for (size_t i = 0; i < nperf; i++) {
+		struct bpf_program *prog =
+			bpf_object__find_program_by_name(p->obj, perf[i].program);
+
+		if (!prog)
+			return fail(err, errlen, "%s: perf event at line %d: no program %s in "
+				    "the object", p->path, perf[i].line, perf[i].program);
+		if (bpf_program__type(prog) != BPF_PROG_TYPE_PERF_EVENT)
+			return fail(err, errlen, "%s: perf event at line %d: program %s is not "
+				    "a SEC(\"perf_event\") program", p->path, perf[i].line,
+				    perf[i].program);
+	}
+	return 0;
+}
+
+static int attach_all(struct uprog *p, const struct uperf_conf *perf, size_t nperf,
+		      char *err, size_t errlen)
 {
 	struct bpf_program *prog;
 
+	if (check_perf_programs(p, perf, nperf, err, errlen))
+		return -1;
 	bpf_object__for_each_program(prog, p->obj) {
+		const struct uperf_conf *pe = perf_event_of(prog, perf, nperf);
 		struct uprog_prog *up;
+		char why[384];
 
 		if (!bpf_program__autoload(prog))
 			continue;
+		if (pe) {
+			p->prog[p->nprogs].name = bpf_program__name(prog);
+			p->prog[p->nprogs++].sec = bpf_program__section_name(prog);
+			if (uprog_perf_attach(prog, pe, &p->perf, why, sizeof(why)))
+				return fail(err, errlen, "%s: %s", p->path, why);
+			continue;
+		}
 		up = &p->prog[p->nprogs++];
 		up->name = bpf_program__name(prog);
 		up->sec = bpf_program__section_name(prog);
@@ -295,7 +340,8 @@ static int open_load(struct uprog *p, char *err, size_t errlen)
 	return 0;
 }
 
-int uprog_open(const char *object_path, struct uprog **out, char *err, size_t errlen)
+int uprog_open(const char *object_path, const struct uperf_conf *perf, size_t nperf,
+	       struct uprog **out, char *err, size_t errlen)
 {
 	struct uprog *p;
 	int rc;
@@ -314,7 +360,7 @@ int uprog_open(const char *object_path, struct uprog **out, char *err, size_t er
 	if (!rc && alloc_state(p))
 		rc = fail(err, errlen, "%s: %s", object_path, strerror(ENOMEM));
 	if (!rc)
-		rc = attach_all(p, err, errlen);
+		rc = attach_all(p, perf, nperf, err, errlen);
 	p->ncpus = libbpf_num_possible_cpus();
 	if (!rc && p->ncpus <= 0)
 		rc = fail(err, errlen, "cannot count the possible CPUs: %s", strerror(-p->ncpus));
@@ -332,6 +378,7 @@ void uprog_close(struct uprog *p)
 		return;
 	for (size_t i = 0; i < p->nprogs; i++)
 		bpf_link__destroy(p->prog[i].link);
+	perf_links_destroy(&p->perf);
 	bpf_object__close(p->obj);
 	free(p->prog);
 	for (size_t i = 0; i < p->nmaps; i++)

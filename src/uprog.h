@@ -12,12 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "uconfig.h"
+
 struct uprog;
 
 /*
  * Opens, loads and attaches every program of a compiled BPF object by its
  * SEC name (libbpf's auto-attach: tracepoint/, raw_tracepoint/ or raw_tp/,
- * tp_btf/ ...). Returns 0 and *out, or -1 with one line in err: a missing or
+ * tp_btf/ ...); a SEC("perf_event") program named by one of the nperf perf
+ * events goes on that event, on every CPU (uprog_perf.h). Returns 0 and *out, or -1 with one line in err: a missing or
  * unreadable file, a file that is not a BPF object, a program the verifier
  * rejects (with the tail of the verifier's log), or a program that cannot be
  * auto-attached. On error nothing stays loaded or attached.
@@ -27,7 +30,8 @@ struct uprog;
  * map reads skip the map-element iterator (and batches); tests use it to
  * cover the fallbacks. IOLAT_FORCE_NO_BATCH=1 is keys.
  */
-int uprog_open(const char *object_path, struct uprog **out, char *err, size_t errlen);
+int uprog_open(const char *object_path, const struct uperf_conf *perf, size_t nperf,
+	       struct uprog **out, char *err, size_t errlen);
 
 /* Detaches and unloads everything uprog_open made; NULL is fine. */
 void uprog_close(struct uprog *p);

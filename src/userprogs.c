@@ -150,7 +150,7 @@ static int start_config(struct userprogs *u, struct user_config *c, char *err, s
 	c->parsed = true;
 	if (check_names(u, c, err, errlen))
 		return -1;
-	if (uprog_open(c->conf.object, &c->prog, err, errlen))
+	if (uprog_open(c->conf.object, c->conf.perf, c->conf.nperf, &c->prog, err, errlen))
 		return -1;
 	umetrics_uprog_source(c->prog, &src);
 	return umetrics_new(&c->metrics, &c->conf, &src, u->env, err, errlen);

@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (uprog_open(argv[1], &p, err, sizeof(err))) {
+	if (uprog_open(argv[1], NULL, 0, &p, err, sizeof(err))) {
 		fprintf(stderr, "uprog_dump: %s\n", err);
 		return 1;
 	}

@@ -86,6 +86,34 @@ kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exit status"
 echo "ok: syscalls by name and errno: (openat, ENOENT) grew by $grew for 500 failed opens"
 
+# 1a'. A perf-event program: on-CPU kernel stacks sampled by cpu-clock at
+# 49 Hz on every CPU, named by the kstack decoder. A second of reads from
+# /dev/zero must show up as samples in read_zero under vfs_read.
+port=$(free_port)
+before=$(all_prog_ids)
+start_serve "$WORK/oncpu.log" --web.listen-address=127.0.0.1:$port --config.dir="$EX" \
+	--config.names=oncpu
+timeout 1.5 dd if=/dev/zero of=/dev/null bs=1M status=none || true
+scrape "$WORK/oncpu.txt"
+python3 - "$WORK/oncpu.txt" <<'PY' || fail "oncpu: no kernel stacks sampled"
+import re, sys
+total, reads = 0, 0
+for line in open(sys.argv[1]):
+    m = re.match(r'cpu_kernel_stack_samples_total\{stack="([^"]*)"\} (\S+)$', line)
+    if not m:
+        continue
+    total += float(m.group(2))
+    if re.search(r'(^|;)vfs_read;.*read_zero', m.group(1)):
+        reads += float(m.group(2))
+# 49 Hz on each CPU: at least a few dozen samples in 1.5 s, some in read_zero.
+assert total >= 20 and reads >= 5, (total, reads)
+print("oncpu: %d samples, %d in vfs_read -> read_zero" % (total, reads))
+PY
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve exit status"
+assert_all_unloaded "$before" "oncpu"
+echo "ok: perf_event program on cpu-clock, stacks by the kstack decoder"
+
 # 1b. Wide maps, exactly: 10 000 counters and 1 000 histograms filled from
 # user space (bpftool batch); every series and value as written, whichever
 # way iolat reads the maps.
@@ -208,3 +236,16 @@ cp "$TD/bad_verifier.bpf.o" "$cfg/"
 config bad_verifier.bpf.o counts 4
 bad "verifier rejects" "verifier rejected program .*invalid access to map value"
 echo "ok: bad input"
+
+# Perf events: an event this kernel does not know, and a program that is
+# not a perf_event program.
+perf_config() { # EVENT PROGRAM
+	config maptypes.bpf.o loop_lru 4
+	printf 'perf_events:\n  - type: software\n    name: %s\n    sample_frequency: 49\n    program: %s\n' \
+		"$1" "$2" >>"$cfg/bad.yaml"
+}
+perf_config cpu-cycles uprog_t_maps
+bad "unknown perf event" "bad.yaml:14:11: unknown software event 'cpu-cycles'"
+perf_config cpu-clock uprog_t_maps
+bad "perf event on a tracepoint program" "program uprog_t_maps is not a SEC\(\"perf_event\"\) program"
+echo "ok: perf event bad input"

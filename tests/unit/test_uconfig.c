@@ -364,7 +364,7 @@ static void test_unknown_field(void **state)
 	fails(COUNTER("name: l, sizes: 8, decoders: [{name: uint}]"), 4, 53,
 	      "unknown field 'sizes' in a label (known: name, size, padding, decoders)");
 	fails("objects: x\n", 1, 1,
-	      "unknown field 'objects' in the config (known: name, object, metrics)");
+	      "unknown field 'objects' in the config (known: name, object, metrics, perf_events)");
 	fails(HEAD "  gauges: []\n", 3, 3,
 	      "unknown field 'gauges' in metrics (known: counters, histograms)");
 	fails(HEAD "  counters:\n    - {name: c, help: C, map: c, bucket_max: 3, labels: []}\n", 4, 34,
@@ -615,6 +615,38 @@ static void test_decoder_names(void **state)
 	assert_int_equal(udec_kind_of("nope"), -1);
 }
 
+/* perf_events: parsed by name or number; each error at its place. */
+static void test_perf_events(void **state)
+{
+	static const char ok[] = COUNTER("name: l, size: 4, decoders: [{name: uint}]")
+		"perf_events:\n"
+		"  - {type: software, name: cpu-clock, sample_frequency: 49, program: p}\n"
+		"  - {type: hardware, name: \"3\", sample_period: 1000, program: q}\n";
+	struct uconfig c;
+
+	(void)state;
+	assert_int_equal(uconfig_parse_buffer("t.yaml", ok, strlen(ok), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.nperf, 2);
+	assert_int_equal(c.perf[0].type, 1); /* PERF_TYPE_SOFTWARE */
+	assert_int_equal(c.perf[0].config, 0); /* PERF_COUNT_SW_CPU_CLOCK */
+	assert_int_equal(c.perf[0].sample_freq, 49);
+	assert_string_equal(c.perf[0].program, "p");
+	assert_int_equal(c.perf[1].type, 0); /* PERF_TYPE_HARDWARE */
+	assert_int_equal(c.perf[1].config, 3);
+	assert_int_equal(c.perf[1].sample_period, 1000);
+	assert_int_equal(c.perf[1].line, 7);
+	uconfig_free(&c);
+	fails(COUNTER("name: l, size: 4, decoders: [{name: uint}]")
+	      "perf_events:\n  - {type: software, name: nope, sample_frequency: 9, program: p}\n",
+	      6, 28, "unknown software event 'nope'");
+	fails(COUNTER("name: l, size: 4, decoders: [{name: uint}]")
+	      "perf_events:\n  - {type: wetware, name: cpu-clock, sample_period: 9, program: p}\n",
+	      6, 12, "perf event type is software or hardware");
+	fails(COUNTER("name: l, size: 4, decoders: [{name: uint}]")
+	      "perf_events:\n  - {type: software, name: cpu-clock, program: p}\n",
+	      6, 5, "either sample_frequency");
+}
+
 /* iolat's own configs parse, and serve's options can edit them: folding
  * op into the device's padding keeps the key's size. */
 static void test_builtin_configs(void **state)
@@ -673,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_decoder_names),
 		cmocka_unit_test(test_builtin_configs),
+		cmocka_unit_test(test_perf_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
