@@ -46,10 +46,10 @@ LIB_SRCS += src/tracer.c src/trace_summary.c src/trace_file.c
 LIB_SRCS += src/expo_proto.c
 LIB_SRCS += src/webconfig.c
 # User programs (issue 6): config, loader, decoders, map -> metric path.
-LIB_SRCS += src/uconfig.c src/uconfig_perf.c src/yamldoc.c src/regex_guard.c src/uprog.c src/uprog_perf.c src/mapiter.c src/builtin_views.c \
+LIB_SRCS += src/uconfig.c src/uconfig_labels.c src/uconfig_perf.c src/yamldoc.c src/regex_guard.c src/uprog.c src/uprog_perf.c src/mapiter.c src/builtin_views.c \
 	    src/decoders.c src/umetrics.c src/userprogs.c src/ksyms.c src/disk_cache.c \
 	    src/cgroup_cache.c
-CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/cmd_top.c src/cmd_trace.c src/trace_out.c src/cmdutil.c src/errors.c
+CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/serve_flags.c src/cmd_top.c src/cmd_trace.c src/trace_out.c src/cmdutil.c src/errors.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 # protoc-c output: its object joins the library like any other module.
 LIB_OBJS += $(OUT)/prometheus.pb-c.o
@@ -192,7 +192,7 @@ $(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o $(OUT)/uprog_perf.o
 
 helpers: $(HELPER_BINS)
 
-$(OUT)/fuzz_uconfig: fuzz/fuzz_uconfig.c src/uconfig.c src/uconfig.h src/uconfig_perf.c src/yamldoc.c src/yamldoc.h \
+$(OUT)/fuzz_uconfig: fuzz/fuzz_uconfig.c src/uconfig.c src/uconfig.h src/uconfig_labels.c src/uconfig_perf.c src/yamldoc.c src/yamldoc.h \
 		      src/regex_guard.c src/regex_guard.h | $(OUT)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(filter %.c,$^) -lyaml -o $@
