@@ -19,6 +19,7 @@
 #include "cmdutil.h"
 #include "commands.h"
 #include "errors.h"
+#include "monotonic.h"
 #include "probe.h"
 #include "trace_file.h"
 #include "trace_summary.h"
@@ -192,21 +193,13 @@ static void on_stop_signal(int sig)
 	cmd_stop = 1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Delivers records until a signal or the duration ends, then drains. */
 static int run(const struct trace_args *a, struct tracer *tr, struct trace_out *t)
 {
 	uint64_t end = a->duration_s > 0 ? t->t0_ns + (uint64_t)(a->duration_s * 1e9) : 0;
 	int rc = 0;
 
-	while (!cmd_stop && (!end || now_ns() < end)) {
+	while (!cmd_stop && (!end || monotonic_ns() < end)) {
 		rc = tracer_poll(tr, 100);
 		if (rc == -EINTR)
 			rc = 0;
@@ -299,7 +292,7 @@ int cmd_trace(int argc, char **argv)
 		errorf(NULL, "out of memory");
 		return 1;
 	}
-	t.t0_ns = now_ns();
+	t.t0_ns = monotonic_ns();
 	if (a.write_file && trace_file_create(&t.file, a.write_file, t.t0_ns, err, sizeof(err))) {
 		tracer_close(tr);
 		trace_summary_free(t.summary);
