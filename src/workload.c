@@ -239,18 +239,6 @@ int workload_rule_check(const struct workload_rule *r, char *err, size_t len)
 	return 0;
 }
 
-static void free_value(void *ctx, uint64_t id, void *val)
-{
-	(void)ctx;
-	(void)id;
-	free(val);
-}
-
-static void forget_all(struct workload_cache *c)
-{
-	idmap_each(&c->names, free_value, NULL);
-	idmap_free(&c->names);
-}
 
 static void clear_rules(struct workload_cache *c)
 {
@@ -302,7 +290,7 @@ void workload_cache_free(struct workload_cache *c)
 	if (!c)
 		return;
 	clear_rules(c);
-	forget_all(c);
+	idmap_free_all(&c->names);
 	free(c);
 }
 
@@ -327,7 +315,7 @@ int workload_cache_set_rules(struct workload_cache *c, const struct workload_rul
 		c->nrules++;
 	}
 	/* Names follow the new rules: start over (the next lookup walks). */
-	forget_all(c);
+	idmap_free_all(&c->names);
 	c->walked = 0;
 	return 0;
 }
