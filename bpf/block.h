@@ -77,4 +77,27 @@ static __always_inline __u64 cgroup_id(struct cgroup *cg)
 	return BPF_CORE_READ(cg, kn, id);
 }
 
+/*
+ * The id of cg's ancestor at `level` (cg itself at its own level), so that
+ * a filter on a parent cgroup takes in its children; 0 when cg is above
+ * that level. cgroup->ancestors replaced ancestor_ids in 6.1: CO-RE picks.
+ */
+static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, int level)
+{
+	if (BPF_CORE_READ(cg, level) < level)
+		return 0;
+	if (bpf_core_field_exists(cg->ancestors)) {
+		struct cgroup *anc = NULL;
+
+		bpf_core_read(&anc, sizeof(anc), &cg->ancestors[level & 0xff]);
+		return anc ? cgroup_id(anc) : 0;
+	} else {
+		struct cgroup___old *old = (void *)cg;
+		__u64 id = 0;
+
+		bpf_core_read(&id, sizeof(id), &old->ancestor_ids[level & 0xff]);
+		return id;
+	}
+}
+
 #endif /* IOLAT_BLOCK_H */

@@ -232,7 +232,6 @@ static __always_inline __u64 bio_cgroup(struct bio *bio, bool direct)
 {
 	struct blkcg_gq *blkg;
 	struct cgroup *cg;
-	int level;
 
 	/* Kernels without CONFIG_BLK_CGROUP have no bi_blkg: no cgroup, but
 	 * the program must still load. */
@@ -253,21 +252,7 @@ static __always_inline __u64 bio_cgroup(struct bio *bio, bool direct)
 		return 0;
 	if (!filter_cgroup)
 		return cgroup_id(cg);
-	level = BPF_CORE_READ(cg, level);
-	if (level < filter_cgroup_level)
-		return 0;
-	if (bpf_core_field_exists(cg->ancestors)) {
-		struct cgroup *anc = NULL;
-
-		bpf_core_read(&anc, sizeof(anc), &cg->ancestors[filter_cgroup_level & 0xff]);
-		return anc ? cgroup_id(anc) : 0;
-	} else {
-		struct cgroup___old *old = (void *)cg;
-		__u64 id = 0;
-
-		bpf_core_read(&id, sizeof(id), &old->ancestor_ids[filter_cgroup_level & 0xff]);
-		return id;
-	}
+	return cgroup_ancestor_id(cg, filter_cgroup_level);
 }
 
 static __always_inline void lat_add(struct iolat_lat *l, __u64 start, __u64 now)

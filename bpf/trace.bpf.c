@@ -132,7 +132,6 @@ static __always_inline __u32 flags_of(__u64 f)
 static __always_inline __u64 bio_cgroup(struct bio *bio, __u64 *own)
 {
 	struct cgroup *cg;
-	int level;
 
 	*own = 0;
 	if (!bpf_core_field_exists(bio->bi_blkg))
@@ -143,21 +142,7 @@ static __always_inline __u64 bio_cgroup(struct bio *bio, __u64 *own)
 	*own = cgroup_id(cg);
 	if (!filter_cgroup)
 		return *own;
-	level = BPF_CORE_READ(cg, level);
-	if (level < filter_cgroup_level)
-		return 0;
-	if (bpf_core_field_exists(cg->ancestors)) {
-		struct cgroup *anc = NULL;
-
-		bpf_core_read(&anc, sizeof(anc), &cg->ancestors[filter_cgroup_level & 0xff]);
-		return anc ? cgroup_id(anc) : 0;
-	} else {
-		struct cgroup___old *old = (void *)cg;
-		__u64 id = 0;
-
-		bpf_core_read(&id, sizeof(id), &old->ancestor_ids[filter_cgroup_level & 0xff]);
-		return id;
-	}
+	return cgroup_ancestor_id(cg, filter_cgroup_level);
 }
 
 /* Whether this CPU's turn to follow a bio has come (1 in sample_every). */
