@@ -98,16 +98,8 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 		case 'v': set_verbose(true); break;
 		case 'h': usage(stdout); exit(0);
 		case 'A':
-			if (!strcmp(optarg, "auto"))
-				a->attach = ATTACH_AUTO;
-			else if (!strcmp(optarg, "tp_btf"))
-				a->attach = ATTACH_TP_BTF;
-			else if (!strcmp(optarg, "raw_tp"))
-				a->attach = ATTACH_RAW_TP;
-			else {
-				errorf("use auto, tp_btf or raw_tp", "unknown --attach mode '%s'", optarg);
+			if (cmd_parse_attach(optarg, &a->attach))
 				return -EINVAL;
-			}
 			break;
 		default:
 			errorf("see 'iolat hist --help'", "unknown or incomplete option '%s'",

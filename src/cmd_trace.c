@@ -157,16 +157,8 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 					   "ring buffer size (KiB)", optarg);
 			break;
 		case 'A':
-			if (!strcmp(optarg, "auto"))
-				a->attach = ATTACH_AUTO;
-			else if (!strcmp(optarg, "tp_btf"))
-				a->attach = ATTACH_TP_BTF;
-			else if (!strcmp(optarg, "raw_tp"))
-				a->attach = ATTACH_RAW_TP;
-			else {
-				errorf("use auto, tp_btf or raw_tp", "unknown --attach mode '%s'", optarg);
+			if (cmd_parse_attach(optarg, &a->attach))
 				return -EINVAL;
-			}
 			break;
 		default:
 			errorf("see 'iolat trace --help'", "unknown or incomplete option '%s'",
@@ -186,12 +178,6 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	return 0;
 }
 
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	cmd_stop = 1;
-}
 
 /* Delivers records until a signal or the duration ends, then drains. */
 static int run(const struct trace_args *a, struct tracer *tr, struct trace_out *t)
@@ -245,7 +231,6 @@ static int replay(const struct trace_args *a, struct trace_out *t)
 
 int cmd_trace(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal };
 	struct trace_out t = {};
 	struct tracer_opts o = {};
 	uint64_t st[TRACE_STAT_COUNT] = {}, in_flight, evicted;
@@ -274,15 +259,9 @@ int cmd_trace(int argc, char **argv)
 			return 1;
 		return replay(&a, &t);
 	}
-	if (!require_bpf_privileges())
-		return 1;
-	if (probe_kernel(&pr)) {
-		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
-		       "this kernel has no BTF (%s is missing)", pr.btf_path);
-		return 1;
-	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	rc = cmd_prepare_bpf(&pr);
+	if (rc)
+		return rc;
 	if (tracer_open(&tr, &o, &pr, trace_out_record, &t, err, sizeof(err))) {
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return 1;

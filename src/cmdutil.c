@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cgroups.h"
 #include "commands.h"
@@ -43,21 +44,45 @@ int cmd_interval_count(int argc, char **argv, int optind, const char *cmd, doubl
 	return 0;
 }
 
-int cmd_open_collector(struct collector **c, const struct collector_opts *o)
+int cmd_parse_attach(const char *arg, enum attach_mode *out)
+{
+	if (!strcmp(arg, "auto"))
+		*out = ATTACH_AUTO;
+	else if (!strcmp(arg, "tp_btf"))
+		*out = ATTACH_TP_BTF;
+	else if (!strcmp(arg, "raw_tp"))
+		*out = ATTACH_RAW_TP;
+	else {
+		errorf("use auto, tp_btf or raw_tp", "unknown --attach mode '%s'", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cmd_prepare_bpf(struct probe_result *pr)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
-	struct probe_result pr;
-	char err[256] = "";
 
 	if (!require_bpf_privileges())
 		return 1;
-	if (probe_kernel(&pr)) {
+	if (probe_kernel(pr)) {
 		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
-		       "this kernel has no BTF (%s is missing)", pr.btf_path);
+		       "this kernel has no BTF (%s is missing)", pr->btf_path);
 		return 1;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	return 0;
+}
+
+int cmd_open_collector(struct collector **c, const struct collector_opts *o)
+{
+	struct probe_result pr;
+	char err[256] = "";
+	int rc = cmd_prepare_bpf(&pr);
+
+	if (rc)
+		return rc;
 	if (collector_open(c, o, &pr, err, sizeof(err))) {
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return 1;

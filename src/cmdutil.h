@@ -23,6 +23,17 @@ extern volatile sig_atomic_t cmd_stop;
 int cmd_interval_count(int argc, char **argv, int optind, const char *cmd, double *interval,
 		       uint64_t *count);
 
+/* --attach MODE: auto, tp_btf or raw_tp. Prints and returns -EINVAL on
+ * anything else. */
+int cmd_parse_attach(const char *arg, enum attach_mode *out);
+
+/*
+ * Checks privileges and BTF (into *pr) and installs the stop signals
+ * (cmd_stop). Prints one message and returns the process exit status on
+ * failure, 0 on success.
+ */
+int cmd_prepare_bpf(struct probe_result *pr);
+
 /*
  * Checks privileges and BTF, installs the stop signals, loads and attaches.
  * Prints one message and returns the process exit status on failure, 0 on

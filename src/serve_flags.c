@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdutil.h"
 #include "commands.h"
 #include "errors.h"
 #include "http.h"
@@ -146,14 +147,7 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		f->has_level = true;
 		return 0;
 	case OPT_ATTACH:
-		if (!strcmp(arg, "auto") || !strcmp(arg, "tp_btf") || !strcmp(arg, "raw_tp")) {
-			f->attach = !strcmp(arg, "tp_btf")   ? ATTACH_TP_BTF
-				    : !strcmp(arg, "raw_tp") ? ATTACH_RAW_TP
-							     : ATTACH_AUTO;
-			return 0;
-		}
-		errorf("use auto, tp_btf or raw_tp", "unknown --attach mode '%s'", arg);
-		return -EINVAL;
+		return cmd_parse_attach(arg, &f->attach);
 	case OPT_UDIR: f->user.dir = arg; return 0;
 	case OPT_UNAMES: f->user.names = arg; return 0;
 	case OPT_USTRICT: f->user.strict = true; return 0;
