@@ -208,3 +208,19 @@ assert_counted() {
 	[ "$missed" -le 3 ] || [ "$missed" -le $(($2 / 1000)) ] || fail "$1: expected $2, got $3"
 	[ "$missed" = 0 ] || echo "WARNING: $1: $missed of $2 completions not seen by BPF"
 }
+
+# expect_error EXIT PATTERN ARGS...: iolat ARGS must exit EXIT with one
+# stderr line matching PATTERN, print nothing on stdout, and leave no programs.
+# WRAP (e.g. valgrind) runs before iolat when set.
+expect_error() {
+	local want=$1 pattern=$2 rc=0 before
+	shift 2
+	before=$(iolat_prog_ids)
+	${WRAP:-} "$IOLAT" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
+	[ "$rc" -eq "$want" ] || fail "iolat $*: exit $rc, expected $want ($(cat "$WORK/err"))"
+	[ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "iolat $*: expected one error line, got: $(cat "$WORK/err")"
+	grep -qE "$pattern" "$WORK/err" || fail "iolat $*: '$(cat "$WORK/err")' does not match '$pattern'"
+	[ ! -s "$WORK/out" ] || fail "iolat $*: printed on stdout: $(cat "$WORK/out")"
+	[ "$before" = "$(iolat_prog_ids)" ] || fail "iolat $*: left programs loaded"
+	echo "ok: iolat $* -> $(cat "$WORK/err")"
+}

@@ -2,21 +2,6 @@
 # exit, and leaves nothing attached. Help and version succeed.
 source tests/integration/lib.sh
 
-# expect_error EXIT PATTERN ARGS...: iolat ARGS must exit EXIT with one
-# stderr line matching PATTERN, print nothing on stdout, and leave no programs.
-expect_error() {
-	local want=$1 pattern=$2 rc=0 before
-	shift 2
-	before=$(iolat_prog_ids)
-	${WRAP:-} "$IOLAT" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
-	[ "$rc" -eq "$want" ] || fail "iolat $*: exit $rc, expected $want ($(cat "$WORK/err"))"
-	[ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "iolat $*: expected one error line, got: $(cat "$WORK/err")"
-	grep -qE "$pattern" "$WORK/err" || fail "iolat $*: '$(cat "$WORK/err")' does not match '$pattern'"
-	[ ! -s "$WORK/out" ] || fail "iolat $*: printed on stdout: $(cat "$WORK/out")"
-	[ "$before" = "$(iolat_prog_ids)" ] || fail "iolat $*: left programs loaded"
-	echo "ok: iolat $* -> $(cat "$WORK/err")"
-}
-
 expect_error 2 "unknown command 'frobnicate'" frobnicate
 expect_error 2 "no such disk or partition 'nosuchdisk0'.*lsblk" hist -d nosuchdisk0
 expect_error 2 "no such cgroup '/no/such/cgroup'" hist -c /no/such/cgroup

@@ -293,18 +293,6 @@ assert_counted "-m 3: fast writes dropped" 25 "$dropped"
 echo "ok: -m 3: $emitted emitted, $dropped dropped"
 
 # 7. Bad input: one line, exit 2, nothing on stdout, nothing left loaded.
-expect_error() {
-	local want=$1 pattern=$2 rc=0 before
-	shift 2
-	before=$(iolat_prog_ids)
-	"$IOLAT" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
-	[ "$rc" -eq "$want" ] || fail "iolat $*: exit $rc, expected $want ($(cat "$WORK/err"))"
-	[ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "iolat $*: expected one error line, got: $(cat "$WORK/err")"
-	grep -qE "$pattern" "$WORK/err" || fail "iolat $*: '$(cat "$WORK/err")' does not match '$pattern'"
-	[ ! -s "$WORK/out" ] || fail "iolat $*: printed on stdout: $(cat "$WORK/out")"
-	[ "$before" = "$(iolat_prog_ids)" ] || fail "iolat $*: left programs loaded"
-	echo "ok: iolat $* -> $(cat "$WORK/err")"
-}
 expect_error 2 "unknown or incomplete option '--bogus'" trace --bogus
 expect_error 2 "unknown or incomplete option '-s'" trace -s
 expect_error 2 "bad sample rate '0'" trace -s 0
