@@ -113,11 +113,10 @@ static struct uvalue value_of(const struct iolat_val *val, enum view view)
 	return v;
 }
 
-/* A series under its workload's label set; none for a workload not shown. */
-static int workload_entry(const struct builtin_views *bv, const struct series *s,
-			  enum view view, usource_fn fn, void *arg)
+/* A series under its workload's label set l; none for a workload not shown. */
+static int workload_entry(const struct series *s, const struct wl_label *l, enum view view,
+			  usource_fn fn, void *arg)
 {
-	const struct wl_label *l = bv->wl ? wlabels_of(bv->wl, s->key.cgroup) : NULL;
 	struct builtin_workload_key k;
 	struct uvalue v;
 
@@ -132,8 +131,9 @@ static int workload_entry(const struct builtin_views *bv, const struct series *s
 	return fn(arg, &k, &v);
 }
 
-/* One series' entry (two for untimed: the device view's, then the total's). */
-static int series_entry(const struct builtin_views *bv, const struct series *s, enum view view,
+/* One series' entry (two for untimed: the device view's, then the total's);
+ * l: its workload's label set, for the workload views. */
+static int series_entry(const struct series *s, const struct wl_label *l, enum view view,
 			usource_fn fn, void *arg)
 {
 	const struct iolat_val *val = &s->val;
@@ -143,7 +143,7 @@ static int series_entry(const struct builtin_views *bv, const struct series *s, 
 	int rc;
 
 	if (view >= VIEW_WORKLOAD)
-		return workload_entry(bv, s, (enum view)(view - VIEW_WORKLOAD), fn, arg);
+		return workload_entry(s, l, (enum view)(view - VIEW_WORKLOAD), fn, arg);
 	if (view != VIEW_UNTIMED) {
 		v = value_of(val, view);
 		return fn(arg, &k, &v);
@@ -178,7 +178,7 @@ static int synthetic_entries(const struct builtin_views *bv, enum view view, uso
 		for (int op = 0; !rc && op < 2; op++) {
 			s.key.dev = (4095u << 20) | d;
 			s.key.op = (__u8)op;
-			rc = series_entry(bv, &s, view, fn, arg);
+			rc = series_entry(&s, NULL, view, fn, arg);
 		}
 	return rc;
 }
@@ -192,8 +192,11 @@ static int views_read(void *ctx, const struct umap *m, usource_fn fn, void *arg,
 
 	(void)err;
 	(void)errlen;
+	if (view >= VIEW_WORKLOAD && !bv->labels)
+		return 0;
 	for (size_t i = 0; !rc && bv->snap && i < bv->snap->n; i++)
-		rc = series_entry(bv, &bv->snap->s[i], view, fn, arg);
+		rc = series_entry(&bv->snap->s[i], bv->labels ? bv->labels[i] : NULL, view, fn,
+				  arg);
 	if (!rc && view < VIEW_WORKLOAD)
 		rc = synthetic_entries(bv, view, fn, arg);
 	return rc;

@@ -24,7 +24,7 @@
 #include "snapshot.h"
 #include "umetrics.h"
 
-struct wlabels;
+struct wl_label;
 
 struct builtin_views {
 	const struct snapshot *snap; /* this scrape's series */
@@ -32,7 +32,9 @@ struct builtin_views {
 	const uint64_t *lat_le, *size_le; /* classic bounds, raw units */
 	size_t nlat_le, nsize_le;
 	unsigned int synthetic; /* testing: this many fake disks of 2 ops each */
-	struct wlabels *wl;	/* workload label sets (NULL: no workload views) */
+	/* Per series of snap: its workload's label set (wlabels.c), NULL for
+	 * a workload not shown; NULL as a whole: no workload views. */
+	const struct wl_label *const *labels;
 };
 
 /* The source over v; v must outlive it. */

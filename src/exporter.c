@@ -35,6 +35,8 @@ struct exporter {
 	struct uconfig *block_conf, *wl_conf;
 	struct umetrics *block, *wl_metrics;
 	struct builtin_views views;
+	const struct wl_label **labels; /* per snapshot series, this scrape */
+	size_t labels_cap;
 	struct decoder_env *env;
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
 	struct wlabels *wl;
@@ -261,6 +263,7 @@ void exporter_free(struct exporter *e)
 	workload_cache_free(e->names_of);
 	drop_builtin(&e->block_conf, &e->block);
 	drop_builtin(&e->wl_conf, &e->wl_metrics);
+	free(e->labels);
 	decoder_env_free(e->env);
 	snapshot_free(&e->snap);
 	free(e);
@@ -403,25 +406,40 @@ static int add_block_metrics(struct exporter *e, struct metric_set *set)
 
 	e->views.snap = &e->snap;
 	e->views.synthetic = e->o.synthetic_disks;
-	e->views.wl = shows_workloads(e) ? e->wl : NULL;
 	/* The views cannot fail; only memory can. */
 	if (umetrics_collect(e->block, set, err, sizeof(err)))
 		return -ENOMEM;
-	if (e->views.wl && e->wl_metrics && umetrics_collect(e->wl_metrics, set, err, sizeof(err)))
+	if (e->views.labels && e->wl_metrics &&
+	    umetrics_collect(e->wl_metrics, set, err, sizeof(err)))
 		return -ENOMEM;
 	return 0;
 }
 
-/* Completions counted under workload="other" (past the cap), this scrape. */
-static void count_folded(struct exporter *e)
+/*
+ * Each series' workload label set, looked up once per scrape for every
+ * workload view; and the completions counted under workload="other" (past
+ * the cap).
+ */
+static int label_series(struct exporter *e)
 {
+	if (e->snap.n > e->labels_cap) {
+		const struct wl_label **p = realloc(e->labels, e->snap.n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		e->labels = p;
+		e->labels_cap = e->snap.n;
+	}
 	for (size_t i = 0; i < e->snap.n; i++) {
 		const struct series *s = &e->snap.s[i];
 		const struct wl_label *l = wlabels_of(e->wl, s->key.cgroup);
 
+		e->labels[i] = l;
 		if (l && wlabels_is_other(e->wl, l))
 			e->folded_ios += s->val.ios;
 	}
+	e->views.labels = e->labels;
+	return 0;
 }
 
 int exporter_collect(struct exporter *e, struct metric_set *set)
@@ -434,10 +452,11 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 	rc = collector_read(e->c, &e->snap);
 	if (!rc && shows_workloads(e))
 		rc = wlabels_assign(e->wl, &e->snap, now);
+	e->views.labels = NULL;
+	if (!rc && shows_workloads(e))
+		rc = label_series(e);
 	if (!rc)
 		rc = add_block_metrics(e, set);
-	if (!rc && shows_workloads(e))
-		count_folded(e);
 	if (!rc)
 		rc = add_self(e, set);
 	if (!rc && shows_workloads(e))
