@@ -99,17 +99,6 @@ scrape() {
 	for vm in "${VMS[@]}"; do cp "/sys/block/${DEV[$vm]}/stat" "$WORK/$1.$vm.kstat"; done
 }
 
-# at_mark MARK: waits until both guests are held at MARK.
-at_mark() {
-	local vm
-	for vm in "${VMS[@]}"; do vm_wait_mark "$vm" "${LOG[$vm]}" "$1" 120; done
-}
-
-resume_all() {
-	local vm
-	for vm in "${VMS[@]}"; do vm_resume "$vm"; done
-}
-
 # guest_delta VM FROM TO FIELD: how much the guest's disk counter FIELD grew
 # between marks FROM and TO; host_delta: the same for the host's loop device.
 guest_delta() {
@@ -174,16 +163,12 @@ port=$(free_port)
 start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port
 
 t0=$SECONDS
-for vm in "${VMS[@]}"; do
-	vm_start "$vm" "${VMCG[$vm]}" "/dev/${DEV[$vm]}" "$WORK/$vm.sh" "${LOG[$vm]}"
-done
-at_mark start
-echo "guests booted in $((SECONDS - t0)) s"
+vms_boot 120
 
 # 1. Exact: each VM's counts between the marks are the guest's own.
 scrape start
-resume_all
-at_mark exact
+vms_resume
+vms_at_mark exact 120
 scrape exact
 check_phase web01 read start exact
 check_phase web01 write start exact
@@ -198,8 +183,8 @@ assert_eq "web01 reads, labels in order device, op, kind, workload" \
 echo "ok: per-VM counts and bytes match the guests'"
 
 # 2. Noisy neighbour by volume: separate series, both with sane latencies.
-resume_all
-at_mark noisy
+vms_resume
+vms_at_mark noisy 120
 scrape noisy
 declare -A NOISY
 for vm in "${VMS[@]}"; do
@@ -219,7 +204,7 @@ echo "ok: noisy neighbour's series are its own"
 # 3. web01 held to $THROTTLE read IOPS: measured over the middle of its
 # 1200 reads (6 s at the limit), away from the phase's start and end.
 throttle_reads "${VMCG[web01]}" "/dev/${DEV[web01]}" $THROTTLE
-resume_all
+vms_resume
 sleep 1
 scrape t1
 ta=$(date +%s.%N)
@@ -231,8 +216,8 @@ rate=$(python3 -c "print(round($(prom "$WORK/t1" "$WORK/t2" value iolat_workload
 echo "web01 throttled to $THROTTLE read IOPS: iolat saw $rate/s"
 [ "$rate" -ge $((THROTTLE * 85 / 100)) ] && [ "$rate" -le $((THROTTLE * 115 / 100)) ] ||
 	fail "web01's rate $rate/s is not near its limit $THROTTLE/s"
-at_mark throttled
-resume_all
+vms_at_mark throttled 120
+vms_resume
 for vm in "${VMS[@]}"; do vm_wait "$vm" "${LOG[$vm]}" 60; done
 echo "ok: throttled VM's completion rate sits at its limit"
 

@@ -126,51 +126,36 @@ scrape() {
 	curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/$1" || fail "scrape failed"
 }
 
-# at_mark MARK: waits until both guests are held at MARK.
-at_mark() {
-	local vm
-	for vm in "${VMS[@]}"; do vm_wait_mark "$vm" "${LOG[$vm]}" "$1" 60; done
-}
-
-resume_all() {
-	local vm
-	for vm in "${VMS[@]}"; do vm_resume "$vm"; done
-}
-
 port=$(free_port)
 start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --web.listen-address=127.0.0.1:$port
 
 t0=$SECONDS
-for vm in "${VMS[@]}"; do
-	vm_start "$vm" "${VMCG[$vm]}" "/dev/${DEV[$vm]}" "$WORK/$vm.sh" "${LOG[$vm]}"
-done
-at_mark start
-echo "guests booted in $((SECONDS - t0)) s"
+vms_boot 60
 scrape start
 
 # A: db01 alone. B: web01 hammers the shared store.
-resume_all
-at_mark quiet
+vms_resume
+vms_at_mark quiet 60
 scrape quiet
-resume_all
+vms_resume
 ta=$(date +%s.%N)
-at_mark noisy
+vms_at_mark noisy 60
 tb=$(date +%s.%N)
 scrape noisy
 
 # C: web01 hammers again, held to THROTTLE read IOPS; its rate is measured
 # over the middle of the phase (8 x 45 reads: 7.2 s at the limit).
 throttle_reads "${VMCG[web01]}" "/dev/${DEV[web01]}" $THROTTLE
-resume_all
+vms_resume
 sleep 1
 scrape t1
 t1=$(date +%s.%N)
 sleep 4
 scrape t2
 t2=$(date +%s.%N)
-at_mark throttled
+vms_at_mark throttled 60
 scrape throttled
-resume_all
+vms_resume
 for vm in "${VMS[@]}"; do vm_wait "$vm" "${LOG[$vm]}" 30; done
 
 web=(device="${DEV[web01]}" op=read kind=vm workload=web01)

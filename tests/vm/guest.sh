@@ -288,3 +288,30 @@ vm_stat() {
 	esac
 	echo "$line" | tr -d '\r' | awk -v f="$3" '{ print $f }'
 }
+
+# The helpers below act on all of a test's guests, described by its arrays:
+# VMS (names), VMCG (each one's cgroup), DEV (its host disk) and LOG (its
+# console log), with each guest's script in $WORK/NAME.sh.
+
+# vms_at_mark MARK TIMEOUT: waits until every guest is held at MARK.
+vms_at_mark() {
+	local vm
+	for vm in "${VMS[@]}"; do vm_wait_mark "$vm" "${LOG[$vm]}" "$1" "$2"; done
+}
+
+# vms_resume: lets every guest go on to its next mark.
+vms_resume() {
+	local vm
+	for vm in "${VMS[@]}"; do vm_resume "$vm"; done
+}
+
+# vms_boot TIMEOUT: boots every guest and waits until all are held at their
+# first mark, "start".
+vms_boot() {
+	local vm t0=$SECONDS
+	for vm in "${VMS[@]}"; do
+		vm_start "$vm" "${VMCG[$vm]}" "/dev/${DEV[$vm]}" "$WORK/$vm.sh" "${LOG[$vm]}"
+	done
+	vms_at_mark start "$1"
+	echo "guests booted in $((SECONDS - t0)) s"
+}
