@@ -15,9 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "disks.h"
 #include "buf.h"
+#include "disks.h"
 #include "histo.h"
+#include "percpu.h"
 #include "iolat.skel.h"
 
 struct collector {
@@ -535,20 +536,8 @@ int collector_refold(struct collector *c, uint64_t from, uint64_t into)
 
 int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT])
 {
-	int fd = bpf_map__fd(c->skel->maps.stats);
-	uint64_t *vals = calloc((size_t)c->ncpus, sizeof(*vals));
-
-	if (!vals)
-		return -ENOMEM;
-	for (__u32 i = 0; i < IOLAT_STAT_COUNT; i++) {
-		out[i] = 0;
-		if (bpf_map_lookup_elem(fd, &i, vals))
-			continue;
-		for (int cpu = 0; cpu < c->ncpus; cpu++)
-			out[i] += vals[cpu];
-	}
-	free(vals);
-	return 0;
+	return percpu_array_sums(bpf_map__fd(c->skel->maps.stats), c->ncpus, out,
+				 IOLAT_STAT_COUNT);
 }
 
 int collector_prog_stats(struct collector *c, struct prog_stats *out, int max)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
+#include "percpu.h"
 #include "trace.skel.h"
 
 /* Ring buffer samples are told apart by their length. */
@@ -310,20 +311,8 @@ int tracer_poll(struct tracer *t, int timeout_ms)
 
 int tracer_stats(struct tracer *t, uint64_t out[TRACE_STAT_COUNT])
 {
-	int fd = bpf_map__fd(t->skel->maps.stats);
-	uint64_t *vals = calloc((size_t)(t->ncpus > 0 ? t->ncpus : 1), sizeof(*vals));
-
-	if (!vals)
-		return -ENOMEM;
-	for (__u32 i = 0; i < TRACE_STAT_COUNT; i++) {
-		out[i] = 0;
-		if (bpf_map_lookup_elem(fd, &i, vals))
-			continue;
-		for (int cpu = 0; cpu < t->ncpus; cpu++)
-			out[i] += vals[cpu];
-	}
-	free(vals);
-	return 0;
+	return percpu_array_sums(bpf_map__fd(t->skel->maps.stats), t->ncpus, out,
+				 TRACE_STAT_COUNT);
 }
 
 enum attach_mode tracer_mode(const struct tracer *t)
