@@ -35,74 +35,6 @@ struct http_server {
 	struct buf body, gz;
 };
 
-/* q of one Accept element ("type/sub;a=b;q=0.5"), 1 when absent. */
-static double element_q(const char *e, size_t len)
-{
-	for (const char *p = e; p < e + len; p++)
-		if ((p == e || p[-1] == ';' || p[-1] == ' ') && !strncmp(p, "q=", 2))
-			return atof(p + 2);
-	return 1.0;
-}
-
-static bool element_has(const char *e, size_t len, const char *what)
-{
-	size_t w = strlen(what);
-
-	for (const char *p = e; p + w <= e + len; p++)
-		if (!strncasecmp(p, what, w))
-			return true;
-	return false;
-}
-
-enum expo_format http_negotiate(const char *accept)
-{
-	double best_q[3] = { -1, -1, -1 };
-	const char *e = accept;
-
-	while (e && *e) {
-		size_t len = strcspn(e, ",");
-		double q = element_q(e, len);
-
-		if (element_has(e, len, "application/vnd.google.protobuf") &&
-		    element_has(e, len, "proto=io.prometheus.client.MetricFamily") &&
-		    element_has(e, len, "encoding=delimited") && q > best_q[EXPO_PROTOBUF])
-			best_q[EXPO_PROTOBUF] = q;
-		else if (element_has(e, len, "application/openmetrics-text") &&
-			 q > best_q[EXPO_OPENMETRICS])
-			best_q[EXPO_OPENMETRICS] = q;
-		else if ((element_has(e, len, "text/plain") || element_has(e, len, "*/*")) &&
-			 q > best_q[EXPO_TEXT])
-			best_q[EXPO_TEXT] = q;
-		e += len;
-		if (*e == ',')
-			e++;
-	}
-	if (best_q[EXPO_PROTOBUF] > 0 && best_q[EXPO_PROTOBUF] >= best_q[EXPO_OPENMETRICS] &&
-	    best_q[EXPO_PROTOBUF] >= best_q[EXPO_TEXT])
-		return EXPO_PROTOBUF;
-	if (best_q[EXPO_OPENMETRICS] > 0 && best_q[EXPO_OPENMETRICS] >= best_q[EXPO_TEXT])
-		return EXPO_OPENMETRICS;
-	return EXPO_TEXT;
-}
-
-bool http_accepts_gzip(const char *ae)
-{
-	const char *e = ae;
-
-	while (e && *e) {
-		size_t len = strcspn(e, ",");
-
-		while (*e == ' ')
-			e++, len--;
-		if (!strncasecmp(e, "gzip", 4) && element_q(e, len) > 0)
-			return true;
-		e += len;
-		if (*e == ',')
-			e++;
-	}
-	return false;
-}
-
 /* gzip-wraps in into out (zlib, windowBits 15 + 16). 0 or -ENOMEM. */
 static int gzip_into(const struct buf *in, struct buf *out)
 {
@@ -232,7 +164,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	(void)version, (void)upload;
 	if (*req_ctx == NULL) { /* headers only so far: answer after them */
 		*req_ctx = &first_call;
-		if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		if (http_route(method, url, s->o.telemetry_path) == HTTP_ROUTE_BAD_METHOD)
 			return send_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
 					 "Method Not Allowed\n");
 		return MHD_YES;
@@ -243,13 +175,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	}
 	if (!authorized(s, conn))
 		return deny(conn);
-	if (!strcmp(url, s->o.telemetry_path))
+	switch (http_route(method, url, s->o.telemetry_path)) {
+	case HTTP_ROUTE_METRICS:
 		return send_metrics(s, conn);
-	if (!strcmp(url, "/"))
+	case HTTP_ROUTE_LANDING:
 		return send_text(conn, MHD_HTTP_OK, "text/html; charset=utf-8", s->o.landing_html);
-	if (!strcmp(url, "/-/healthy") || !strcmp(url, "/-/ready"))
+	case HTTP_ROUTE_HEALTH:
 		return send_text(conn, MHD_HTTP_OK, "text/plain", "OK\n");
-	return send_text(conn, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found\n");
+	default:
+		return send_text(conn, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found\n");
+	}
 }
 
 /* "host:port", ":port", "[v6]:port" -> sockaddr. 0 or -EINVAL. */

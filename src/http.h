@@ -11,12 +11,8 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "http_request.h"
 
-enum expo_format {
-	EXPO_TEXT = 0,	  /* Prometheus text 0.0.4 */
-	EXPO_OPENMETRICS, /* OpenMetrics 1.0 text */
-	EXPO_PROTOBUF,	  /* delimited io.prometheus.client.MetricFamily */
-};
 
 /* Renders the metrics in `fmt` into out; returns 0 or -errno. Called with
  * scrapes serialised (one at a time across all listeners). */
@@ -47,15 +43,5 @@ bool http_listen_valid(const char *spec);
 
 /* Stops accepting, closes every connection, frees the server. */
 void http_stop(struct http_server *s);
-
-/*
- * The format to answer an Accept header with: the supported type with the
- * highest q (ties: protobuf, then OpenMetrics, then text); text when the
- * header is missing or names nothing supported.
- */
-enum expo_format http_negotiate(const char *accept);
-
-/* Whether an Accept-Encoding header allows gzip (q > 0). */
-bool http_accepts_gzip(const char *accept_encoding);
 
 #endif
