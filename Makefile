@@ -68,7 +68,7 @@ TEST_BPF_OBJS := $(patsubst tests/data/%.bpf.c,$(OUT)/test-data/%.bpf.o,$(wildca
 HELPER_BINS += $(OUT)/uprog_dump $(TEST_BPF_OBJS)
 # libFuzzer targets (fuzz/), each run for FUZZ_SECONDS by `make fuzz` and for
 # TEST_FUZZ_SECONDS by `make test`; they need clang.
-FUZZ_TARGETS := uconfig http
+FUZZ_TARGETS := uconfig http webconfig
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUT)/fuzz_%)
 FUZZ_SECONDS ?= 60
 TEST_FUZZ_SECONDS ?= 25
@@ -202,6 +202,7 @@ helpers: $(HELPER_BINS)
 $(OUT)/fuzz_uconfig: src/uconfig.c src/uconfig.h src/uconfig_labels.c src/uconfig_perf.c \
 		      src/yamldoc.c src/yamldoc.h src/regex_guard.c src/regex_guard.h
 $(OUT)/fuzz_http: src/http_request.c src/http_request.h src/webconfig.c src/webconfig.h
+$(OUT)/fuzz_webconfig: src/webconfig.c src/webconfig.h
 
 $(FUZZ_BINS): $(OUT)/fuzz_%: fuzz/fuzz_%.c | $(OUT)
 	$(call msg,FUZZ-CC,$@)
