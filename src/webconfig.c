@@ -492,6 +492,20 @@ static int yaml_fail(struct parse *p, const yaml_parser_t *y)
 	return fail(p, &at, -EINVAL, "YAML syntax error: %s", y->problem ? y->problem : "");
 }
 
+/*
+ * A scalar holding a NUL (YAML's "\0") would be cut short there, so that
+ * "cert_file\0x" read as cert_file and "alice\0" as alice: refused instead.
+ */
+static int check_nul(struct parse *p)
+{
+	const yaml_node_t *n;
+
+	for (n = p->doc->nodes.start; n < p->doc->nodes.top; n++)
+		if (n->type == YAML_SCALAR_NODE && strlen(scalar(n)) != n->data.scalar.length)
+			return fail(p, n, -EINVAL, "string holds a NUL character");
+	return 0;
+}
+
 /* Parses text into wc; path only names the file in errors and anchors relative paths. */
 static int parse_text(struct parse *p, const char *text, size_t len, struct webconfig *wc,
 		      int *cost)
@@ -509,7 +523,9 @@ static int parse_text(struct parse *p, const char *text, size_t len, struct webc
 		return ret;
 	}
 	p->doc = &doc;
-	ret = parse_root(p, wc, cost);
+	ret = check_nul(p);
+	if (!ret)
+		ret = parse_root(p, wc, cost);
 	if (!ret) {
 		/* A second document would be ignored by a plain load: refuse it instead. */
 		if (!yaml_parser_load(&y, &next)) {

@@ -386,6 +386,23 @@ static void test_syntax_errors(void **state)
 		   "the top level must be a mapping, not a scalar");
 }
 
+/* YAML's "\0" would cut a string short: a key, a path or a name would then pass as another. */
+static void test_nul(void **state)
+{
+	(void)state;
+	load_fails("tls_server_config:\n"
+		   "  \"cert_file\\0typo\": server.crt\n"
+		   "  key_file: server.key\n",
+		   -EINVAL, 2, 3, "string holds a NUL character");
+	load_fails("tls_server_config:\n"
+		   "  cert_file: server.crt\n"
+		   "  key_file: \"server.key\\0.bak\"\n",
+		   -EINVAL, 3, 13, "string holds a NUL character");
+	load_fails("basic_auth_users:\n"
+		   "  \"alice\\x00\": " ALICE_HASH "\n",
+		   -EINVAL, 2, 3, "string holds a NUL character");
+}
+
 static void test_unknown_keys(void **state)
 {
 	(void)state;
@@ -667,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_parse_buffer),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_nul),
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_cert_key_pairing),
 		cmocka_unit_test(test_unreadable_pem),
