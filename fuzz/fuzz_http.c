@@ -222,8 +222,8 @@ static void check_route(const char *method, const char *url, const char *path)
 	      method);
 	if (!method_ok)
 		return;
-	CHECK((r == HTTP_ROUTE_METRICS) == !strcmp(url, path), "route %d for \"%s\" (metrics at %s)",
-	      (int)r, url, path);
+	CHECK((r == HTTP_ROUTE_METRICS) == !strcmp(url, path),
+	      "route %d for \"%s\" (metrics at %s)", (int)r, url, path);
 	if (r == HTTP_ROUTE_METRICS)
 		return;
 	CHECK((r == HTTP_ROUTE_LANDING) == !strcmp(url, "/"), "route %d for \"%s\"", (int)r, url);

@@ -115,8 +115,8 @@ static void check_loaded(const struct webconfig *wc)
 	if (wc->cert_file) {
 		check_pem("cert_file", wc->cert_file, wc->cert_pem);
 		check_pem("key_file", wc->key_file, wc->key_pem);
-		CHECK(wc->tls_min_version >= 10 && wc->tls_min_version <= 13,
-		      "TLS from version %u", wc->tls_min_version);
+		CHECK(wc->tls_min_version >= 10 && wc->tls_min_version <= 13, "TLS from version %u",
+		      wc->tls_min_version);
 	} else {
 		CHECK(!wc->key_file && !wc->cert_pem && !wc->key_pem, "a key without a cert");
 		CHECK(!wc->tls_min_version && !wc->require_client_cert && !wc->client_ca_file,
