@@ -4,6 +4,7 @@
 #   make test       every test: unit, sanitized unit + smoke, fuzz, integration (root)
 #   make unit       unit tests only
 #   make sanitize   ASan/UBSan build in build-san/: unit tests and a live smoke test
+#   make tsan       ThreadSanitizer build in build-tsan/: the daemon's tests
 #   make fuzz       every libFuzzer target (fuzz/), FUZZ_SECONDS each; fuzz-NAME one
 #   make STATIC=1   link libbpf, libelf, zlib and zstd statically
 OUT ?= build
@@ -30,6 +31,10 @@ LDLIBS += -lprotobuf-c
 LDLIBS += -lyaml -lcap -lsystemd
 # bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/webconfig.c
 LDLIBS += -lcrypt -lnettle
+ifeq ($(TSAN),1)
+CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=thread
+endif
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
@@ -85,7 +90,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps run unit test integration sanitize fuzz clean helpers examples \
+.PHONY: all deps run unit test integration sanitize tsan fuzz clean helpers examples \
 	$(FUZZ_TARGETS:%=fuzz-%)
 
 all: $(OUT)/iolat examples
@@ -243,6 +248,7 @@ run: deps
 test: deps
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory sanitize
+	$(Q)$(MAKE) --no-print-directory tsan
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	$(Q)$(MAKE) --no-print-directory integration
 
@@ -250,10 +256,26 @@ test: deps
 sanitize:
 	$(Q)$(MAKE) --no-print-directory OUT=build-san SAN=1 build-san/iolat helpers examples unit
 	$(Q)# A small quarantine, so test_workloads' flat-memory check still means something.
-	$(Q)ASAN_OPTIONS=quarantine_size_mb=1 OUT=build-san \
-		ONLY='test_(signals|serve|workloads|process|userprogs)\.sh' bash tests/integration/run.sh
+	$(Q)ASAN_OPTIONS=quarantine_size_mb=1 OUT=build-san IOLAT_SANITIZED=1 \
+		ONLY='test_(signals|serve|serve_reload|serve_flood|workloads|process|userprogs)\.sh' \
+		bash tests/integration/run.sh
+
+# ThreadSanitizer build of the daemon, where libmicrohttpd's thread answers
+# requests while the main one reloads: the serve tests under it. A report
+# aborts iolat (halt_on_error) and is kept in build-tsan/tsan-report.PID;
+# either fails the target. setarch -R: gcc 12's TSan cannot map its shadow
+# memory when vm.mmap_rnd_bits is above 28, as some kernels set it.
+tsan:
+	$(Q)$(MAKE) --no-print-directory OUT=build-tsan TSAN=1 build-tsan/iolat helpers examples
+	$(Q)rm -f build-tsan/tsan-report.*
+	$(Q)TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 log_path=$(CURDIR)/build-tsan/tsan-report" \
+		OUT=build-tsan IOLAT_SANITIZED=1 \
+		ONLY='test_(serve|serve_reload|serve_flood|serve_notify|workloads)\.sh' \
+		setarch -R bash tests/integration/run.sh; rc=$$?; \
+		if ls build-tsan/tsan-report.* >/dev/null 2>&1; then head -n 60 build-tsan/tsan-report.*; rc=1; fi; \
+		exit $$rc
 
 clean:
-	$(Q)rm -rf build build-san
+	$(Q)rm -rf build build-san build-tsan
 
 -include $(wildcard $(OUT)/*.d)

@@ -785,13 +785,15 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 		return -EAGAIN;
 	}
 	s->sweeper_on = true;
+	/* Set before the first listener starts: a request may come at once, and
+	 * its callbacks may ask the server for its statistics. */
+	*out = s;
 	rc = http_update(s, o, NULL, NULL, err, len);
 	if (rc) {
+		*out = NULL;
 		http_stop(s);
-		return rc;
 	}
-	*out = s;
-	return 0;
+	return rc;
 }
 
 void http_get_stats(struct http_server *s, struct http_stats *out)
