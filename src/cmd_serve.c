@@ -556,7 +556,7 @@ int cmd_serve(int argc, char **argv)
 	if (serve_flags_parse(argc, argv, &s.fl))
 		return 2;
 	if (serve_flags_config(&s.fl, &s.cfg, err, sizeof(err))) {
-		errorf("fix the file, or see 'iolat serve --help' for the keys", "%s", err);
+		errorf("fix the flag or --config.file; 'iolat serve --help' lists both", "%s", err);
 		return 2;
 	}
 	log_set_level(s.cfg.log_level);

@@ -37,10 +37,53 @@ assert_eq "still serving" 200 "$(curl -s -o /dev/null -w '%{http_code}' "${ca[@]
 if curl -s -o /dev/null --tlsv1.1 --tls-max 1.1 "${ca[@]}" -u 'alice:correct horse' "$lurl" 2>/dev/null; then
 	fail "TLS 1.1 accepted"
 fi
+echo "ok: TLS, basic auth 200/401, plain HTTP refused cleanly, TLS 1.1 refused"
+
+# SIGHUP with a new certificate: the listener hands its socket to a
+# successor (same socket inode), which presents the new certificate.
+listen_inode() {
+	awk -v p="$(printf '%04X' "$port")" '$2 ~ ":"p"$" && $4 == "0A" { print $10 }' /proc/net/tcp
+}
+reloads() { grep -c "$1" "$WORK/serve.log"; }
+wait_reloads() { # wait_reloads PATTERN N
+	for _ in $(seq 100); do [ "$(reloads "$1")" -ge "$2" ] && return 0; sleep 0.05; done
+	fail "no '$1' in the log: $(tail -3 "$WORK/serve.log")"
+}
+sock=$(listen_inode)
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+	-addext subjectAltName=DNS:localhost -keyout "$WORK/b.key" -out "$WORK/b.crt" 2>/dev/null ||
+	fail "openssl"
+cat >"$WORK/web.yml" <<YML
+tls_server_config:
+  cert_file: $WORK/b.crt
+  key_file: $WORK/b.key
+basic_auth_users:
+  alice: $HASH
+YML
+kill -HUP "$SERVE_PID"
+wait_reloads "configuration reloaded" 1
+cb=(--cacert "$WORK/b.crt" --resolve "localhost:$port:127.0.0.1")
+assert_eq "new certificate" 200 "$(curl -s -o /dev/null -w '%{http_code}' "${cb[@]}" -u 'alice:correct horse' "$lurl")"
+curl -s -o /dev/null "${ca[@]}" -u 'alice:correct horse' "$lurl" && fail "old certificate still presented"
+assert_eq "socket handed over" "$sock" "$(listen_inode)"
+# A certificate and a key that do not match: refused before any listener
+# is touched; the running certificate and password stay.
+cat >"$WORK/web.yml" <<YML
+tls_server_config:
+  cert_file: $WORK/b.crt
+  key_file: $PWD/tests/unit/data/server.key
+basic_auth_users:
+  bob: $HASH
+YML
+kill -HUP "$SERVE_PID"
+wait_reloads "reload failed, keeping the running configuration: the TLS certificate and key do not load" 1
+assert_eq "still the new certificate" 200 "$(curl -s -o /dev/null -w '%{http_code}' "${cb[@]}" -u 'alice:correct horse' "$lurl")"
+assert_eq "bob not let in" 401 "$(curl -s -o /dev/null -w '%{http_code}' "${cb[@]}" -u 'bob:correct horse' "$lurl")"
+assert_eq "socket kept" "$sock" "$(listen_inode)"
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "exit status after TLS run"
 assert_detached
-echo "ok: TLS, basic auth 200/401, plain HTTP refused cleanly, TLS 1.1 refused"
+echo "ok: SIGHUP swaps the certificate on the same socket; a bad pair changes nothing"
 
 # expect_serve_error PATTERN ARGS...: serve refuses to start, one line, exit 2 or 1.
 expect_serve_error() {
