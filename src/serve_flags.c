@@ -113,20 +113,14 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		f->has_web = true;
 		return 0;
 	case OPT_MAXCONN:
-		if (parse_uint(arg, 1, HTTP_MAX_CONNECTIONS, &n)) {
-			errorf(NULL, "--web.max-connections takes a number from 1 to %d",
-			       HTTP_MAX_CONNECTIONS);
-			return -EINVAL;
-		}
-		f->limits.max_connections = (unsigned int)n;
-		return 0;
 	case OPT_MAXIP:
 		if (parse_uint(arg, 1, HTTP_MAX_CONNECTIONS, &n)) {
-			errorf(NULL, "--web.max-connections-per-ip takes a number from 1 to %d",
-			       HTTP_MAX_CONNECTIONS);
+			errorf(NULL, "--web.max-connections%s takes a number from 1 to %d",
+			       c == OPT_MAXIP ? "-per-ip" : "", HTTP_MAX_CONNECTIONS);
 			return -EINVAL;
 		}
-		f->limits.max_per_ip = (unsigned int)n;
+		*(c == OPT_MAXIP ? &f->limits.max_per_ip : &f->limits.max_connections) =
+			(unsigned int)n;
 		return 0;
 	case OPT_HDRTO:
 	case OPT_WRTO: {
