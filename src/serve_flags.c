@@ -232,6 +232,7 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
+	bool per_ip_given = false;
 	int c;
 
 	memset(f, 0, sizeof(*f));
@@ -251,11 +252,14 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		}
 		if (parse_flag(f, c, optarg))
 			return -EINVAL;
+		per_ip_given |= c == OPT_MAXIP;
 	}
 	if (optind < argc) {
 		errorf("see 'iolat serve --help'", "unexpected argument '%s'", argv[optind]);
 		return -EINVAL;
 	}
+	if (!per_ip_given && f->limits.max_per_ip > f->limits.max_connections)
+		f->limits.max_per_ip = f->limits.max_connections; /* a default yields */
 	if (f->limits.max_per_ip > f->limits.max_connections) {
 		errorf("lower --web.max-connections-per-ip or raise --web.max-connections",
 		       "--web.max-connections-per-ip (%u) is above --web.max-connections (%u)",
