@@ -128,6 +128,7 @@ static void exporter_opts_of(const struct serve *s, struct exporter_opts *o)
 	o->workloads = s->cfg.workloads;
 	o->wl.max_sets = s->cfg.workloads_max;
 	o->wl.expire_s = s->cfg.workloads_expire_s;
+	o->disk_expire_s = s->cfg.disks_expire_s;
 	o->rules = s->cfg.rules;
 	o->nrules = s->cfg.nrules;
 }

@@ -11,6 +11,7 @@
 
 #include "builtin_configs.h"
 #include "builtin_views.h"
+#include "disklife.h"
 #include "umetrics.h"
 #include "wlabels.h"
 
@@ -41,6 +42,7 @@ struct exporter {
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
 	struct wlabels *wl;
 	uint64_t folded_ios; /* completions under workload="other", this scrape */
+	struct disklife *disks; /* gone disks: keys out of the kernel, expiry */
 };
 
 
@@ -260,6 +262,7 @@ void exporter_free(struct exporter *e)
 	if (!e)
 		return;
 	wlabels_free(e->wl);
+	disklife_free(e->disks);
 	workload_cache_free(e->names_of);
 	drop_builtin(&e->block_conf, &e->block);
 	drop_builtin(&e->wl_conf, &e->wl_metrics);
@@ -442,14 +445,72 @@ static int label_series(struct exporter *e)
 	return 0;
 }
 
+/* Gone disks (disklife.h), on the collector. */
+static int retire_disk(void *ctx, uint32_t dev)
+{
+	return collector_retire_disk(((struct exporter *)ctx)->c, dev);
+}
+
+static int drop_disk(void *ctx, uint32_t dev)
+{
+	return collector_drop_disk(((struct exporter *)ctx)->c, dev);
+}
+
+static void disk_renamed(void *ctx, uint32_t dev)
+{
+	struct exporter *e = ctx;
+
+	if (e->env)
+		decoder_env_forget_disk(e->env, dev);
+}
+
+/* Before the collector is read: made on the first scrape, then drops gone
+ * disks whose number another disk took. */
+static int check_disks(struct exporter *e)
+{
+	const struct disklife_ops ops = { .ctx = e, .retire = retire_disk, .drop = drop_disk,
+					  .renamed = disk_renamed };
+
+	if (!e->disks)
+		e->disks = disklife_new("/sys/dev/block", &ops);
+	return e->disks ? disklife_check(e->disks) : -ENOMEM;
+}
+
+static int add_disk_self(struct exporter *e, struct metric_set *set)
+{
+	struct metric_family *gone, *ret, *exp;
+	struct disklife_stats st;
+	int rc = 0;
+
+	disklife_stats(e->disks, &st);
+	gone = metrics_family(set, "iolat_disks_gone",
+		"Disks gone (detached, removed, no medium) whose series stay until disks.expire.",
+		METRIC_GAUGE, NULL);
+	ret = metrics_family(set, "iolat_disks_retired_total",
+		"Times a gone disk's kernel map keys moved to user space (counts kept).",
+		METRIC_COUNTER, NULL);
+	exp = metrics_family(set, "iolat_disks_expired_total",
+		"Gone disks whose series left the output (after disks.expire, or at once when "
+		"another disk took their number).", METRIC_COUNTER, NULL);
+	if (!gone || !ret || !exp)
+		return -ENOMEM;
+	rc |= add_counter(gone, NULL, (double)st.gone);
+	rc |= add_counter(ret, NULL, (double)st.retired);
+	rc |= add_counter(exp, NULL, (double)st.expired);
+	return rc ? -ENOMEM : 0;
+}
+
 int exporter_collect(struct exporter *e, struct metric_set *set)
 {
 	time_t now = time(NULL);
+	unsigned int expire_s = e->o.disk_expire_s ? e->o.disk_expire_s : EXPORTER_DISK_EXPIRE_S;
 	int rc;
 
 	metrics_clear(set);
 	e->folded_ios = 0;
-	rc = collector_read(e->c, &e->snap);
+	rc = check_disks(e);
+	if (!rc)
+		rc = collector_read(e->c, &e->snap);
 	if (!rc && shows_workloads(e))
 		rc = wlabels_assign(e->wl, &e->snap, now);
 	e->views.labels = NULL;
@@ -459,10 +520,16 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 		rc = add_block_metrics(e, set);
 	if (!rc)
 		rc = add_self(e, set);
+	if (!rc)
+		rc = add_disk_self(e, set);
 	if (!rc && shows_workloads(e))
 		rc = add_workload_self(e, set);
 	/* After the set is built: retiring keys changes no value it shows. */
 	if (!rc && shows_workloads(e))
 		rc = wlabels_prune(e->wl, &e->snap, now);
+	if (!rc)
+		rc = disklife_prune(e->disks, &e->snap, now, expire_s);
+	if (e->env)
+		decoder_env_scrape_done(e->env);
 	return rc;
 }
