@@ -200,6 +200,27 @@ static void count_gone(void *ctx, uint64_t id, void *val)
 	*(size_t *)ctx += ((struct disk *)val)->gone;
 }
 
+struct each_gone {
+	disklife_gone_fn fn;
+	void *ctx;
+};
+
+static void call_gone(void *ctx, uint64_t id, void *val)
+{
+	const struct each_gone *e = ctx;
+	const struct disk *k = val;
+
+	if (k->gone)
+		e->fn(e->ctx, dev_of(id), k->name, k->changed);
+}
+
+void disklife_each_gone(const struct disklife *d, disklife_gone_fn fn, void *ctx)
+{
+	struct each_gone e = { fn, ctx };
+
+	idmap_each(&d->disks, call_gone, &e);
+}
+
 void disklife_stats(const struct disklife *d, struct disklife_stats *out)
 {
 	memset(out, 0, sizeof(*out));

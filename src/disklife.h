@@ -68,4 +68,9 @@ struct disklife_stats {
 };
 void disklife_stats(const struct disklife *d, struct disklife_stats *out);
 
+/* Calls fn for each gone disk: its number, its name ("" if never known)
+ * and when its series last changed (they expire expire_s after that). */
+typedef void (*disklife_gone_fn)(void *ctx, uint32_t dev, const char *name, time_t changed);
+void disklife_each_gone(const struct disklife *d, disklife_gone_fn fn, void *ctx);
+
 #endif /* IOLAT_DISKLIFE_H */

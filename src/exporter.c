@@ -12,6 +12,7 @@
 #include "builtin_configs.h"
 #include "builtin_views.h"
 #include "disklife.h"
+#include "disks.h"
 #include "umetrics.h"
 #include "wlabels.h"
 
@@ -476,25 +477,47 @@ static int check_disks(struct exporter *e)
 	return e->disks ? disklife_check(e->disks) : -ENOMEM;
 }
 
+struct gone_ctx {
+	struct metric_family *f;
+	int rc;
+};
+
+static void add_gone(void *ctx, uint32_t dev, const char *name, time_t changed)
+{
+	struct gone_ctx *g = ctx;
+	char number[24];
+	const char *v[1] = { name };
+
+	if (!name[0]) {
+		snprintf(number, sizeof(number), "%u:%u", disk_major(dev), disk_minor(dev));
+		v[0] = number;
+	}
+	g->rc |= add_counter(g->f, v, (double)changed);
+}
+
 static int add_disk_self(struct exporter *e, struct metric_set *set)
 {
-	struct metric_family *gone, *ret, *exp;
+	static const char *const dev_l[] = { "device", NULL };
+	struct gone_ctx g = { 0 };
+	struct metric_family *ret, *exp;
 	struct disklife_stats st;
 	int rc = 0;
 
 	disklife_stats(e->disks, &st);
-	gone = metrics_family(set, "iolat_disks_gone",
-		"Disks gone (detached, removed, no medium) whose series stay until disks.expire.",
-		METRIC_GAUGE, NULL);
+	g.f = metrics_family(set, "iolat_disks_gone_since_seconds",
+		"Gone disks (detached, removed, no medium) whose series are still exported: Unix "
+		"time their series last changed; they leave the output disks.expire after it.",
+		METRIC_GAUGE, dev_l);
 	ret = metrics_family(set, "iolat_disks_retired_total",
 		"Times a gone disk's kernel map keys moved to user space (counts kept).",
 		METRIC_COUNTER, NULL);
 	exp = metrics_family(set, "iolat_disks_expired_total",
 		"Gone disks whose series left the output (after disks.expire, or at once when "
 		"another disk took their number).", METRIC_COUNTER, NULL);
-	if (!gone || !ret || !exp)
+	if (!g.f || !ret || !exp)
 		return -ENOMEM;
-	rc |= add_counter(gone, NULL, (double)st.gone);
+	disklife_each_gone(e->disks, add_gone, &g);
+	rc |= g.rc;
 	rc |= add_counter(ret, NULL, (double)st.retired);
 	rc |= add_counter(exp, NULL, (double)st.expired);
 	return rc ? -ENOMEM : 0;
@@ -520,8 +543,6 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 		rc = add_block_metrics(e, set);
 	if (!rc)
 		rc = add_self(e, set);
-	if (!rc)
-		rc = add_disk_self(e, set);
 	if (!rc && shows_workloads(e))
 		rc = add_workload_self(e, set);
 	/* After the set is built: retiring keys changes no value it shows. */
@@ -529,6 +550,10 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 		rc = wlabels_prune(e->wl, &e->snap, now);
 	if (!rc)
 		rc = disklife_prune(e->disks, &e->snap, now, expire_s);
+	/* After the prune, so a disk shows as gone from the scrape that found it
+	 * gone, and no longer from the one that saw it busy again. */
+	if (!rc)
+		rc = add_disk_self(e, set);
 	if (e->env)
 		decoder_env_scrape_done(e->env);
 	return rc;

@@ -242,6 +242,23 @@ static void one_disk(struct snapshot *s, uint32_t dev, uint64_t ios)
 	push(s, key(dev, 0, 1), 1);
 }
 
+struct gone_seen {
+	uint32_t dev;
+	char name[DISK_NAME_MAX];
+	time_t changed;
+	int n;
+};
+
+static void note_gone(void *ctx, uint32_t dev, const char *name, time_t changed)
+{
+	struct gone_seen *g = ctx;
+
+	g->dev = dev;
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	g->changed = changed;
+	g->n++;
+}
+
 static void expect_stats(struct disklife *d, size_t disks, size_t gone, uint64_t retired,
 			 uint64_t expired)
 {
@@ -279,6 +296,15 @@ static void test_disklife(void **state)
 	assert_int_equal(c.nretired, 1);
 	assert_int_equal(c.retired[0], dev);
 	expect_stats(d, 1, 1, 1, 0);
+	{
+		struct gone_seen g = { 0 };
+
+		disklife_each_gone(d, note_gone, &g);
+		assert_int_equal(g.n, 1);
+		assert_int_equal(g.dev, dev);
+		assert_string_equal(g.name, "loop43");
+		assert_int_equal(g.changed, 100); /* its last change */
+	}
 	/* Re-attached under its name before expiring: its series counts on. */
 	add_disk(dev, "loop43", 2048);
 	assert_int_equal(disklife_check(d), 0);
