@@ -72,17 +72,16 @@ def bpf(cmd, attr):
     buf = ctypes.create_string_buffer(attr, 128)
     return libc.syscall(NR_BPF, cmd, buf, 128)
 # The serve's histogram map: 16-byte keys, struct iolat_val values, more than
-# one entry (the map not in use is shrunk to one).
-map_id = None
-for f in glob.glob("/proc/%s/fdinfo/*" % pid):
-    info = {k: v.strip() for k, v in (l.split(":", 1) for l in open(f) if ":" in l)}
-    if (info.get("key_size") == "16" and info.get("value_size") == "10328" and
-            int(info.get("max_entries", 0)) > 1):
-        map_id = int(info["map_id"])
-fd = bpf(14, struct.pack("<III", map_id or 0, 0, 0))  # BPF_MAP_GET_FD_BY_ID
-if fd < 0:
-    print("error: no histogram map in the serve's fds", flush=True)
-    sys.exit(1)
+# one entry (the map not in use is shrunk to one); per-CPU or shared.
+def open_map(pid):
+    map_id = None
+    for f in glob.glob("/proc/%s/fdinfo/*" % pid):
+        info = {k: v.strip() for k, v in (l.split(":", 1) for l in open(f) if ":" in l)}
+        if (info.get("key_size") == "16" and info.get("value_size") == "10328" and
+                int(info.get("max_entries", 0)) > 1):
+            map_id = int(info["map_id"])
+    return bpf(14, struct.pack("<III", map_id or 0, 0, 0))  # BPF_MAP_GET_FD_BY_ID
+fd = open_map(pid)
 cur, nxt = ctypes.create_string_buffer(16), ctypes.create_string_buffer(16)
 
 def kernel_keys(devnum):
@@ -99,6 +98,15 @@ def kernel_keys(devnum):
 
 for req in sys.stdin:
     disk, devnum = req.split()
+    if disk == "serve":  # another serve process
+        os.close(fd)
+        fd = open_map(devnum)
+    if fd < 0:
+        print("error: no histogram map in the serve's fds", flush=True)
+        continue
+    if disk == "serve":
+        print("ok", flush=True)
+        continue
     vals, series = {}, 0
     for line in open(metrics):
         if line.startswith("#"):
@@ -221,3 +229,36 @@ kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited with $?"
 assert_detached
 echo "ok: serve stopped and detached"
+
+# Without workloads the kernel map is per-CPU: the same, per disk, 5 times.
+port=$(free_port)
+url=http://127.0.0.1:$port/metrics
+start_serve "$WORK/serve2.log" --web.listen-address=127.0.0.1:$port --no-collector.workloads \
+	--disks.expire=${EXPIRE}s
+echo "serve $SERVE_PID" >&"${STATE[1]}"
+read -r line <&"${STATE[0]}"
+assert_eq "state helper on the second serve" ok "$line"
+losetup -d "$dev"
+scrape
+state "$disk" "$devnum"
+reads=$S_DR
+for i in $(seq 1 5); do
+	attach "$disk"
+	read -r kr _ <<<"$(kernel_ios "$disk")"
+	in_cgroup "$cg" "$DIO" read "$dev" $R 4096 || fail "dio read"
+	scrape
+	state "$disk" "$devnum"
+	assert_eq "per-CPU $i: kernel keys of $disk while attached" 1 "$S_KEYS"
+	losetup -d "$dev" || fail "losetup -d"
+	read -r kr2 _ <<<"$(kernel_ios "$disk")"
+	reads=$((reads + kr2 - kr))
+	scrape
+	state "$disk" "$devnum"
+	assert_counted "per-CPU $i: $disk reads" "$reads" "$S_DR"
+	assert_eq "per-CPU $i: kernel keys of the gone $disk" 0 "$S_KEYS"
+	((S_SINCE > 0)) || fail "per-CPU $i: $disk not shown gone"
+done
+echo "ok: per-CPU map (--no-collector.workloads): 5 cycles exact, no kernel keys once gone"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve exited with $?"
+assert_detached
