@@ -262,3 +262,11 @@ echo "ok: per-CPU map (--no-collector.workloads): 5 cycles exact, no kernel keys
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited with $?"
 assert_detached
+
+# Bad disks.expire values: one line, exit 2, nothing loaded.
+expect_error 2 "bad --disks.expire '0' \(at least 1s" serve --disks.expire=0
+expect_error 2 "bad --disks.expire 'soon'" serve --disks.expire=soon
+printf 'disks:\n  expire: 0\n' >"$WORK/bad.yml"
+expect_error 2 "bad.yml:2:11: expected a duration of at least 1s" serve --config.file="$WORK/bad.yml"
+printf 'disks:\n  expir: 5m\n' >"$WORK/bad.yml"
+expect_error 2 "bad.yml:2:3: unknown key 'expir' \(known: expire\)" serve --config.file="$WORK/bad.yml"
