@@ -10,8 +10,29 @@
 source tests/integration/lib.sh
 source tests/integration/lib_serve.sh
 
-CYCLES=${CYCLES:-100} R=3 W=2 EXPIRE=4 OTHERS=10
+CYCLES=${CYCLES:-100} R=3 W=2 EXPIRE=6 OTHERS=10
 [ -w /dev/loop-control ] || skip "no /dev/loop-control"
+
+# Bad disks.expire values: exit 2 and one line on stderr. (Not expect_error:
+# its check that no program was left loaded counts every iolat on the
+# machine, and other tests load and unload theirs meanwhile; these fail
+# while reading the flags, before anything is loaded.)
+bad_input() {
+	local pattern=$1 rc=0
+	shift
+	"$IOLAT" serve "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
+	assert_eq "iolat serve $*: exit" 2 "$rc"
+	assert_eq "iolat serve $*: stderr lines" 1 "$(wc -l <"$WORK/err")"
+	grep -qE "$pattern" "$WORK/err" || fail "iolat serve $*: '$(cat "$WORK/err")' does not match '$pattern'"
+	[ ! -s "$WORK/out" ] || fail "iolat serve $*: printed on stdout"
+}
+bad_input "bad --disks.expire '0' \(at least 1s" --disks.expire=0
+bad_input "bad --disks.expire 'soon'" --disks.expire=soon
+printf 'disks:\n  expire: 0\n' >"$WORK/bad.yml"
+bad_input "bad.yml:2:11: expected a duration of at least 1s" --config.file="$WORK/bad.yml"
+printf 'disks:\n  expir: 5m\n' >"$WORK/bad.yml"
+bad_input "bad.yml:2:3: unknown key 'expir' \(known: expire\)" --config.file="$WORK/bad.yml"
+echo "ok: bad disks.expire values refused"
 
 # loop_ctl add|remove N: LOOP_CTL_ADD / LOOP_CTL_REMOVE on /dev/loop-control
 # (perl: it starts in milliseconds where python takes a second on a busy machine).
@@ -197,8 +218,10 @@ for n in "${numbers[@]:1}"; do
 	assert_eq "loop$n: kernel keys" 0 "$S_KEYS"
 done
 ((S_RETIRED >= CYCLES + OTHERS)) || fail "$S_RETIRED retirements, fewer than our $((CYCLES + OTHERS))"
-assert_eq "gone disks of ours" $((OTHERS + 1)) \
-	"$(grep -cE "^iolat_disks_gone_since_seconds\{device=\"loop($(IFS='|'; echo "${numbers[*]}"))\"\}" "$WORK/m")"
+# (loop$N's own clock started at its last cycle: it may have expired by now.)
+others=${numbers[*]:1}
+assert_eq "the $OTHERS disks shown gone" "$OTHERS" \
+	"$(grep -cE "^iolat_disks_gone_since_seconds\{device=\"loop(${others// /|})\"\}" "$WORK/m")"
 echo "ok: $OTHERS more disks used once and removed: series kept, no kernel keys"
 
 # Expiry: EXPIRE s without change, and every series of the gone disks leaves.
@@ -263,10 +286,3 @@ kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited with $?"
 assert_detached
 
-# Bad disks.expire values: one line, exit 2, nothing loaded.
-expect_error 2 "bad --disks.expire '0' \(at least 1s" serve --disks.expire=0
-expect_error 2 "bad --disks.expire 'soon'" serve --disks.expire=soon
-printf 'disks:\n  expire: 0\n' >"$WORK/bad.yml"
-expect_error 2 "bad.yml:2:11: expected a duration of at least 1s" serve --config.file="$WORK/bad.yml"
-printf 'disks:\n  expir: 5m\n' >"$WORK/bad.yml"
-expect_error 2 "bad.yml:2:3: unknown key 'expir' \(known: expire\)" serve --config.file="$WORK/bad.yml"
