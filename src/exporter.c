@@ -11,8 +11,7 @@
 
 #include "builtin_configs.h"
 #include "builtin_views.h"
-#include "disklife.h"
-#include "disks.h"
+#include "exporter_disks.h"
 #include "umetrics.h"
 #include "wlabels.h"
 
@@ -43,7 +42,7 @@ struct exporter {
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
 	struct wlabels *wl;
 	uint64_t folded_ios; /* completions under workload="other", this scrape */
-	struct disklife *disks; /* gone disks: keys out of the kernel, expiry */
+	struct exporter_disks *disks; /* gone disks: keys retired, series expired */
 };
 
 
@@ -263,7 +262,7 @@ void exporter_free(struct exporter *e)
 	if (!e)
 		return;
 	wlabels_free(e->wl);
-	disklife_free(e->disks);
+	exporter_disks_free(e->disks);
 	workload_cache_free(e->names_of);
 	drop_builtin(&e->block_conf, &e->block);
 	drop_builtin(&e->wl_conf, &e->wl_metrics);
@@ -446,92 +445,16 @@ static int label_series(struct exporter *e)
 	return 0;
 }
 
-/* Gone disks (disklife.h), on the collector. */
-static int retire_disk(void *ctx, uint32_t dev)
-{
-	return collector_retire_disk(((struct exporter *)ctx)->c, dev);
-}
-
-static int drop_disk(void *ctx, uint32_t dev)
-{
-	return collector_drop_disk(((struct exporter *)ctx)->c, dev);
-}
-
-static void disk_renamed(void *ctx, uint32_t dev)
-{
-	struct exporter *e = ctx;
-
-	if (e->env)
-		decoder_env_forget_disk(e->env, dev);
-}
-
-/* Before the collector is read: made on the first scrape, then drops gone
- * disks whose number another disk took. */
-static int check_disks(struct exporter *e)
-{
-	const struct disklife_ops ops = { .ctx = e, .retire = retire_disk, .drop = drop_disk,
-					  .renamed = disk_renamed };
-
-	if (!e->disks)
-		e->disks = disklife_new("/sys/dev/block", &ops);
-	return e->disks ? disklife_check(e->disks) : -ENOMEM;
-}
-
-struct gone_ctx {
-	struct metric_family *f;
-	int rc;
-};
-
-static void add_gone(void *ctx, uint32_t dev, const char *name, time_t changed)
-{
-	struct gone_ctx *g = ctx;
-	char number[24];
-	const char *v[1] = { name };
-
-	if (!name[0]) {
-		snprintf(number, sizeof(number), "%u:%u", disk_major(dev), disk_minor(dev));
-		v[0] = number;
-	}
-	g->rc |= add_counter(g->f, v, (double)changed);
-}
-
-static int add_disk_self(struct exporter *e, struct metric_set *set)
-{
-	static const char *const dev_l[] = { "device", NULL };
-	struct gone_ctx g = { 0 };
-	struct metric_family *ret, *exp;
-	struct disklife_stats st;
-	int rc = 0;
-
-	disklife_stats(e->disks, &st);
-	g.f = metrics_family(set, "iolat_disks_gone_since_seconds",
-		"Gone disks (detached, removed, no medium) whose series are still exported: Unix "
-		"time their series last changed; they leave the output disks.expire after it.",
-		METRIC_GAUGE, dev_l);
-	ret = metrics_family(set, "iolat_disks_retired_total",
-		"Times a gone disk's kernel map keys moved to user space (counts kept).",
-		METRIC_COUNTER, NULL);
-	exp = metrics_family(set, "iolat_disks_expired_total",
-		"Gone disks whose series left the output (after disks.expire, or at once when "
-		"another disk took their number).", METRIC_COUNTER, NULL);
-	if (!g.f || !ret || !exp)
-		return -ENOMEM;
-	disklife_each_gone(e->disks, add_gone, &g);
-	rc |= g.rc;
-	rc |= add_counter(ret, NULL, (double)st.retired);
-	rc |= add_counter(exp, NULL, (double)st.expired);
-	return rc ? -ENOMEM : 0;
-}
-
 int exporter_collect(struct exporter *e, struct metric_set *set)
 {
 	time_t now = time(NULL);
-	unsigned int expire_s = e->o.disk_expire_s ? e->o.disk_expire_s : EXPORTER_DISK_EXPIRE_S;
 	int rc;
 
 	metrics_clear(set);
 	e->folded_ios = 0;
-	rc = check_disks(e);
+	if (!e->disks)
+		e->disks = exporter_disks_new(e->c, e->env);
+	rc = e->disks ? exporter_disks_check(e->disks) : -ENOMEM;
 	if (!rc)
 		rc = collector_read(e->c, &e->snap);
 	if (!rc && shows_workloads(e))
@@ -549,12 +472,8 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 	if (!rc && shows_workloads(e))
 		rc = wlabels_prune(e->wl, &e->snap, now);
 	if (!rc)
-		rc = disklife_prune(e->disks, &e->snap, now, expire_s);
-	/* After the prune, so a disk shows as gone from the scrape that found it
-	 * gone, and no longer from the one that saw it busy again. */
-	if (!rc)
-		rc = add_disk_self(e, set);
+		rc = exporter_disks_prune(e->disks, &e->snap, now, e->o.disk_expire_s, set);
 	if (e->env)
-		decoder_env_scrape_done(e->env);
+		decoder_env_scrape_done(e->env); /* disk names: refreshed now and then */
 	return rc;
 }

@@ -30,10 +30,8 @@ struct exporter_opts {
 	size_t nrules;
 	unsigned int synthetic_disks; /* testing: this many fake disks' series */
 	unsigned int disk_expire_s;   /* disks.expire: how long a gone disk's series
-				       * stay; 0: EXPORTER_DISK_EXPIRE_S */
+				       * stay; 0: 5m */
 };
-
-#define EXPORTER_DISK_EXPIRE_S 300
 
 struct exporter;
 
