@@ -151,6 +151,7 @@ static void exporter_opts_of(const struct serve *s, const struct serve_config *c
 	o->workloads = cfg->workloads;
 	o->wl.max_sets = cfg->workloads_max;
 	o->wl.expire_s = cfg->workloads_expire_s;
+	o->disk_expire_s = cfg->disks_expire_s;
 	o->rules = cfg->rules;
 	o->nrules = cfg->nrules;
 }

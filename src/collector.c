@@ -38,7 +38,10 @@ struct collector {
 	struct bpf_map *hists;	  /* the histogram map in use (hists or hists_shared) */
 	int nvals;		  /* values per key in it: ncpus, or 1 if shared */
 	struct iolat_val *percpu; /* ncpus values: scratch for reads */
-	struct snapshot retired;  /* values taken out of the kernel map */
+	struct snapshot retired;  /* values taken out of the kernel map, under
+				   * user-space cgroup ids (collector_retire) */
+	struct snapshot gone;	  /* gone disks' values taken out of it, under
+				   * their own keys (collector_retire_disk) */
 	struct bucket_table lat, size;
 	uint64_t lat_store[IOLAT_LAT_SLOTS];
 	uint64_t size_store[IOLAT_SIZE_SLOTS];
@@ -444,6 +447,7 @@ void collector_close(struct collector *c)
 	detach_all(c);
 	iolat_bpf__destroy(c->skel);
 	snapshot_free(&c->retired);
+	snapshot_free(&c->gone);
 	free(c->percpu);
 	free(c);
 }
@@ -481,6 +485,7 @@ int collector_read(struct collector *c, struct snapshot *snap)
 	struct iolat_key key, next;
 	struct series *s;
 	void *prev = NULL;
+	int rc;
 
 	snap->n = 0;
 	/*
@@ -497,36 +502,117 @@ int collector_read(struct collector *c, struct snapshot *snap)
 			return -ENOMEM;
 		sum_cpus(c, &s->val);
 	}
+	/* A disk that came back counts on from what it had when it went. */
+	rc = snapshot_merge(snap, &c->gone);
 	/* Retired keys carry user-space cgroup ids: never equal to live ones. */
-	return snapshot_append(snap, &c->retired);
+	return rc ? rc : snapshot_append(snap, &c->retired);
+}
+
+/*
+ * Takes key k out of the kernel map into c->percpu: 1, 0 if the map has no
+ * such key, or -errno. Atomic on 5.14+ (lookup-and-delete); before that a
+ * completion between the lookup and the delete is lost.
+ */
+static int take_key(struct collector *c, const struct iolat_key *k)
+{
+	int fd = bpf_map__fd(c->hists);
+
+	if (!bpf_map_lookup_and_delete_elem(fd, k, c->percpu))
+		return 1;
+	if (bpf_map_lookup_elem(fd, k, c->percpu))
+		return errno == ENOENT ? 0 : -errno;
+	bpf_map_delete_elem(fd, k);
+	return 1;
 }
 
 int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t into)
 {
-	int fd = bpf_map__fd(c->hists);
 	struct iolat_key moved = *k;
-	struct iolat_val *sum;
+	struct iolat_val *sum = calloc(1, sizeof(*sum));
+	bool gone;
 	int rc;
 
-	/* Atomic on 5.14+; before that a completion between the two is lost. */
-	if (bpf_map_lookup_and_delete_elem(fd, k, c->percpu)) {
-		if (bpf_map_lookup_elem(fd, k, c->percpu))
-			return errno == ENOENT ? 0 : -errno;
-		bpf_map_delete_elem(fd, k);
-	}
-	sum = calloc(1, sizeof(*sum));
 	if (!sum)
 		return -ENOMEM;
-	sum_cpus(c, sum);
-	moved.cgroup = into;
-	rc = snapshot_add(&c->retired, &moved, sum);
+	rc = take_key(c, k);
+	if (rc > 0)
+		sum_cpus(c, sum);
+	/* What the key had on a disk that went and came back moves with it. */
+	gone = rc >= 0 && snapshot_take(&c->gone, k, sum);
+	if (rc > 0 || gone) {
+		moved.cgroup = into;
+		rc = snapshot_add(&c->retired, &moved, sum);
+	}
 	free(sum);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int collector_forget(struct collector *c, const struct iolat_key *k)
 {
 	return bpf_map_delete_elem(bpf_map__fd(c->hists), k) && errno != ENOENT ? -errno : 0;
+}
+
+/* The kernel map's keys of disk dev, in *out (malloc'd; *n of them). */
+static int disk_keys(struct collector *c, uint32_t dev, struct iolat_key **out, size_t *n)
+{
+	int fd = bpf_map__fd(c->hists);
+	struct iolat_key key, next, *keys = NULL;
+	size_t cap = 0;
+	void *prev = NULL;
+
+	*n = 0;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (key.dev != dev)
+			continue;
+		if (array_make_room((void **)&keys, &cap, *n, sizeof(*keys), 16)) {
+			free(keys);
+			return -ENOMEM;
+		}
+		keys[(*n)++] = key;
+	}
+	*out = keys;
+	return 0;
+}
+
+int collector_retire_disk(struct collector *c, uint32_t dev)
+{
+	struct iolat_val *sum = calloc(1, sizeof(*sum));
+	struct iolat_key *keys = NULL;
+	size_t n = 0;
+	int rc = sum ? disk_keys(c, dev, &keys, &n) : -ENOMEM, moved = 0;
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = take_key(c, &keys[i]);
+		if (rc <= 0)
+			continue; /* gone meanwhile: nothing to keep */
+		memset(sum, 0, sizeof(*sum));
+		sum_cpus(c, sum);
+		rc = snapshot_add(&c->gone, &keys[i], sum);
+		moved++;
+	}
+	free(keys);
+	free(sum);
+	return rc < 0 ? rc : moved;
+}
+
+int collector_drop_disk(struct collector *c, uint32_t dev)
+{
+	int fd = bpf_map__fd(c->hists);
+	struct iolat_key *keys = NULL;
+	size_t n = 0;
+	int rc = disk_keys(c, dev, &keys, &n);
+
+	for (size_t i = 0; !rc && i < n; i++)
+		if (bpf_map_delete_elem(fd, &keys[i]) && errno != ENOENT)
+			rc = -errno;
+	free(keys);
+	if (!rc) {
+		snapshot_drop_dev(&c->gone, dev);
+		snapshot_drop_dev(&c->retired, dev);
+	}
+	return rc;
 }
 
 int collector_refold(struct collector *c, uint64_t from, uint64_t into)

@@ -102,6 +102,19 @@ int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t in
  * only, like top, has no use for a gone cgroup's totals). 0 or -errno. */
 int collector_forget(struct collector *c, const struct iolat_key *k);
 
+/*
+ * A disk that is gone (detached, unplugged): moves every kernel map key of
+ * disk dev to user space under the same key, so gone disks take no map
+ * space; collector_read adds those values to the live series of the same
+ * key, so a disk that comes back under its number counts on from them.
+ * Returns how many keys moved, or -errno.
+ */
+int collector_retire_disk(struct collector *c, uint32_t dev);
+
+/* Forgets every count of disk dev: its kernel keys and every series kept
+ * in user space for it (retired by disk or by cgroup). 0 or -errno. */
+int collector_drop_disk(struct collector *c, uint32_t dev);
+
 /* Merges the retired series of cgroup id `from` into `into`. 0 or -errno. */
 int collector_refold(struct collector *c, uint64_t from, uint64_t into);
 

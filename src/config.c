@@ -30,6 +30,7 @@ void config_defaults(struct serve_config *c)
 	c->workloads = true;
 	c->workloads_max = 500;
 	c->workloads_expire_s = 300;
+	c->disks_expire_s = 300;
 }
 
 int config_duration(const char *s, unsigned int *out)
@@ -296,6 +297,18 @@ static int workloads_key(struct ctx *x, const char *k, yaml_node_t *v, struct se
 	return 1;
 }
 
+static int disks_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
+{
+	unsigned int s;
+
+	if (strcmp(k, "expire"))
+		return 1;
+	if (!yamldoc_scalar(v) || config_duration(yamldoc_scalar(v), &s) || !s)
+		return fail(x, v, "expected a duration of at least 1s, such as 300, 90s, 5m or 1h");
+	c->disks_expire_s = s;
+	return 0;
+}
+
 static int top_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
 {
 	if (!strcmp(k, "web"))
@@ -308,6 +321,8 @@ static int top_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_co
 		return each_key(x, v, "op, size_class", labels_key, c);
 	if (!strcmp(k, "workloads"))
 		return each_key(x, v, "enabled, by, max, expire, rules", workloads_key, c);
+	if (!strcmp(k, "disks"))
+		return each_key(x, v, "expire", disks_key, c);
 	if (!strcmp(k, "bpf_stats"))
 		return get_bool(x, v, &c->bpf_stats);
 	if (!strcmp(k, "log_level")) {
@@ -344,7 +359,7 @@ int config_load(const char *path, struct serve_config *c, char *err, size_t errl
 		return -EINVAL;
 	}
 	root = yaml_document_get_root_node(&x.doc);
-	rc = root ? each_key(&x, root, "web, views, buckets, labels, workloads, bpf_stats, log_level", top_key, c) : 0;
+	rc = root ? each_key(&x, root, "web, views, buckets, labels, workloads, disks, bpf_stats, log_level", top_key, c) : 0;
 	yaml_document_delete(&x.doc);
 	yaml_parser_delete(&parser);
 	fclose(f);

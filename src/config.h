@@ -27,6 +27,8 @@
  *       - match: '^/tenants/([^/]+)'      # POSIX extended regexp on the cgroup path
  *         kind: tenant
  *         name: '\1'
+ *   disks:
+ *     expire: 5m                          # a gone disk's series stay this long
  *   bpf_stats: false                      # keep kernel BPF run-time stats on
  *   log_level: info                       # debug, info, warn, error
  */
@@ -62,6 +64,7 @@ struct serve_config {
 	bool workloads_by_process; /* COMM[PID] of the submitter, not the cgroup */
 	size_t workloads_max;
 	unsigned int workloads_expire_s;
+	unsigned int disks_expire_s; /* a gone disk's series stay this long (>= 1) */
 	struct workload_rule rules[WORKLOAD_MAX_RULES];
 	size_t nrules;
 };

@@ -81,6 +81,11 @@ void decoder_env_scrape_done(struct decoder_env *env)
 	disk_cache_scrape_done(&env->disks);
 }
 
+void decoder_env_forget_disk(struct decoder_env *env, uint32_t dev)
+{
+	disk_cache_forget(&env->disks, dev);
+}
+
 void decoder_env_cache_sizes(const struct decoder_env *env, struct decoder_cache_sizes *out)
 {
 	*out = (struct decoder_cache_sizes){

@@ -38,6 +38,9 @@ void decoder_env_free(struct decoder_env *env);
 /* Once per scrape: ages the caches (disk numbers get reused by new disks). */
 void decoder_env_scrape_done(struct decoder_env *env);
 
+/* Forgets the name of disk number dev (another disk took the number). */
+void decoder_env_forget_disk(struct decoder_env *env, uint32_t dev);
+
 /* What the caches hold now, and their caps (for tests and self-metrics). */
 struct decoder_cache_sizes {
 	size_t majorminor, majorminor_cap;

@@ -83,6 +83,32 @@ void disks_name(uint32_t dev, char *buf, size_t len)
 	snprintf(buf, len, "%s", base + 1);
 }
 
+int disks_lookup(const char *dir, uint32_t dev, char *name, size_t len, uint64_t *sectors)
+{
+	char path[PATH_MAX + 48], line[256];
+	bool named = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u:%u/uevent", dir, disk_major(dev), disk_minor(dev));
+	f = fopen(path, "re");
+	if (!f)
+		return -ENOENT;
+	while (!named && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(name, len, "%s", line + 8);
+			named = true;
+		}
+	fclose(f);
+	if (!named)
+		snprintf(name, len, "%u:%u", disk_major(dev), disk_minor(dev));
+	if (sectors) {
+		snprintf(path, sizeof(path), "%s/%u:%u/size", dir, disk_major(dev), disk_minor(dev));
+		*sectors = read_line(path, line, sizeof(line)) == 0 ? strtoull(line, NULL, 10) : 0;
+	}
+	return 0;
+}
+
 /* "[mq-deadline] none" -> "mq-deadline"; a queue with no list -> "". */
 static void active_scheduler(const char *line, char *out, size_t len)
 {

@@ -33,6 +33,14 @@ int disks_resolve(const char *name, uint32_t *dev, char *whole, size_t wholelen)
 /* Name of the disk with this number ("7:0" style when sysfs has none). */
 void disks_name(uint32_t dev, char *buf, size_t len);
 
+/*
+ * The disk with number dev in dir (/sys/dev/block, or a copy of its layout
+ * for tests): its name (uevent's DEVNAME; "M:m" if it has none) and, if
+ * sectors is not NULL, its size in 512-byte sectors (0: no medium, or a loop
+ * device with no file). 0, or -ENOENT when dir has no such number.
+ */
+int disks_lookup(const char *dir, uint32_t dev, char *name, size_t len, uint64_t *sectors);
+
 struct disk_info {
 	char name[DISK_NAME_MAX];
 	uint32_t dev;

@@ -11,6 +11,7 @@
 
 #include "builtin_configs.h"
 #include "builtin_views.h"
+#include "exporter_disks.h"
 #include "umetrics.h"
 #include "wlabels.h"
 
@@ -41,6 +42,7 @@ struct exporter {
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
 	struct wlabels *wl;
 	uint64_t folded_ios; /* completions under workload="other", this scrape */
+	struct exporter_disks *disks; /* gone disks: keys retired, series expired */
 };
 
 
@@ -318,6 +320,7 @@ void exporter_free(struct exporter *e)
 	if (!e)
 		return;
 	wlabels_free(e->wl);
+	exporter_disks_free(e->disks);
 	workload_cache_free(e->names_of);
 	drop_builtin(&e->block_conf, &e->block);
 	drop_builtin(&e->wl_conf, &e->wl_metrics);
@@ -507,7 +510,11 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 
 	metrics_clear(set);
 	e->folded_ios = 0;
-	rc = collector_read(e->c, &e->snap);
+	if (!e->disks)
+		e->disks = exporter_disks_new(e->c, e->env);
+	rc = e->disks ? exporter_disks_check(e->disks) : -ENOMEM;
+	if (!rc)
+		rc = collector_read(e->c, &e->snap);
 	if (!rc && shows_workloads(e))
 		rc = wlabels_assign(e->wl, &e->snap, now);
 	e->views.labels = NULL;
@@ -522,5 +529,9 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 	/* After the set is built: retiring keys changes no value it shows. */
 	if (!rc && shows_workloads(e))
 		rc = wlabels_prune(e->wl, &e->snap, now);
+	if (!rc)
+		rc = exporter_disks_prune(e->disks, &e->snap, now, e->o.disk_expire_s, set);
+	if (e->env)
+		decoder_env_scrape_done(e->env); /* disk names: refreshed now and then */
 	return rc;
 }

@@ -29,6 +29,8 @@ struct exporter_opts {
 	const struct workload_rule *rules; /* user naming rules; copied */
 	size_t nrules;
 	unsigned int synthetic_disks; /* testing: this many fake disks' series */
+	unsigned int disk_expire_s;   /* disks.expire: how long a gone disk's series
+				       * stay; 0: 5m */
 };
 
 struct exporter;

@@ -49,6 +49,7 @@ static void usage(FILE *f)
 		"      --workloads.max=N          at most N workload label sets; past it I/O\n"
 		"                                 counts under workload=\"other\" (default 500)\n"
 		"      --workloads.expire=DUR     a removed workload's series stay DUR (5m)\n"
+		"      --disks.expire=DUR         a gone disk's series stay DUR (5m)\n"
 		"      --[no-]label.op            an op label (read, write, ...) on block\n"
 		"                                 metrics; without it ops sum per disk (default on)\n"
 		"      --[no-]label.size-class    a size label (<=4KiB, 4-16KiB, 16-64KiB,\n"
@@ -82,8 +83,8 @@ enum {
 	OPT_LISTEN = 256, OPT_PATH, OPT_WEBCFG, OPT_CONFIG, OPT_DEV, OPT_NODEV, OPT_TOT, OPT_NOTOT,
 	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH, OPT_OPL, OPT_NOOPL,
 	OPT_WL, OPT_NOWL, OPT_WLMAX, OPT_WLEXP, OPT_WLBY, OPT_SZL, OPT_NOSZL,
-	OPT_UDIR, OPT_UNAMES, OPT_USTRICT, OPT_UCHECK, OPT_MAXCONN, OPT_MAXIP, OPT_HDRTO,
-	OPT_WRTO,
+	OPT_UDIR, OPT_UNAMES, OPT_USTRICT, OPT_UCHECK, OPT_DKEXP, OPT_MAXCONN, OPT_MAXIP,
+	OPT_HDRTO, OPT_WRTO,
 };
 
 static int parse_flag(struct serve_flags *f, int c, const char *arg)
@@ -169,6 +170,12 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		}
 		f->has_expire = true;
 		return 0;
+	case OPT_DKEXP:
+		if (config_duration(arg, &s->disks_expire_s) || !s->disks_expire_s) {
+			errorf("at least 1s, e.g. 300, 90s, 5m or 1h", "bad --disks.expire '%s'", arg);
+			return -EINVAL;
+		}
+		return 0;
 	case OPT_STATS: s->bpf_stats = f->has_stats = true; return 0;
 	case OPT_LEVEL:
 		if (config_log_level(arg) < 0) {
@@ -221,6 +228,7 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		{ "workloads.max", required_argument, NULL, OPT_WLMAX },
 		{ "workloads.by", required_argument, NULL, OPT_WLBY },
 		{ "workloads.expire", required_argument, NULL, OPT_WLEXP },
+		{ "disks.expire", required_argument, NULL, OPT_DKEXP },
 		{ "bpf.stats", no_argument, NULL, OPT_STATS },
 		{ "log.level", required_argument, NULL, OPT_LEVEL },
 		{ "attach", required_argument, NULL, OPT_ATTACH },
@@ -310,6 +318,8 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 		out->workloads_max = f->set.workloads_max;
 	if (f->has_expire)
 		out->workloads_expire_s = f->set.workloads_expire_s;
+	if (f->set.disks_expire_s)
+		out->disks_expire_s = f->set.disks_expire_s;
 	for (size_t i = 0; i < out->nlisten; i++)
 		if (!http_listen_valid(out->listen[i])) {
 			snprintf(err, len, "bad listen address '%s' (use host:port, :port or "

@@ -7,6 +7,7 @@
 #ifndef IOLAT_SNAPSHOT_H
 #define IOLAT_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,20 @@ int snapshot_add(struct snapshot *snap, const struct iolat_key *k, const struct 
 /* Re-keys every series of cgroup `from` to cgroup `to`, merging with what
  * `to` already holds. 0 or -ENOMEM. */
 int snapshot_refold(struct snapshot *snap, uint64_t from, uint64_t to);
+
+/*
+ * Adds every series of src into the series of dst with the same key, or
+ * appends a copy where dst has none: dst's keys stay unique if they were.
+ * Linear in both sizes (a hash index of dst's keys). 0 or -ENOMEM.
+ */
+int snapshot_merge(struct snapshot *dst, const struct snapshot *src);
+
+/* Removes the series with key k, adding its values into `into`. Whether
+ * there was one. (Linear.) */
+bool snapshot_take(struct snapshot *snap, const struct iolat_key *k, struct iolat_val *into);
+
+/* Removes every series of disk dev; how many there were. */
+size_t snapshot_drop_dev(struct snapshot *snap, uint32_t dev);
 
 /* Appends a copy of every series of src to dst. 0 or -ENOMEM. */
 int snapshot_append(struct snapshot *dst, const struct snapshot *src);

@@ -43,6 +43,26 @@ static void rwbs(const struct trace_record *r, char *out)
 	out[n] = '\0';
 }
 
+/*
+ * A completion status (blk_status_t, include/linux/blk_types.h) as the
+ * errno the kernel turns it into (blk_status_to_errno, block/blk-core.c):
+ * "EIO" for BLK_STS_IOERR. Codes this table lacks are shown as "status N".
+ */
+static const char *status_name(int status, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		[1] = "EOPNOTSUPP", [2] = "ETIMEDOUT", [3] = "ENOSPC",	 [4] = "ENOLINK",
+		[5] = "EREMOTEIO",  [6] = "EBADE",     [7] = "ENODATA",	 [8] = "EILSEQ",
+		[9] = "ENOMEM",	    [10] = "EIO",      [12] = "EAGAIN", [13] = "EBUSY",
+		[16] = "ENODEV",
+	};
+
+	if (status > 0 && (size_t)status < sizeof(names) / sizeof(names[0]) && names[status])
+		return names[status];
+	snprintf(buf, len, "status %d", status);
+	return buf;
+}
+
 /* The latency between two stages in ns, or -1 if either was not seen. */
 static int64_t span(const struct trace_record *r, enum trace_stage a, enum trace_stage b)
 {
@@ -82,9 +102,9 @@ static const struct {
 
 void trace_out_header(bool syscalls)
 {
-	printf("%-11s %-16s %-7s %-7s %-4s %-12s %-7s %8s %8s %8s %8s %8s %8s", "TIME(s)",
-	       "COMM", "PID", "DISK", "T", "SECTOR", "BYTES", "Q2G", "G2I", "I2D", "D2C", "Q2C",
-	       "Q2M");
+	printf("%-11s %-16s %-7s %-7s %-4s %-12s %-7s %-5s %8s %8s %8s %8s %8s %8s", "TIME(s)",
+	       "COMM", "PID", "DISK", "T", "SECTOR", "BYTES", "ERR", "Q2G", "G2I", "I2D", "D2C",
+	       "Q2C", "Q2M");
 	if (syscalls)
 		printf(" %s", "SYSCALL");
 	putchar('\n');
@@ -114,11 +134,12 @@ static struct sys_link *sys_link_slot(struct trace_out *t, uint32_t tid, uint64_
 
 static void print_text(struct trace_out *t, const struct trace_record *r)
 {
-	char op[8];
+	char op[8], status[24];
 
 	rwbs(r, op);
-	printf("%-11.6f %-16.16s %-7u %-7s %-4s %-12llu %-7u", seconds(t, r), r->comm, r->pid,
-	       disk_name(t, r->dev), op, (unsigned long long)r->sector, r->bytes);
+	printf("%-11.6f %-16.16s %-7u %-7s %-4s %-12llu %-7u %-5s", seconds(t, r), r->comm, r->pid,
+	       disk_name(t, r->dev), op, (unsigned long long)r->sector, r->bytes,
+	       r->error ? status_name(r->error, status, sizeof(status)) : "-");
 	for (size_t i = 0; i < TEXT_SPANS; i++)
 		print_ms(span(r, derived[i].from, derived[i].to));
 	if (t->syscalls)
@@ -129,7 +150,7 @@ static void print_text(struct trace_out *t, const struct trace_record *r)
 static void print_json(struct trace_out *t, const struct trace_record *r)
 {
 	static const char *const stage[TRACE_STAGES] = { "q", "g", "m", "i", "d", "r", "c" };
-	char op[8], dev[24], comm[sizeof(r->comm) + 1];
+	char op[8], dev[24], comm[sizeof(r->comm) + 1], status[24];
 	struct json j;
 
 	rwbs(r, op);
@@ -149,6 +170,10 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	json_kv_uint(&j, "sector", r->sector);
 	json_kv_uint(&j, "bytes", r->bytes);
 	json_kv_uint(&j, "error", (uint64_t)(int64_t)r->error);
+	if (r->error)
+		json_kv_string(&j, "error_name", status_name(r->error, status, sizeof(status)));
+	else
+		json_kv_null(&j, "error_name");
 	json_kv_uint(&j, "id", r->id);
 	if (r->parent)
 		json_kv_uint(&j, "parent", r->parent);

@@ -4,13 +4,16 @@
  * so the block layer sees exactly that many requests of exactly that size
  * (synchronous direct I/O is neither merged nor read ahead).
  *
- * Usage: dio read|write DEVICE COUNT SIZE
+ * Usage: dio read|write DEVICE COUNT SIZE [--eio-ok]
  * I/O i goes to offset (i * SIZE) modulo the device size.
+ * --eio-ok: an I/O that fails with EIO does not stop the run; at the end
+ * "eio N" (how many failed) is printed on stdout.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +35,13 @@ static long long number(const char *s)
 int main(int argc, char **argv)
 {
 	unsigned long long devsize = 0;
-	long long count, size;
+	long long count, size, eio = 0;
 	int writing, fd;
+	bool eio_ok = argc == 6 && !strcmp(argv[5], "--eio-ok");
 	void *buf;
 
-	if (argc != 5 || (strcmp(argv[1], "read") && strcmp(argv[1], "write"))) {
-		fprintf(stderr, "usage: dio read|write DEVICE COUNT SIZE\n");
+	if ((argc != 5 && !eio_ok) || (strcmp(argv[1], "read") && strcmp(argv[1], "write"))) {
+		fprintf(stderr, "usage: dio read|write DEVICE COUNT SIZE [--eio-ok]\n");
 		return 2;
 	}
 	writing = !strcmp(argv[1], "write");
@@ -57,6 +61,10 @@ int main(int argc, char **argv)
 		ssize_t n = writing ? pwrite(fd, buf, (size_t)size, off)
 				    : pread(fd, buf, (size_t)size, off);
 
+		if (n < 0 && errno == EIO && eio_ok) {
+			eio++;
+			continue;
+		}
 		if (n != size) {
 			fprintf(stderr, "dio: I/O %lld at %lld: %s\n", i, (long long)off,
 				n < 0 ? strerror(errno) : "short");
@@ -64,5 +72,7 @@ int main(int argc, char **argv)
 		}
 	}
 	free(buf);
+	if (eio_ok)
+		printf("eio %lld\n", eio);
 	return close(fd) ? 1 : 0;
 }

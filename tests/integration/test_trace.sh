@@ -223,7 +223,7 @@ in_cgroup "$cg" "$DIO" read "$dev" 20 4096 || fail "dio read"
 in_cgroup "$cg" "$DIO" write "$dev" 40 4096 || fail "dio write"
 stop_iolat TERM
 assert_detached
-head -1 "$out" | grep -qE '^TIME\(s\) +COMM +PID +DISK +T +SECTOR +BYTES +Q2G +G2I +I2D +D2C +Q2C +Q2M$' ||
+head -1 "$out" | grep -qE '^TIME\(s\) +COMM +PID +DISK +T +SECTOR +BYTES +ERR +Q2G +G2I +I2D +D2C +Q2C +Q2M$' ||
 	fail "human header: $(head -1 "$out")"
 assert_counted "-o write: lines" 40 "$(tail -n +2 "$out" | awk '$2 == "dio" && $5 ~ /^W/' | wc -l)"
 assert_eq "-o write: non-write lines" 0 "$(tail -n +2 "$out" | awk '$5 !~ /^W/' | wc -l)"

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* exporter_disks.c - the exporter's disks that come and go (exporter_disks.h). */
+#include "exporter_disks.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "disklife.h"
+#include "disks.h"
+
+#define DEFAULT_EXPIRE_S 300
+
+struct exporter_disks {
+	struct collector *c;
+	struct decoder_env *env;
+	struct disklife *life;
+};
+
+static int retire(void *ctx, uint32_t dev)
+{
+	return collector_retire_disk(((struct exporter_disks *)ctx)->c, dev);
+}
+
+static int drop(void *ctx, uint32_t dev)
+{
+	return collector_drop_disk(((struct exporter_disks *)ctx)->c, dev);
+}
+
+static void renamed(void *ctx, uint32_t dev)
+{
+	struct exporter_disks *d = ctx;
+
+	if (d->env)
+		decoder_env_forget_disk(d->env, dev);
+}
+
+struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_env *env)
+{
+	struct exporter_disks *d = calloc(1, sizeof(*d));
+	struct disklife_ops ops = { .ctx = d, .retire = retire, .drop = drop, .renamed = renamed };
+
+	if (!d)
+		return NULL;
+	d->c = c;
+	d->env = env;
+	d->life = disklife_new("/sys/dev/block", &ops);
+	if (!d->life) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void exporter_disks_free(struct exporter_disks *d)
+{
+	if (!d)
+		return;
+	disklife_free(d->life);
+	free(d);
+}
+
+int exporter_disks_check(struct exporter_disks *d)
+{
+	return disklife_check(d->life);
+}
+
+struct gone_ctx {
+	struct metric_family *f;
+	int failed;
+};
+
+static void add_gone(void *ctx, uint32_t dev, const char *name, time_t changed)
+{
+	struct gone_ctx *g = ctx;
+	char number[24];
+	const char *v[1] = { name };
+	struct metric_series *s;
+
+	if (!name[0]) {
+		snprintf(number, sizeof(number), "%u:%u", disk_major(dev), disk_minor(dev));
+		v[0] = number;
+	}
+	s = metrics_series(g->f, v, NULL);
+	if (s)
+		s->value = (double)changed;
+	else
+		g->failed = 1;
+}
+
+static int add_counter(struct metric_set *set, const char *name, const char *help, double v)
+{
+	struct metric_family *f = metrics_family(set, name, help, METRIC_COUNTER, NULL);
+	struct metric_series *s = f ? metrics_series(f, NULL, NULL) : NULL;
+
+	if (!s)
+		return -ENOMEM;
+	s->value = v;
+	return 0;
+}
+
+/* After the prune, so a disk shows as gone from the scrape that found it
+ * gone, and no longer from the one that saw it busy again. */
+static int add_metrics(struct exporter_disks *d, struct metric_set *set)
+{
+	static const char *const dev_l[] = { "device", NULL };
+	struct gone_ctx g = { 0 };
+	struct disklife_stats st;
+
+	disklife_stats(d->life, &st);
+	g.f = metrics_family(set, "iolat_disks_gone_since_seconds",
+		"Gone disks (detached, removed, no medium) whose series are still exported: Unix "
+		"time their series last changed; they leave the output disks.expire after it.",
+		METRIC_GAUGE, dev_l);
+	if (!g.f)
+		return -ENOMEM;
+	disklife_each_gone(d->life, add_gone, &g);
+	if (g.failed ||
+	    add_counter(set, "iolat_disks_retired_total",
+			"Times a gone disk's kernel map keys moved to user space (counts kept).",
+			(double)st.retired) ||
+	    add_counter(set, "iolat_disks_expired_total",
+			"Gone disks whose series left the output (after disks.expire, or at once "
+			"when another disk took their number).", (double)st.expired))
+		return -ENOMEM;
+	return 0;
+}
+
+int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,
+			 unsigned int expire_s, struct metric_set *set)
+{
+	int rc = disklife_prune(d->life, snap, now, expire_s ? expire_s : DEFAULT_EXPIRE_S);
+
+	return rc ? rc : add_metrics(d, set);
+}
