@@ -302,7 +302,16 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 			http_stop(s);
 			return -EINVAL;
 		}
+		errno = 0;
 		s->d[s->n] = start_one(s, &ss);
+		if (!s->d[s->n] && errno == EACCES) {
+			/* libmicrohttpd leaves bind()'s errno. */
+			snprintf(err, len, "cannot listen on '%s': permission denied (a port below "
+				 "net.ipv4.ip_unprivileged_port_start, 1024 by default, takes "
+				 "CAP_NET_BIND_SERVICE)", o->listen[i]);
+			http_stop(s);
+			return -EACCES;
+		}
 		if (!s->d[s->n]) {
 			snprintf(err, len, "cannot listen on '%s' (in use, or not an address "
 				 "of this host?)", o->listen[i]);
