@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
-#include <sys/prctl.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +25,7 @@
 #include "exporter.h"
 #include "http.h"
 #include "log.h"
+#include "privileges.h"
 #include "serve_flags.h"
 #include "userprogs.h"
 #include "webconfig.h"
@@ -239,33 +238,6 @@ static int start_http(struct serve *s, char *err, size_t len)
 	return http_start(&s->http, &o, err, len);
 }
 
-/*
- * Serving needs only to read maps and attach on demand: CAP_BPF and
- * CAP_PERFMON. Everything else (CAP_SYS_ADMIN above all) goes, and
- * no_new_privs keeps it gone.
- */
-static int drop_capabilities(void)
-{
-	cap_value_t keep[] = { CAP_BPF, CAP_PERFMON };
-	cap_t caps;
-	int rc;
-
-	/* The bounding set first: dropping from it needs CAP_SETPCAP, which goes next. */
-	for (int c = 0; c <= CAP_LAST_CAP; c++)
-		if (c != CAP_BPF && c != CAP_PERFMON && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) &&
-		    errno != EINVAL)
-			return -errno;
-	caps = cap_init();
-	if (!caps)
-		return -errno;
-	rc = cap_set_flag(caps, CAP_PERMITTED, 2, keep, CAP_SET) ||
-	     cap_set_flag(caps, CAP_EFFECTIVE, 2, keep, CAP_SET) || cap_set_proc(caps);
-	cap_free(caps);
-	if (rc)
-		return -errno;
-	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ? -errno : 0;
-}
-
 static void do_reload(struct serve *s)
 {
 	struct serve_config old = s->cfg, fresh;
@@ -333,8 +305,6 @@ static int setup(struct serve *s)
 	}
 	if (open_user_programs(s))
 		return -EINVAL;
-	if (s->cfg.bpf_stats && (s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0)
-		log_warn("cannot enable BPF stats: %s", strerror(errno));
 	exporter_opts_of(s, &eo);
 	if (exporter_new(&s->e, s->c, &eo, err, sizeof(err))) {
 		errorf("fix the buckets in the configuration", "%s", err);
@@ -400,13 +370,16 @@ int cmd_serve(int argc, char **argv)
 		return 1;
 	if (s.fl.check)
 		return check_user_programs(&s);
+	if (s.cfg.bpf_stats && privileges_bpf_stats(&s.stats_fd))
+		return 1;
 	sigaction(SIGTERM, &sa_stop, NULL);
 	sigaction(SIGINT, &sa_stop, NULL);
 	sigaction(SIGHUP, &sa_hup, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	rc = setup(&s);
 	if (!rc) {
-		rc = drop_capabilities();
+		/* Serving needs only to read maps and attach on demand. */
+		rc = privileges_drop();
 		if (rc)
 			log_warn("could not drop capabilities: %s", strerror(-rc));
 		for (size_t i = 0; i < s.cfg.nlisten; i++)

@@ -6,12 +6,13 @@ free_port() {
 }
 
 # start_serve LOGFILE ARGS...: runs `iolat serve` until it listens; sets
-# SERVE_PID, notes its programs in OUR_PROGS (for assert_detached).
+# SERVE_PID, notes its programs in OUR_PROGS (for assert_detached). WRAP
+# (e.g. setpriv ...), when set, runs before iolat and must exec it.
 start_serve() {
 	local log=$1 before
 	shift
 	before=$(iolat_prog_ids)
-	"$IOLAT" serve "$@" 2>"$log" &
+	${WRAP:-} "$IOLAT" serve "$@" 2>"$log" &
 	SERVE_PID=$!
 	on_exit "kill -TERM $SERVE_PID"
 	for _ in $(seq 1 100); do
