@@ -106,7 +106,9 @@ echo "ok: CSV, bad input"
 
 # Cgroups that come and go leave top's kernel map: 200 short-lived cgroups,
 # one read each, while top runs; once they are gone, their keys are too.
-"$IOLAT" top --json -d "${dev#/dev/}" 0.5 30 >"$WORK/churn.json" 2>"$WORK/churn.err" &
+# Until killed below: under load the 200 cgroups can take longer than any
+# fixed count of intervals, and the map is looked up in the running top.
+"$IOLAT" top --json -d "${dev#/dev/}" 0.5 >"$WORK/churn.json" 2>"$WORK/churn.err" &
 toppid=$!
 on_exit "kill $toppid"
 sleep 1
@@ -117,6 +119,7 @@ for i in $(seq 1 200); do
 	rmdir "$cga/c$i"
 done
 sleep 2
+kill -0 "$toppid" 2>/dev/null || fail "top exited: $(cat "$WORK/churn.err")"
 # top's histogram map: among the maps its descriptors hold, hists_shared.
 map=
 for id in $(grep -h '^map_id:' /proc/"$toppid"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
