@@ -54,7 +54,7 @@ LIB_SRCS += src/webconfig.c
 LIB_SRCS += src/uconfig.c src/uconfig_labels.c src/uconfig_perf.c src/yamldoc.c src/regex_guard.c src/uprog.c src/uprog_perf.c src/mapiter.c src/builtin_views.c \
 	    src/decoders.c src/umetrics.c src/userprogs.c src/ksyms.c src/disk_cache.c \
 	    src/cgroup_cache.c
-CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/serve_flags.c src/cmd_top.c src/cmd_trace.c src/trace_out.c src/cmdutil.c src/errors.c
+CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/serve_flags.c src/cmd_top.c src/cmd_trace.c src/trace_out.c src/cmdutil.c src/errors.c src/privileges.c
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
 # protoc-c output: its object joins the library like any other module.
 LIB_OBJS += $(OUT)/prometheus.pb-c.o

@@ -118,6 +118,17 @@ struct {
  * the issue-side fallback programs (until then they cost nothing). */
 bool saw_unstamped = false;
 
+/*
+ * When the programs that fill rq_starts first ran: the creation program
+ * (block_io_start) sets the first, in the kernel clock, and the issue program
+ * the second, in jiffies. A request created or issued after that went
+ * through them, so if its entry is missing or short at completion the map
+ * lost it (it was full: rq_map_full); a request already under way when they
+ * were attached has none to lose (rq_map_miss). 0: not run yet.
+ */
+__u64 rq_created_since_ns = 0;
+__u64 rq_issued_since_jiffies = 0;
+
 /* Wakes user space (blocked on it, using no CPU) when saw_unstamped is set. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -362,19 +373,16 @@ static __always_inline __u8 size_class_of(__u64 bytes)
 	return IOLAT_SIZE_LARGER;
 }
 
-/* Takes the fallback times for rq, if the issue side recorded any, and its
- * submitter (0 if unknown). */
-static __always_inline __u32 take_rq_start(struct request *rq, struct io_done *c)
+/* Takes the fallback times for rq and its submitter (*tgid, 0 if unknown),
+ * if the issue side recorded any; false if the map holds nothing for rq. */
+static __always_inline bool take_rq_start(struct request *rq, struct io_done *c, __u32 *tgid)
 {
 	__u64 key = (__u64)rq;
 	struct rq_times *s = bpf_map_lookup_elem(&rq_starts, &key);
-	__u32 tgid;
 
-	if (!s) {
-		stat_inc(IOLAT_STAT_RQMAP_MISS);
-		return 0;
-	}
-	tgid = s->tgid;
+	if (!s)
+		return false;
+	*tgid = s->tgid;
 	if (!c->start_ns)
 		c->start_ns = s->start_ns;
 	if (!c->issue_ns)
@@ -382,7 +390,81 @@ static __always_inline __u32 take_rq_start(struct request *rq, struct io_done *c
 	if (s->bytes)
 		c->bytes = s->bytes;
 	bpf_map_delete_elem(&rq_starts, &key);
-	return tgid;
+	return true;
+}
+
+/* Whether the kernel will stamp io_start_time_ns on this request itself. */
+static __always_inline bool queue_stamps_issue(struct request *rq, bool direct)
+{
+	unsigned long qflags;
+
+	if (force_rq_map || queue_stats_bit >= 64)
+		return false;
+	qflags = direct ? rq->q->queue_flags : BPF_CORE_READ(rq, q, queue_flags);
+	return (qflags >> queue_stats_bit) & 1;
+}
+
+/*
+ * Whether the creation program kept something for rq: it was created after
+ * that program's first run, and the program keeps every request's start
+ * (forced) or submitter (keyed by process). The creation time is known only
+ * from a real kernel stamp; without one, false.
+ */
+static __always_inline bool created_after_fill(struct request *rq, __u32 rq_flags, bool direct)
+{
+	__u64 since = rq_created_since_ns, start;
+
+	if (!since || !(force_rq_map || key_process) || !start_stamped(rq_flags))
+		return false;
+	start = direct ? rq->start_time_ns : BPF_CORE_READ(rq, start_time_ns);
+	return start > since;
+}
+
+/*
+ * Whether the issue program kept something for rq: it was issued after that
+ * program's first run, and is one the program keeps times for. The issue
+ * time comes from the request timer, which blk_mq_start_request() arms
+ * (deadline = jiffies + timeout, blk_add_timer()) for every request, right
+ * after the issue tracepoint, stamped or not.
+ */
+static __always_inline bool issued_after_fill(struct request *rq, __u32 rq_flags, bool direct)
+{
+	__u64 since = rq_issued_since_jiffies;
+	unsigned long deadline;
+	unsigned int timeout;
+
+	if (!since || !bpf_core_field_exists(rq->deadline))
+		return false;
+	if (queue_stamps_issue(rq, direct) && start_stamped(rq_flags))
+		return false; /* on_rq_issue keeps nothing for it */
+	deadline = direct ? rq->deadline : BPF_CORE_READ(rq, deadline);
+	timeout = direct ? rq->timeout : BPF_CORE_READ(rq, timeout);
+	return deadline - timeout > since;
+}
+
+/*
+ * Counts what the request map failed to give a completion that asked it:
+ * no entry, or one without a time this completion needed. Lost to the full
+ * map (rq_map_full) when the filling programs saw the request; a plain miss
+ * (rq_map_miss) for a request under way before they ran.
+ */
+static __always_inline void count_rq_map(struct request *rq, __u32 rq_flags,
+					 const struct io_done *c, bool found, bool need_start,
+					 bool need_issue, bool direct)
+{
+	bool short_start = need_start && !c->start_ns, short_issue = need_issue && !c->issue_ns;
+
+	if (!found) {
+		if (created_after_fill(rq, rq_flags, direct) ||
+		    issued_after_fill(rq, rq_flags, direct))
+			stat_inc(IOLAT_STAT_RQMAP_FULL);
+		else
+			stat_inc(IOLAT_STAT_RQMAP_MISS);
+		return;
+	}
+	if ((short_start && created_after_fill(rq, rq_flags, direct)) ||
+	    (short_issue && issued_after_fill(rq, rq_flags, direct)))
+		stat_inc(IOLAT_STAT_RQMAP_FULL);
 }
 
 static __always_inline struct rq_times *rq_start_slot(struct request *rq)
@@ -415,7 +497,8 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	struct iolat_key key = {};
 	struct io_done c = {};
 	struct bio *bio;
-	__u32 remaining, sectors, rq_flags;
+	__u32 remaining, sectors, rq_flags, tgid = 0;
+	bool need_start, need_issue, found;
 	__u64 cmd_flags;
 
 	/* A request may complete in pieces; count it once, at the last piece. */
@@ -469,16 +552,20 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	c.bytes = remaining;
 	if (sectors && ((__u64)sectors << 9) != remaining && was_partial(rq))
 		c.bytes = (__u64)sectors << 9;
-	if ((!c.start_ns || !c.issue_ns) && !saw_unstamped) {
+	need_start = !c.start_ns;
+	need_issue = !c.issue_ns;
+	if ((need_start || need_issue) && !saw_unstamped) {
 		__u32 why = 1;
 
 		saw_unstamped = true;
 		bpf_ringbuf_output(&wakeups, &why, sizeof(why), 0);
 	}
+	if (key_process || need_start || need_issue) {
+		found = take_rq_start(rq, &c, &tgid);
+		count_rq_map(rq, rq_flags, &c, found, need_start, need_issue, direct);
+	}
 	if (key_process)
-		key.cgroup = IOLAT_KEY_PROCESS | take_rq_start(rq, &c);
-	else if (!c.start_ns || !c.issue_ns)
-		take_rq_start(rq, &c);
+		key.cgroup = IOLAT_KEY_PROCESS | tgid;
 	key.op = op_of(cmd_flags);
 	if (key_flags)
 		key.flags = flags_of(cmd_flags);
@@ -487,18 +574,6 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	account(&key, &c);
 	return 0;
 }
-
-/* Whether the kernel will stamp io_start_time_ns on this request itself. */
-static __always_inline bool queue_stamps_issue(struct request *rq, bool direct)
-{
-	unsigned long qflags;
-
-	if (force_rq_map || queue_stats_bit >= 64)
-		return false;
-	qflags = direct ? rq->q->queue_flags : BPF_CORE_READ(rq, q, queue_flags);
-	return (qflags >> queue_stats_bit) & 1;
-}
-
 
 static __always_inline bool filtered_out(struct request *rq, bool direct)
 {
@@ -520,13 +595,17 @@ static __always_inline void note_submitter(struct rq_times *s)
 
 /* Request created (block_io_start, or block_rq_insert on older kernels),
  * in the submitter's context: block_io_start is (blk_mq_submit_bio), and
- * block_rq_insert mostly is (a plug flushed by its owner). */
-static __always_inline int on_rq_start(struct request *rq, bool direct)
+ * block_rq_insert mostly is (a plug flushed by its owner). at_creation: the
+ * block_io_start one, which sees every request (block_rq_insert misses those
+ * issued directly), so only it marks when the map's filling began. */
+static __always_inline int on_rq_start(struct request *rq, bool direct, bool at_creation)
 {
 	bool stamped = !force_rq_map &&
 		       start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags));
 	struct rq_times *s;
 
+	if (at_creation && !rq_created_since_ns)
+		rq_created_since_ns = bpf_ktime_get_ns();
 	if (stamped && !key_process)
 		return 0;
 	if (filtered_out(rq, direct))
@@ -546,6 +625,10 @@ static __always_inline int on_rq_issue(struct request *rq, bool direct)
 {
 	struct rq_times *s;
 
+	/* One jiffy later than now: a request whose tracepoint fired just
+	 * before the attach can arm its timer a jiffy later. */
+	if (!rq_issued_since_jiffies)
+		rq_issued_since_jiffies = bpf_jiffies64() + 1;
 	if (queue_stamps_issue(rq, direct) &&
 	    start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags)))
 		return 0;
@@ -585,7 +668,10 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	}
 	s.start_ns = bpf_ktime_get_ns();
 	s.bytes = direct ? bio->bi_iter.bi_size : BPF_CORE_READ(bio, bi_iter.bi_size);
-	bpf_map_update_elem(&bio_starts, &key, &s, BPF_ANY);
+	/* An LRU makes room by evicting older bios (their completions then
+	 * count as bio_map_miss); it fails only when it cannot. */
+	if (bpf_map_update_elem(&bio_starts, &key, &s, BPF_ANY))
+		stat_inc(IOLAT_STAT_BIOMAP_FULL);
 	return 0;
 }
 
@@ -663,25 +749,25 @@ int rq_issue_raw(unsigned long long *ctx)
 SEC("tp_btf/block_io_start")
 int BPF_PROG(io_start_btf, struct request *rq)
 {
-	return on_rq_start(rq, true);
+	return on_rq_start(rq, true, true);
 }
 
 SEC("raw_tp/block_io_start")
 int BPF_PROG(io_start_raw, struct request *rq)
 {
-	return on_rq_start(rq, false);
+	return on_rq_start(rq, false, true);
 }
 
 SEC("tp_btf/block_rq_insert")
 int rq_insert_btf(unsigned long long *ctx)
 {
-	return on_rq_start(rq_arg(ctx), true);
+	return on_rq_start(rq_arg(ctx), true, false);
 }
 
 SEC("raw_tp/block_rq_insert")
 int rq_insert_raw(unsigned long long *ctx)
 {
-	return on_rq_start(rq_arg(ctx), false);
+	return on_rq_start(rq_arg(ctx), false, false);
 }
 
 SEC("tp_btf/block_bio_queue")

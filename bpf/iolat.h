@@ -103,9 +103,13 @@ struct iolat_val {
 /* Collector-wide counters (per-CPU array, one slot each). */
 enum iolat_stat {
 	IOLAT_STAT_HIST_FULL = 0, /* a new key did not fit in the histogram map */
-	IOLAT_STAT_RQMAP_MISS,	  /* fallback path: start not found in the request map */
+	IOLAT_STAT_RQMAP_MISS,	  /* fallback path: no entry for a request under way before
+				   * the programs that fill the request map ran */
 	IOLAT_STAT_BIOMAP_MISS,	  /* bio-based disk: bio start not found */
 	IOLAT_STAT_PARTIAL,	  /* partial completions skipped (counted at the last piece) */
+	IOLAT_STAT_RQMAP_FULL,	  /* request map lost what the fallback kept for a request
+				   * (evicted from the full LRU, or never stored): untimed */
+	IOLAT_STAT_BIOMAP_FULL,	  /* bio-based disk: a bio's start could not be stored */
 	IOLAT_STAT_COUNT,
 };
 

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "disks.h"
 #include "errors.h"
+#include "privileges.h"
 
 static void usage(FILE *f)
 {

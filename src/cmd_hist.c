@@ -239,6 +239,7 @@ static void collector_json(struct json *j, struct collector *c)
 {
 	static const char *const names[IOLAT_STAT_COUNT] = {
 		"hist_map_full", "rq_map_miss", "bio_map_miss", "partial_completions",
+		"rq_map_full", "bio_map_full",
 	};
 	uint64_t st[IOLAT_STAT_COUNT];
 	struct prog_stats ps[16];

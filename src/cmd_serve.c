@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
-#include <sys/prctl.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +26,7 @@
 #include "exporter.h"
 #include "http.h"
 #include "log.h"
+#include "privileges.h"
 #include "serve_flags.h"
 #include "userprogs.h"
 #include "webconfig.h"
@@ -376,8 +375,11 @@ static int reload_prepare(struct serve *s, struct reload *r, char *err, size_t l
 	r->stats_fd = -1;
 	if (r->cfg.bpf_stats && s->stats_fd < 0 &&
 	    (r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0) {
-		snprintf(err, len, "cannot turn BPF stats on: %s", strerror(errno));
-		return -errno;
+		/* After its start serve keeps CAP_BPF and CAP_PERFMON only. */
+		snprintf(err, len, "cannot turn BPF stats on (%s): that takes CAP_SYS_ADMIN, "
+			 "which iolat drops once started; restart it, or run 'sysctl "
+			 "kernel.bpf_stats_enabled=1'", strerror(errno));
+		return -EPERM;
 	}
 	if (load_web(&r->cfg, &r->web, err, len))
 		return -EINVAL;
@@ -431,33 +433,6 @@ static void do_reload(struct serve *s)
 	sd_notify(0, "READY=1");
 }
 
-/*
- * Serving needs only to read maps and attach on demand: CAP_BPF and
- * CAP_PERFMON. Everything else (CAP_SYS_ADMIN above all) goes, and
- * no_new_privs keeps it gone.
- */
-static int drop_capabilities(void)
-{
-	cap_value_t keep[] = { CAP_BPF, CAP_PERFMON };
-	cap_t caps;
-	int rc;
-
-	/* The bounding set first: dropping from it needs CAP_SETPCAP, which goes next. */
-	for (int c = 0; c <= CAP_LAST_CAP; c++)
-		if (c != CAP_BPF && c != CAP_PERFMON && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) &&
-		    errno != EINVAL)
-			return -errno;
-	caps = cap_init();
-	if (!caps)
-		return -errno;
-	rc = cap_set_flag(caps, CAP_PERMITTED, 2, keep, CAP_SET) ||
-	     cap_set_flag(caps, CAP_EFFECTIVE, 2, keep, CAP_SET) || cap_set_proc(caps);
-	cap_free(caps);
-	if (rc)
-		return -errno;
-	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ? -errno : 0;
-}
-
 static int setup(struct serve *s)
 {
 	/* A daemon looks for new bio-based disks once a minute (device events
@@ -487,8 +462,6 @@ static int setup(struct serve *s)
 	}
 	if (open_user_programs(s))
 		return -EINVAL;
-	if (s->cfg.bpf_stats && (s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0)
-		log_warn("cannot enable BPF stats: %s", strerror(errno));
 	exporter_opts_of(s, &s->cfg, &eo);
 	if (exporter_new(&s->e, s->c, &eo, err, sizeof(err))) {
 		errorf("fix the buckets in the configuration", "%s", err);
@@ -565,13 +538,16 @@ int cmd_serve(int argc, char **argv)
 		return 1;
 	if (s.fl.check)
 		return check_user_programs(&s);
+	if (s.cfg.bpf_stats && privileges_bpf_stats(&s.stats_fd))
+		return 1;
 	sigaction(SIGTERM, &sa_stop, NULL);
 	sigaction(SIGINT, &sa_stop, NULL);
 	sigaction(SIGHUP, &sa_hup, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	rc = setup(&s);
 	if (!rc) {
-		rc = drop_capabilities();
+		/* Serving needs only to read maps and attach on demand. */
+		rc = privileges_drop();
 		if (rc)
 			log_warn("could not drop capabilities: %s", strerror(-rc));
 		for (size_t i = 0; i < s.cfg.nlisten; i++)

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "disks.h"
 #include "errors.h"
+#include "privileges.h"
 #include "probe.h"
 
 volatile sig_atomic_t cmd_stop;

@@ -321,6 +321,68 @@ int collector_maintain(struct collector *c)
 
 
 
+/*
+ * Testing only: IOLAT_TEST_DISK=NAME keeps the collector to one disk (so a
+ * test's counts are its own on a shared machine). Returns 0 or -errno with
+ * a reason in err.
+ */
+static int env_overrides(struct collector_opts *o, char *err, size_t len)
+{
+	const char *a = getenv("IOLAT_FORCE_ATTACH"), *m = getenv("IOLAT_FORCE_RQ_MAP");
+	const char *d = getenv("IOLAT_TEST_DISK");
+
+	if (a && strcmp(a, "tp_btf") == 0)
+		o->attach = ATTACH_TP_BTF;
+	else if (a && strcmp(a, "raw_tp") == 0)
+		o->attach = ATTACH_RAW_TP;
+	if (m && strcmp(m, "1") == 0)
+		o->force_rq_map = true;
+	if (d && disks_resolve(d, &o->filter_dev, NULL, 0)) {
+		set_err(err, len, "IOLAT_TEST_DISK: no such disk '%s'", d);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * Testing only: IOLAT_TEST_MAX_ENTRIES=MAP=N[,MAP=N...] sets the capacity of
+ * the collector's maps by name (hists, hists_shared, rq_starts, bio_starts,
+ * comms), so a test can fill one. Between open and load. 0 or -EINVAL.
+ */
+static int env_map_sizes(struct collector *c, char *err, size_t len)
+{
+	const char *spec = getenv("IOLAT_TEST_MAX_ENTRIES");
+	static const char *const allowed[] = { "hists", "hists_shared", "rq_starts",
+					       "bio_starts", "comms" };
+	char name[32], *end;
+	unsigned long n;
+	size_t i, k;
+
+	for (const char *p = spec; p && *p; p = *end ? end + 1 : end) {
+		k = strcspn(p, "=,");
+		if (p[k] != '=' || k >= sizeof(name))
+			goto bad;
+		memcpy(name, p, k);
+		name[k] = '\0';
+		errno = 0;
+		n = strtoul(p + k + 1, &end, 10);
+		if (errno || end == p + k + 1 || (*end && *end != ',') || !n || n > 1u << 24)
+			goto bad;
+		for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+			if (!strcmp(name, allowed[i]))
+				break;
+		if (i == sizeof(allowed) / sizeof(allowed[0]))
+			goto bad;
+		bpf_map__set_max_entries(bpf_object__find_map_by_name(c->skel->obj, name),
+					 (__u32)n);
+	}
+	return 0;
+bad:
+	set_err(err, len, "IOLAT_TEST_MAX_ENTRIES: want MAP=N[,MAP=N...] with MAP one of "
+		"hists, hists_shared, rq_starts, bio_starts, comms; got '%s'", spec);
+	return -EINVAL;
+}
+
 /* One attempt at one mode: open, configure, load, attach. */
 static int try_mode(struct collector *c, const struct collector_opts *o,
 		    const struct probe_result *pr, enum attach_mode mode, char *err, size_t len)
@@ -335,6 +397,9 @@ static int try_mode(struct collector *c, const struct collector_opts *o,
 		return -errno;
 	}
 	configure(c, o, pr);
+	rc = env_map_sizes(c, err, len);
+	if (rc)
+		goto fail;
 	choose_tps(pr, want);
 	n = pairs_of(c->skel, pairs);
 	for (int i = 0; i < n; i++) {
@@ -366,18 +431,6 @@ fail:
 	return rc;
 }
 
-static void env_overrides(struct collector_opts *o)
-{
-	const char *a = getenv("IOLAT_FORCE_ATTACH"), *m = getenv("IOLAT_FORCE_RQ_MAP");
-
-	if (a && strcmp(a, "tp_btf") == 0)
-		o->attach = ATTACH_TP_BTF;
-	else if (a && strcmp(a, "raw_tp") == 0)
-		o->attach = ATTACH_RAW_TP;
-	if (m && strcmp(m, "1") == 0)
-		o->force_rq_map = true;
-}
-
 static int build_tables(struct collector *c, const struct collector_opts *o, char *err,
 			size_t len)
 {
@@ -400,7 +453,9 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	char first[256] = "";
 	int rc;
 
-	env_overrides(&o);
+	rc = env_overrides(&o, err, len);
+	if (rc)
+		return rc;
 	if (!pr->tp_exists[TP_RQ_COMPLETE]) {
 		set_err(err, len, "this kernel has no block_rq_complete tracepoint");
 		return -ENOTSUP;
@@ -618,6 +673,47 @@ int collector_drop_disk(struct collector *c, uint32_t dev)
 int collector_refold(struct collector *c, uint64_t from, uint64_t into)
 {
 	return snapshot_refold(&c->retired, from, into);
+}
+
+const char *collector_stat_name(enum iolat_stat s)
+{
+	static const char *const names[IOLAT_STAT_COUNT] = {
+		[IOLAT_STAT_HIST_FULL] = "hist_map_full",
+		[IOLAT_STAT_RQMAP_MISS] = "rq_map_miss",
+		[IOLAT_STAT_BIOMAP_MISS] = "bio_map_miss",
+		[IOLAT_STAT_PARTIAL] = "partial_completion",
+		[IOLAT_STAT_RQMAP_FULL] = "rq_map_full",
+		[IOLAT_STAT_BIOMAP_FULL] = "bio_map_full",
+	};
+
+	return (unsigned int)s < IOLAT_STAT_COUNT ? names[s] : "unknown";
+}
+
+bool collector_stat_map(const struct collector *c, enum iolat_stat s, struct map_stats *out,
+			const char **lost)
+{
+	const struct bpf_map *m;
+
+	switch (s) {
+	case IOLAT_STAT_HIST_FULL:
+		m = c->hists;
+		*lost = "I/O of a disk, operation or workload not in it yet is not counted";
+		break;
+	case IOLAT_STAT_RQMAP_FULL:
+		m = c->skel->maps.rq_starts;
+		*lost = "requests whose times it lost are counted but not timed";
+		break;
+	case IOLAT_STAT_BIOMAP_FULL:
+		m = c->skel->maps.bio_starts;
+		*lost = "bios it could not hold are not counted";
+		break;
+	default:
+		return false;
+	}
+	snprintf(out->name, sizeof(out->name), "%s", bpf_map__name(m));
+	out->capacity = bpf_map__max_entries(m);
+	out->entries = 0;
+	return true;
 }
 
 int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT])

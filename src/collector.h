@@ -121,6 +121,19 @@ int collector_refold(struct collector *c, uint64_t from, uint64_t into);
 /* Collector-wide counters (enum iolat_stat), summed over CPUs. */
 int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT]);
 
+/* A counter's name in metrics and JSON: iolat_collector_events_total{event=NAME}. */
+const char *collector_stat_name(enum iolat_stat s);
+
+struct map_stats;
+
+/*
+ * For a counter of I/O a full map could not hold (hist_map_full,
+ * rq_map_full, bio_map_full): the map's name and capacity in *out (entries
+ * left 0), what that I/O lost in *lost, and true. False for other counters.
+ */
+bool collector_stat_map(const struct collector *c, enum iolat_stat s, struct map_stats *out,
+			const char **lost);
+
 struct prog_stats {
 	char name[32];
 	uint64_t run_cnt, run_time_ns, recursion_misses;

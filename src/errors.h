@@ -9,7 +9,4 @@
 /* Prints "iolat: <message>" and, if hint is not NULL, " (<hint>)". */
 void errorf(const char *hint, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Non-zero if the process may load and attach BPF programs; prints why not. */
-int require_bpf_privileges(void);
-
 #endif

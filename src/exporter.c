@@ -12,6 +12,7 @@
 #include "builtin_configs.h"
 #include "builtin_views.h"
 #include "exporter_disks.h"
+#include "log.h"
 #include "umetrics.h"
 #include "wlabels.h"
 
@@ -43,6 +44,7 @@ struct exporter {
 	struct wlabels *wl;
 	uint64_t folded_ios; /* completions under workload="other", this scrape */
 	struct exporter_disks *disks; /* gone disks: keys retired, series expired */
+	uint32_t full_logged; /* 1 << enum iolat_stat: a full map already logged */
 };
 
 
@@ -352,14 +354,33 @@ static int add_counter(struct metric_family *f, const char *const *v, double add
 	return 0;
 }
 
+/*
+ * One warning the first time a counter of I/O that did not fit in a full
+ * kernel map leaves zero: counters never reset, so that is once per run,
+ * whatever the scrape rate. The counter itself says how much since.
+ */
+static void log_full_maps(struct exporter *e, const uint64_t st[IOLAT_STAT_COUNT])
+{
+	struct map_stats m;
+	const char *lost;
+
+	for (int i = 0; i < IOLAT_STAT_COUNT; i++) {
+		if (!st[i] || (e->full_logged & 1u << i) ||
+		    !collector_stat_map(e->c, (enum iolat_stat)i, &m, &lost))
+			continue;
+		e->full_logged |= 1u << i;
+		log_warn("BPF map %s is full (%llu entries): %s; "
+			 "iolat_collector_events_total{event=\"%s\"} counts them",
+			 m.name, (unsigned long long)m.capacity, lost,
+			 collector_stat_name((enum iolat_stat)i));
+	}
+}
+
 static int add_self(struct exporter *e, struct metric_set *set)
 {
 	static const char *const prog_l[] = { "program", NULL }, *const map_l[] = { "map", NULL },
 				  *const ev_l[] = { "event", NULL },
 				  *const build_l[] = { "version", "kernel", "attach", NULL };
-	static const char *const events[IOLAT_STAT_COUNT] = {
-		"hist_map_full", "rq_map_miss", "bio_map_miss", "partial_completion",
-	};
 	struct metric_family *runs, *rtime, *miss, *entries, *cap, *ev, *dur, *bytes, *build,
 		*start;
 	struct prog_stats ps[16];
@@ -382,8 +403,10 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	cap = metrics_family(set, "iolat_bpf_map_capacity_entries",
 			     "Maximum entries of each BPF map.", METRIC_GAUGE, map_l);
 	ev = metrics_family(set, "iolat_collector_events_total",
-		"Collector events: new keys that did not fit (hist_map_full), completions whose "
-		"start the fallback maps did not hold, partial completions skipped.",
+		"Collector events: I/O that did not fit in a full kernel map (hist_map_full: not "
+		"counted; rq_map_full: untimed; bio_map_full: not counted), completions whose start "
+		"was not kept because they were under way before iolat (rq_map_miss, bio_map_miss), "
+		"partial completions skipped.",
 		METRIC_COUNTER, ev_l);
 	dur = metrics_family(set, "iolat_scrape_duration_seconds",
 			     "How long the previous scrape took to build and render.", METRIC_GAUGE, NULL);
@@ -411,12 +434,14 @@ static int add_self(struct exporter *e, struct metric_set *set)
 		rc |= add_counter(entries, v, (double)ms[i].entries);
 		rc |= add_counter(cap, v, (double)ms[i].capacity);
 	}
-	if (!collector_stats(e->c, st))
+	if (!collector_stats(e->c, st)) {
 		for (int i = 0; i < IOLAT_STAT_COUNT; i++) {
-			const char *v[] = { events[i] };
+			const char *v[] = { collector_stat_name((enum iolat_stat)i) };
 
 			rc |= add_counter(ev, v, (double)st[i]);
 		}
+		log_full_maps(e, st);
+	}
 	rc |= add_counter(dur, NULL, e->last_scrape_s);
 	rc |= add_counter(bytes, NULL, (double)e->last_scrape_bytes);
 	rc |= add_counter(build, bv, 1);

@@ -673,7 +673,15 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 				drain_and_stop(s, was);
 			}
 		} else {
+			errno = 0;
 			next[i].d = start_daemon(s, &ss, fresh, -1);
+		}
+		if (!next[i].d && errno == EACCES) {
+			/* libmicrohttpd leaves bind()'s errno. */
+			snprintf(err, len, "cannot listen on '%s': permission denied (a port below "
+				 "net.ipv4.ip_unprivileged_port_start, 1024 by default, takes "
+				 "CAP_NET_BIND_SERVICE)", o->listen[i]);
+			break;
 		}
 		if (!next[i].d) {
 			snprintf(err, len, "cannot listen on '%s' (in use, or not an address of "

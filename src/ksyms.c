@@ -95,27 +95,37 @@ static int ksym_cmp(const void *a, const void *b)
 /*
  * Reads kallsyms ("ffffffff81000000 T _stext", modules add "\t[mod]").
  * Zero addresses are skipped: a reader without CAP_SYSLOG (kptr_restrict)
- * sees only zeros, and then every address decodes to hex.
+ * sees only zeros, and then every address decodes to hex. A reread that
+ * finds no address keeps the table it has: `iolat serve` drops CAP_SYSLOG
+ * once it runs, and a later reread would otherwise lose every name.
  */
 static void ksyms_load(struct ksyms *k)
 {
 	char line[1024], name[512], type;
+	struct ksyms fresh;
 	uint64_t addr;
 	FILE *f;
 
-	ksyms_clear(k);
-	k->loaded = true;
-	k->loaded_ns = monotonic_ns();
+	ksyms_init(&fresh, k->path);
+	fresh.loaded = true;
+	fresh.loaded_ns = monotonic_ns();
 	f = fopen(k->path, "re");
-	if (!f)
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "%" SCNx64 " %c %511s", &addr, &type, name) == 3 &&
+			    addr && ksyms_add(&fresh, addr, type, name))
+				break;
+		fclose(f);
+	}
+	if (!fresh.n && k->n) {
+		ksyms_clear(&fresh);
+		k->loaded_ns = monotonic_ns();
 		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%" SCNx64 " %c %511s", &addr, &type, name) == 3 && addr &&
-		    ksyms_add(k, addr, type, name))
-			break;
-	fclose(f);
-	if (k->n) /* qsort's array must not be NULL, even when empty */
-		qsort(k->sym, k->n, sizeof(*k->sym), ksym_cmp);
+	}
+	if (fresh.n) /* qsort's array must not be NULL, even when empty */
+		qsort(fresh.sym, fresh.n, sizeof(*fresh.sym), ksym_cmp);
+	ksyms_clear(k);
+	*k = fresh;
 }
 
 /* The nearest symbol at or below addr, if addr can be in it. */

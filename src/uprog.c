@@ -271,6 +271,16 @@ static int attach_all(struct uprog *p, const struct uperf_conf *perf, size_t npe
 		up->name = bpf_program__name(prog);
 		up->sec = bpf_program__section_name(prog);
 		up->link = bpf_program__attach(prog);
+		if (!up->link && (errno == EACCES || errno == EPERM) &&
+		    !strncmp(up->sec, "tracepoint/", strlen("tracepoint/")))
+			/* libbpf reads the tracepoint's id from tracefs, root's only. */
+			return fail(err, errlen,
+				    "%s: cannot attach program %s (SEC \"%s\"): missing "
+				    "CAP_DAC_READ_SEARCH: its id is in tracefs "
+				    "(/sys/kernel/tracing/events), which only root may read (%s); "
+				    "grant it, or use SEC(\"tp_btf/NAME\") or SEC(\"raw_tp/NAME\"), "
+				    "which need no tracefs",
+				    p->path, up->name, up->sec, strerror(errno));
 		if (!up->link) {
 			int e = errno;
 

@@ -32,7 +32,8 @@ trap cleanup EXIT
 
 on_exit() { CLEANUPS+=("$1"); }
 
-settle() { command -v udevadm >/dev/null && udevadm settle 2>/dev/null; true; }
+# Waits for udev to finish with new devices (its blkid probes read them).
+udev_settle() { command -v udevadm >/dev/null && udevadm settle 2>/dev/null; true; }
 
 # make_loop SIZE_MIB [BACKING_FILE [LOSETUP_OPTS]]: a direct-I/O loop device,
 # in $LOOP. (Not printed: a $(...) subshell would lose the clean-up.)
@@ -43,7 +44,7 @@ make_loop() {
 	on_exit "losetup -d $LOOP"
 	# A loop device keeps its queue settings across uses: start from defaults.
 	echo 1 >"/sys/block/${LOOP#/dev/}/queue/iostats"
-	settle
+	udev_settle
 }
 
 # make_slow_loop DELAY_US: a loop device (in $LOOP) over a file on slowfs,
@@ -101,17 +102,24 @@ iolat_prog_ids() {
 		sort
 }
 
+# pid_prog_ids PID: the BPF programs process PID holds (descriptors of
+# programs or of links to them), sorted. Other people's iolat runs on the
+# machine load programs with the same names at the same time: what a
+# process holds is the only sure way to tell ours.
+pid_prog_ids() { grep -rhs '^prog_id:' "/proc/$1/fdinfo/" | awk '{ print $2 }' | sort -u; }
+# held_prog_ids: the programs some live process holds, sorted.
+held_prog_ids() { grep -rhs '^prog_id:' /proc/[0-9]*/fdinfo/ | awk '{ print $2 }' | sort -u; }
+
 # start_iolat OUTFILE ARGS...: runs iolat in the background until it is attached,
 # and notes which programs it loaded (OUR_PROGS) for assert_detached.
 start_iolat() {
-	local out=$1 before
+	local out=$1
 	shift
-	before=$(iolat_prog_ids)
 	"$IOLAT" "$@" >"$out" 2>"$out.err" &
 	IOLAT_PID=$!
 	for _ in $(seq 1 100); do
 		if grep -q "Tracing block device I/O" "$out" "$out.err" 2>/dev/null; then
-			OUR_PROGS=$(comm -13 <(echo "$before") <(iolat_prog_ids))
+			OUR_PROGS=$(pid_prog_ids "$IOLAT_PID")
 			[ -n "$OUR_PROGS" ] || fail "iolat says it is tracing but loaded no programs"
 			return 0
 		fi
@@ -158,6 +166,10 @@ all_prog_ids() { bpftool prog show 2>/dev/null | sed -nE 's/^([0-9]+): .*/\1/p' 
 # loaded now that BEFORE (a list of ids) did not have.
 still_loaded() { comm -12 <(echo "$1") <(all_prog_ids); }
 loaded_since() { comm -13 <(echo "$1") <(all_prog_ids); }
+# orphans_since BEFORE: programs loaded since BEFORE that no live process
+# holds, i.e. left behind by one that exited (a process that is still
+# running, someone else's iolat say, holds its own).
+orphans_since() { comm -23 <(loaded_since "$1") <(held_prog_ids); }
 
 # settle CMD...: reruns CMD until it prints no program id, for up to 3 s:
 # the kernel frees a program after an RCU grace period. 1, with the ids in
@@ -215,12 +227,12 @@ assert_counted() {
 expect_error() {
 	local want=$1 pattern=$2 rc=0 before
 	shift 2
-	before=$(iolat_prog_ids)
+	before=$(all_prog_ids)
 	${WRAP:-} "$IOLAT" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
 	[ "$rc" -eq "$want" ] || fail "iolat $*: exit $rc, expected $want ($(cat "$WORK/err"))"
 	[ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "iolat $*: expected one error line, got: $(cat "$WORK/err")"
 	grep -qE "$pattern" "$WORK/err" || fail "iolat $*: '$(cat "$WORK/err")' does not match '$pattern'"
 	[ ! -s "$WORK/out" ] || fail "iolat $*: printed on stdout: $(cat "$WORK/out")"
-	[ "$before" = "$(iolat_prog_ids)" ] || fail "iolat $*: left programs loaded"
+	settle orphans_since "$before" || fail "iolat $*: left programs loaded: $LEFT"
 	echo "ok: iolat $* -> $(cat "$WORK/err")"
 }

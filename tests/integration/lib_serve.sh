@@ -6,17 +6,17 @@ free_port() {
 }
 
 # start_serve LOGFILE ARGS...: runs `iolat serve` until it listens; sets
-# SERVE_PID, notes its programs in OUR_PROGS (for assert_detached).
+# SERVE_PID, notes its programs in OUR_PROGS (for assert_detached). WRAP
+# (e.g. setpriv ...), when set, runs before iolat and must exec it.
 start_serve() {
-	local log=$1 before
+	local log=$1
 	shift
-	before=$(iolat_prog_ids)
-	"$IOLAT" serve "$@" 2>"$log" &
+	${WRAP:-} "$IOLAT" serve "$@" 2>"$log" &
 	SERVE_PID=$!
 	on_exit "kill -TERM $SERVE_PID"
 	for _ in $(seq 1 100); do
 		if grep -q "listening on" "$log"; then
-			OUR_PROGS=$(comm -13 <(echo "$before") <(iolat_prog_ids))
+			OUR_PROGS=$(pid_prog_ids "$SERVE_PID")
 			return 0
 		fi
 		kill -0 "$SERVE_PID" 2>/dev/null || fail "iolat serve exited: $(cat "$log")"

@@ -23,7 +23,7 @@ fi
 # Not root: no capabilities to load BPF.
 if command -v setpriv >/dev/null; then
 	WRAP="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all" \
-		expect_error 1 "not allowed to load BPF programs.*CAP_BPF" hist
+		expect_error 1 "missing CAP_BPF and CAP_PERFMON: loading BPF tracing programs" hist
 fi
 
 "$IOLAT" --help | grep -q "Usage: iolat COMMAND" || fail "iolat --help"

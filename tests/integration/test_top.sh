@@ -1,47 +1,96 @@
-# iolat top: two cgroups run fio on the same loop device; one is held to
-# 400 read IOPS by blk-throttle. `iolat top --once --json` names both
-# workloads and reports each one's IOPS within 10 % of fio's own figure,
-# from I/O attributed by the bio's cgroup (not the task at completion).
+# iolat top: two cgroups read, each from a loop device of its own, one of
+# them held to 400 read IOPS by blk-throttle. `iolat top --once --json -d
+# DISK` on each disk names the workload, and its reads and bytes over the
+# window are exactly what the kernel counted on that disk (/sys/block/X/stat),
+# from I/O attributed by the bio's cgroup (not the task at completion); its
+# r_iops is those reads over the window's measured length.
+# Like with like: all the I/O runs inside top's window (the window opens
+# before fio starts and closes after it ends; the disks are idle otherwise),
+# so the kernel's counters read before and after it hold exactly the
+# window's I/O, and the comparison checks top's arithmetic, not how two
+# clocks' windows line up (fio's average IOPS includes its ramp-up).
 source tests/integration/lib.sh
 command -v fio >/dev/null || skip "fio is not installed"
 
 make_loop 256
-dev=$LOOP
+deva=$LOOP
+make_loop 256
+devb=$LOOP
 make_cgroup topa
 cga=$CG
 make_cgroup topb
 cgb=$CG
-throttle_reads "$cgb" "$dev" 400
+throttle_reads "$cgb" "$devb" 400
+# The kernel's reads completed and sectors read on a disk.
+reads() { awk '{ print $1, $3 }' "/sys/block/${1#/dev/}/stat"; }
 
-run_fio() { # CGROUP NAME: 6 s of 4 KiB random reads, QD4
-	in_cgroup "$1" fio --name="$2" --filename="$dev" --rw=randread --bs=4k --ioengine=io_uring \
-		--iodepth=4 --direct=1 --time_based --runtime=6 --output-format=json \
-		--output="$WORK/$2.json"
+run_fio() { # CGROUP DEVICE NAME IOS: IOS 4 KiB random reads, QD4
+	in_cgroup "$1" fio --name="$3" --filename="$2" --rw=randread --bs=4k --ioengine=io_uring \
+		--iodepth=4 --direct=1 --io_size=$(($4 * 4))k --output-format=json \
+		--output="$WORK/$3.json"
 }
-run_fio "$cga" a &
+# One top per disk (-d): a cgroup's fio also reads its own binary and
+# libraries from the root disk, and top's rows sum a workload's disks.
+start_top() { # NAME DEVICE: top over DEVICE's I/O, pid in $toppid
+	"$IOLAT" top --once --json -d "${2#/dev/}" 8 >"$WORK/top-$1.json" 2>"$WORK/top-$1.err" &
+	toppid=$!
+	on_exit "kill $toppid"
+	for _ in $(seq 1 50); do
+		grep -q "^Tracing" "$WORK/top-$1.err" && break
+		sleep 0.1
+	done
+	grep -q "^Tracing" "$WORK/top-$1.err" || fail "top did not start: $(cat "$WORK/top-$1.err")"
+}
+start_top a "$deva"
+topa=$toppid
+start_top b "$devb"
+topb=$toppid
+sleep 0.3 # each one's baseline read follows its message
+a0=$(reads "$deva")
+b0=$(reads "$devb")
+run_fio "$cga" "$deva" a 20000 &
 fa=$!
-run_fio "$cgb" b &
+run_fio "$cgb" "$devb" b 400 &
 fb=$!
-sleep 2 # past fio's start-up, into its steady state
-"$IOLAT" top --once --json -d "${dev#/dev/}" 3 >"$WORK/top.json" 2>"$WORK/top.err" || fail "top: $(cat "$WORK/top.err")"
 wait $fa && wait $fb || fail "fio failed"
+a1=$(reads "$deva")
+b1=$(reads "$devb")
+for p in $topa $topb; do
+	kill -0 $p 2>/dev/null || fail "top's 8 s window closed before fio ended: the I/O is not all inside it"
+done
+wait $topa || fail "top: $(cat "$WORK/top-a.err")"
+wait $topb || fail "top: $(cat "$WORK/top-b.err")"
 
-python3 - "$WORK" "${cga#$(cgroup_root)}" "${cgb#$(cgroup_root)}" <<'PY' || fail "top does not match fio"
+python3 - "$WORK" "${cga#$(cgroup_root)}" "${cgb#$(cgroup_root)}" "$a0" "$a1" "$b0" "$b1" <<'PY' || fail "top does not match the kernel"
 import json, sys
-work, a_path, b_path = sys.argv[1:]
-top = json.loads(open(work + "/top.json").read().splitlines()[-1])
-rows = {w["name"]: w for w in top["workloads"]}
-for name, job in ((a_path, "a"), (b_path, "b")):
+work, a_path, b_path = sys.argv[1:4]
+def delta(before, after):
+    b, a = [int(x) for x in before.split()], [int(x) for x in after.split()]
+    return a[0] - b[0], (a[1] - b[1]) * 512
+ka, kb = delta(sys.argv[4], sys.argv[5]), delta(sys.argv[6], sys.argv[7])
+for name, job, (kernel, kbytes) in ((a_path, "a", ka), (b_path, "b", kb)):
+    top = json.loads(open("%s/top-%s.json" % (work, job)).read().splitlines()[-1])
+    rows = {w["name"]: w for w in top["workloads"]}
+    secs = top["interval_s"]
     assert name in rows, (name, list(rows))
-    fio = json.load(open("%s/%s.json" % (work, job)))["jobs"][0]["read"]["iops"]
-    got = rows[name]["r_iops"]
-    print("%s: top %.0f r/s, fio %.0f r/s" % (name, got, fio))
-    assert abs(got - fio) <= 0.10 * fio, (name, got, fio)
-    assert rows[name]["kind"] == "cgroup" and rows[name]["w_iops"] == 0
-    assert abs(rows[name]["avg_kib"] - 4) < 0.01, rows[name]["avg_kib"]
-assert abs(rows[b_path]["r_iops"] - 400) <= 40, rows[b_path]["r_iops"]
+    r = rows[name]
+    fio = json.load(open("%s/%s.json" % (work, job)))["jobs"][0]["read"]["total_ios"]
+    print("%s: top %d reads, %d bytes (%.1f r/s over %.3f s); kernel %d, %d bytes; fio %d I/Os"
+          % (name, r["reads"], r["read_bytes"], r["r_iops"], secs, kernel, kbytes, fio))
+    # BPF may now and then miss a completion the kernel counted (README,
+    # "Known error bounds and misses"): at most 3 or 1 in 1000 short, never more.
+    missed = kernel - r["reads"]
+    assert 0 <= missed <= max(3, kernel // 1000), ("reads", name, r["reads"], kernel)
+    if missed:
+        print("WARNING: %s: %d of %d completions not seen by BPF" % (name, missed, kernel))
+    else:  # (requests the block layer merged are larger than 4 KiB)
+        assert r["read_bytes"] == kbytes, ("bytes", name, r["read_bytes"], kbytes)
+    assert abs(r["r_iops"] * secs - r["reads"]) < 1e-6 * max(1, r["reads"]), ("r_iops", r["r_iops"], secs)
+    assert abs(r["avg_kib"] * 1024 * r["reads"] - r["read_bytes"]) < 1e-6 * r["read_bytes"], r
+    assert r["kind"] == "cgroup" and r["writes"] == 0 and r["w_iops"] == 0, r
 PY
-echo "ok: top per cgroup matches fio (and the throttled one sits at 400 r/s)"
+echo "ok: top per cgroup: reads and bytes exactly the kernel's over its window, r_iops = reads / window"
+dev=$deva
 
 # CSV and bad input.
 "$IOLAT" top --once --csv 0.2 >"$WORK/top.csv" 2>/dev/null || fail "top --csv"
@@ -57,7 +106,9 @@ echo "ok: CSV, bad input"
 
 # Cgroups that come and go leave top's kernel map: 200 short-lived cgroups,
 # one read each, while top runs; once they are gone, their keys are too.
-"$IOLAT" top --json -d "${dev#/dev/}" 0.5 30 >"$WORK/churn.json" 2>"$WORK/churn.err" &
+# Until killed below: under load the 200 cgroups can take longer than any
+# fixed count of intervals, and the map is looked up in the running top.
+"$IOLAT" top --json -d "${dev#/dev/}" 0.5 >"$WORK/churn.json" 2>"$WORK/churn.err" &
 toppid=$!
 on_exit "kill $toppid"
 sleep 1
@@ -68,6 +119,7 @@ for i in $(seq 1 200); do
 	rmdir "$cga/c$i"
 done
 sleep 2
+kill -0 "$toppid" 2>/dev/null || fail "top exited: $(cat "$WORK/churn.err")"
 # top's histogram map: among the maps its descriptors hold, hists_shared.
 map=
 for id in $(grep -h '^map_id:' /proc/"$toppid"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do

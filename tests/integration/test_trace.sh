@@ -279,7 +279,10 @@ print("slow: D2C median %.3f ms over %d reads" % (m / 1e6, len(d2c)))
 assert 5e6 <= m < 10e6, m
 PY
 
-# Threshold: slow reads (5 ms) pass -m 3, fast writes are counted as dropped.
+# Threshold: slow reads (at least 5 ms) all pass -m 3; writes (not delayed)
+# are dropped, unless a busy machine made one take 3 ms after all: so the
+# reads are counted exactly, every record is at or above the threshold, and
+# each I/O was either emitted or dropped.
 out=$WORK/min.json
 start_iolat "$out" trace -m 3 -j -d "$sname" -c "$cg"
 in_cgroup "$cg" "$DIO" read "$slow" 20 4096 || fail "dio read"
@@ -287,9 +290,12 @@ in_cgroup "$cg" "$DIO" write "$slow" 25 4096 || fail "dio write"
 stop_iolat INT
 assert_detached
 read -r emitted lost dropped <<<"$(trace_stats "$out")"
-assert_counted "-m 3: slow reads emitted" 20 "$emitted"
-assert_eq "-m 3: records below the threshold" 0 "$(count "$out" 'r["lat_ns"]["q2c"] < 3e6 or not r["rwbs"].startswith("R")')"
-assert_counted "-m 3: fast writes dropped" 25 "$dropped"
+assert_eq "-m 3: records vs summary" "$emitted" "$(wc -l <"$out")"
+assert_counted "-m 3: slow reads emitted" 20 "$(count "$out" 'r["rwbs"].startswith("R")')"
+assert_eq "-m 3: records below the threshold" 0 "$(count "$out" 'r["lat_ns"]["q2c"] < 3e6')"
+assert_counted "-m 3: every I/O emitted or dropped" 45 $((emitted + dropped))
+slow_writes=$(count "$out" 'r["rwbs"].startswith("W")')
+[ "$slow_writes" = 0 ] || echo "note: $slow_writes of 25 writes took 3 ms or more (a busy machine)"
 echo "ok: -m 3: $emitted emitted, $dropped dropped"
 
 # 7. Bad input: one line, exit 2, nothing on stdout, nothing left loaded.

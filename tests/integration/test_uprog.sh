@@ -16,16 +16,15 @@ done
 
 
 # start_dump OBJECT: uprog_dump as a coprocess, once it says it attached;
-# its programs' ids (new since the start) in DUMP_PROGS.
+# the ids of the programs it holds in DUMP_PROGS.
 start_dump() {
-	local before line
-	before=$(all_prog_ids)
+	local line
 	coproc DUMP { exec "$UPROG_DUMP" "$1" 2>"$WORK/dump.err"; }
 	DUMP_PID_SAVED=$DUMP_PID
 	on_exit "kill $DUMP_PID_SAVED"
 	while read -t 10 -r line <&"${DUMP[0]}"; do
 		[ "$line" = ready ] || continue
-		DUMP_PROGS=$(loaded_since "$before")
+		DUMP_PROGS=$(pid_prog_ids "$DUMP_PID_SAVED")
 		[ -n "$DUMP_PROGS" ] || fail "$1: uprog_dump attached but no program is loaded"
 		return 0
 	done

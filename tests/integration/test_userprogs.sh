@@ -13,9 +13,10 @@ for f in "$EX/biosize.bpf.o" "$EX/timers.yaml" "$TD/maptypes.bpf.o"; do
 	[ -e "$f" ] || fail "$f missing: run make and make helpers"
 done
 
-# assert_all_unloaded BEFORE WHAT: no program loaded since BEFORE is left.
+# assert_all_unloaded BEFORE WHAT: no program loaded since BEFORE is left
+# without a process holding it (others' tests load theirs meanwhile).
 assert_all_unloaded() {
-	settle loaded_since "$1" || fail "$2: programs left loaded: $LEFT"
+	settle orphans_since "$1" || fail "$2: programs left loaded: $LEFT"
 }
 
 scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$1" || fail "scrape failed"; }

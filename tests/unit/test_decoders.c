@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "decoders.h"
+#include "ksyms.h"
 #include "disks.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -349,6 +350,36 @@ static void test_ksym(void **state)
 	decoder_env_free(env);
 }
 
+/* A reread (after a miss, a minute on) that sees only zero addresses, as
+ * `iolat serve` does once it has dropped CAP_SYSLOG, keeps the names. */
+static void test_ksym_reread_hidden(void **state)
+{
+	const char *path = fixture("kallsyms-reread");
+	struct ksyms k;
+
+	(void)state;
+	write_file(path, "ffffffff81000000 T _stext\n"
+			 "ffffffff81002000 T vfs_read\n");
+	ksyms_init(&k, path);
+	assert_string_equal(ksyms_lookup(&k, 0xffffffff81002010), "vfs_read");
+	write_file(path, "0000000000000000 T _stext\n"
+			 "0000000000000000 T vfs_read\n");
+	k.loaded_ns = 0; /* loaded long ago: the next miss rereads */
+	assert_null(ksyms_lookup(&k, 0x1000));
+	assert_true(k.loaded_ns > 0); /* it did reread */
+	assert_int_equal(ksyms_count(&k), 2);
+	assert_string_equal(ksyms_lookup(&k, 0xffffffff81002010), "vfs_read");
+	/* A reread that finds addresses replaces the table. */
+	write_file(path, "ffffffff81000000 T _stext\n"
+			 "ffffffff81003000 T vfs_write\n"
+			 "ffffffff81004000 T vfs_fsync\n");
+	k.loaded_ns = 0;
+	assert_null(ksyms_lookup(&k, 0x1000));
+	assert_int_equal(ksyms_count(&k), 3);
+	assert_string_equal(ksyms_lookup(&k, 0xffffffff81003010), "vfs_write");
+	ksyms_free(&k);
+}
+
 /* kptr_restrict: every address reads 0; the decoder still works, in hex. */
 static void test_ksym_hidden(void **state)
 {
@@ -646,6 +677,7 @@ int main(void)
 	    cmocka_unit_test(test_errno),	   cmocka_unit_test(test_syscall),
 	    cmocka_unit_test(test_numeric_chains), cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_ksym),	   cmocka_unit_test(test_ksym_hidden),
+	    cmocka_unit_test(test_ksym_reread_hidden),
 	    cmocka_unit_test(test_majorminor),	   cmocka_unit_test(test_cgroup),
 	    cmocka_unit_test(test_bounded),	   cmocka_unit_test(test_cgroup_cap),
 	    cmocka_unit_test(test_kstack),

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * privileges.h - the capabilities iolat's commands need, checked before
+ * anything is loaded so that a missing one gives one message naming it and
+ * what to do; and, for the daemon, giving up the rest once it runs.
+ * docs/serve.md ("Privileges") lists each need and its capability.
+ */
+#ifndef IOLAT_PRIVILEGES_H
+#define IOLAT_PRIVILEGES_H
+
+#include <stdbool.h>
+
+/* Whether the calling thread has capability cap in its effective set. */
+bool privileges_have(int cap);
+
+/*
+ * Non-zero if the process may load and attach iolat's tracing programs
+ * and read their maps: CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN holds both;
+ * kernels before 5.8 know only it). Otherwise prints one line naming the
+ * missing capability and returns 0.
+ */
+int require_bpf_privileges(void);
+
+/*
+ * --bpf.stats: the kernel's BPF run-time statistics on for as long as iolat
+ * runs. Turning them on (BPF_ENABLE_STATS) takes CAP_SYS_ADMIN; if they are
+ * on already (sysctl kernel.bpf_stats_enabled=1) there is nothing to hold.
+ * 0 with *fd the descriptor that holds them on (or -1 when none is needed);
+ * -EPERM after printing one line naming CAP_SYS_ADMIN.
+ */
+int privileges_bpf_stats(int *fd);
+
+/*
+ * Keeps only what serving needs, CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN
+ * where it stands for them), empties the bounding set where CAP_SETPCAP
+ * allows, and sets no_new_privs. Started with nothing more than those two,
+ * there is nothing to drop and it succeeds. 0 or -errno.
+ */
+int privileges_drop(void);
+
+#endif

@@ -1,0 +1,128 @@
+# `iolat serve` when a kernel map fills up (testing-only capacities through
+# IOLAT_TEST_MAX_ENTRIES, and IOLAT_TEST_DISK so only this test's loop device
+# reaches the collector): the I/O that did not fit is counted exactly (the
+# kernel's own /sys/block/X/stat says how much there was), one warning is
+# logged the first time, however often it is scraped, and the daemon keeps
+# serving and stops cleanly.
+#  1. The histogram map (keyed by cgroup) holding 2 keys: the reads of a
+#     third cgroup are not counted, and hist_map_full says exactly how many.
+#  2. The request map of the fallback (forced) holding 8 entries under fio at
+#     queue depth 32: every completion whose times it lost is counted in
+#     rq_map_full, and is exactly the one the total view could not time.
+source tests/integration/lib.sh
+source tests/integration/lib_serve.sh
+command -v fio >/dev/null || skip "fio is not installed"
+
+make_loop 64
+dev=$LOOP
+name=${dev#/dev/}
+
+scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$1" || fail "scrape $1 failed"; }
+# sample FILE NAME LABELS: one sample's value, 0 when absent.
+sample() { local v; v=$(metric "$1" "$2" "$3"); echo "${v:-0}"; }
+event() { sample "$1" iolat_collector_events_total "{event=\"$2\"}"; }
+# Reads and writes the kernel completed on the test's disk.
+kernel_reads() { awk '{ print $1 }' "/sys/block/$name/stat"; }
+# warned LOG MAP: how many times the full-map warning for MAP was logged.
+warned() { grep -c "level=warn msg=\"BPF map $2 is full" "$1"; }
+stop_serve() {
+	local rc=0
+	kill -TERM "$SERVE_PID"
+	wait "$SERVE_PID" || rc=$?
+	assert_eq "$1: exit status" 0 "$rc"
+	assert_detached
+}
+
+# 1. Histogram map. Cgroups a and c take the two keys (their reads); b's
+# reads find the map full. Reads only: a write would make udev read the
+# device when it is closed, from a cgroup of its own.
+make_cgroup mapa
+cga=$CG
+make_cgroup mapb
+cgb=$CG
+make_cgroup mapc
+cgc=$CG
+port=$(free_port)
+IOLAT_TEST_DISK=$name IOLAT_TEST_MAX_ENTRIES=hists_shared=2 \
+	start_serve "$WORK/hist.log" --web.listen-address=127.0.0.1:$port
+scrape "$WORK/h0"
+k0=$(kernel_reads)
+assert_eq "histogram map capacity" 2 "$(sample "$WORK/h0" iolat_bpf_map_capacity_entries '{map="hists_shared"}')"
+in_cgroup "$cga" "$DIO" read "$dev" 7 4096 || fail "dio a"
+in_cgroup "$cgc" "$DIO" read "$dev" 5 4096 || fail "dio c"
+in_cgroup "$cgb" "$DIO" read "$dev" 11 4096 || fail "dio b"
+scrape "$WORK/h1"
+k1=$(kernel_reads)
+counted=$(($(sample "$WORK/h1" iolat_block_completions_total "{device=\"$name\",op=\"read\"}") -
+	$(sample "$WORK/h0" iolat_block_completions_total "{device=\"$name\",op=\"read\"}")))
+full=$(($(event "$WORK/h1" hist_map_full) - $(event "$WORK/h0" hist_map_full)))
+echo "histogram map: kernel $((k1 - k0)) reads, iolat counted $counted, hist_map_full $full"
+assert_eq "reads that did not fit (hist_map_full)" 11 "$full"
+assert_eq "reads counted" 12 "$counted"
+assert_eq "kernel reads = counted + did not fit" $((k1 - k0)) $((counted + full))
+assert_eq "entries" 2 "$(sample "$WORK/h1" iolat_bpf_map_entries '{map="hists_shared"}')"
+wl() { sample "$WORK/h1" iolat_workload_completions_total "{device=\"$name\",op=\"read\",kind=\"cgroup\",workload=\"${1#$(cgroup_root)}\"}"; }
+assert_eq "cgroup a" 7 "$(wl "$cga")"
+assert_eq "cgroup c" 5 "$(wl "$cgc")"
+assert_eq "cgroup b (did not fit)" 0 "$(wl "$cgb")"
+# More of it, and more scrapes: one warning in all, and still serving.
+in_cgroup "$cgb" "$DIO" read "$dev" 3 4096 || fail "dio b again"
+for i in 2 3 4; do scrape "$WORK/h$i"; done
+assert_eq "hist_map_full after 3 more" 14 $(($(event "$WORK/h4" hist_map_full) - $(event "$WORK/h0" hist_map_full)))
+assert_eq "warnings for hists_shared" 1 "$(warned "$WORK/hist.log" hists_shared)"
+grep -q 'level=warn msg="BPF map hists_shared is full (2 entries): I/O of a disk, operation or workload not in it yet is not counted; iolat_collector_events_total{event=\\"hist_map_full\\"} counts them"$' \
+	"$WORK/hist.log" || fail "warning text: $(grep 'is full' "$WORK/hist.log")"
+assert_eq "health" 200 "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/-/healthy")"
+stop_serve "histogram map"
+echo "ok: histogram map full: 14 reads not counted, counted as such, one warning"
+
+# 2. Request map, on both attach paths (tp_btf reads the request directly,
+# raw_tp through probe reads). The first read attaches the fallback; one more
+# after it makes the issue program run once (it marks from when an entry is
+# owed), then everything measured was issued after.
+rq_map_full() {
+	local mode=$1 log=$WORK/rq-$1.log r=$WORK/rq-$1
+	port=$(free_port)
+	IOLAT_FORCE_ATTACH=$mode IOLAT_FORCE_RQ_MAP=1 IOLAT_TEST_DISK=$name \
+		IOLAT_TEST_MAX_ENTRIES=rq_starts=8 \
+		start_serve "$log" --web.listen-address=127.0.0.1:$port --no-collector.workloads
+	"$DIO" read "$dev" 1 4096 || fail "warm-up read"
+	for _ in $(seq 1 30); do
+		grep -q "attached the request-map fallback" "$log" && break
+		sleep 0.1
+	done
+	grep -q "attached the request-map fallback" "$log" || fail "$mode: the fallback never attached"
+	"$DIO" read "$dev" 1 4096 || fail "second warm-up read"
+	sleep 0.1
+	scrape "$r.0"
+	k0=$(kernel_reads)
+	fio --name=fill --filename="$dev" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 \
+		--direct=1 --io_size=40M --output="$WORK/fio.out" || fail "fio"
+	for i in 1 2 3; do scrape "$r.$i"; done
+	k1=$(kernel_reads)
+	d() { echo $(($(sample "$r.3" "$@") - $(sample "$r.0" "$@"))); }
+	ios=$(d iolat_block_completions_total "{device=\"$name\",op=\"read\"}")
+	lost=$(($(event "$r.3" rq_map_full) - $(event "$r.0" rq_map_full)))
+	miss=$(($(event "$r.3" rq_map_miss) - $(event "$r.0" rq_map_miss)))
+	untimed_total=$(d iolat_block_untimed_total "{device=\"$name\",op=\"read\",view=\"total\"}")
+	untimed_device=$(d iolat_block_untimed_total "{device=\"$name\",op=\"read\",view=\"device\"}")
+	echo "request map ($mode): kernel $((k1 - k0)) reads, iolat $ios, rq_map_full $lost," \
+		"untimed total $untimed_total, device $untimed_device, rq_map_miss $miss"
+	assert_counted "$mode: reads counted" $((k1 - k0)) "$ios"
+	[ "$lost" -ge 100 ] || fail "$mode: rq_map_full $lost: an 8-entry map at depth 32 should lose hundreds"
+	assert_eq "$mode: untimed in the total view = lost by the map" "$lost" "$untimed_total"
+	[ "$untimed_device" -le "$lost" ] || fail "$mode: untimed in the device view $untimed_device > lost $lost"
+	[ "$untimed_device" -gt 0 ] || fail "$mode: no request lost its whole entry"
+	assert_eq "$mode: misses of requests under way before the fallback" 0 "$miss"
+	assert_eq "$mode: warnings for rq_starts" 1 "$(warned "$log" rq_starts)"
+	assert_eq "$mode: no other full map" 1 "$(grep -c 'is full' "$log")"
+	"$DIO" read "$dev" 10 4096 || fail "dio after"
+	scrape "$r.4"
+	assert_counted "$mode: still counting" $((k1 - k0 + 10)) \
+		"$(($(sample "$r.4" iolat_block_completions_total "{device=\"$name\",op=\"read\"}") -
+			$(sample "$r.0" iolat_block_completions_total "{device=\"$name\",op=\"read\"}")))"
+	stop_serve "$mode request map"
+	echo "ok: $mode: request map full: $lost of $ios completions lost their times, each counted, one warning"
+}
+rq_map_full tp_btf
+rq_map_full raw_tp
