@@ -213,9 +213,14 @@ static int add_http_metrics(struct serve *s, struct metric_set *set)
 	};
 	double n[6];
 
-	if (!f)
+	struct metric_family *open = metrics_family(set, "iolat_http_connections",
+		"Connections open now (the one of this scrape included).", METRIC_GAUGE, NULL);
+	struct metric_series *o;
+
+	if (!f || !open || !(o = metrics_series(open, NULL, NULL)))
 		return -ENOMEM;
 	http_get_stats(s->http, &st);
+	o->value = st.open;
 	n[0] = (double)st.refused_per_ip, n[1] = (double)st.refused_full;
 	n[2] = (double)st.evicted, n[3] = (double)st.header_timeouts;
 	n[4] = (double)st.write_timeouts, n[5] = (double)st.bodies_refused;

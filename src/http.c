@@ -808,6 +808,9 @@ void http_get_stats(struct http_server *s, struct http_stats *out)
 {
 	pthread_mutex_lock(&s->conn_lock);
 	*out = s->stats;
+	out->open = 0;
+	for (struct conn *c = s->conns; c; c = c->next)
+		out->open++;
 	pthread_mutex_unlock(&s->conn_lock);
 }
 

@@ -54,10 +54,12 @@ struct http_opts {
 	void *ctx;
 };
 
-/* Connections closed or refused by the limits, since start. */
+/* Connections closed or refused by the limits, since start; and the
+ * connections open now (each until libmicrohttpd has closed it). */
 struct http_stats {
 	unsigned long long refused_per_ip, refused_full, evicted, header_timeouts,
 		write_timeouts, bodies_refused;
+	unsigned int open;
 };
 
 struct http_server;
