@@ -4,7 +4,7 @@
 #   make test       every test: unit, sanitized unit + smoke, fuzz, integration (root)
 #   make unit       unit tests only
 #   make sanitize   ASan/UBSan build in build-san/: unit tests and a live smoke test
-#   make fuzz       libFuzzer on the user-program config parser, FUZZ_SECONDS long
+#   make fuzz       every libFuzzer target (fuzz/), FUZZ_SECONDS each; fuzz-NAME one
 #   make soak       `iolat serve` under 100 000 scrapes and churn (root, ~30 min;
 #                   not in `make test`); SCRAPES=, CGROUPS=, DISKS=, HUPS= scale it
 #   make STATIC=1   link libbpf, libelf, zlib and zstd statically
@@ -68,9 +68,13 @@ EXAMPLES := $(EXAMPLE_NAMES:%=$(OUT)/examples/%.bpf.o) $(EXAMPLE_NAMES:%=$(OUT)/
 # Deliberately broken BPF objects the loader's tests feed it.
 TEST_BPF_OBJS := $(patsubst tests/data/%.bpf.c,$(OUT)/test-data/%.bpf.o,$(wildcard tests/data/*.bpf.c))
 HELPER_BINS += $(OUT)/uprog_dump $(TEST_BPF_OBJS)
-# libFuzzer needs clang; `make test` fuzzes for TEST_FUZZ_SECONDS.
+# libFuzzer targets (fuzz/), each run for FUZZ_SECONDS by `make fuzz` and for
+# TEST_FUZZ_SECONDS by `make test`; they need clang.
+FUZZ_TARGETS := uconfig http webconfig
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUT)/fuzz_%)
 FUZZ_SECONDS ?= 60
-TEST_FUZZ_SECONDS ?= 30
+TEST_FUZZ_SECONDS ?= 25
+FUZZ_LDLIBS := -lyaml -lcrypt -lnettle -lpthread
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers -Isrc \
 	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
@@ -83,7 +87,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps run unit test integration sanitize fuzz soak clean helpers examples
+.PHONY: all deps run unit test integration sanitize fuzz soak clean helpers examples \
+	$(FUZZ_TARGETS:%=fuzz-%)
 
 all: $(OUT)/iolat examples
 
@@ -194,24 +199,34 @@ $(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o $(OUT)/uprog_perf.o
 
 helpers: $(HELPER_BINS)
 
-$(OUT)/fuzz_uconfig: fuzz/fuzz_uconfig.c src/uconfig.c src/uconfig.h src/uconfig_labels.c src/uconfig_perf.c src/yamldoc.c src/yamldoc.h \
-		      src/regex_guard.c src/regex_guard.h | $(OUT)
+# Each target is fuzz/fuzz_NAME.c with the sources it reaches; it runs from
+# fuzz/corpus/NAME/ with fuzz/NAME.dict.
+$(OUT)/fuzz_uconfig: src/uconfig.c src/uconfig.h src/uconfig_labels.c src/uconfig_perf.c \
+		      src/yamldoc.c src/yamldoc.h src/regex_guard.c src/regex_guard.h
+$(OUT)/fuzz_http: src/http_request.c src/http_request.h src/webconfig.c src/webconfig.h
+$(OUT)/fuzz_webconfig: src/webconfig.c src/webconfig.h
+
+$(FUZZ_BINS): $(OUT)/fuzz_%: fuzz/fuzz_%.c | $(OUT)
 	$(call msg,FUZZ-CC,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(filter %.c,$^) -lyaml -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(filter %.c,$^) $(FUZZ_LDLIBS) -o $@
+
+# One target after another, so each has the CPU it is given for its time.
+fuzz: $(FUZZ_BINS)
+	$(Q)set -e; for t in $(FUZZ_TARGETS); do $(MAKE) --no-print-directory fuzz-$$t; done
 
 # Runs over a copy of the seed corpus, so the tree's stays small and chosen.
 # libFuzzer exits non-zero on a crash, leak, timeout or memory blow-up; its
-# log is shown then, and the input is left in $(OUT)/fuzz-*.
-fuzz: $(OUT)/fuzz_uconfig
-	$(Q)rm -rf $(OUT)/fuzz-corpus && mkdir -p $(OUT)/fuzz-corpus
-	$(Q)cp fuzz/corpus/uconfig/* $(OUT)/fuzz-corpus/
+# log is shown then, and the input is left in $(OUT)/fuzz-NAME-*.
+$(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(OUT)/fuzz_%
+	$(Q)rm -rf $(OUT)/fuzz-corpus/$* && mkdir -p $(OUT)/fuzz-corpus/$*
+	$(Q)cp fuzz/corpus/$*/* $(OUT)/fuzz-corpus/$*/
 	$(call msg,FUZZ,$< for $(FUZZ_SECONDS)s)
-	$(Q)if $(OUT)/fuzz_uconfig -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-		-max_len=8192 -dict=fuzz/uconfig.dict -print_final_stats=1 -artifact_prefix=$(OUT)/fuzz- \
-		$(OUT)/fuzz-corpus >$(OUT)/fuzz_uconfig.log 2>&1; then \
-		grep -E '^(Done|stat::number_of_executed_units)|(DONE|INITED) +cov' $(OUT)/fuzz_uconfig.log; \
+	$(Q)if $< -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		-max_len=8192 -dict=fuzz/$*.dict -print_final_stats=1 -artifact_prefix=$(OUT)/fuzz-$*- \
+		$(OUT)/fuzz-corpus/$* >$(OUT)/fuzz_$*.log 2>&1; then \
+		grep -E '^(Done|stat::number_of_executed_units)|(DONE|INITED) +cov' $(OUT)/fuzz_$*.log; \
 	else \
-		tail -n 60 $(OUT)/fuzz_uconfig.log; exit 1; \
+		tail -n 60 $(OUT)/fuzz_$*.log; exit 1; \
 	fi
 
 unit: $(UNIT_BINS)

@@ -82,33 +82,46 @@ static int comm_of(void *ctx, uint32_t pid, char *out, size_t len)
 	return collector_comm(ctx, pid, out, len);
 }
 
-/* Makes (once) or updates what workload series need. Turning them off
- * later only hides them, so label-set ids are never reused. */
-static int workloads_on(struct exporter *e, const struct exporter_opts *o, char *err, size_t len)
+/* Everything a reload replaces, built off to the side (exporter_prepare). */
+struct exporter_settings {
+	struct exporter_opts o;
+	struct workload_rule rules[WORKLOAD_MAX_RULES];
+	uint64_t lat_le[IOLAT_LAT_SLOTS], size_le[IOLAT_SIZE_SLOTS];
+	size_t nlat_le, nsize_le;
+	struct uconfig *block_conf, *wl_conf;
+	struct umetrics *block, *wl_metrics;
+	/* Made when workloads are first turned on; label-set ids live as
+	 * long as the exporter, so later settings keep the first ones. */
+	struct workload_cache *names_of;
+	struct wlabels *wl;
+};
+
+/* Checks what workload series need, and makes their state the first time.
+ * Turning them off later only hides them, so label-set ids are never reused. */
+static int workloads_prepare(struct exporter *e, struct exporter_settings *st, char *err,
+			     size_t len)
 {
+	const struct exporter_opts *o = &st->o;
+
 	if (!collector_keyed_by_cgroup(e->c) && !collector_keyed_by_process(e->c)) {
 		snprintf(err, len, "workload series need a restart (iolat started without them)");
 		return -EINVAL;
 	}
-	if (!e->names_of) {
-		e->names_of = workload_cache_new();
-		if (!e->names_of) {
-			snprintf(err, len, "out of memory");
-			return -ENOMEM;
-		}
-	}
-	if (workload_cache_set_rules(e->names_of, o->rules, o->nrules, err, len))
+	if (o->nrules > WORKLOAD_MAX_RULES) {
+		snprintf(err, len, "more than %d workload rules", WORKLOAD_MAX_RULES);
 		return -EINVAL;
-	if (collector_keyed_by_process(e->c))
-		workload_cache_set_comm(e->names_of, comm_of, e->c);
-	if (!e->wl) {
-		e->wl = wlabels_new(e->c, e->names_of, &o->wl);
-		if (!e->wl) {
-			snprintf(err, len, "out of memory");
-			return -ENOMEM;
-		}
 	}
-	wlabels_set_opts(e->wl, &o->wl);
+	for (size_t i = 0; i < o->nrules; i++)
+		if (workload_rule_check(&o->rules[i], err, len))
+			return -EINVAL;
+	if (e->wl)
+		return 0;
+	st->names_of = workload_cache_new();
+	st->wl = st->names_of ? wlabels_new(e->c, st->names_of, &o->wl) : NULL;
+	if (!st->wl) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -151,19 +164,16 @@ static void drop_builtin(struct uconfig **c, struct umetrics **u)
 	*u = NULL;
 }
 
-/* (Re)makes one built-in config's metrics over the collector's views. */
-static int builtin_on(struct exporter *e, const struct exporter_opts *o, const char *file,
-		      const char *yaml, struct uconfig **conf, struct umetrics **out, char *err,
-		      size_t len)
+/* Makes one built-in config's metrics over the exporter's views (whose
+ * bucket bounds are read at each scrape, so they may change later). */
+static int builtin_make(struct exporter *e, const struct exporter_opts *o, const char *file,
+			const char *yaml, struct uconfig **conf, struct umetrics **out, char *err,
+			size_t len)
 {
 	struct uconfig *c = calloc(1, sizeof(*c));
-	struct umetrics *u;
 	struct usource src;
 
-	if (!e->env)
-		e->env = decoder_env_new(NULL);
-	if (!c || !e->env) {
-		free(c);
+	if (!c) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
@@ -172,71 +182,113 @@ static int builtin_on(struct exporter *e, const struct exporter_opts *o, const c
 		return -EINVAL;
 	}
 	builtin_views_source(&e->views, &src);
-	if (umetrics_new(&u, c, &src, e->env, err, len)) {
+	if (umetrics_new(out, c, &src, e->env, err, len)) {
 		uconfig_free(c);
 		free(c);
 		return -EINVAL;
 	}
-	drop_builtin(conf, out);
 	*conf = c;
-	*out = u;
 	return 0;
 }
 
-/* The block families per disk, and per workload when those are on. */
-static int builtin_metrics_on(struct exporter *e, const struct exporter_opts *o, char *err,
-			      size_t len)
+void exporter_settings_free(struct exporter_settings *st)
 {
-	int rc;
-
-	e->views.lat = collector_lat_table(e->c);
-	e->views.size = collector_size_table(e->c);
-	e->views.lat_le = e->lat_le;
-	e->views.size_le = e->size_le;
-	rc = builtin_on(e, o, "builtin/block.yaml", builtin_block_yaml, &e->block_conf, &e->block,
-			err, len);
-	if (!rc && o->workloads)
-		rc = builtin_on(e, o, "builtin/workloads.yaml", builtin_workloads_yaml,
-				&e->wl_conf, &e->wl_metrics, err, len);
-	return rc;
+	if (!st)
+		return;
+	drop_builtin(&st->block_conf, &st->block);
+	drop_builtin(&st->wl_conf, &st->wl_metrics);
+	wlabels_free(st->wl);
+	workload_cache_free(st->names_of);
+	free(st);
 }
 
-int exporter_set_opts(struct exporter *e, const struct exporter_opts *o, char *err, size_t len)
+int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
+		     struct exporter_settings **out, char *err, size_t len)
 {
 	const uint64_t *lat = o->lat_le ? o->lat_le : buckets_default_le_ns;
 	size_t nlat = o->lat_le ? o->nlat_le : buckets_default_le_count;
 	const uint64_t *size = o->size_le ? o->size_le : default_size_le;
 	size_t nsize = o->size_le ? o->nsize_le
 				  : sizeof(default_size_le) / sizeof(default_size_le[0]);
+	struct exporter_settings *st = calloc(1, sizeof(*st));
 	int rc;
 
-	if (nlat > IOLAT_LAT_SLOTS || nsize > IOLAT_SIZE_SLOTS) {
-		snprintf(err, len, "too many bucket bounds");
-		return -EINVAL;
+	if (!st) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
 	}
-	rc = snap_all(collector_lat_table(e->c), lat, nlat, e->lat_le, &e->nlat_le, "latency",
-		      err, len);
+	st->o = *o;
+	st->o.lat_le = st->o.size_le = NULL;
+	if (o->nrules <= WORKLOAD_MAX_RULES) {
+		memcpy(st->rules, o->rules, o->nrules * sizeof(*o->rules));
+		st->o.rules = st->rules;
+	}
+	rc = -EINVAL;
+	if (nlat > IOLAT_LAT_SLOTS || nsize > IOLAT_SIZE_SLOTS)
+		snprintf(err, len, "too many bucket bounds");
+	else
+		rc = snap_all(collector_lat_table(e->c), lat, nlat, st->lat_le, &st->nlat_le,
+			      "latency", err, len);
 	if (!rc)
-		rc = snap_all(collector_size_table(e->c), size, nsize, e->size_le, &e->nsize_le,
+		rc = snap_all(collector_size_table(e->c), size, nsize, st->size_le, &st->nsize_le,
 			      "size", err, len);
 	if (!rc && o->workloads)
-		rc = workloads_on(e, o, err, len);
-	e->views.nlat_le = e->nlat_le;
-	e->views.nsize_le = e->nsize_le;
+		rc = workloads_prepare(e, st, err, len);
 	if (!rc)
-		rc = builtin_metrics_on(e, o, err, len);
-	if (!rc) {
-		e->o = *o;
-		e->o.lat_le = e->o.size_le = NULL;
-		e->o.rules = NULL;
+		rc = builtin_make(e, o, "builtin/block.yaml", builtin_block_yaml, &st->block_conf,
+				  &st->block, err, len);
+	if (!rc && o->workloads)
+		rc = builtin_make(e, o, "builtin/workloads.yaml", builtin_workloads_yaml,
+				  &st->wl_conf, &st->wl_metrics, err, len);
+	if (rc) {
+		exporter_settings_free(st);
+		return rc;
 	}
-	return rc;
+	*out = st;
+	return 0;
+}
+
+/* Swaps st's contents with the running ones, so freeing st frees the old. */
+#define SWAP(a, b)                     \
+	do {                           \
+		typeof(a) swap_tmp_ = (a); \
+		(a) = (b);             \
+		(b) = swap_tmp_;       \
+	} while (0)
+
+void exporter_apply(struct exporter *e, struct exporter_settings *st)
+{
+	memcpy(e->lat_le, st->lat_le, sizeof(e->lat_le));
+	memcpy(e->size_le, st->size_le, sizeof(e->size_le));
+	e->nlat_le = e->views.nlat_le = st->nlat_le;
+	e->nsize_le = e->views.nsize_le = st->nsize_le;
+	SWAP(e->block_conf, st->block_conf);
+	SWAP(e->block, st->block);
+	SWAP(e->wl_conf, st->wl_conf);
+	SWAP(e->wl_metrics, st->wl_metrics);
+	if (!e->wl && st->wl) {
+		SWAP(e->wl, st->wl);
+		SWAP(e->names_of, st->names_of);
+	}
+	if (st->o.workloads && e->wl) {
+		char err[128];
+
+		/* Checked in exporter_prepare: cannot fail here. */
+		workload_cache_set_rules(e->names_of, st->o.rules, st->o.nrules, err, sizeof(err));
+		if (collector_keyed_by_process(e->c))
+			workload_cache_set_comm(e->names_of, comm_of, e->c);
+		wlabels_set_opts(e->wl, &st->o.wl);
+	}
+	e->o = st->o;
+	e->o.rules = NULL;
+	exporter_settings_free(st);
 }
 
 int exporter_new(struct exporter **out, struct collector *c, const struct exporter_opts *o,
 		 char *err, size_t len)
 {
 	struct exporter *e = calloc(1, sizeof(*e));
+	struct exporter_settings *st;
 	struct utsname u;
 	int rc;
 
@@ -246,11 +298,17 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 	e->started = time(NULL);
 	uname(&u);
 	snprintf(e->kernel, sizeof(e->kernel), "%s", u.release);
-	rc = exporter_set_opts(e, o, err, len);
+	e->views.lat = collector_lat_table(c);
+	e->views.size = collector_size_table(c);
+	e->views.lat_le = e->lat_le;
+	e->views.size_le = e->size_le;
+	e->env = decoder_env_new(NULL);
+	rc = e->env ? exporter_prepare(e, o, &st, err, len) : -ENOMEM;
 	if (rc) {
 		exporter_free(e);
 		return rc;
 	}
+	exporter_apply(e, st);
 	*out = e;
 	return 0;
 }

@@ -42,9 +42,19 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 		 char *err, size_t errlen);
 void exporter_free(struct exporter *e);
 
-/* Replaces the options (SIGHUP); counts are untouched. */
-int exporter_set_opts(struct exporter *e, const struct exporter_opts *o, char *err,
-		      size_t errlen);
+/*
+ * A reload in two steps. exporter_prepare checks new options and builds
+ * everything they need off to the side; it changes nothing the exporter
+ * shows, so it may run while a scrape does. 0, or -errno with a reason in
+ * err. exporter_apply then swaps them in and cannot fail; the caller keeps
+ * it from running during exporter_collect. Counts are untouched.
+ */
+struct exporter_settings;
+int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
+		     struct exporter_settings **out, char *err, size_t errlen);
+void exporter_apply(struct exporter *e, struct exporter_settings *st);
+/* Drops prepared settings that will not be applied; NULL is fine. */
+void exporter_settings_free(struct exporter_settings *st);
 
 /*
  * Builds the current metrics into set (cleared first). build_info labels

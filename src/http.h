@@ -15,11 +15,31 @@
 
 
 /* Renders the metrics in `fmt` into out; returns 0 or -errno. Called with
- * scrapes serialised (one at a time across all listeners). */
+ * requests serialised (one at a time across all listeners). */
 typedef int (*http_render_fn)(void *ctx, enum expo_format fmt, struct buf *out);
 
 /* Checks basic-auth credentials; NULL when auth is off. */
 typedef bool (*http_auth_fn)(void *ctx, const char *user, const char *password);
+
+/* The most --web.max-connections can be: each connection holds a descriptor. */
+#define HTTP_MAX_CONNECTIONS 4096
+
+/*
+ * What keeps a client from starving the others. Past max_connections a new
+ * connection replaces the one that has waited longest without a request
+ * under way (a half-open or idle one); if every connection has a request
+ * under way, the new one is refused. Timeouts close a connection that has
+ * not sent its headers read_header_timeout_s after connecting (or after its
+ * last response), and a request not answered write_timeout_s after its
+ * headers came (a client that reads its answer too slowly).
+ */
+struct http_limits {
+	unsigned int max_connections, max_per_ip;
+	unsigned int read_header_timeout_s, write_timeout_s;
+};
+
+/* 64 connections, 16 per address, 10 s for headers, 30 s to answer. */
+void http_limits_default(struct http_limits *l);
 
 struct http_opts {
 	const char *const *listen; /* "host:port", ":port", "[v6]:port" */
@@ -28,18 +48,43 @@ struct http_opts {
 	const char *landing_html; /* body of "/" */
 	const char *tls_cert_pem, *tls_key_pem; /* both or neither */
 	const char *tls_priorities;		/* GnuTLS priority string, or NULL */
+	struct http_limits limits;
 	http_auth_fn auth;
 	http_render_fn render;
 	void *ctx;
 };
 
+/* Connections closed or refused by the limits, since start. */
+struct http_stats {
+	unsigned long long refused_per_ip, refused_full, evicted, header_timeouts,
+		write_timeouts, bodies_refused;
+};
+
 struct http_server;
 
-/* Binds every address and starts serving; 0 or -errno with a reason in err. */
+/* Binds every address and starts serving; 0 or -errno with a reason in err.
+ * The strings in o are copied. */
 int http_start(struct http_server **out, const struct http_opts *o, char *err, size_t len);
+
+/*
+ * Moves a running server to new options, as one step a request cannot see
+ * half of. First what can fail: addresses new to o are bound, and when the
+ * TLS settings changed every listener gets a successor on its own socket.
+ * If any of that fails, everything is undone and -errno returned with a
+ * reason in err. Otherwise, with no request being handled, the paths, page,
+ * callbacks and limits are swapped and commit(commit_ctx) runs (so the
+ * caller swaps its own state at the same moment); then listeners no longer
+ * wanted stop accepting, finish the requests under way (up to the write
+ * timeout) and close. Listeners whose address and TLS settings are
+ * unchanged keep running untouched.
+ */
+int http_update(struct http_server *s, const struct http_opts *o, void (*commit)(void *),
+		void *commit_ctx, char *err, size_t len);
 
 /* Whether a listen address parses ("host:port", ":port", "[v6]:port"). */
 bool http_listen_valid(const char *spec);
+
+void http_get_stats(struct http_server *s, struct http_stats *out);
 
 /* Stops accepting, closes every connection, frees the server. */
 void http_stop(struct http_server *s);

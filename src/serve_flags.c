@@ -29,6 +29,14 @@ static void usage(FILE *f)
 		"      --web.telemetry-path=PATH  metrics path (default /metrics)\n"
 		"      --web.config.file=FILE     TLS and basic auth, in the exporter-toolkit\n"
 		"                                 format (tls_server_config, basic_auth_users)\n"
+		"      --web.max-connections=N    open connections at most (default 64); past\n"
+		"                                 it a new one replaces the longest-waiting\n"
+		"                                 connection that has no request under way\n"
+		"      --web.max-connections-per-ip=N  from one client address (default 16)\n"
+		"      --web.read-header-timeout=DUR  time a connection has to send a request's\n"
+		"                                 headers, from connect or its last response (10s)\n"
+		"      --web.write-timeout=DUR    time to answer a request, from its headers to\n"
+		"                                 the last byte sent (30s)\n"
 		"      --config.file=FILE         YAML settings (see docs/serve.md)\n"
 		"      --[no-]collector.device-time   device-time histograms (default on)\n"
 		"      --[no-]collector.total-time    total-time histograms (default on)\n"
@@ -74,7 +82,8 @@ enum {
 	OPT_LISTEN = 256, OPT_PATH, OPT_WEBCFG, OPT_CONFIG, OPT_DEV, OPT_NODEV, OPT_TOT, OPT_NOTOT,
 	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH, OPT_OPL, OPT_NOOPL,
 	OPT_WL, OPT_NOWL, OPT_WLMAX, OPT_WLEXP, OPT_WLBY, OPT_SZL, OPT_NOSZL,
-	OPT_UDIR, OPT_UNAMES, OPT_USTRICT, OPT_UCHECK,
+	OPT_UDIR, OPT_UNAMES, OPT_USTRICT, OPT_UCHECK, OPT_MAXCONN, OPT_MAXIP, OPT_HDRTO,
+	OPT_WRTO,
 };
 
 static int parse_flag(struct serve_flags *f, int c, const char *arg)
@@ -103,6 +112,35 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		snprintf(s->web_config_file, sizeof(s->web_config_file), "%s", arg);
 		f->has_web = true;
 		return 0;
+	case OPT_MAXCONN:
+		if (parse_uint(arg, 1, HTTP_MAX_CONNECTIONS, &n)) {
+			errorf(NULL, "--web.max-connections takes a number from 1 to %d",
+			       HTTP_MAX_CONNECTIONS);
+			return -EINVAL;
+		}
+		f->limits.max_connections = (unsigned int)n;
+		return 0;
+	case OPT_MAXIP:
+		if (parse_uint(arg, 1, HTTP_MAX_CONNECTIONS, &n)) {
+			errorf(NULL, "--web.max-connections-per-ip takes a number from 1 to %d",
+			       HTTP_MAX_CONNECTIONS);
+			return -EINVAL;
+		}
+		f->limits.max_per_ip = (unsigned int)n;
+		return 0;
+	case OPT_HDRTO:
+	case OPT_WRTO: {
+		unsigned int secs;
+
+		if (config_duration(arg, &secs) || !secs || secs > 3600) {
+			errorf("e.g. 5s, 30s or 2m (1 s to 1 h)", "bad --web.%s-timeout '%s'",
+			       c == OPT_HDRTO ? "read-header" : "write", arg);
+			return -EINVAL;
+		}
+		*(c == OPT_HDRTO ? &f->limits.read_header_timeout_s : &f->limits.write_timeout_s) =
+			secs;
+		return 0;
+	}
 	case OPT_CONFIG: f->config_file = arg; return 0;
 	case OPT_DEV: f->device = 1; return 0;
 	case OPT_NODEV: f->device = 0; return 0;
@@ -169,6 +207,10 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
 		{ "web.telemetry-path", required_argument, NULL, OPT_PATH },
 		{ "web.config.file", required_argument, NULL, OPT_WEBCFG },
+		{ "web.max-connections", required_argument, NULL, OPT_MAXCONN },
+		{ "web.max-connections-per-ip", required_argument, NULL, OPT_MAXIP },
+		{ "web.read-header-timeout", required_argument, NULL, OPT_HDRTO },
+		{ "web.write-timeout", required_argument, NULL, OPT_WRTO },
 		{ "config.file", required_argument, NULL, OPT_CONFIG },
 		{ "collector.device-time", no_argument, NULL, OPT_DEV },
 		{ "no-collector.device-time", no_argument, NULL, OPT_NODEV },
@@ -199,6 +241,7 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 	int c;
 
 	memset(f, 0, sizeof(*f));
+	http_limits_default(&f->limits);
 	f->device = f->total = f->size = f->op_label = f->workloads = f->by_process = -1;
 	f->size_label = -1;
 	opterr = 0;
@@ -219,6 +262,12 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		errorf("see 'iolat serve --help'", "unexpected argument '%s'", argv[optind]);
 		return -EINVAL;
 	}
+	if (f->limits.max_per_ip > f->limits.max_connections) {
+		errorf("lower --web.max-connections-per-ip or raise --web.max-connections",
+		       "--web.max-connections-per-ip (%u) is above --web.max-connections (%u)",
+		       f->limits.max_per_ip, f->limits.max_connections);
+		return -EINVAL;
+	}
 	if (!f->user.dir && (f->user.names || f->user.strict || f->check)) {
 		errorf("give the directory of the configs, e.g. --config.dir=/etc/iolat/programs",
 		       "--config.names, --config.strict and --config.check need --config.dir");
@@ -227,15 +276,12 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 	return 0;
 }
 
-int serve_flags_config(const struct serve_flags *f, struct serve_config *out)
+int serve_flags_config(const struct serve_flags *f, struct serve_config *out, char *err,
+		       size_t len)
 {
-	char err[512];
-
 	config_defaults(out);
-	if (f->config_file && config_load(f->config_file, out, err, sizeof(err))) {
-		errorf("fix the file, or see 'iolat serve --help' for the keys", "%s", err);
+	if (f->config_file && config_load(f->config_file, out, err, len))
 		return -EINVAL;
-	}
 	if (f->has_listen) {
 		memcpy(out->listen, f->set.listen, sizeof(out->listen));
 		out->nlisten = f->set.nlisten;
@@ -268,8 +314,8 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out)
 		out->workloads_expire_s = f->set.workloads_expire_s;
 	for (size_t i = 0; i < out->nlisten; i++)
 		if (!http_listen_valid(out->listen[i])) {
-			errorf("use host:port, :port or [v6]:port", "bad listen address '%s'",
-			       out->listen[i]);
+			snprintf(err, len, "bad listen address '%s' (use host:port, :port or "
+				 "[v6]:port)", out->listen[i]);
 			return -EINVAL;
 		}
 	return 0;

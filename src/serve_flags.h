@@ -11,6 +11,7 @@
 
 #include "collector.h" /* enum attach_mode */
 #include "config.h"
+#include "http.h"
 #include "userprogs.h"
 
 /* What the command line said, kept to re-apply over the file on SIGHUP. */
@@ -21,6 +22,7 @@ struct serve_flags {
 	int device, total, size, op_label, size_label, workloads, by_process; /* -1: not given */
 	enum attach_mode attach;
 	unsigned int synthetic;
+	struct http_limits limits;  /* --web.max-connections, timeouts */
 	struct userprogs_opts user; /* --config.dir/names/strict */
 	bool check;		    /* --config.check */
 };
@@ -31,7 +33,12 @@ struct serve_flags {
  */
 int serve_flags_parse(int argc, char **argv, struct serve_flags *f);
 
-/* Defaults, then the file, then the flags, into out. Prints and returns -errno. */
-int serve_flags_config(const struct serve_flags *f, struct serve_config *out);
+/*
+ * Defaults, then the file, then the flags, into out. 0, or -EINVAL with
+ * what is wrong in err (the caller prints it: at start, or logs it on
+ * SIGHUP).
+ */
+int serve_flags_config(const struct serve_flags *f, struct serve_config *out, char *err,
+		       size_t len);
 
 #endif

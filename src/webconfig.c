@@ -59,7 +59,7 @@ static const char *const top_keys = "tls_server_config, basic_auth_users";
 /* State of one load: where errors go and what paths are relative to. */
 struct parse {
 	const char *path;
-	char *dir; /* of path, for relative PEM paths; NULL when path has no '/' */
+	const char *dir; /* relative PEM paths are from here; NULL: the working directory */
 	yaml_document_t *doc;
 	char *err;
 	size_t errlen;
@@ -492,6 +492,20 @@ static int yaml_fail(struct parse *p, const yaml_parser_t *y)
 	return fail(p, &at, -EINVAL, "YAML syntax error: %s", y->problem ? y->problem : "");
 }
 
+/*
+ * A scalar holding a NUL (YAML's "\0") would be cut short there, so that
+ * "cert_file\0x" read as cert_file and "alice\0" as alice: refused instead.
+ */
+static int check_nul(struct parse *p)
+{
+	const yaml_node_t *n;
+
+	for (n = p->doc->nodes.start; n < p->doc->nodes.top; n++)
+		if (n->type == YAML_SCALAR_NODE && strlen(scalar(n)) != n->data.scalar.length)
+			return fail(p, n, -EINVAL, "string holds a NUL character");
+	return 0;
+}
+
 /* Parses text into wc; path only names the file in errors and anchors relative paths. */
 static int parse_text(struct parse *p, const char *text, size_t len, struct webconfig *wc,
 		      int *cost)
@@ -509,7 +523,9 @@ static int parse_text(struct parse *p, const char *text, size_t len, struct webc
 		return ret;
 	}
 	p->doc = &doc;
-	ret = parse_root(p, wc, cost);
+	ret = check_nul(p);
+	if (!ret)
+		ret = parse_root(p, wc, cost);
 	if (!ret) {
 		/* A second document would be ignored by a plain load: refuse it instead. */
 		if (!yaml_parser_load(&y, &next)) {
@@ -564,13 +580,30 @@ static int make_auth(struct parse *p, struct webconfig *wc, int cost)
 	return 0;
 }
 
+int webconfig_parse(const char *name, const char *dir, const char *text, size_t len,
+		    struct webconfig *out, char *err, size_t errlen)
+{
+	struct parse p = { .path = name, .dir = dir, .err = err, .errlen = errlen };
+	int ret, cost = 4;
+
+	memset(out, 0, sizeof(*out));
+	if (errlen)
+		err[0] = '\0';
+	ret = parse_text(&p, text, len, out, &cost);
+	if (!ret && out->nusers)
+		ret = make_auth(&p, out, cost);
+	if (ret)
+		webconfig_free(out);
+	return ret;
+}
+
 int webconfig_load(const char *path, struct webconfig *out, char *err, size_t errlen)
 {
 	struct parse p = { .path = path, .err = err, .errlen = errlen };
 	const char *slash;
-	char *text = NULL;
+	char *text = NULL, *dir = NULL;
 	size_t len = 0;
-	int ret, cost = 4;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (errlen)
@@ -582,19 +615,14 @@ int webconfig_load(const char *path, struct webconfig *out, char *err, size_t er
 		return fail(&p, NULL, ret, "cannot read web config: %s", read_errstr(ret));
 	slash = strrchr(path, '/');
 	if (slash) {
-		p.dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
-		if (!p.dir) {
-			ret = fail(&p, NULL, -ENOMEM, "out of memory");
-			goto out;
+		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+		if (!dir) {
+			free(text);
+			return fail(&p, NULL, -ENOMEM, "out of memory");
 		}
 	}
-	ret = parse_text(&p, text, len, out, &cost);
-	if (!ret && out->nusers)
-		ret = make_auth(&p, out, cost);
-out:
-	if (ret)
-		webconfig_free(out);
-	free(p.dir);
+	ret = webconfig_parse(path, dir, text, len, out, err, errlen);
+	free(dir);
 	free(text);
 	return ret;
 }

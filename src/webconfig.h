@@ -52,6 +52,15 @@ struct webconfig {
  */
 int webconfig_load(const char *path, struct webconfig *out, char *err, size_t errlen);
 
+/*
+ * As webconfig_load, from the len bytes of text (no NUL needed) instead of a
+ * file: name stands for the file in messages, and relative PEM paths are
+ * taken from dir (NULL: from the working directory). The PEM files are still
+ * read. webconfig_load is this after reading the file, with its directory.
+ */
+int webconfig_parse(const char *name, const char *dir, const char *text, size_t len,
+		    struct webconfig *out, char *err, size_t errlen);
+
 /* Frees what load allocated, wiping the private key and the cache; NULL is fine. */
 void webconfig_free(struct webconfig *wc);
 

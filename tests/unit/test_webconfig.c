@@ -284,6 +284,63 @@ static void test_tls_and_auth(void **state)
 	webconfig_free(&wc);
 }
 
+/* The buffer entry point: the same parser, with the name and directory given. */
+static void test_parse_buffer(void **state)
+{
+	static const char tls[] = "tls_server_config:\n"
+				  "  cert_file: server.crt\n"
+				  "  key_file: server.key\n";
+	char text[256], path[160];
+	struct webconfig wc;
+	size_t len;
+	int ret;
+
+	(void)state;
+	/* Relative paths from dir; only len bytes are read (no NUL after them). */
+	snprintf(text, sizeof(text),
+		 "%sbasic_auth_users: {alice: " ALICE_HASH "}\n"
+		 "junk past len: [",
+		 tls);
+	ret = webconfig_parse("<web>", dir, text, strlen(text) - strlen("junk past len: ["), &wc,
+			      err, sizeof(err));
+	if (ret)
+		fail_msg("parse failed (%d): %s", ret, err);
+	snprintf(path, sizeof(path), "%s/server.crt", dir);
+	assert_string_equal(wc.cert_file, path);
+	assert_string_equal(wc.key_pem, key_pem);
+	assert_int_equal(wc.nusers, 1);
+	assert_true(webconfig_check(&wc, "alice", ALICE_PW));
+	webconfig_free(&wc);
+
+	/* No dir: from the working directory (make unit runs at the top). */
+	snprintf(text, sizeof(text),
+		 "tls_server_config:\n  cert_file: " DATA_DIR "/server.crt\n"
+		 "  key_file: " DATA_DIR "/server.key\n");
+	ret = webconfig_parse("<web>", NULL, text, strlen(text), &wc, err, sizeof(err));
+	assert_int_equal(ret, 0);
+	assert_string_equal(wc.cert_file, DATA_DIR "/server.crt");
+	assert_string_equal(wc.cert_pem, cert_pem);
+	webconfig_free(&wc);
+
+	/* Empty text is a valid, empty config. */
+	assert_int_equal(webconfig_parse("<web>", dir, "", 0, &wc, err, sizeof(err)), 0);
+	assert_true(all_zero(&wc));
+
+	/* Errors name the given name, and leave nothing behind. */
+	memset(&wc, 0xa5, sizeof(wc));
+	len = sizeof(tls) - 1 - strlen("  key_file: server.key\n");
+	ret = webconfig_parse("<web>", dir, tls, len, &wc, err, sizeof(err));
+	assert_int_equal(ret, -EINVAL);
+	assert_string_equal(err, "<web>:2:14: cert_file is set but key_file is not (both or "
+				 "neither)");
+	assert_true(all_zero(&wc));
+	ret = webconfig_parse("<web>", "/nonexistent", tls, sizeof(tls) - 1, &wc, err, sizeof(err));
+	assert_int_equal(ret, -ENOENT);
+	assert_string_equal(err, "<web>:2:14: cannot read cert_file /nonexistent/server.crt: No "
+				 "such file or directory");
+	assert_true(all_zero(&wc));
+}
+
 static void test_file_errors(void **state)
 {
 	struct webconfig wc;
@@ -327,6 +384,23 @@ static void test_syntax_errors(void **state)
 		   "the top level must be a mapping, not a list");
 	load_fails("tls_server_config\n", -EINVAL, 1, 1,
 		   "the top level must be a mapping, not a scalar");
+}
+
+/* YAML's "\0" would cut a string short: a key, a path or a name would then pass as another. */
+static void test_nul(void **state)
+{
+	(void)state;
+	load_fails("tls_server_config:\n"
+		   "  \"cert_file\\0typo\": server.crt\n"
+		   "  key_file: server.key\n",
+		   -EINVAL, 2, 3, "string holds a NUL character");
+	load_fails("tls_server_config:\n"
+		   "  cert_file: server.crt\n"
+		   "  key_file: \"server.key\\0.bak\"\n",
+		   -EINVAL, 3, 13, "string holds a NUL character");
+	load_fails("basic_auth_users:\n"
+		   "  \"alice\\x00\": " ALICE_HASH "\n",
+		   -EINVAL, 2, 3, "string holds a NUL character");
 }
 
 static void test_unknown_keys(void **state)
@@ -607,8 +681,10 @@ int main(void)
 		cmocka_unit_test(test_tls_client_auth),
 		cmocka_unit_test(test_auth_only),
 		cmocka_unit_test(test_tls_and_auth),
+		cmocka_unit_test(test_parse_buffer),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_nul),
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_cert_key_pairing),
 		cmocka_unit_test(test_unreadable_pem),
