@@ -57,6 +57,9 @@ GAUGES = ["iolat_workload_label_sets", "iolat_workload_retired_cgroups_total",
           "iolat_workload_expired_total", "iolat_workload_folded_cgroups_total",
           "iolat_scrape_size_bytes"]
 EVENT_RE = re.compile(r'^iolat_collector_events_total\{event="([^"]+)"\} (\S+)$', re.M)
+# name{label="value"} pairs kept as gauges NAME_VALUE (all that are there).
+LABELLED_RE = re.compile(r'^iolat_(config_reloads_total|http_connections_closed_total)'
+                         r'\{[a-z]+="([^"]+)"\} (\S+)$', re.M)
 MAP_RE = re.compile(r'^iolat_bpf_map_entries\{map="([^"]+)"\} (\S+)$', re.M)
 CAP_RE = re.compile(r'^iolat_bpf_map_capacity_entries\{map="([^"]+)"\} (\S+)$', re.M)
 # Errors after which a new connection is tried: the server closed or reset an
@@ -194,6 +197,7 @@ def sample(pid, conn, scrapes, t0):
     maps = {m: int(float(v)) for m, v in MAP_RE.findall(body)}
     caps = {m: int(float(v)) for m, v in CAP_RE.findall(body)}
     gauges = {f"events_{e}": float(v) for e, v in EVENT_RE.findall(body)}
+    gauges.update({f"{n}_{lv}": float(v) for n, lv, v in LABELLED_RE.findall(body)})
     for g in GAUGES:
         m = re.search(rf"^{g} (\S+)$", body, re.M)
         if m:

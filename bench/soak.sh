@@ -60,7 +60,7 @@ WARMUP=${WARMUP:-0.1}
 MAX_RSS_KIB=${MAX_RSS_KIB:-48}
 MAX_FDS=${MAX_FDS:-1}
 MAX_MAP_ENTRIES=${MAX_MAP_ENTRIES:-5}
-KEEP=0
+KEEP=${KEEP:-0}
 CMDLINE="bash bench/soak.sh${*:+ $*}"
 
 usage() {
@@ -95,7 +95,7 @@ Options (each also an environment variable, named in brackets):
                      [MAX_RSS_KIB, MAX_FDS, MAX_MAP_ENTRIES]
   --iolat PATH       iolat binary (default $OUT/iolat) [IOLAT]
   --dio PATH         the dio helper (default $OUT/dio) [DIO]
-  --keep             keep the work directory (samples, log) in /dev/shm
+  --keep             keep the work directory (samples, log) in /dev/shm [KEEP=1]
   -h, --help         this help
 
 Examples:
@@ -303,7 +303,7 @@ hup_churn() {
 		wait_scrapes $((SCRAPES * h / (HUPS + 1)))
 		if ((BAD_EVERY > 0 && h % BAD_EVERY == 0)); then
 			install_conf bad.yml
-			want="reload: configuration rejected" what=bad
+			want="reload failed, keeping the running configuration" what=bad
 		else
 			if ((good % 2)); then install_conf a.yml; else install_conf b.yml; fi
 			want="configuration reloaded; counters kept" what=good
@@ -393,6 +393,9 @@ touch "$WORK/scraper.done"
 SCRAPER=
 t_end=$(date +%s.%N)
 kill -0 "$PID" 2>/dev/null || die "iolat serve died; log tail: $(tail -5 "$LOG")"
+curl -sf -o "$WORK/last.prom" "http://127.0.0.1:$PORT/metrics" || die "the last scrape failed"
+reloads_ok=$(awk '$1 == "iolat_config_reloads_total{result=\"success\"}" { print $2 }' "$WORK/last.prom")
+reloads_failed=$(awk '$1 == "iolat_config_reloads_total{result=\"failure\"}" { print $2 }' "$WORK/last.prom")
 sleep 2 # the clients' connections are closed; let the server see it
 fds_idle_end=$(find "/proc/$PID/fd" -mindepth 1 | wc -l)
 
@@ -405,14 +408,13 @@ left=$(comm -12 <(echo "$our_progs") \
 	<(bpftool prog show 2>/dev/null | sed -nE 's/^([0-9]+): .*/\1/p' | sort) | tr '\n' ' ')
 
 # --- the log: everything not info must belong to an injected fault ---
+# An invalid file's reload fails with one error line naming the file and the
+# place in it; nothing else may be above info.
 hups_good=0 hups_bad=0
 [ ! -e "$WORK/hups.done" ] || read -r hups_good hups_bad <"$WORK/hups.done"
-rejected=$(log_count 'level=error msg="reload: configuration rejected, keeping the running one"')
-parse_errs=$(grep -c "^iolat: $CONF:[0-9]*:[0-9]*: " "$LOG" || true)
-unexpected=$(grep -v -e '^ts=[^ ]* level=info ' \
-	-e '^ts=[^ ]* level=error msg="reload: configuration rejected, keeping the running one"$' \
-	-e "^iolat: $CONF:[0-9]*:[0-9]*: " "$LOG" || true)
-
+fault_re="^ts=[^ ]* level=error msg=\"reload failed, keeping the running configuration: $CONF:[0-9]+:[0-9]+: "
+rejected=$(grep -cE "$fault_re" "$LOG" || true)
+unexpected=$(grep -vE -e '^ts=[^ ]* level=info ' -e "$fault_re" "$LOG" || true)
 echo
 python3 "$HERE/soak.py" report --dir "$WORK" --sample-every "$SAMPLE_EVERY" --warmup "$WARMUP" --max-rss-kib "$MAX_RSS_KIB" \
 	--max-fds "$MAX_FDS" --max-map-entries "$MAX_MAP_ENTRIES" || failed="a slope is above its limit"
@@ -422,14 +424,17 @@ echo "churn:    $(cat "$WORK/cgroups.done") cgroups, $(cat "$WORK/disks.done") d
 	"$((hups_good + hups_bad)) SIGHUPs ($hups_good valid, $hups_bad invalid)"
 echo "fds idle: $fds_idle_start after the first scrape, $fds_idle_end at the end (clients gone)"
 echo "log:      $(wc -l <"$LOG") lines; $(log_count 'configuration reloaded; counters kept') reloads," \
-	"$rejected rejected + $parse_errs parse errors (injected: $hups_bad)"
+	"$rejected failed on the invalid file (injected: $hups_bad);" \
+	"iolat_config_reloads_total: ${reloads_ok:-?} success, ${reloads_failed:-?} failure"
 echo "stop:     exit $stop_rc${left:+, programs still loaded: $left}"
 
 [ "$scrape_rc" = 0 ] || failed="${failed:+$failed; }a scrape failed (above)"
 [ "$stop_rc" = 0 ] || failed="${failed:+$failed; }iolat exited $stop_rc on SIGTERM"
 [ -z "${left// /}" ] || failed="${failed:+$failed; }programs left loaded: $left"
-[ "$rejected" = "$hups_bad" ] && [ "$parse_errs" = "$hups_bad" ] ||
-	failed="${failed:+$failed; }$hups_bad invalid configs, but $rejected rejections and $parse_errs parse errors logged"
+[ "${reloads_ok:-0}" = "$hups_good" ] && [ "${reloads_failed:-0}" = "$hups_bad" ] ||
+	failed="${failed:+$failed; }iolat_config_reloads_total says ${reloads_ok:-0} + ${reloads_failed:-0}, sent $hups_good + $hups_bad"
+[ "$rejected" = "$hups_bad" ] ||
+	failed="${failed:+$failed; }$hups_bad invalid configs, but $rejected failed reloads logged"
 if [ -n "$unexpected" ]; then
 	echo "unexpected log lines:" >&2
 	echo "$unexpected" | head -20 >&2
