@@ -6,6 +6,8 @@
 #   make sanitize   ASan/UBSan build in build-san/: unit tests and a live smoke test
 #   make tsan       ThreadSanitizer build in build-tsan/: the daemon's tests
 #   make fuzz       every libFuzzer target (fuzz/), FUZZ_SECONDS each; fuzz-NAME one
+#   make soak       `iolat serve` under 100 000 scrapes and churn (root, ~30 min;
+#                   not in `make test`); SCRAPES=, CGROUPS=, DISKS=, HUPS= scale it
 #   make STATIC=1   link libbpf, libelf, zlib and zstd statically
 OUT ?= build
 CC ?= cc
@@ -90,7 +92,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps run unit test integration sanitize tsan fuzz clean helpers examples \
+.PHONY: all deps run unit test integration sanitize tsan fuzz soak clean helpers examples \
 	$(FUZZ_TARGETS:%=fuzz-%)
 
 all: $(OUT)/iolat examples
@@ -237,6 +239,11 @@ unit: $(UNIT_BINS)
 
 integration: $(OUT)/iolat $(HELPER_BINS) examples
 	$(Q)OUT=$(OUT) bash tests/integration/run.sh
+
+# Too long for CI: run by hand (bench/soak.sh --help; BENCHMARKS.md has runs).
+# Its knobs come in as environment variables (make soak SCRAPES=3000 HUPS=0).
+soak: $(OUT)/iolat $(OUT)/dio
+	$(Q)OUT=$(OUT) bash bench/soak.sh
 
 deps:
 	$(Q)bash scripts/deps.sh
