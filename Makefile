@@ -5,6 +5,7 @@
 #   make unit       unit tests only
 #   make sanitize   ASan/UBSan build in build-san/: unit tests and a live smoke test
 #   make tsan       ThreadSanitizer build in build-tsan/: the daemon's tests
+#   make soak       bench/soak.sh: the daemon through 100 000 scrapes (~1 h)
 #   make fuzz       every libFuzzer target (fuzz/), FUZZ_SECONDS each; fuzz-NAME one
 #   make soak       `iolat serve` under 100 000 scrapes and churn (root, ~30 min;
 #                   not in `make test`); SCRAPES=, CGROUPS=, DISKS=, HUPS= scale it
