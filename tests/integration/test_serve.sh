@@ -138,7 +138,8 @@ kill -HUP "$SERVE_PID"
 sleep 0.5
 "$DIO" read "$dev" 3 4096 || fail "dio read"
 curl -sf "$url/metrics" >"$WORK/m5" || fail "scrape after SIGHUP"
-assert_eq "counter after SIGHUP" 3080 \
+# Thousands of completions: the known, rare miss of a BPF run (lib.sh).
+assert_counted "counter after SIGHUP" 3080 \
 	"$(metric "$WORK/m5" iolat_block_completions_total "{device=\"$name\",op=\"read\"}")"
 grep -q "configuration reloaded" "$WORK/serve.log" || fail "no reload logged"
 echo "ok: SIGHUP keeps counters"
