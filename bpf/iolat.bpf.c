@@ -479,16 +479,21 @@ static __always_inline struct rq_times *rq_start_slot(struct request *rq)
 	return bpf_map_lookup_elem(&rq_starts, &key);
 }
 
-/* Whether rq completed in pieces before this last one (and forget it). */
+/* Whether rq completed in pieces before this last one. */
 static __always_inline bool was_partial(struct request *rq)
 {
 	__u64 key = (__u64)rq;
 	struct rq_times *s = bpf_map_lookup_elem(&rq_starts, &key);
 
-	if (!s || !s->partial)
-		return false;
-	s->partial = 0;
-	return true;
+	return s && s->partial;
+}
+
+/* Drops what the map holds for rq, if anything: it will not be asked. */
+static __always_inline void forget_rq_start(struct request *rq)
+{
+	__u64 key = (__u64)rq;
+
+	bpf_map_delete_elem(&rq_starts, &key);
 }
 
 static __always_inline int on_rq_complete(struct request *rq, int error, __u32 nr_bytes,
@@ -498,7 +503,7 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	struct io_done c = {};
 	struct bio *bio;
 	__u32 remaining, sectors, rq_flags, tgid = 0;
-	bool need_start, need_issue, found;
+	bool need_start, need_issue, found, partial;
 	__u64 cmd_flags;
 
 	/* A request may complete in pieces; count it once, at the last piece. */
@@ -550,7 +555,8 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	 * the map is asked only when they differ.
 	 */
 	c.bytes = remaining;
-	if (sectors && ((__u64)sectors << 9) != remaining && was_partial(rq))
+	partial = sectors && ((__u64)sectors << 9) != remaining && was_partial(rq);
+	if (partial)
 		c.bytes = (__u64)sectors << 9;
 	need_start = !c.start_ns;
 	need_issue = !c.issue_ns;
@@ -563,6 +569,8 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	if (key_process || need_start || need_issue) {
 		found = take_rq_start(rq, &c, &tgid);
 		count_rq_map(rq, rq_flags, &c, found, need_start, need_issue, direct);
+	} else if (partial) {
+		forget_rq_start(rq); /* the slot the pieces made */
 	}
 	if (key_process)
 		key.cgroup = IOLAT_KEY_PROCESS | tgid;
@@ -630,8 +638,18 @@ static __always_inline int on_rq_issue(struct request *rq, bool direct)
 	if (!rq_issued_since_jiffies)
 		rq_issued_since_jiffies = bpf_jiffies64() + 1;
 	if (queue_stamps_issue(rq, direct) &&
-	    start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags)))
+	    start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags))) {
+		/*
+		 * Since 6.10 the kernel marks a request's start as stamped
+		 * (RQF_IO_STAT) just after block_io_start, so the creation
+		 * program took it for unstamped and kept a start that no
+		 * completion will ask for: drop it here, or the LRU fills
+		 * with them (one per request on every such disk).
+		 */
+		if (rq_created_since_ns && !key_process)
+			forget_rq_start(rq);
 		return 0;
+	}
 	if (filtered_out(rq, direct))
 		return 0;
 	s = rq_start_slot(rq);

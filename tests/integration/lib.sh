@@ -107,6 +107,17 @@ iolat_prog_ids() {
 # machine load programs with the same names at the same time: what a
 # process holds is the only sure way to tell ours.
 pid_prog_ids() { grep -rhs '^prog_id:' "/proc/$1/fdinfo/" | awk '{ print $2 }' | sort -u; }
+# pid_map_entries PID NAME: entries in the BPF map NAME that process PID
+# holds (0 if it holds none by that name).
+pid_map_entries() {
+	local id n=0
+	for id in $(grep -rhs '^map_id:' "/proc/$1/fdinfo/" | awk '{ print $2 }' | sort -u); do
+		bpftool map show id "$id" 2>/dev/null | grep -q " name $2 " || continue
+		n=$(bpftool map dump id "$id" -j 2>/dev/null |
+			python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+	done
+	echo "$n"
+}
 # held_prog_ids: the programs some live process holds, sorted.
 held_prog_ids() { grep -rhs '^prog_id:' /proc/[0-9]*/fdinfo/ | awk '{ print $2 }' | sort -u; }
 
