@@ -202,7 +202,9 @@ def sample(pid, conn, scrapes, t0):
         m = re.search(rf"^{g} (\S+)$", body, re.M)
         if m:
             gauges[g] = float(m.group(1))
+    heap = re.search(r"^iolat_heap_allocated_bytes (\S+)$", body, re.M)
     return {"scrapes": scrapes, "t": round(time.monotonic() - t0, 3), "rss_kib": st["VmRSS"],
+            "heap_kib": int(float(heap.group(1)) / 1024) if heap else 0,
             "hwm_kib": st["VmHWM"], "threads": st["Threads"], "fds": fds, "maps": maps,
             "caps": caps, "gauges": gauges}
 
@@ -342,7 +344,10 @@ def cmd_report(a):
         return 1
     xs = [s["scrapes"] / 10000 for s in fitted]
     maps = sorted({m for s in samples for m in s["maps"]})
-    rows = [("RSS KiB", "rss_kib", a.max_rss_kib), ("open fds", "fds", a.max_fds),
+    # The heap is shown, not judged: beside RSS it tells a leak (both grow)
+    # from memory the allocator keeps (only RSS grows).
+    rows = [("RSS KiB", "rss_kib", a.max_rss_kib), ("heap in use KiB", "heap_kib", None),
+            ("open fds", "fds", a.max_fds),
             ("threads", "threads", None)]
     rows += [(f"map {m} entries", ("maps", m), a.max_map_entries) for m in maps]
     rows += [("map entries, all", ("maps", None), a.max_map_entries)]
@@ -350,7 +355,7 @@ def cmd_report(a):
     def value(s, key):
         if isinstance(key, tuple):
             return sum(s["maps"].values()) if key[1] is None else s["maps"].get(key[1], 0)
-        return s[key]
+        return s.get(key, 0)
 
     over = []
     print(f"{len(samples)} samples, one every {a.sample_every or '?'} scrapes; fitted from scrape "

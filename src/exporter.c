@@ -13,6 +13,7 @@
 #include "builtin_views.h"
 #include "exporter_disks.h"
 #include "log.h"
+#include "procstats.h"
 #include "umetrics.h"
 #include "wlabels.h"
 
@@ -449,6 +450,47 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	return rc ? -ENOMEM : 0;
 }
 
+/* The process_* gauges every Prometheus client library exports, and the heap
+ * (to tell a leak from memory the allocator keeps). Left out when /proc
+ * cannot be read: nothing rather than zeros. */
+static int add_process(struct metric_set *set)
+{
+	static const struct {
+		const char *name, *help;
+		enum metric_type type;
+	} fam[] = {
+		{ "process_cpu_seconds_total", "User and system CPU time spent, in seconds.",
+		  METRIC_COUNTER },
+		{ "process_resident_memory_bytes", "Resident memory size, in bytes.", METRIC_GAUGE },
+		{ "process_virtual_memory_bytes", "Virtual memory size, in bytes.", METRIC_GAUGE },
+		{ "process_open_fds", "Open file descriptors.", METRIC_GAUGE },
+		{ "process_max_fds", "Maximum open file descriptors (soft limit).", METRIC_GAUGE },
+		{ "iolat_heap_allocated_bytes",
+		  "Heap bytes in use by iolat (glibc mallinfo2); flat while resident memory grows "
+		  "means freed memory the allocator keeps, not a leak.",
+		  METRIC_GAUGE },
+	};
+	struct procstats ps;
+	double v[6];
+	int rc = 0;
+
+	if (procstats_read(&ps))
+		return 0;
+	v[0] = ps.cpu_seconds;
+	v[1] = (double)ps.resident_bytes;
+	v[2] = (double)ps.virtual_bytes;
+	v[3] = (double)ps.open_fds;
+	v[4] = (double)ps.max_fds;
+	v[5] = (double)ps.heap_bytes;
+	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
+		struct metric_family *f =
+			metrics_family(set, fam[i].name, fam[i].help, fam[i].type, NULL);
+
+		rc |= f ? add_counter(f, NULL, v[i]) : -ENOMEM;
+	}
+	return rc ? -ENOMEM : 0;
+}
+
 /* How the workload label sets are kept bounded. */
 static int add_workload_self(struct exporter *e, struct metric_set *set)
 {
@@ -549,6 +591,8 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 		rc = add_block_metrics(e, set);
 	if (!rc)
 		rc = add_self(e, set);
+	if (!rc)
+		rc = add_process(set);
 	if (!rc && shows_workloads(e))
 		rc = add_workload_self(e, set);
 	/* After the set is built: retiring keys changes no value it shows. */

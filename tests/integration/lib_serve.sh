@@ -27,5 +27,6 @@ start_serve() {
 
 # metric FILE NAME LABELS: the value of one sample in a text exposition.
 metric() {
+	set -- "$1" "$2" "${3:-}"
 	awk -v want="$2$3" '$1 == want { print $2 }' "$1"
 }

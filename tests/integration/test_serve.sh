@@ -43,6 +43,20 @@ grep -q '^iolat_build_info{version="' "$WORK/m1" || fail "no build info"
 runs=$(metric "$WORK/m1" iolat_bpf_program_runs_total '{program="rq_complete_btf"}')
 [ "${runs:-0}" -ge 82 ] || fail "BPF stats: rq_complete runs $runs < 82"
 echo "ok: text format, promtool clean, exact counters"
+# The process_* gauges: descriptors exact (the ones open now, plus the
+# scrape's own connection), memory as /proc says, a heap below it.
+fds=$(ls "/proc/$SERVE_PID/fd" | wc -l)
+curl -sf "$url/metrics" >"$WORK/mp" || fail "scrape (process metrics)"
+assert_eq "process_open_fds" $((fds + 1)) "$(metric "$WORK/mp" process_open_fds)"
+rss=$(awk '/^VmRSS:/ {print $2 * 1024}' "/proc/$SERVE_PID/status")
+python3 - "$rss" "$(metric "$WORK/mp" process_resident_memory_bytes)" \
+	"$(metric "$WORK/mp" iolat_heap_allocated_bytes)" <<'PY' || fail "process memory gauges off"
+import sys
+rss, got, heap = (float(x) for x in sys.argv[1:])
+assert abs(got - rss) < 0.2 * rss, (got, rss)
+assert 0 < heap < got, (heap, got)
+PY
+echo "ok: process_* gauges (open fds exact), heap"
 
 # OpenMetrics when asked: counter families named without _total, # EOF last.
 curl -sf -D "$WORK/h2" -H 'Accept: application/openmetrics-text; version=1.0.0' "$url/metrics" >"$WORK/m2"
