@@ -305,15 +305,17 @@ static __always_inline struct iolat_val *value_of(const struct iolat_key *key)
 	return v;
 }
 
-/* A shared value's running maximum: retried while other CPUs raise it. */
-static __always_inline void atomic_max(__u64 *p, __u64 v)
+/*
+ * A shared value's running maximum, by a plain store: atomics that return
+ * a value (compare-and-swap) exist only from 5.12, and before that the
+ * verifier refuses a program that holds one anywhere, run or not. Two CPUs
+ * raising the maximum of one key in the same instant may leave the smaller
+ * of the two; counts, sums and buckets are atomic adds and stay exact.
+ */
+static __always_inline void racy_max(__u64 *p, __u64 v)
 {
-	for (int i = 0; i < 4; i++) {
-		__u64 cur = *(volatile __u64 *)p;
-
-		if (v <= cur || __sync_val_compare_and_swap(p, cur, v) == cur)
-			return;
-	}
+	if (v > *(volatile __u64 *)p)
+		*(volatile __u64 *)p = v;
 }
 
 static __always_inline void lat_add_shared(struct iolat_lat *l, __u64 start, __u64 now)
@@ -327,7 +329,7 @@ static __always_inline void lat_add_shared(struct iolat_lat *l, __u64 start, __u
 	ns = now - start;
 	__sync_fetch_and_add(&l->count, 1);
 	__sync_fetch_and_add(&l->sum_ns, ns);
-	atomic_max(&l->max_ns, ns);
+	racy_max(&l->max_ns, ns);
 	__sync_fetch_and_add(&l->slots[slot_of(lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) &
 				       (IOLAT_LAT_SLOTS - 1)], 1);
 }

@@ -37,6 +37,8 @@ struct collector {
 	int ncpus;
 	struct bpf_map *hists;	  /* the histogram map in use (hists or hists_shared) */
 	int nvals;		  /* values per key in it: ncpus, or 1 if shared */
+	bool shared;		  /* one value per key, counted with atomics */
+	bool prealloc;		  /* the kernel wants it preallocated (before 6.1) */
 	struct iolat_val *percpu; /* ncpus values: scratch for reads */
 	struct snapshot retired;  /* values taken out of the kernel map, under
 				   * user-space cgroup ids (collector_retire) */
@@ -95,6 +97,26 @@ static void choose_tps(const struct probe_result *pr, bool want[TP_COUNT])
 	want[TP_BIO_COMPLETE] = want[TP_BIO_QUEUE];
 }
 
+/*
+ * Before 6.1 tracing programs may not use hash maps allocated at run time,
+ * so the histogram map is preallocated: all of it, at load. Its memory is
+ * then capped at PREALLOC_BUDGET, which with one value per key (10 KiB) is
+ * about 3 200 keys (disk x op x cgroup), and the keys beyond are counted
+ * as hist_map_full. Per-CPU values take the budget CPUs times faster: they
+ * are used only while it still holds PREALLOC_MIN_PERCPU_KEYS keys.
+ */
+#define PREALLOC_BUDGET (32ULL << 20)
+#define PREALLOC_MAX_KEYS 4096
+#define PREALLOC_MIN_PERCPU_KEYS 256
+
+/* Keys that fit the budget with `nvals` values of each. */
+static uint32_t prealloc_keys(int nvals)
+{
+	uint64_t keys = PREALLOC_BUDGET / ((uint64_t)nvals * sizeof(struct iolat_val));
+
+	return keys < PREALLOC_MAX_KEYS ? (uint32_t)keys : PREALLOC_MAX_KEYS;
+}
+
 static void configure(struct collector *c, const struct collector_opts *o,
 		      const struct probe_result *pr)
 {
@@ -114,12 +136,21 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	ro->force_rq_map = c->force_rq_map;
 	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
 	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : 64;
+	c->prealloc = !pr->tracing_dyn_maps;
 	/* Keyed by cgroup, values are shared (see the map's comment in
-	 * iolat.bpf.c); the map not in use shrinks to one entry. */
-	ro->shared_values = c->key_cgroup;
-	c->hists = c->key_cgroup ? c->skel->maps.hists_shared : c->skel->maps.hists;
-	c->nvals = c->key_cgroup ? 1 : c->ncpus;
-	bpf_map__set_max_entries(c->key_cgroup ? c->skel->maps.hists : c->skel->maps.hists_shared, 1);
+	 * iolat.bpf.c), and so they are when preallocated per-CPU values
+	 * would leave too few keys; the map not in use shrinks to one entry. */
+	c->shared = c->key_cgroup ||
+		    (c->prealloc && prealloc_keys(c->ncpus) < PREALLOC_MIN_PERCPU_KEYS);
+	ro->shared_values = c->shared;
+	c->hists = c->shared ? c->skel->maps.hists_shared : c->skel->maps.hists;
+	c->nvals = c->shared ? 1 : c->ncpus;
+	bpf_map__set_max_entries(c->shared ? c->skel->maps.hists : c->skel->maps.hists_shared, 1);
+	if (c->prealloc) {
+		bpf_map__set_map_flags(c->skel->maps.hists, 0);
+		bpf_map__set_map_flags(c->skel->maps.hists_shared, 0);
+		bpf_map__set_max_entries(c->hists, prealloc_keys(c->nvals));
+	}
 	if (o->max_keys)
 		bpf_map__set_max_entries(c->hists, o->max_keys);
 }

@@ -26,6 +26,10 @@ struct probe_result {
 	bool tp_btf[TP_COUNT];	   /* and BTF describes it (tp_btf can attach) */
 	bool rq_tp_has_queue;	   /* block_rq_issue(q, rq): kernels before 5.11 */
 	int queue_stats_bit;	   /* QUEUE_FLAG_STATS, or -1 if BTF does not say */
+	/* Tracing programs may use hash maps allocated at run time
+	 * (BPF_F_NO_PREALLOC) safely: from 6.1, with the BPF memory allocator.
+	 * Before, iolat preallocates them, sized to a memory budget. */
+	bool tracing_dyn_maps;
 };
 
 /* Name of a tracepoint, without the "block/" prefix. */

@@ -18,57 +18,134 @@
 # TCG only: qemu 7.2 with KVM fails on the machines we run on (MACHINE.md).
 
 VM_SRC=$(realpath "${BASH_SOURCE[0]}")
-VM_DIR=$(realpath -m "${OUT:-build}")/vm
+# Which Debian kernel the guests boot: 5.10 (bullseye), 6.1 (bookworm) or
+# 6.12 (bookworm-backports, trixie). Each is cached in its own directory.
+VM_SERIES=${VM_SERIES:-6.1}
+VM_DIR=$(realpath -m "${OUT:-build}")/vm/$VM_SERIES
 VM_KERNEL=$VM_DIR/vmlinuz
 VM_INITRD=$VM_DIR/initramfs.gz
-# Loaded in this order: each needs the ones before it.
-VM_MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk)
+VM_APT_DIR=$(realpath -m "${OUT:-build}")/vm/apt
+# Modules the guests get (with what each needs): the virtio disks they
+# boot from, and the drivers and layers the stacked-device tests build.
+# A guest loads the first two at boot and the rest with `load NAME [ARGS]`.
+VM_MODULES=(virtio_pci virtio_blk virtio_scsi sd_mod nvme dm-mod dm-crypt md-mod raid1
+	scsi_debug null_blk xts aes_generic)
 declare -gA VM_PIDS=() VM_CTLS=()
 # Extra files for the guests started after this: host path, guest path, ...
 # (vm_add_file, vm_add_program).
 VM_FILES=()
 
-# The newest Debian 6.1 amd64 kernel package apt can download, or nothing.
+# vm_apt COMMAND ARGS...: apt-get or apt-cache (COMMAND) over Debian's
+# archive for every series, through a source list and package index of our
+# own in $OUT/vm/apt: the machine's apt configuration is left as it is.
+vm_apt() {
+	local d=$VM_APT_DIR
+	if ! [ -s "$d/extra.sources" ]; then
+		mkdir -p "$d/lists/partial" || return 1
+		cat >"$d/extra.sources" <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bullseye bookworm bookworm-updates bookworm-backports trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.debian.org/debian-security
+Suites: bullseye-security bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+	fi
+	"$1" -o Dir::Etc::sourcelist="$d/extra.sources" -o Dir::Etc::sourceparts=- \
+		-o Dir::State::Lists="$d/lists" "${@:2}"
+}
+
+# The package name pattern of VM_SERIES's generic amd64 kernel.
+vm_package_pattern() {
+	case $VM_SERIES in
+	5.10) echo '^linux-image-5\.10\.0-[0-9]+-amd64-unsigned$' ;;
+	6.1) echo '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' ;;
+	6.12) echo '^linux-image-6\.12\.[0-9]+\+deb1[23]-amd64-unsigned$' ;;
+	*) return 1 ;;
+	esac
+}
+
+# The newest kernel package of VM_SERIES that apt can download, or nothing.
 vm_kernel_package() {
-	apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' 2>/dev/null |
-		awk '{ print $1 }' | sort -t- -k4,4n |
-		while read -r p; do
-			apt-cache policy "$p" | grep -q 'Candidate: [0-9]' && echo "$p"
+	local pattern
+	pattern=$(vm_package_pattern) || return 1
+	vm_apt apt-cache search --names-only "$pattern" 2>/dev/null | awk '{ print $1 }' |
+		sort -V | while read -r p; do
+			vm_apt apt-cache policy "$p" | grep -q 'Candidate: [0-9]' && echo "$p"
 		done | tail -n1
 }
 
-# vm_copy_modules PKGDIR DEST: the virtio modules, decompressed (busybox
-# insmod takes plain .ko only; Debian 6.1 ships them plain, later ones not).
+# vm_module_file PKGDIR NAME: the module's file in the package (names mix
+# - and _), or nothing.
+vm_module_file() {
+	local alt=${2//-/_}
+	[ "$alt" = "$2" ] && alt=${2//_/-}
+	find "$1/lib/modules" \( -name "$2.ko*" -o -name "$alt.ko*" \) | head -n1
+}
+
+# vm_unpack_module FILE OUT: a module, decompressed (busybox insmod takes
+# plain .ko only; Debian 6.1 ships them plain, later ones not).
+vm_unpack_module() {
+	case $1 in
+	*.xz) xz -dc "$1" >"$2" ;;
+	*.zst) zstd -qdc "$1" >"$2" ;;
+	*.gz) gzip -dc "$1" >"$2" ;;
+	*) cp "$1" "$2" ;;
+	esac
+}
+
+# vm_copy_module PKGDIR DEST NAME: NAME and the modules it depends on (its
+# .modinfo "depends=") into DEST, and DEST/NAME.deps: those, in an order
+# insmod can follow. Built-in modules have no file and need nothing.
+vm_copy_module() {
+	local f dep deps=() all=()
+	[ -e "$2/$3.deps" ] && return 0
+	f=$(vm_module_file "$1" "$3")
+	if [ -z "$f" ]; then
+		grep -Eq "/${3//[-_]/[-_]}\.ko" "$1"/lib/modules/*/modules.builtin || return 1
+		: >"$2/$3.deps"
+		return 0
+	fi
+	vm_unpack_module "$f" "$2/$3.ko" || return 1
+	IFS=, read -ra deps < <(objcopy -O binary --only-section=.modinfo "$2/$3.ko" /dev/stdout |
+		tr '\0' '\n' | sed -n 's/^depends=//p')
+	for dep in "${deps[@]}"; do
+		vm_copy_module "$1" "$2" "$dep" || return 1
+		all+=($(cat "$2/$dep.deps") "$dep")
+	done
+	# Each once, first mention first.
+	printf '%s\n' "${all[@]}" | awk 'NF && !seen[$0]++' | tr '\n' ' ' >"$2/$3.deps"
+}
+
+# vm_copy_modules PKGDIR DEST: every module of VM_MODULES, with its needs.
 vm_copy_modules() {
-	local m f
+	local m
 	mkdir -p "$2" || return 1
 	for m in "${VM_MODULES[@]}"; do
-		f=$(find "$1/lib/modules" -name "$m.ko*" | head -n1)
-		[ -n "$f" ] || return 1
-		case $f in
-		*.xz) xz -dc "$f" >"$2/$m.ko" ;;
-		*.zst) zstd -qdc "$f" >"$2/$m.ko" ;;
-		*.gz) gzip -dc "$f" >"$2/$m.ko" ;;
-		*) cp "$f" "$2/$m.ko" ;;
-		esac || return 1
+		vm_copy_module "$1" "$2" "$m" || { echo "no module $m in the kernel package" >&2; return 1; }
 	done
 }
 
-# vm_fetch_kernel: the newest kernel package's vmlinuz and virtio modules
-# into $VM_DIR; 1 if apt cannot get it (no package index, no archive).
+# vm_fetch_kernel: the newest kernel package's vmlinuz and modules into
+# $VM_DIR; 1 if apt cannot get it (no package index, no archive).
 vm_fetch_kernel() {
 	local pkg tmp
 	pkg=$(vm_kernel_package)
-	# A fresh machine may never have fetched the package index.
+	# A fresh machine has not fetched our package index yet.
 	if [ -z "$pkg" ] && [ "$(id -u)" -eq 0 ]; then
-		apt-get update -qq >/dev/null 2>&1
+		vm_apt apt-get update -qq >/dev/null 2>&1
 		pkg=$(vm_kernel_package)
 	fi
 	[ -n "$pkg" ] || return 1
 	tmp=$(mktemp -d "$VM_DIR/fetch.XXXXXX")
 	# Everything is built in $tmp and moved into place last, so that an
 	# interrupted run leaves no half-made cache behind.
-	if (cd "$tmp" && apt-get download -qq "$pkg" >/dev/null 2>&1) &&
+	if (cd "$tmp" && vm_apt apt-get download -qq "$pkg" >/dev/null 2>&1) &&
 		dpkg -x "$tmp"/"$pkg"_*.deb "$tmp/pkg" &&
 		vm_copy_modules "$tmp/pkg" "$tmp/modules" &&
 		cp "$tmp"/pkg/boot/vmlinuz-* "$tmp/vmlinuz"; then
@@ -90,7 +167,7 @@ vm_write_init() {
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
-for m in ${VM_MODULES[*]}; do insmod /lib/modules/\$m.ko || echo "IOLAT-ERROR: insmod \$m"; done
+load virtio_pci && load virtio_blk || echo "IOLAT-ERROR: cannot load the virtio modules"
 i=0
 while [ ! -b /dev/vda ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
 stty -F /dev/ttyS1 -echo
@@ -117,6 +194,24 @@ EOF
 	chmod 755 "$1"
 }
 
+# The guest's `load NAME [ARGS...]`: insmods what NAME needs (not loaded
+# yet), then NAME with ARGS (module parameters); nothing for a built-in.
+vm_write_load() {
+	cat >"$1" <<'EOF'
+#!/bin/sh
+name=$1
+shift
+[ -e "/lib/modules/$name.deps" ] || { echo "load: no module $name" >&2; exit 1; }
+loaded() { [ -d "/sys/module/$(echo "$1" | tr - _)" ]; }
+for dep in $(cat "/lib/modules/$name.deps"); do
+	[ -e "/lib/modules/$dep.ko" ] && ! loaded "$dep" && { insmod "/lib/modules/$dep.ko" || exit 1; }
+done
+[ -e "/lib/modules/$name.ko" ] || exit 0
+loaded "$name" || insmod "/lib/modules/$name.ko" "$@"
+EOF
+	chmod 755 "$1"
+}
+
 # vm_build_initramfs OUTFILE: busybox, a static dio helper, the modules,
 # /init and mark, as a gzipped newc cpio.
 vm_build_initramfs() {
@@ -125,9 +220,10 @@ vm_build_initramfs() {
 	mkdir -p "$root"/{bin,dev,proc,sys,lib} && cp /bin/busybox "$root/bin/busybox" &&
 		cp -r "$VM_DIR/modules" "$root/lib/modules" &&
 		gcc -O2 -static tests/helpers/dio.c -o "$root/bin/dio" || { rm -rf "$root"; return 1; }
-	for a in sh mount insmod sleep cat echo poweroff dd stty; do ln -s busybox "$root/bin/$a"; done
+	for a in sh mount insmod sleep cat echo poweroff dd stty tr; do ln -s busybox "$root/bin/$a"; done
 	vm_write_init "$root/init"
 	vm_write_mark "$root/bin/mark"
+	vm_write_load "$root/bin/load"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$1.tmp" && mv "$1.tmp" "$1" || rc=1
 	rm -rf "$root"
 	return $rc
@@ -142,7 +238,7 @@ vm_prepare() {
 	command -v cpio >/dev/null || skip "cpio is not installed"
 	mkdir -p "$VM_DIR" || fail "cannot make $VM_DIR"
 	if ! [ -s "$VM_KERNEL" ]; then
-		vm_fetch_kernel || skip "apt cannot download a Debian linux-image-6.1.0-*-amd64-unsigned package"
+		vm_fetch_kernel || skip "apt cannot download a Debian $VM_SERIES kernel ($(vm_package_pattern))"
 		echo "guest kernel: $(cat "$VM_DIR/package") (cached in $VM_DIR)"
 	fi
 	if ! [ "$VM_INITRD" -nt "$VM_SRC" ] || ! [ "$VM_INITRD" -nt tests/helpers/dio.c ]; then
