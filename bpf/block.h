@@ -24,6 +24,28 @@ struct cgroup___old {
 	__u64 ancestor_ids[];
 } __attribute__((preserve_access_index));
 
+/*
+ * Word i (0-2) of a tracepoint's context. Where an argument sits depends on
+ * the kernel (the block tracepoints lost their request-queue argument in
+ * 5.11), so the index comes from a constant user space sets at load. Each
+ * load is an instruction of its own at a fixed offset: the verifier refuses
+ * context reads at computed offsets, which is what the compiler makes of
+ * plain ctx[a ? 1 : 0]; and the load in a branch the constant rules out is
+ * never checked, so a tp_btf program may name an argument its kernel lacks.
+ */
+static __always_inline __u64 ctx_word(unsigned long long *ctx, int i)
+{
+	__u64 v;
+
+	if (i == 2)
+		asm volatile("%0 = *(u64 *)(%1 + 16)" : "=r"(v) : "r"(ctx));
+	else if (i == 1)
+		asm volatile("%0 = *(u64 *)(%1 + 8)" : "=r"(v) : "r"(ctx));
+	else
+		asm volatile("%0 = *(u64 *)(%1 + 0)" : "=r"(v) : "r"(ctx));
+	return v;
+}
+
 static __always_inline __u8 op_of(__u64 cmd_flags)
 {
 	/* REQ_OP_* numbers, include/linux/blk_types.h; stable since 4.10. */
@@ -62,14 +84,18 @@ static __always_inline struct gendisk *rq_disk(struct request *rq, bool direct)
 {
 	if (bpf_core_field_exists(rq->q->disk))
 		return direct ? rq->q->disk : BPF_CORE_READ(rq, q, disk);
-	return BPF_CORE_READ((struct request___old *)rq, rq_disk);
+	/* Read the same way as the caller's other reads: a tp_btf program may
+	 * only follow pointers whose type the verifier knows from BTF. */
+	return direct ? ((struct request___old *)rq)->rq_disk
+		      : BPF_CORE_READ((struct request___old *)rq, rq_disk);
 }
 
 static __always_inline struct gendisk *bio_disk(struct bio *bio, bool direct)
 {
 	if (bpf_core_field_exists(bio->bi_bdev))
 		return direct ? bio->bi_bdev->bd_disk : BPF_CORE_READ(bio, bi_bdev, bd_disk);
-	return BPF_CORE_READ((struct bio___old *)bio, bi_disk);
+	return direct ? ((struct bio___old *)bio)->bi_disk
+		      : BPF_CORE_READ((struct bio___old *)bio, bi_disk);
 }
 
 static __always_inline __u64 cgroup_id(struct cgroup *cg)

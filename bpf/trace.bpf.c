@@ -185,19 +185,12 @@ struct queued {
  */
 static __always_inline bool follows(struct bio *bio, bool direct, struct queued *q)
 {
-	struct gendisk *disk = NULL;
+	struct gendisk *disk = bio_disk(bio, direct);
 	__u64 cg;
 
-	if (direct && bpf_core_field_exists(bio->bi_bdev))
-		disk = bio->bi_bdev ? bio->bi_bdev->bd_disk : NULL;
-	else
-		disk = bio_disk(bio, false);
 	if (!disk)
 		return false;
-	if (direct)
-		q->dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
-	else
-		q->dev = disk_dev(disk, false);
+	q->dev = disk_dev(disk, direct);
 	if (filter_dev && q->dev != filter_dev)
 		return false;
 	q->id = bpf_get_current_pid_tgid();
@@ -529,28 +522,25 @@ static __always_inline int on_bio_complete(struct bio *bio)
 
 static __always_inline struct request *rq_arg(unsigned long long *ctx)
 {
-	return (struct request *)(rq_tp_has_queue ? ctx[1] : ctx[0]);
+	return (struct request *)ctx_word(ctx, rq_tp_has_queue ? 1 : 0);
 }
 
 static __always_inline struct bio *bio_arg(unsigned long long *ctx)
 {
-	return (struct bio *)(bio_tp_has_queue ? ctx[1] : ctx[0]);
+	return (struct bio *)ctx_word(ctx, bio_tp_has_queue ? 1 : 0);
 }
 
 /* block_bio_backmerge/frontmerge were (q, rq, bio) before 5.11. */
 static __always_inline struct bio *merge_arg(unsigned long long *ctx)
 {
-	return (struct bio *)(bio_tp_has_queue ? ctx[2] : ctx[0]);
+	return (struct bio *)ctx_word(ctx, bio_tp_has_queue ? 2 : 0);
 }
 
 /* One program per stage and attach mode; user space loads one mode. */
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(trace_q_btf, struct bio *bio)
+int trace_q_btf(unsigned long long *ctx)
 {
-	/* Typed loads need the typed argument: (bio) since 5.11 only. */
-	if (bio_tp_has_queue)
-		return on_bio_queue(bio_arg(ctx), false);
-	return on_bio_queue(bio, true);
+	return on_bio_queue(bio_arg(ctx), true);
 }
 
 SEC("raw_tp/block_bio_queue")

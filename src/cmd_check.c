@@ -62,6 +62,8 @@ static void print_tracepoints(const struct probe_result *pr)
 	}
 	printf("  block_rq_issue arguments: %s\n",
 	       pr->rq_tp_has_queue ? "(q, rq) - before 5.11" : "(rq)");
+	printf("  block_bio_queue arguments: %s\n",
+	       pr->bio_tp_has_queue ? "(q, bio) - before 5.11" : "(bio)");
 	if (pr->queue_stats_bit >= 0)
 		printf("  QUEUE_FLAG_STATS bit: %d (from BTF)\n", pr->queue_stats_bit);
 	else

@@ -135,6 +135,7 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	ro->key_size_class = o->key_size_class;
 	ro->force_rq_map = c->force_rq_map;
 	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
+	ro->bio_tp_has_queue = pr->bio_tp_has_queue;
 	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : 64;
 	c->prealloc = !pr->tracing_dyn_maps;
 	/* Keyed by cgroup, values are shared (see the map's comment in

@@ -47,7 +47,7 @@ static void kallsyms_tracepoints(struct probe_result *r)
 }
 
 /* Parameters of the btf_trace_<tp> typedef's prototype, or -1. */
-static int tp_param_count(const struct btf *btf, const char *tp)
+int probe_tp_params(const struct btf *btf, const char *tp)
 {
 	char name[128];
 	const struct btf_type *t;
@@ -100,7 +100,7 @@ int probe_kernel(struct probe_result *r)
 		return -errno ? -errno : -ENOENT;
 	r->btf = true;
 	for (int i = 0; i < TP_COUNT; i++) {
-		int params = tp_param_count(btf, tp_names[i]);
+		int params = probe_tp_params(btf, tp_names[i]);
 
 		r->tp_btf[i] = params > 0;
 		/* kallsyms may be hidden (kptr_restrict); BTF is evidence too. */
@@ -108,7 +108,9 @@ int probe_kernel(struct probe_result *r)
 			r->tp_exists[i] = true;
 	}
 	/* (void *ctx, struct request *) since 5.11; (ctx, q, rq) before. */
-	r->rq_tp_has_queue = tp_param_count(btf, tp_names[TP_RQ_ISSUE]) == 3;
+	r->rq_tp_has_queue = probe_tp_params(btf, tp_names[TP_RQ_ISSUE]) == 3;
+	/* (void *ctx, struct bio *) since 5.11; (ctx, q, bio) before. */
+	r->bio_tp_has_queue = probe_tp_params(btf, tp_names[TP_BIO_QUEUE]) == 3;
 	r->queue_stats_bit = enum_value(btf, "QUEUE_FLAG_STATS");
 	/*
 	 * Run-time allocated hash maps are safe in tracing programs since the

@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+struct btf;
+
 enum probe_tp {
 	TP_RQ_COMPLETE = 0,
 	TP_RQ_ISSUE,
@@ -25,12 +27,19 @@ struct probe_result {
 	bool tp_exists[TP_COUNT];  /* the tracepoint is in this kernel */
 	bool tp_btf[TP_COUNT];	   /* and BTF describes it (tp_btf can attach) */
 	bool rq_tp_has_queue;	   /* block_rq_issue(q, rq): kernels before 5.11 */
+	bool bio_tp_has_queue;	   /* block_bio_queue(q, bio): the same (kernels
+				    * with only one of the two changes exist:
+				    * Debian's 5.10 has (rq) and (q, bio)) */
 	int queue_stats_bit;	   /* QUEUE_FLAG_STATS, or -1 if BTF does not say */
 	/* Tracing programs may use hash maps allocated at run time
 	 * (BPF_F_NO_PREALLOC) safely: from 6.1, with the BPF memory allocator.
 	 * Before, iolat preallocates them, sized to a memory budget. */
 	bool tracing_dyn_maps;
 };
+
+/* Parameters of tracepoint tp's BTF prototype (its context pointer
+ * included), or -1 if BTF does not describe it. */
+int probe_tp_params(const struct btf *btf, const char *tp);
 
 /* Name of a tracepoint, without the "block/" prefix. */
 const char *probe_tp_name(enum probe_tp tp);

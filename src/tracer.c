@@ -117,29 +117,6 @@ static int stage_progs(struct trace_bpf *s, struct stage_prog *p)
 	return TRACER_PROGS;
 }
 
-/*
- * Parameters of tracepoint tp's btf_trace_<tp> prototype (the first is the
- * context), or -1 if this kernel's BTF does not have the tracepoint. The
- * stages probe.h does not list (getrq, split, merges, requeue) are looked up
- * here the same way.
- */
-static int tp_params(const struct btf *btf, const char *tp)
-{
-	const struct btf_type *t;
-	char name[128];
-	int id;
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
-	if (id < 0)
-		return -1;
-	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
-	if (!t || !btf_is_ptr(t))
-		return -1;
-	t = btf__type_by_id(btf, t->type);
-	return t && btf_is_func_proto(t) ? btf_vlen(t) : -1;
-}
-
 static int on_sample(void *ctx, void *data, size_t len)
 {
 	struct tracer *t = ctx;
@@ -160,7 +137,7 @@ static void detach_all(struct tracer *t)
 }
 
 static void configure(struct tracer *t, const struct tracer_opts *o,
-		      const struct probe_result *pr, bool bio_has_queue)
+		      const struct probe_result *pr)
 {
 	struct trace_bpf__rodata *ro = t->skel->rodata;
 	uint32_t rb;
@@ -174,7 +151,7 @@ static void configure(struct tracer *t, const struct tracer_opts *o,
 	ro->sample_every = o->min_ns || !o->sample_every ? 1 : o->sample_every;
 	ro->min_ns = o->min_ns;
 	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
-	ro->bio_tp_has_queue = bio_has_queue;
+	ro->bio_tp_has_queue = pr->bio_tp_has_queue;
 	ro->link_syscalls = o->syscalls;
 	for (size_t i = 0; o->syscalls && i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++)
 		if (sys_linked[i].nr >= 0 && sys_linked[i].nr < TRACE_SYS_MAX)
@@ -198,11 +175,10 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o, const struct 
 		set_err(err, len, "cannot open the trace BPF object: %s", strerror(errno));
 		return rc;
 	}
-	/* (ctx, bio) since 5.11; (ctx, q, bio) before. */
-	configure(t, o, pr, tp_params(btf, "block_bio_queue") == 3);
+	configure(t, o, pr);
 	stage_progs(t->skel, sp);
 	for (int i = 0; i < TRACER_PROGS; i++) {
-		present[i] = tp_params(btf, sp[i].tp) > 0;
+		present[i] = probe_tp_params(btf, sp[i].tp) > 0;
 		if (i >= TRACER_PROGS - TRACER_SYS_PROGS && !o->syscalls) {
 			/* Linkage off: sys_enter/exit are not loaded, not paid for. */
 			present[i] = false;
