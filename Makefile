@@ -49,7 +49,7 @@ BPF_SYS_INC := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
 LIB_SRCS := src/buckets.c src/histo.c src/disks.c src/probe.c src/percpu.c src/collector.c \
-	    src/render.c src/json.c src/cgroups.c src/metrics.c src/buf.c src/expo_text.c src/exporter.c src/http.c src/http_request.c src/config.c src/log.c src/workload.c src/snapshot.c src/idmap.c src/wlabels.c src/disklife.c src/exporter_disks.c src/procstats.c
+	    src/render.c src/json.c src/cgroups.c src/metrics.c src/buf.c src/expo_text.c src/exporter.c src/http.c src/http_request.c src/config.c src/log.c src/workload.c src/snapshot.c src/idmap.c src/wlabels.c src/disklife.c src/exporter_disks.c src/procstats.c src/verifier_log.c
 LIB_SRCS += src/tracer.c src/trace_summary.c src/trace_file.c
 LIB_SRCS += src/expo_proto.c
 LIB_SRCS += src/webconfig.c

@@ -114,6 +114,7 @@ static void print_disks(void)
 static int try_load(const struct probe_result *pr)
 {
 	struct collector_opts o = {};
+	struct hist_map_info h;
 	struct collector *c;
 	char err[256] = "";
 	int rc = collector_open(&c, &o, pr, err, sizeof(err));
@@ -122,9 +123,19 @@ static int try_load(const struct probe_result *pr)
 		printf("\nLoad test: FAILED: %s\n", err);
 		return 1;
 	}
+	collector_hist_map(c, &h);
 	printf("\nLoad test: loaded and attached with %s%s, then detached\n",
 	       attach_mode_name(collector_mode(c)),
 	       collector_bio_attached(c) ? " (bio-layer programs too)" : "");
+	printf("  histogram map: %s, %u keys of %d x %zu bytes, %s\n", h.name, h.keys,
+	       h.values_per_key, h.value_bytes,
+	       h.preallocated ? "preallocated at load: this kernel has no BPF memory allocator "
+				"(before 6.1), so tracing programs may not allocate at run time"
+			      : "allocated as keys appear");
+	if (h.preallocated)
+		printf("    kernel memory: %.1f MiB; I/O of keys beyond these is counted as "
+		       "hist_map_full\n",
+		       (double)h.keys * h.values_per_key * h.value_bytes / (1 << 20));
 	collector_close(c);
 	return 0;
 }

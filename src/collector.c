@@ -20,6 +20,7 @@
 #include "histo.h"
 #include "percpu.h"
 #include "iolat.skel.h"
+#include "verifier_log.h"
 
 struct collector {
 	struct iolat_bpf *skel;
@@ -441,8 +442,10 @@ static int try_mode(struct collector *c, const struct collector_opts *o,
 	}
 	rc = iolat_bpf__load(c->skel);
 	if (rc) {
-		set_err(err, len, "loading the %s programs failed: %s", attach_mode_name(mode),
-			strerror(-rc));
+		char why[400];
+
+		set_err(err, len, "loading the %s programs failed: %s%s", attach_mode_name(mode),
+			strerror(-rc), verifier_log_reason(why, sizeof(why)));
 		goto fail;
 	}
 	rc = setup_wait(c);
@@ -555,6 +558,15 @@ int collector_comm(struct collector *c, uint32_t tgid, char *out, size_t len)
 	return 0;
 }
 bool collector_bio_attached(const struct collector *c) { return c->link[TP_BIO_QUEUE]; }
+
+void collector_hist_map(const struct collector *c, struct hist_map_info *out)
+{
+	out->name = bpf_map__name(c->hists);
+	out->keys = bpf_map__max_entries(c->hists);
+	out->values_per_key = c->nvals;
+	out->value_bytes = sizeof(struct iolat_val);
+	out->preallocated = c->prealloc;
+}
 bool collector_fallback_attached(const struct collector *c) { return c->link[TP_RQ_ISSUE]; }
 const struct bucket_table *collector_lat_table(const struct collector *c) { return &c->lat; }
 const struct bucket_table *collector_size_table(const struct collector *c) { return &c->size; }

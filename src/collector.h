@@ -62,6 +62,16 @@ bool collector_keyed_by_process(const struct collector *c);
 /* The command name the kernel saw for process tgid (keyed by process). */
 int collector_comm(struct collector *c, uint32_t tgid, char *out, size_t len);
 bool collector_bio_attached(const struct collector *c);
+
+/* The histogram map in use: how its values and memory are laid out. */
+struct hist_map_info {
+	const char *name;    /* hists (per-CPU values) or hists_shared */
+	uint32_t keys;	     /* its capacity */
+	int values_per_key;  /* CPUs, or 1 when shared */
+	size_t value_bytes;  /* one value */
+	bool preallocated;   /* all of it taken at load (kernels before 6.1) */
+};
+void collector_hist_map(const struct collector *c, struct hist_map_info *out);
 bool collector_fallback_attached(const struct collector *c);
 
 /*

@@ -10,12 +10,18 @@
 
 #include "commands.h"
 #include "errors.h"
+#include "verifier_log.h"
 
 static bool verbose;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	va_list copy;
+
 	(void)level;
+	va_copy(copy, ap);
+	verifier_log_note(fmt, copy);
+	va_end(copy);
 	if (!verbose)
 		return 0;
 	return vfprintf(stderr, fmt, ap);

@@ -14,6 +14,7 @@
 
 #include "percpu.h"
 #include "trace.skel.h"
+#include "verifier_log.h"
 
 /* Ring buffer samples are told apart by their length. */
 _Static_assert(sizeof(struct trace_record) != sizeof(struct trace_syscall),
@@ -196,8 +197,10 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o, const struct 
 	}
 	rc = trace_bpf__load(t->skel);
 	if (rc) {
-		set_err(err, len, "loading the %s trace programs failed: %s", attach_mode_name(mode),
-			strerror(-rc));
+		char why[400];
+
+		set_err(err, len, "loading the %s trace programs failed: %s%s",
+			attach_mode_name(mode), strerror(-rc), verifier_log_reason(why, sizeof(why)));
 		goto fail;
 	}
 	for (int i = 0; i < TRACER_PROGS; i++) {

@@ -16,6 +16,7 @@
 
 #include "mapiter.h"
 #include "uprog_perf.h"
+#include "verifier_log.h"
 
 #ifndef EM_BPF
 #define EM_BPF 247
@@ -201,9 +202,12 @@ static int check_file(const char *path, char *err, size_t errlen)
 
 static int load_error(struct uprog *p, int rc, char *err, size_t errlen)
 {
+	const char *meaning = capture.tail[0] ? verifier_log_meaning(capture.tail) : NULL;
+
 	if (capture.tail[0])
-		return fail(err, errlen, "%s: the verifier rejected program %s: %s", p->path,
-			    capture.prog[0] ? capture.prog : "(unknown)", capture.tail);
+		return fail(err, errlen, "%s: the verifier rejected program %s: %s%s%s%s", p->path,
+			    capture.prog[0] ? capture.prog : "(unknown)", capture.tail,
+			    meaning ? " (" : "", meaning ? meaning : "", meaning ? ")" : "");
 	return fail(err, errlen, "%s: cannot load: %s%s%s", p->path, strerror(-rc),
 		    capture.last[0] ? "; libbpf: " : "", capture.last);
 }

@@ -18,12 +18,16 @@
 # TCG only: qemu 7.2 with KVM fails on the machines we run on (MACHINE.md).
 
 VM_SRC=$(realpath "${BASH_SOURCE[0]}")
-# Which Debian kernel the guests boot: 5.10 (bullseye), 6.1 (bookworm) or
-# 6.12 (bookworm-backports, trixie). Each is cached in its own directory.
-VM_SERIES=${VM_SERIES:-6.1}
-VM_DIR=$(realpath -m "${OUT:-build}")/vm/$VM_SERIES
-VM_KERNEL=$VM_DIR/vmlinuz
-VM_INITRD=$VM_DIR/initramfs.gz
+# vm_series SERIES: the Debian kernel the guests started after this boot:
+# 5.10 (bullseye), 6.1 (bookworm) or 6.12 (bookworm-backports, trixie),
+# each cached in its own directory. Call vm_prepare after it.
+vm_series() {
+	VM_SERIES=$1
+	VM_DIR=$(realpath -m "${OUT:-build}")/vm/$VM_SERIES
+	VM_KERNEL=$VM_DIR/vmlinuz
+	VM_INITRD=$VM_DIR/initramfs.gz
+}
+vm_series "${VM_SERIES:-6.1}"
 VM_APT_DIR=$(realpath -m "${OUT:-build}")/vm/apt
 # Modules the guests get (with what each needs): the virtio disks they
 # boot from, and the drivers and layers the stacked-device tests build.

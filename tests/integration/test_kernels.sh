@@ -1,0 +1,182 @@
+# The kernel matrix: one iolat binary, built once here, in qemu/TCG guests
+# of Debian's 5.10 (bullseye), 6.1 (bookworm) and 6.12 (trixie) kernels
+# (IOLAT_KERNELS picks others), beside the host's own kernel, which the
+# other tests cover. In each guest:
+#   - `iolat check` passes, and says what the kernel lacks and what iolat
+#     does instead;
+#   - `hist`, `serve` (one scrape), `top` and `trace` each count exactly the
+#     direct reads and writes done on /dev/vda while they run, against the
+#     guest's own /sys/block/vda/stat.
+source tests/integration/lib.sh
+source tests/vm/guest.sh
+
+KERNELS=${IOLAT_KERNELS:-5.10 6.1 6.12}
+READS=200 WRITES=40
+
+# The STATIC=1 build (libbpf linked in): what a distribution would ship.
+make -s STATIC=1 OUT=build-static build-static/iolat >"$WORK/static.log" 2>&1 ||
+	fail "make STATIC=1 failed: $(tail -3 "$WORK/static.log")"
+vm_add_program "$PWD/build-static/iolat" /bin/iolat
+make_loop 64
+make_cgroup kernels
+
+# The guest's commands. Each collector runs while the same I/O is done
+# (READS 4 KiB reads, WRITES 8 KiB writes, direct); the disk's counters
+# before and after it are printed beside what the collector printed, each
+# line tagged IOLAT-<NAME>, so the host can compare them.
+cat >"$WORK/guest.sh" <<EOF
+READS=$READS WRITES=$WRITES
+EOF
+cat >>"$WORK/guest.sh" <<'EOF'
+set +e
+for a in mkdir sed grep kill seq cut head wc ip wget; do busybox ln -sf busybox /bin/$a; done
+mkdir -p /tmp
+ip link set lo up
+t() { echo "IOLAT-GUEST: $(cut -d' ' -f1 /proc/uptime) s: $*"; }
+tag() { sed "s/^/IOLAT-$1: /" "$2"; }
+stat_of() { echo "IOLAT-$1-STAT: $(cat /sys/block/vda/stat)"; }
+io() {
+	dio read /dev/vda $READS 4096 >/dev/null && dio write /dev/vda $WRITES 8192 >/dev/null ||
+		echo "IOLAT-ERROR: dio"
+}
+# wait_for FILE PATTERN: until FILE has PATTERN (30 s at most).
+wait_for() {
+	for i in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+	echo "IOLAT-ERROR: no '$2' in $1"
+	return 1
+}
+
+rc=0
+iolat check >/tmp/check 2>&1 || rc=$?
+tag check /tmp/check
+echo "IOLAT-check-RC: $rc"
+if [ $rc != 0 ]; then
+	iolat check -v 2>&1 | grep -v '^libbpf: \(prog\|map\|elf\|sec\|CO-RE\|struct\)' | tail -40 >/tmp/check-v
+	tag check-v /tmp/check-v
+fi
+t "check done"
+
+# hist: until SIGINT, then one JSON object.
+iolat hist -D -O --json >/tmp/hist 2>/tmp/hist.err &
+pid=$!
+wait_for /tmp/hist.err Tracing
+stat_of hist-FROM
+io
+stat_of hist-TO
+kill -INT $pid
+wait $pid
+echo "IOLAT-hist-RC: $?"
+tag hist /tmp/hist
+tag hist-ERR /tmp/hist.err
+t "hist done"
+
+# serve: one scrape after the I/O.
+iolat serve --web.listen-address=127.0.0.1:9400 --no-collector.workloads >/tmp/serve 2>&1 &
+pid=$!
+wait_for /tmp/serve "listening on"
+stat_of serve-FROM
+io
+stat_of serve-TO
+wget -q -O /tmp/metrics http://127.0.0.1:9400/metrics
+echo "IOLAT-serve-RC: $?"
+grep -E '^iolat_(block_completions_total|build_info)' /tmp/metrics | sed 's/^/IOLAT-serve: /'
+kill -TERM $pid
+wait $pid
+echo "IOLAT-serve-EXIT: $?"
+tag serve-LOG /tmp/serve
+t "serve done"
+
+# top: one interval, long enough for the I/O after it attached.
+iolat top --once --json -d vda 8 >/tmp/top 2>/tmp/top.err &
+pid=$!
+wait_for /tmp/top.err Tracing
+stat_of top-FROM
+io
+stat_of top-TO
+wait $pid
+echo "IOLAT-top-RC: $?"
+tag top /tmp/top
+tag top-ERR /tmp/top.err
+t "top done"
+
+# trace: every I/O of the disk, one JSON record each.
+iolat trace --json -d vda >/tmp/trace 2>/tmp/trace.err &
+pid=$!
+wait_for /tmp/trace.err Tracing
+stat_of trace-FROM
+io
+stat_of trace-TO
+sleep 0.5
+kill -INT $pid
+wait $pid
+echo "IOLAT-trace-RC: $?"
+tag trace /tmp/trace
+tag trace-ERR /tmp/trace.err
+t "trace done"
+EOF
+
+# stat_delta LOG NAME FIELD: the change of /sys/block/vda/stat's FIELD over
+# collector NAME's run (1: reads completed, 5: writes completed).
+stat_delta() {
+	local from to
+	from=$(sed -n "s/^IOLAT-$2-FROM-STAT: //p" "$1" | awk -v f="$3" '{ print $f }')
+	to=$(sed -n "s/^IOLAT-$2-TO-STAT: //p" "$1" | awk -v f="$3" '{ print $f }')
+	echo $((to - from))
+}
+
+for k in $KERNELS; do
+	vm_series "$k"
+	vm_prepare
+	LOG=$WORK/console-$k
+	t0=$SECONDS
+	vm_start "guest-$k" "$CG" "$LOOP" "$WORK/guest.sh" "$LOG"
+	vm_wait "guest-$k" "$LOG" 300
+	tr -d '\r' <"$LOG" >"$LOG.txt"
+	L=$LOG.txt
+	tagged() { sed -n "s/^IOLAT-$1: //p" "$L"; }
+	echo "--- $k ($(cat "$VM_DIR/package"), $((SECONDS - t0)) s): iolat check ---"
+	tagged check
+	grep '^IOLAT-ERROR' "$L" && fail "$k: the guest's commands failed"
+	[ "$(tagged check-RC)" = 0 ] || { tagged check-v; fail "$k: iolat check failed"; }
+
+	# The disk's own counts over each run: exactly the I/O done, since
+	# nothing else runs in the guest.
+	for c in hist serve top trace; do
+		assert_eq "$k: $c: reads the disk completed" $READS "$(stat_delta "$L" $c 1)"
+		assert_eq "$k: $c: writes the disk completed" $WRITES "$(stat_delta "$L" $c 5)"
+		assert_eq "$k: $c exit status" 0 "$(tagged $c-RC)"
+	done
+
+	tagged hist >"$WORK/hist-$k.json"
+	assert_eq "$k: hist reads" $READS "$(jget "$WORK/hist-$k.json" "s('vda','read')['ios']")"
+	assert_eq "$k: hist writes" $WRITES "$(jget "$WORK/hist-$k.json" "s('vda','write')['ios']")"
+	assert_eq "$k: hist timed reads" $READS \
+		"$(jget "$WORK/hist-$k.json" "s('vda','read')['device']['count']")"
+
+	tagged serve >"$WORK/serve-$k"
+	assert_eq "$k: serve reads" $READS \
+		"$(awk '$1 == "iolat_block_completions_total{device=\"vda\",op=\"read\"}" { print $2 }' "$WORK/serve-$k")"
+	assert_eq "$k: serve writes" $WRITES \
+		"$(awk '$1 == "iolat_block_completions_total{device=\"vda\",op=\"write\"}" { print $2 }' "$WORK/serve-$k")"
+	assert_eq "$k: serve stopped cleanly" 0 "$(tagged serve-EXIT)"
+
+	tagged top >"$WORK/top-$k.json"
+	python3 - "$WORK/top-$k.json" $READS $WRITES <<'PY' || fail "$k: top did not count the I/O: $(cat "$WORK/top-$k.json")"
+import json, sys
+top = json.load(open(sys.argv[1]))
+reads = sum(w["reads"] for w in top["workloads"])
+writes = sum(w["writes"] for w in top["workloads"])
+assert (reads, writes) == (int(sys.argv[2]), int(sys.argv[3])), (reads, writes)
+PY
+
+	tagged trace >"$WORK/trace-$k.json"
+	python3 - "$WORK/trace-$k.json" $READS $WRITES <<'PY' || fail "$k: trace records: $(tail -3 "$WORK/trace-$k.json")"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+rs = [r for r in rs if r["type"] == "io"]
+reads = sum(1 for r in rs if r["rwbs"].startswith("R") and r["bytes"] == 4096)
+writes = sum(1 for r in rs if r["rwbs"].startswith("W") and r["bytes"] == 8192)
+assert (reads, writes, len(rs)) == (int(sys.argv[2]), int(sys.argv[3]), reads + writes), (reads, writes, len(rs))
+PY
+	echo "ok: $k: check passes; hist, serve, top and trace each counted $READS reads and $WRITES writes, as the disk did"
+done
