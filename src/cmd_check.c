@@ -86,6 +86,44 @@ static void print_cgroups(void)
 	       access(path, F_OK) ? "cgroup v1 blkio" : "cgroup v2", root);
 }
 
+/* Prints disk i's tree: the disks it is built on, indented below it. */
+static void print_tree(const struct disk_info *d, int n, int i, int depth)
+{
+	char rest[128], *save = NULL, *w;
+
+	printf("  %*s%s%s (%s layer)\n", depth * 4, "", depth ? "`- " : "", d[i].name,
+	       d[i].bio_based ? "bio" : "request");
+	if (depth >= 8)
+		return; /* stacks are never this deep: a loop in sysfs */
+	snprintf(rest, sizeof(rest), "%s", d[i].stack.slaves);
+	for (w = strtok_r(rest, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		for (int k = 0; k < n; k++)
+			if (!strcmp(d[k].name, w))
+				print_tree(d, n, k, depth + 1);
+}
+
+/*
+ * Stacked devices (device-mapper, md) as trees, top layer first. Each layer
+ * has its own series: a dm or md device is timed at the bio layer (its time
+ * includes its legs'), its legs at the request layer; a raid1 write is one
+ * I/O on md and one on each leg. Totals over disks (hist without -D, top)
+ * take the top layers only, so nothing is counted twice.
+ */
+static void print_stacks(const struct disk_info *d, int n)
+{
+	bool any = false;
+
+	for (int i = 0; i < n; i++) {
+		if (!d[i].stack.slaves[0] || d[i].stack.holders[0])
+			continue;
+		if (!any)
+			printf("\nStacks  (each layer timed on its own; totals over disks count top "
+			       "layers only)\n");
+		any = true;
+		print_tree(d, n, i, 0);
+	}
+}
+
 /* How iolat will time each disk, from what its queue settings make the kernel stamp. */
 static void print_disks(void)
 {
@@ -109,6 +147,7 @@ static void print_disks(void)
 	}
 	if (n <= 0)
 		printf("  (no disks in /sys/block)\n");
+	print_stacks(d, n);
 }
 
 static int try_load(const struct probe_result *pr)
@@ -127,15 +166,10 @@ static int try_load(const struct probe_result *pr)
 	printf("\nLoad test: loaded and attached with %s%s, then detached\n",
 	       attach_mode_name(collector_mode(c)),
 	       collector_bio_attached(c) ? " (bio-layer programs too)" : "");
-	printf("  histogram map: %s, %u keys of %d x %zu bytes, %s\n", h.name, h.keys,
-	       h.values_per_key, h.value_bytes,
-	       h.preallocated ? "preallocated at load: this kernel has no BPF memory allocator "
-				"(before 6.1), so tracing programs may not allocate at run time"
-			      : "allocated as keys appear");
-	if (h.preallocated)
-		printf("    kernel memory: %.1f MiB; I/O of keys beyond these is counted as "
-		       "hist_map_full\n",
-		       (double)h.keys * h.values_per_key * h.value_bytes / (1 << 20));
+	printf("  histogram map: %s, %u keys of %d x %zu bytes, preallocated: %.1f MiB of kernel\n"
+	       "    memory; I/O of keys beyond these is counted as hist_map_full\n",
+	       h.name, h.keys, h.values_per_key, h.value_bytes,
+	       (double)h.keys * h.values_per_key * h.value_bytes / (1 << 20));
 	collector_close(c);
 	return 0;
 }

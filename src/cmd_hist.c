@@ -42,6 +42,11 @@ static void usage(FILE *f)
 		"  device time  issue -> complete (blktrace D2C); the default\n"
 		"  total time   request created -> complete (Q2C at the request layer); -Q\n"
 		"\n"
+		"Stacked devices (LVM and dm, dm-crypt, md RAID): with -D each layer is a\n"
+		"disk of its own, timed where it is (dm and md at the bio layer: their time\n"
+		"includes their legs'), named with the disks it is on or under. Without -D\n"
+		"the lower layers are left out, so each I/O is counted once.\n"
+		"\n"
 		"Options:\n"
 		"  -D, --disk-split     a histogram per disk\n"
 		"  -O, --op-split       a histogram per operation (read, write, flush, ...)\n"
@@ -150,12 +155,12 @@ static int cmp_shown(const void *pa, const void *pb)
 	return a->size_class - b->size_class;
 }
 
-static bool disk_is_bio_based(uint32_t dev, const struct disk_info *d, int nd)
+static const struct disk_info *disk_of(uint32_t dev, const struct disk_info *d, int nd)
 {
 	for (int i = 0; i < nd; i++)
 		if (d[i].dev == dev)
-			return d[i].bio_based;
-	return false;
+			return &d[i];
+	return NULL;
 }
 
 struct group_ctx {
@@ -169,11 +174,17 @@ static int group_one(void *ctx, const struct iolat_key *k, const struct iolat_va
 {
 	struct group_ctx *x = ctx;
 	struct shown_series want = { .op = -1, .flags = -1, .size_class = -1 };
+	const struct disk_info *d = disk_of(k->dev, x->disks, x->nd);
 	struct shown_series *dst;
 
 	if (x->a->per_disk) {
 		disks_name(k->dev, want.disk, sizeof(want.disk));
-		want.bio_layer = disk_is_bio_based(k->dev, x->disks, x->nd);
+		if (d) {
+			want.bio_layer = d->bio_based;
+			want.stack = d->stack;
+		}
+	} else if (d && d->stack.holders[0] && !x->a->disk) {
+		return 0; /* a lower layer: the disk above counts its I/O */
 	}
 	if (x->a->per_op)
 		want.op = k->op;

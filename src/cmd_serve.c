@@ -443,6 +443,7 @@ static int setup(struct serve *s)
 	/* A daemon looks for new bio-based disks once a minute (device events
 	 * cover most arrivals at once); hist, interactive, every second. */
 	struct collector_opts co = { .attach = s->fl.attach, .disk_rescan_s = DISK_RESCAN_S,
+				     .map_budget = COLLECTOR_SERVE_BUDGET,
 				     .key_cgroup = s->cfg.workloads && !s->cfg.workloads_by_process,
 				     .key_process = s->cfg.workloads && s->cfg.workloads_by_process,
 				     .key_size_class = s->cfg.size_label };

@@ -54,6 +54,10 @@ struct table {
 	struct workload_cache *names;
 	double seconds;
 	const struct bucket_table *lat;
+	/* Disks under others (legs of dm or md): their I/O is also the upper
+	 * disk's, so a workload's totals leave them out unless -d names one. */
+	uint32_t lower[64];
+	int nlower;
 };
 
 static void usage(FILE *f)
@@ -66,6 +70,8 @@ static void usage(FILE *f)
 		"write latency (device time; -Q total time). A workload is the cgroup each\n"
 		"bio was charged to, named by rules: libvirt VMs, Kubernetes pods, Docker\n"
 		"containers, systemd services and scopes; otherwise its path.\n"
+		"A disk under another (a leg of an LVM, dm-crypt or md device) is left out\n"
+		"unless -d names it: its I/O is the upper device's, counted there.\n"
 		"\n"
 		"Options:\n"
 		"  -s, --sort=COLUMN  sort by r_iops, w_iops, r_mbs, w_mbs, avg_kib, r_p50_ms,\n"
@@ -159,11 +165,27 @@ static struct row *row_for(struct table *t, const struct workload *w)
 	return &t->r[t->n++];
 }
 
+/* The lower layers of device stacks now (they come and go with dm and md). */
+static void find_lower(struct table *t)
+{
+	static struct disk_info d[256];
+	int n = t->a->disk ? 0 : disks_list(d, 256);
+
+	t->nlower = 0;
+	for (int i = 0; i < n && t->nlower < (int)(sizeof(t->lower) / sizeof(t->lower[0])); i++)
+		if (d[i].stack.holders[0])
+			t->lower[t->nlower++] = d[i].dev;
+}
+
 static int add_key(void *ctx, const struct iolat_key *k, const struct iolat_val *delta)
 {
 	struct table *t = ctx;
-	struct row *r = row_for(t, workload_lookup(t->names, k->cgroup));
+	struct row *r;
 
+	for (int i = 0; i < t->nlower; i++)
+		if (k->dev == t->lower[i])
+			return 0;
+	r = row_for(t, workload_lookup(t->names, k->cgroup));
 	if (!r)
 		return -ENOMEM;
 	if (k->op == IOLAT_OP_READ)
@@ -349,6 +371,7 @@ static int run(struct top_args *a, struct collector *c)
 		if (rc)
 			break;
 		t.n = 0;
+		find_lower(&t);
 		t.seconds = mono_s() - last;
 		last = mono_s();
 		rc = snapshot_deltas(&now, &before, add_key, &t);

@@ -39,7 +39,6 @@ struct collector {
 	struct bpf_map *hists;	  /* the histogram map in use (hists or hists_shared) */
 	int nvals;		  /* values per key in it: ncpus, or 1 if shared */
 	bool shared;		  /* one value per key, counted with atomics */
-	bool prealloc;		  /* the kernel wants it preallocated (before 6.1) */
 	struct iolat_val *percpu; /* ncpus values: scratch for reads */
 	struct snapshot retired;  /* values taken out of the kernel map, under
 				   * user-space cgroup ids (collector_retire) */
@@ -99,29 +98,29 @@ static void choose_tps(const struct probe_result *pr, bool want[TP_COUNT])
 }
 
 /*
- * Before 6.1 tracing programs may not use hash maps allocated at run time,
- * so the histogram map is preallocated: all of it, at load. Its memory is
- * then capped at PREALLOC_BUDGET, which with one value per key (10 KiB) is
- * about 3 200 keys (disk x op x cgroup), and the keys beyond are counted
- * as hist_map_full. Per-CPU values take the budget CPUs times faster: they
- * are used only while it still holds PREALLOC_MIN_PERCPU_KEYS keys.
+ * The histogram map is preallocated, all of it at load (iolat.bpf.c says
+ * why), so its kernel memory is capped at a budget (collector_opts): with
+ * one value per key (10 KiB), 16 MiB hold about 1 600 keys (disk x op x
+ * cgroup); I/O of keys beyond is counted as hist_map_full. Per-CPU values
+ * take the budget CPUs times faster: they are used only while it still
+ * holds PREALLOC_MIN_PERCPU_KEYS keys.
  */
-#define PREALLOC_BUDGET (32ULL << 20)
-#define PREALLOC_MAX_KEYS 4096
+#define PREALLOC_MAX_KEYS 8192
 #define PREALLOC_MIN_PERCPU_KEYS 256
 
-/* Keys that fit the budget with `nvals` values of each. */
-static uint32_t prealloc_keys(int nvals)
+/* Keys that fit `budget` bytes with `nvals` values of each. */
+static uint32_t prealloc_keys(uint64_t budget, int nvals)
 {
-	uint64_t keys = PREALLOC_BUDGET / ((uint64_t)nvals * sizeof(struct iolat_val));
+	uint64_t keys = budget / ((uint64_t)nvals * sizeof(struct iolat_val));
 
-	return keys < PREALLOC_MAX_KEYS ? (uint32_t)keys : PREALLOC_MAX_KEYS;
+	return keys < PREALLOC_MAX_KEYS ? (uint32_t)(keys ? keys : 1) : PREALLOC_MAX_KEYS;
 }
 
 static void configure(struct collector *c, const struct collector_opts *o,
 		      const struct probe_result *pr)
 {
 	struct iolat_bpf__rodata *ro = c->skel->rodata;
+	uint64_t budget = o->map_budget ? o->map_budget : COLLECTOR_MAP_BUDGET;
 
 	memcpy((void *)ro->lat_bounds, c->lat.bound, sizeof(ro->lat_bounds));
 	memcpy((void *)ro->size_bounds, c->size.bound, sizeof(ro->size_bounds));
@@ -138,23 +137,15 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
 	ro->bio_tp_has_queue = pr->bio_tp_has_queue;
 	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : 64;
-	c->prealloc = !pr->tracing_dyn_maps;
 	/* Keyed by cgroup, values are shared (see the map's comment in
-	 * iolat.bpf.c), and so they are when preallocated per-CPU values
-	 * would leave too few keys; the map not in use shrinks to one entry. */
-	c->shared = c->key_cgroup ||
-		    (c->prealloc && prealloc_keys(c->ncpus) < PREALLOC_MIN_PERCPU_KEYS);
+	 * iolat.bpf.c), and so they are when per-CPU values would leave too
+	 * few keys; the map not in use shrinks to one entry. */
+	c->shared = c->key_cgroup || prealloc_keys(budget, c->ncpus) < PREALLOC_MIN_PERCPU_KEYS;
 	ro->shared_values = c->shared;
 	c->hists = c->shared ? c->skel->maps.hists_shared : c->skel->maps.hists;
 	c->nvals = c->shared ? 1 : c->ncpus;
 	bpf_map__set_max_entries(c->shared ? c->skel->maps.hists : c->skel->maps.hists_shared, 1);
-	if (c->prealloc) {
-		bpf_map__set_map_flags(c->skel->maps.hists, 0);
-		bpf_map__set_map_flags(c->skel->maps.hists_shared, 0);
-		bpf_map__set_max_entries(c->hists, prealloc_keys(c->nvals));
-	}
-	if (o->max_keys)
-		bpf_map__set_max_entries(c->hists, o->max_keys);
+	bpf_map__set_max_entries(c->hists, prealloc_keys(budget, c->nvals));
 }
 
 static int attach_tp(struct collector *c, enum probe_tp tp)
@@ -565,7 +556,6 @@ void collector_hist_map(const struct collector *c, struct hist_map_info *out)
 	out->keys = bpf_map__max_entries(c->hists);
 	out->values_per_key = c->nvals;
 	out->value_bytes = sizeof(struct iolat_val);
-	out->preallocated = c->prealloc;
 }
 bool collector_fallback_attached(const struct collector *c) { return c->link[TP_RQ_ISSUE]; }
 const struct bucket_table *collector_lat_table(const struct collector *c) { return &c->lat; }

@@ -25,6 +25,11 @@ enum attach_mode {
 
 const char *attach_mode_name(enum attach_mode m);
 
+/* The histogram map's kernel memory for the commands (hist, top, check);
+ * serve, with a key per workload, takes COLLECTOR_SERVE_BUDGET. */
+#define COLLECTOR_MAP_BUDGET (16ULL << 20)
+#define COLLECTOR_SERVE_BUDGET (64ULL << 20)
+
 struct collector_opts {
 	uint32_t filter_dev;	 /* 0: all disks */
 	uint64_t filter_cgroup;	 /* 0: all cgroups */
@@ -37,7 +42,9 @@ struct collector_opts {
 	unsigned int disk_rescan_s; /* look for new bio-based disks this often; 0: 1 s */
 	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
 	size_t nextra_lat_bounds;
-	uint32_t max_keys;	 /* histogram map capacity; 0: 4096 */
+	/* Kernel memory for the histogram map, which is preallocated: its
+	 * keys are as many as fit. 0: COLLECTOR_MAP_BUDGET. */
+	uint64_t map_budget;
 	bool key_process;	 /* key by submitting process (IOLAT_KEY_PROCESS) */
 };
 
@@ -63,13 +70,13 @@ bool collector_keyed_by_process(const struct collector *c);
 int collector_comm(struct collector *c, uint32_t tgid, char *out, size_t len);
 bool collector_bio_attached(const struct collector *c);
 
-/* The histogram map in use: how its values and memory are laid out. */
+/* The histogram map in use (preallocated): how its values and memory are
+ * laid out. */
 struct hist_map_info {
 	const char *name;    /* hists (per-CPU values) or hists_shared */
 	uint32_t keys;	     /* its capacity */
 	int values_per_key;  /* CPUs, or 1 when shared */
 	size_t value_bytes;  /* one value */
-	bool preallocated;   /* all of it taken at load (kernels before 6.1) */
 };
 void collector_hist_map(const struct collector *c, struct hist_map_info *out);
 bool collector_fallback_attached(const struct collector *c);

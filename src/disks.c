@@ -109,6 +109,74 @@ int disks_lookup(const char *dir, uint32_t dev, char *name, size_t len, uint64_t
 	return 0;
 }
 
+/* Appends word to the space-separated list out (once). */
+static void add_word(char *out, size_t len, const char *word)
+{
+	size_t n = strlen(out), w = strlen(word);
+	const char *p = out;
+
+	while ((p = strstr(p, word))) {
+		if ((p == out || p[-1] == ' ') && (p[w] == ' ' || p[w] == '\0'))
+			return;
+		p += w;
+	}
+	if (n + (n ? 1 : 0) + w < len)
+		snprintf(out + n, len - n, "%s%s", n ? " " : "", word);
+}
+
+/* The entries of directory dir (holders/ or slaves/) into out; a slave
+ * that is a partition is named by its whole disk. */
+static void list_links(const char *dir, bool whole, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char name[DISK_NAME_MAX];
+		uint32_t dev;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (!whole || disks_resolve(e->d_name, &dev, name, sizeof(name)))
+			snprintf(name, sizeof(name), "%s", e->d_name);
+		add_word(out, len, name);
+	}
+	closedir(d);
+}
+
+int disks_stack(uint32_t dev, struct disk_stack *out)
+{
+	char base[PATH_MAX], path[PATH_MAX + 300];
+	DIR *d;
+	struct dirent *e;
+
+	out->holders[0] = out->slaves[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", disk_major(dev), disk_minor(dev));
+	if (!realpath(path, base))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/holders", base);
+	list_links(path, false, out->holders, sizeof(out->holders));
+	snprintf(path, sizeof(path), "%s/slaves", base);
+	list_links(path, true, out->slaves, sizeof(out->slaves));
+	/* Partitions are subdirectories with a "partition" file. */
+	d = opendir(base);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/partition", base, e->d_name);
+		if (access(path, F_OK))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/holders", base, e->d_name);
+		list_links(path, false, out->holders, sizeof(out->holders));
+	}
+	closedir(d);
+	return 0;
+}
+
 /* "[mq-deadline] none" -> "mq-deadline"; a queue with no list -> "". */
 static void active_scheduler(const char *line, char *out, size_t len)
 {
@@ -156,6 +224,7 @@ int disks_list(struct disk_info *out, size_t max)
 		if (read_dev(path, &out[n].dev))
 			continue;
 		fill_info(&out[n], e->d_name);
+		disks_stack(out[n].dev, &out[n].stack);
 		n++;
 	}
 	closedir(dir);

@@ -41,6 +41,22 @@ void disks_name(uint32_t dev, char *buf, size_t len);
  */
 int disks_lookup(const char *dir, uint32_t dev, char *name, size_t len, uint64_t *sectors);
 
+/*
+ * Where a disk sits in a stack of block devices (device-mapper, md): the
+ * disks built on it (holders: dm-0) and those it is built on (slaves: the
+ * whole disks under it, vdb vdc), space-separated, "" if none. Its own
+ * partitions' holders count as its own: I/O a dm device sends to vdb1 is
+ * I/O of disk vdb. A disk with holders is a lower layer: its I/O is also
+ * counted by the disk above it.
+ */
+struct disk_stack {
+	char holders[128];
+	char slaves[128];
+};
+
+/* dev's stack, from /sys/dev/block; 0, or -ENOENT if there is no such disk. */
+int disks_stack(uint32_t dev, struct disk_stack *out);
+
 struct disk_info {
 	char name[DISK_NAME_MAX];
 	uint32_t dev;
@@ -49,6 +65,7 @@ struct disk_info {
 	bool wbt;	     /* write-back throttling on: queue stats, io_start_time_ns */
 	char scheduler[32];  /* active I/O scheduler, "none", or "" */
 	uint64_t sectors;    /* size in 512-byte sectors; 0: no medium, no I/O */
+	struct disk_stack stack;
 };
 
 /* Lists the disks in /sys/block. Returns the count (<= max) or -errno. */

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* exporter_disks.c - the exporter's disks that come and go (exporter_disks.h). */
+#define _GNU_SOURCE
 #include "exporter_disks.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "disklife.h"
 #include "disks.h"
@@ -99,6 +101,36 @@ static int add_counter(struct metric_set *set, const char *name, const char *hel
 	return 0;
 }
 
+/* One series per stacked pair: disk `device` has `upper` built on it (dm,
+ * md), so upper's I/O includes device's. Joins the block series on device. */
+static int add_stacks(struct metric_set *set)
+{
+	static const char *const l[] = { "device", "upper", NULL };
+	static struct disk_info d[256];
+	struct metric_family *f = metrics_family(set, "iolat_block_stack_info",
+		"Stacked block devices (LVM/dm, dm-crypt, md): 1 for each disk `device` and a disk "
+		"`upper` built on it; each is timed on its own, and upper's I/O includes device's.",
+		METRIC_GAUGE, l);
+	int n = disks_list(d, 256);
+
+	if (!f)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		char up[sizeof(d[i].stack.holders)], *save = NULL, *w;
+
+		snprintf(up, sizeof(up), "%s", d[i].stack.holders);
+		for (w = strtok_r(up, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+			const char *v[] = { d[i].name, w };
+			struct metric_series *s = metrics_series(f, v, NULL);
+
+			if (!s)
+				return -ENOMEM;
+			s->value = 1;
+		}
+	}
+	return 0;
+}
+
 /* After the prune, so a disk shows as gone from the scrape that found it
  * gone, and no longer from the one that saw it busy again. */
 static int add_metrics(struct exporter_disks *d, struct metric_set *set)
@@ -123,7 +155,7 @@ static int add_metrics(struct exporter_disks *d, struct metric_set *set)
 			"Gone disks whose series left the output (after disks.expire, or at once "
 			"when another disk took their number).", (double)st.expired))
 		return -ENOMEM;
-	return 0;
+	return add_stacks(set);
 }
 
 int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,

@@ -112,14 +112,7 @@ int probe_kernel(struct probe_result *r)
 	/* (void *ctx, struct bio *) since 5.11; (ctx, q, bio) before. */
 	r->bio_tp_has_queue = probe_tp_params(btf, tp_names[TP_BIO_QUEUE]) == 3;
 	r->queue_stats_bit = enum_value(btf, "QUEUE_FLAG_STATS");
-	/*
-	 * Run-time allocated hash maps are safe in tracing programs since the
-	 * BPF memory allocator (6.1). Before, the verifier takes them from a
-	 * raw tracepoint program with a warning in the kernel log (and a
-	 * WARN_ONCE splat), so a probe load would do harm: its structure in
-	 * BTF says it is there.
-	 */
-	r->tracing_dyn_maps = btf__find_by_name_kind(btf, "bpf_mem_alloc", BTF_KIND_STRUCT) >= 0;
+
 	btf__free(btf);
 	return 0;
 }

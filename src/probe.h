@@ -31,10 +31,6 @@ struct probe_result {
 				    * with only one of the two changes exist:
 				    * Debian's 5.10 has (rq) and (q, bio)) */
 	int queue_stats_bit;	   /* QUEUE_FLAG_STATS, or -1 if BTF does not say */
-	/* Tracing programs may use hash maps allocated at run time
-	 * (BPF_F_NO_PREALLOC) safely: from 6.1, with the BPF memory allocator.
-	 * Before, iolat preallocates them, sized to a memory budget. */
-	bool tracing_dyn_maps;
 };
 
 /* Parameters of tracepoint tp's BTF prototype (its context pointer

@@ -155,6 +155,10 @@ void render_labels_text(FILE *f, const struct shown_series *s)
 
 	if (s->disk[0]) {
 		fprintf(f, "disk = %s%s", s->disk, s->bio_layer ? " (bio layer)" : "");
+		if (s->stack.slaves[0])
+			fprintf(f, " on %s", s->stack.slaves);
+		if (s->stack.holders[0])
+			fprintf(f, " under %s", s->stack.holders);
 		sep = "  ";
 	}
 	if (s->op >= 0) {
@@ -210,6 +214,19 @@ static void view_json(struct json *j, const char *name, const struct iolat_lat *
 	json_end_object(j);
 }
 
+/* A space-separated list as a JSON array of strings. */
+static void words_json(struct json *j, const char *key, const char *words)
+{
+	char copy[sizeof(((struct disk_stack *)0)->holders)], *save = NULL, *w;
+
+	snprintf(copy, sizeof(copy), "%s", words);
+	json_key(j, key);
+	json_begin_array(j);
+	for (w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		json_string(j, w);
+	json_end_array(j);
+}
+
 void render_series_json(struct json *j, const struct shown_series *s,
 			const struct bucket_table *lat, const struct bucket_table *size)
 {
@@ -219,6 +236,8 @@ void render_series_json(struct json *j, const struct shown_series *s,
 	if (s->disk[0]) {
 		json_kv_string(j, "disk", s->disk);
 		json_kv_string(j, "layer", s->bio_layer ? "bio" : "request");
+		words_json(j, "on", s->stack.slaves);
+		words_json(j, "under", s->stack.holders);
 	}
 	if (s->op >= 0)
 		json_kv_string(j, "op", render_op_name(s->op));

@@ -11,6 +11,7 @@
 
 #include <linux/types.h>
 #include "buckets.h"
+#include "disks.h"
 #include "iolat.h"
 #include "json.h"
 
@@ -21,6 +22,7 @@ struct shown_series {
 	int flags;	/* enum iolat_flag bits, or -1 when not split by flags */
 	int size_class;	/* enum iolat_size_class, or -1 when not split by size */
 	bool bio_layer; /* disk timed at the bio layer (no request events) */
+	struct disk_stack stack; /* the disks above and below it, if stacked */
 	struct iolat_val val;
 };
 

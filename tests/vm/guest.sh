@@ -33,11 +33,14 @@ VM_APT_DIR=$(realpath -m "${OUT:-build}")/vm/apt
 # boot from, and the drivers and layers the stacked-device tests build.
 # A guest loads the first two at boot and the rest with `load NAME [ARGS]`.
 VM_MODULES=(virtio_pci virtio_blk virtio_scsi sd_mod nvme dm-mod dm-crypt md-mod raid1
-	scsi_debug null_blk xts aes_generic)
+	scsi_debug null_blk xts ecb aes_generic)
 declare -gA VM_PIDS=() VM_CTLS=()
 # Extra files for the guests started after this: host path, guest path, ...
 # (vm_add_file, vm_add_program).
 VM_FILES=()
+# Extra qemu arguments, for the disks beyond vda (vm_add_disk).
+VM_DEVICES=()
+VM_NDISKS=0
 
 # vm_apt COMMAND ARGS...: apt-get or apt-cache (COMMAND) over Debian's
 # archive for every series, through a source list and package index of our
@@ -89,7 +92,9 @@ vm_kernel_package() {
 vm_module_file() {
 	local alt=${2//-/_}
 	[ "$alt" = "$2" ] && alt=${2//_/-}
-	find "$1/lib/modules" \( -name "$2.ko*" -o -name "$alt.ko*" \) | head -n1
+	# /usr/lib/modules since trixie's merged /usr.
+	find "$1/lib/modules" "$1/usr/lib/modules" \( -name "$2.ko*" -o -name "$alt.ko*" \) \
+		2>/dev/null | head -n1
 }
 
 # vm_unpack_module FILE OUT: a module, decompressed (busybox insmod takes
@@ -111,7 +116,8 @@ vm_copy_module() {
 	[ -e "$2/$3.deps" ] && return 0
 	f=$(vm_module_file "$1" "$3")
 	if [ -z "$f" ]; then
-		grep -Eq "/${3//[-_]/[-_]}\.ko" "$1"/lib/modules/*/modules.builtin || return 1
+		cat "$1"/lib/modules/*/modules.builtin "$1"/usr/lib/modules/*/modules.builtin 2>/dev/null |
+			grep -Eq "/${3//[-_]/[-_]}\.ko" || return 1
 		: >"$2/$3.deps"
 		return 0
 	fi
@@ -241,6 +247,10 @@ vm_prepare() {
 		skip "a static busybox (package busybox-static) is not installed"
 	command -v cpio >/dev/null || skip "cpio is not installed"
 	mkdir -p "$VM_DIR" || fail "cannot make $VM_DIR"
+	# A cache made before a module joined VM_MODULES is made again.
+	for m in "${VM_MODULES[@]}"; do
+		[ -e "$VM_DIR/modules/$m.deps" ] || rm -f "$VM_KERNEL"
+	done
 	if ! [ -s "$VM_KERNEL" ]; then
 		vm_fetch_kernel || skip "apt cannot download a Debian $VM_SERIES kernel ($(vm_package_pattern))"
 		echo "guest kernel: $(cat "$VM_DIR/package") (cached in $VM_DIR)"
@@ -297,6 +307,50 @@ vm_add_program() {
 	done
 }
 
+# vm_add_disk KIND HOSTDEV: one more disk, over host block device HOSTDEV
+# (direct I/O from qemu, as for vda), for the guests started after this:
+# KIND virtio (the guest's vdb, vdc, ...), nvme (nvme0n1, nvme1n1, ...) or
+# scsi (sda, sdb, ... behind one virtio-scsi controller).
+vm_add_disk() {
+	local id=d$VM_NDISKS
+	VM_NDISKS=$((VM_NDISKS + 1))
+	VM_DEVICES+=(-drive "file=$2,if=none,id=$id,format=raw,cache=none,aio=native")
+	case $1 in
+	virtio) VM_DEVICES+=(-device "virtio-blk-pci,drive=$id") ;;
+	nvme) VM_DEVICES+=(-device "nvme,drive=$id,serial=iolat$VM_NDISKS") ;;
+	scsi)
+		[[ " ${VM_DEVICES[*]} " == *" virtio-scsi-pci,id=scsi0 "* ]] ||
+			VM_DEVICES+=(-device "virtio-scsi-pci,id=scsi0")
+		VM_DEVICES+=(-device "scsi-hd,drive=$id,bus=scsi0.0")
+		;;
+	*) fail "vm_add_disk: unknown kind $1" ;;
+	esac
+}
+
+# vm_add_tools: dmsetup and mdadm (Debian 12's, with the libraries they
+# need) in the guests started after this, at /sbin. Downloaded once into
+# $OUT/vm/tools; skips the test if apt cannot get them.
+vm_add_tools() {
+	local d=${VM_APT_DIR%/apt}/tools b lib
+	if ! [ -x "$d/root/sbin/mdadm" ]; then
+		rm -rf "$d" && mkdir -p "$d/debs" || fail "cannot make $d"
+		(cd "$d/debs" && vm_apt apt-get download -qq dmsetup/bookworm \
+			libdevmapper1.02.1/bookworm mdadm/bookworm >/dev/null 2>&1) ||
+			{ vm_apt apt-get update -qq >/dev/null 2>&1; (cd "$d/debs" &&
+				vm_apt apt-get download -qq dmsetup/bookworm \
+				libdevmapper1.02.1/bookworm mdadm/bookworm >/dev/null 2>&1); } ||
+			skip "apt cannot download dmsetup and mdadm"
+		for b in "$d"/debs/*.deb; do dpkg -x "$b" "$d/root" || fail "cannot unpack $b"; done
+	fi
+	for b in dmsetup mdadm; do
+		vm_add_file "$d/root/sbin/$b" "/sbin/$b"
+		for lib in $(LD_LIBRARY_PATH=$d/root/lib/x86_64-linux-gnu ldd "$d/root/sbin/$b" |
+			grep -o '/[^ ]*' | sort -u); do
+			vm_add_file "$(realpath "$lib")" "${lib#"$d/root"}"
+		done
+	done
+}
+
 # vm_initrd_with SCRIPT OUT: the base initramfs followed by a second archive
 # holding SCRIPT as /guest.sh and the VM_FILES (the kernel unpacks
 # concatenated archives in turn, a later file replacing an earlier one), so
@@ -327,13 +381,13 @@ vm_start() {
 	: >"$5"
 	# -nodefaults: no NIC, VGA or their option ROMs; a shorter TCG boot.
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" \
-		qemu-system-x86_64 -accel tcg -name "guest=$name" -m 256 -smp 1 \
+		qemu-system-x86_64 -accel tcg -name "guest=$name" -m "${VM_MEM:-512}" -smp 1 \
 		-nodefaults -no-user-config -display none -no-reboot -monitor none \
 		-serial "file:$5" -serial "pipe:$ctl" \
 		-kernel "$VM_KERNEL" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 quiet" \
 		-drive "file=$disk,if=virtio,format=raw,cache=none,aio=native" \
-		</dev/null >"$5.qemu" 2>&1 &
+		"${VM_DEVICES[@]}" </dev/null >"$5.qemu" 2>&1 &
 	VM_PID=$!
 	VM_PIDS[$name]=$VM_PID
 	on_exit "kill -KILL $VM_PID; wait $VM_PID"

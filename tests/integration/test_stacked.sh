@@ -1,0 +1,167 @@
+# Stacked block devices and real drivers, in a qemu/TCG guest (Debian 6.1
+# kernel; VM_SERIES picks another): dm-linear (what LVM builds) on a
+# virtio disk, dm-crypt on another, md raid1 over an NVMe and a SCSI disk
+# (qemu's nvme and virtio-scsi), all of it driven by real direct I/O from
+# two cgroups. Checked, on every layer:
+#   - `hist -D` counts each device's reads and writes exactly as the
+#     device's own /sys/block/X/stat does, the dm and md devices at the bio
+#     layer and their legs at the request layer, and names which device
+#     sits on which; `hist` without -D counts the top layers only, so no
+#     I/O is counted twice;
+#   - `check` draws the stacks;
+#   - `serve` charges each cgroup exactly its own I/O at the dm layer and
+#     on its leg, and says which device is on which (iolat_block_stack_info).
+source tests/integration/lib.sh
+source tests/vm/guest.sh
+vm_prepare
+vm_add_tools
+
+make -s STATIC=1 OUT=build-static build-static/iolat >"$WORK/static.log" 2>&1 ||
+	fail "make STATIC=1 failed: $(tail -3 "$WORK/static.log")"
+vm_add_program "$PWD/build-static/iolat" /bin/iolat
+# vda (unused), vdb and vdc (virtio), nvme0n1, sda (virtio-scsi).
+make_loop 32
+BOOT=$LOOP
+for kind in virtio virtio nvme scsi; do
+	make_loop 32
+	vm_add_disk "$kind" "$LOOP"
+done
+make_cgroup stacked
+
+cat >"$WORK/guest.sh" <<'EOF'
+set +e
+for a in mkdir sed grep kill seq cut head wc ip wget basename; do busybox ln -sf busybox /bin/$a; done
+mkdir -p /tmp
+ip link set lo up
+export DM_DISABLE_UDEV=1
+t() { echo "IOLAT-GUEST: $(cut -d' ' -f1 /proc/uptime) s: $*"; }
+err() { echo "IOLAT-ERROR: $*"; }
+tag() { sed "s/^/IOLAT-$1: /" "$2"; }
+for m in dm-mod dm-crypt ecb xts aes_generic md-mod raid1 nvme virtio_scsi sd_mod; do
+	load $m || err "load $m"
+done
+for d in vdb vdc nvme0n1 sda; do
+	i=0
+	while [ ! -b /dev/$d ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -b /dev/$d ] || err "no /dev/$d"
+done
+S=$(cat /sys/block/vdb/size)
+dmsetup create lin --table "0 $S linear /dev/vdb 0" || err "dmsetup lin"
+dmsetup create cry --table "0 $(cat /sys/block/vdc/size) crypt aes-xts-plain64 $(seq -s '' 1 8 | sed 's/./&&&&&&&&/g') 0 /dev/vdc 0" ||
+	err "dmsetup cry"
+mdadm --create /dev/md0 --level=1 --raid-devices=2 --assume-clean --run --metadata=1.2 \
+	/dev/nvme0n1 /dev/sda >/tmp/mdadm 2>&1 || { cat /tmp/mdadm; err "mdadm"; }
+dm() { for d in /sys/block/dm-*; do [ "$(cat $d/dm/name)" = "$1" ] && basename $d; done; }
+LIN=$(dm lin) CRY=$(dm cry)
+echo "IOLAT-NAMES: lin=$LIN cry=$CRY"
+DEVS="$LIN $CRY md0 vdb vdc nvme0n1 sda"
+
+CG=/sys/fs/cgroup
+mount -t cgroup2 none $CG
+echo +io >$CG/cgroup.subtree_control
+mkdir $CG/tenant-a.service $CG/tenant-b.service
+in_cgroup() { sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$@"; }
+wait_for() {
+	for i in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+	err "no '$2' in $1"
+}
+
+iolat check >/tmp/check 2>&1 || err "iolat check"
+tag check /tmp/check
+
+iolat serve --web.listen-address=127.0.0.1:9400 >/tmp/serve 2>&1 &
+serve=$!
+iolat hist -D -O --json >/tmp/histD 2>/tmp/histD.err &
+histD=$!
+iolat hist -O --json >/tmp/hist 2>/tmp/hist.err &
+hist=$!
+wait_for /tmp/serve "listening on"
+wait_for /tmp/histD.err Tracing
+wait_for /tmp/hist.err Tracing
+for d in $DEVS; do echo "IOLAT-FROM: $d $(cat /sys/block/$d/stat)"; done
+in_cgroup $CG/tenant-a.service dio read /dev/$LIN 100 4096 >/dev/null || err "dio a"
+in_cgroup $CG/tenant-b.service dio write /dev/$LIN 30 8192 >/dev/null || err "dio b"
+in_cgroup $CG/tenant-a.service dio read /dev/$CRY 50 4096 >/dev/null || err "dio crypt read"
+in_cgroup $CG/tenant-b.service dio write /dev/$CRY 20 4096 >/dev/null || err "dio crypt write"
+in_cgroup $CG/tenant-a.service dio write /dev/md0 40 4096 >/dev/null || err "dio md write"
+in_cgroup $CG/tenant-a.service dio read /dev/md0 60 4096 >/dev/null || err "dio md read"
+for d in $DEVS; do echo "IOLAT-TO: $d $(cat /sys/block/$d/stat)"; done
+wget -q -O /tmp/metrics http://127.0.0.1:9400/metrics || err "scrape"
+kill -INT $histD $hist
+wait $histD $hist
+grep -E '^iolat_(block_completions_total|workload_completions_total|block_stack_info)' /tmp/metrics |
+	sed 's/^/IOLAT-METRIC: /'
+kill -TERM $serve
+wait $serve
+tag histD /tmp/histD
+tag hist /tmp/hist
+tag serve /tmp/serve
+EOF
+
+vm_start stacked "$CG" "$BOOT" "$WORK/guest.sh" "$WORK/console"
+vm_wait stacked "$WORK/console" 300
+L=$WORK/console.txt
+tr -d '\r' <"$WORK/console" >"$L"
+tagged() { sed -n "s/^IOLAT-$1: //p" "$L"; }
+if grep '^IOLAT-ERROR' "$L"; then
+	grep -v '^IOLAT-\(METRIC\|hist\|histD\|check\):' "$L" | tail -n 60 >&2
+	fail "the guest's commands failed"
+fi
+read -r LIN CRY < <(tagged NAMES | sed 's/lin=//; s/cry=//')
+echo "guest: dm-linear $LIN on vdb, dm-crypt $CRY on vdc, md0 (raid1) on nvme0n1 and sda"
+tagged check | sed -n '/^Stacks/,/^$/p'
+
+# delta DEV FIELD: the change of the device's stat FIELD over the I/O.
+delta() {
+	local from to
+	from=$(tagged FROM | awk -v d="$1" -v f="$2" '$1 == d { print $(f + 1) }')
+	to=$(tagged TO | awk -v d="$1" -v f="$2" '$1 == d { print $(f + 1) }')
+	echo $((to - from))
+}
+tagged histD >"$WORK/histD.json"
+tagged hist >"$WORK/hist.json"
+
+# Every layer counts as its device does.
+for d in $LIN $CRY md0 vdb vdc nvme0n1 sda; do
+	assert_eq "$d: reads" "$(delta "$d" 1)" "$(jget "$WORK/histD.json" "s('$d','read')['ios']")"
+	assert_eq "$d: writes" "$(delta "$d" 5)" "$(jget "$WORK/histD.json" "s('$d','write')['ios']")"
+done
+echo "ok: every layer's reads and writes as its /sys/block/X/stat says"
+assert_eq "$LIN reads done" 100 "$(delta "$LIN" 1)"
+assert_eq "md0 writes done" 40 "$(delta md0 5)"
+# A raid1 write is one write on md0 and one on each leg (md's own metadata
+# writes, if any, land on both legs alike).
+assert_eq "raid1 legs' writes" "$(delta nvme0n1 5)" "$(delta sda 5)"
+[ "$(delta nvme0n1 5)" -ge 40 ] || fail "raid1: $(delta nvme0n1 5) writes on a leg, fewer than md0's 40"
+echo "ok: raid1 writes on both legs"
+
+# Layers and stacks named.
+stack() { jget "$WORK/histD.json" "' '.join([s('$1','$2')['layer'], ','.join(sorted(s('$1','$2')['on'])) or '-', ','.join(s('$1','$2')['under']) or '-'])"; }
+assert_eq "$LIN: layer, on, under" "bio vdb -" "$(stack "$LIN" read)"
+assert_eq "vdb: layer, on, under" "request - $LIN" "$(stack vdb read)"
+assert_eq "md0: layer, on, under" "bio nvme0n1,sda -" "$(stack md0 write)"
+tagged check | grep -q "^  md0 (bio layer)" || fail "check draws no md0 stack"
+tagged check | grep -q "^      \`- nvme0n1 (request layer)" || fail "check: nvme0n1 not under md0"
+echo "ok: layers and stacks named in hist -D and check"
+
+# Without -D: the top layers only, each I/O once.
+top_reads=$(($(delta "$LIN" 1) + $(delta "$CRY" 1) + $(delta md0 1)))
+top_writes=$(($(delta "$LIN" 5) + $(delta "$CRY" 5) + $(delta md0 5)))
+assert_eq "hist: reads, top layers" $top_reads "$(jget "$WORK/hist.json" "s(None,'read')['ios']")"
+assert_eq "hist: writes, top layers" $top_writes "$(jget "$WORK/hist.json" "s(None,'write')['ios']")"
+echo "ok: hist without -D counts the top layers only"
+
+# Per workload through dm: each tenant its own I/O, on dm and on the leg.
+tagged METRIC >"$WORK/metrics"
+wl() { awk -v k="iolat_workload_completions_total{device=\"$1\",op=\"$2\",kind=\"service\",workload=\"$3\"}" \
+	'$1 == k { print $2 }' "$WORK/metrics"; }
+for d in "$LIN" vdb; do
+	assert_eq "$d: tenant-a reads" 100 "$(wl "$d" read tenant-a)"
+	assert_eq "$d: tenant-b writes" 30 "$(wl "$d" write tenant-b)"
+	assert_eq "$d: tenant-b reads" "" "$(wl "$d" read tenant-b)"
+done
+grep -q "^iolat_block_stack_info{device=\"vdb\",upper=\"$LIN\"} 1$" "$WORK/metrics" ||
+	fail "no iolat_block_stack_info for vdb under $LIN: $(grep stack_info "$WORK/metrics")"
+grep -q '^iolat_block_stack_info{device="sda",upper="md0"} 1$' "$WORK/metrics" ||
+	fail "no iolat_block_stack_info for sda under md0"
+echo "ok: two cgroups through dm-linear each charged their own I/O on dm and its leg; stacks in serve"
