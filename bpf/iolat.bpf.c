@@ -75,6 +75,7 @@ struct rq_times {
 	__u64 bytes;
 	__u32 tgid;	/* submitting process, when keyed by process */
 	__u32 partial;	/* completed in pieces so far: size it at issue */
+	__u64 cgroup;	/* a flush sequence's data step: its bio's cgroup */
 };
 
 struct {
@@ -216,15 +217,22 @@ static __always_inline bool start_stamped(__u32 rq_flags)
 }
 
 /*
- * A write with a preflush or FUA the device cannot do natively runs as a
- * flush sequence (block/blk-flush.c): its data completes like any request,
- * and once the sequence is over the request is ended a second time, with
- * no bio and no bytes left (and RQF_FLUSH_SEQ already cleared). That second
- * end is not another I/O. Reads and writes otherwise always carry a bio.
+ * A write with a preflush or FUA runs as a flush sequence (block/blk-flush.c)
+ * when the device has a volatile write cache: its data step completes like
+ * any request but with RQF_FLUSH_SEQ set, and once the sequence is over the
+ * request is ended a second time, with no bytes left (and no bio since 6.x;
+ * 6.1 puts the bio back first). The kernel counts the I/O at that second
+ * end (blk_account_io_done skips flush-sequence requests), with its time
+ * to the end of the sequence; so does iolat, taking the size and cgroup the
+ * data step kept in the request map (flush_data_done).
  */
-static __always_inline bool data_already_done(const struct bio *bio, __u32 nr_bytes, __u8 op)
+static __always_inline bool in_flush_seq(__u32 rq_flags)
 {
-	return !bio && !nr_bytes && (op == IOLAT_OP_READ || op == IOLAT_OP_WRITE);
+	int bit = 4; /* RQF_FLUSH_SEQ, (1 << 4) until rqf_flags became an enum */
+
+	if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_FLUSH_SEQ))
+		bit = bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ);
+	return rqf(rq_flags, bit);
 }
 
 static __always_inline bool issue_stamped(__u32 rq_flags)
@@ -379,9 +387,11 @@ static __always_inline __u8 size_class_of(__u64 bytes)
 	return IOLAT_SIZE_LARGER;
 }
 
-/* Takes the fallback times for rq and its submitter (*tgid, 0 if unknown),
- * if the issue side recorded any; false if the map holds nothing for rq. */
-static __always_inline bool take_rq_start(struct request *rq, struct io_done *c, __u32 *tgid)
+/* Takes the fallback times for rq, its submitter (*tgid, 0 if unknown) and
+ * a flush sequence's data (size, *cgroup), if the map holds any; false if
+ * it holds nothing for rq. */
+static __always_inline bool take_rq_start(struct request *rq, struct io_done *c, __u32 *tgid,
+					  __u64 *cgroup)
 {
 	__u64 key = (__u64)rq;
 	struct rq_times *s = bpf_map_lookup_elem(&rq_starts, &key);
@@ -389,6 +399,7 @@ static __always_inline bool take_rq_start(struct request *rq, struct io_done *c,
 	if (!s)
 		return false;
 	*tgid = s->tgid;
+	*cgroup = s->cgroup;
 	if (!c->start_ns)
 		c->start_ns = s->start_ns;
 	if (!c->issue_ns)
@@ -502,15 +513,36 @@ static __always_inline void forget_rq_start(struct request *rq)
 	bpf_map_delete_elem(&rq_starts, &key);
 }
 
+/* The data step of a flush sequence completed: keep what the sequence's end
+ * needs to count it (its size, whole even if it completed in pieces, and
+ * its bio's cgroup, since the end may have no bio). */
+static __always_inline void flush_data_done(struct request *rq, struct bio *bio, bool direct)
+{
+	struct rq_times *s = rq_start_slot(rq);
+	__u32 sectors = direct ? rq->stats_sectors : BPF_CORE_READ(rq, stats_sectors);
+
+	if (!s)
+		return;
+	if (sectors)
+		s->bytes = (__u64)sectors << 9;
+	else if (!s->bytes)
+		s->bytes = bio ? (direct ? bio->bi_iter.bi_size : BPF_CORE_READ(bio, bi_iter.bi_size))
+			       : 0;
+	s->partial = 0;
+	if (bio && (key_cgroup || filter_cgroup))
+		s->cgroup = bio_cgroup(bio, direct);
+}
+
 static __always_inline int on_rq_complete(struct request *rq, int error, __u32 nr_bytes,
 					  bool direct)
 {
 	struct iolat_key key = {};
-	struct io_done c = {};
+	struct io_done c = {}, seq = {};
 	struct bio *bio;
 	__u32 remaining, sectors, rq_flags, tgid = 0;
-	bool need_start, need_issue, found, partial;
-	__u64 cmd_flags;
+	bool need_start, need_issue, found, seq_found = false, partial, data, seq_end;
+	__u64 cmd_flags, seq_cgroup = 0;
+	__u8 op;
 
 	/* A request may complete in pieces; count it once, at the last piece. */
 	remaining = direct ? rq->__data_len : BPF_CORE_READ(rq, __data_len);
@@ -528,10 +560,18 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	bio = direct ? rq->bio : BPF_CORE_READ(rq, bio);
 	cmd_flags = direct ? rq->cmd_flags : BPF_CORE_READ(rq, cmd_flags);
 	rq_flags = direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags);
-	if (data_already_done(bio, nr_bytes, op_of(cmd_flags)))
+	op = op_of(cmd_flags);
+	data = op == IOLAT_OP_READ || op == IOLAT_OP_WRITE;
+	if (data && in_flush_seq(rq_flags)) {
+		flush_data_done(rq, bio, direct);
 		return 0;
+	}
+	/* The end of a flush sequence: its data step's facts, if it had one. */
+	seq_end = data && !nr_bytes && !remaining;
+	if (seq_end)
+		seq_found = take_rq_start(rq, &seq, &tgid, &seq_cgroup);
 	if (key_cgroup || filter_cgroup) {
-		key.cgroup = bio_cgroup(bio, direct);
+		key.cgroup = seq_cgroup ? seq_cgroup : bio_cgroup(bio, direct);
 		if (filter_cgroup && key.cgroup != filter_cgroup)
 			return 0;
 		if (!key_cgroup)
@@ -561,7 +601,14 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	 * the map is asked only when they differ.
 	 */
 	c.bytes = remaining;
-	partial = sectors && ((__u64)sectors << 9) != remaining && was_partial(rq);
+	if (seq_found) {
+		c.bytes = seq.bytes;
+		if (!c.start_ns)
+			c.start_ns = seq.start_ns;
+		if (!c.issue_ns)
+			c.issue_ns = seq.issue_ns;
+	}
+	partial = sectors && ((__u64)sectors << 9) != remaining && !seq_end && was_partial(rq);
 	if (partial)
 		c.bytes = (__u64)sectors << 9;
 	need_start = !c.start_ns;
@@ -572,8 +619,8 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 		saw_unstamped = true;
 		bpf_ringbuf_output(&wakeups, &why, sizeof(why), 0);
 	}
-	if (key_process || need_start || need_issue) {
-		found = take_rq_start(rq, &c, &tgid);
+	if ((key_process || need_start || need_issue) && !seq_end) {
+		found = take_rq_start(rq, &c, &tgid, &seq_cgroup);
 		count_rq_map(rq, rq_flags, &c, found, need_start, need_issue, direct);
 	} else if (partial) {
 		forget_rq_start(rq); /* the slot the pieces made */
