@@ -5,7 +5,7 @@ set -eu
 build=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	libmicrohttpd-dev libyaml-dev protobuf-c-compiler libprotobuf-c-dev libcap-dev
 	libsystemd-dev nettle-dev libcrypt-dev)
-test=(libcmocka-dev libclang-rt-dev libfuse3-dev fuse3 python3 util-linux curl openssl prometheus fio
+test=(libcmocka-dev libclang-rt-dev libfuse3-dev fuse3 python3 util-linux fdisk xz-utils curl openssl prometheus fio
 	qemu-system-x86 busybox-static cpio)
 missing=()
 for p in "${build[@]}" "${test[@]}"; do

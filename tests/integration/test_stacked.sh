@@ -11,6 +11,16 @@
 #   - `check` draws the stacks;
 #   - `serve` charges each cgroup exactly its own I/O at the dm layer and
 #     on its leg, and says which device is on which (iolat_block_stack_info).
+# And two devices whose numbers are known:
+#   - a GPT disk (partitioned here with sfdisk; the host kernel reads no
+#     partition tables, the guest's does): I/O on its second partition
+#     counts for the disk, as the partition's own stat says, and `-d` with
+#     the partition means the disk;
+#   - null_blk completing every request after exactly 2 ms (irqmode=2,
+#     completion_nsec), one request at a time (hw_queue_depth=1) behind
+#     mq-deadline: the median device time lies in the bucket holding 2 ms,
+#     and with two readers at once the total time (which includes the wait
+#     in the scheduler) is about twice the device time.
 source tests/integration/lib.sh
 source tests/vm/guest.sh
 vm_prepare
@@ -19,8 +29,11 @@ vm_add_tools
 make -s STATIC=1 OUT=build-static build-static/iolat >"$WORK/static.log" 2>&1 ||
 	fail "make STATIC=1 failed: $(tail -3 "$WORK/static.log")"
 vm_add_program "$PWD/build-static/iolat" /bin/iolat
-# vda (unused), vdb and vdc (virtio), nvme0n1, sda (virtio-scsi).
-make_loop 32
+# Three virtio disks (one with a GPT), nvme0n1, sda (virtio-scsi).
+command -v sfdisk >/dev/null || skip "sfdisk (package fdisk) is not installed"
+truncate -s 32M "$WORK/gpt.img"
+printf 'label: gpt\n,8MiB\n,\n' | sfdisk -q "$WORK/gpt.img" || fail "sfdisk"
+make_loop 32 "$WORK/gpt.img"
 BOOT=$LOOP
 for kind in virtio virtio nvme scsi; do
 	make_loop 32
@@ -40,21 +53,33 @@ tag() { sed "s/^/IOLAT-$1: /" "$2"; }
 for m in dm-mod dm-crypt ecb xts aes_generic md-mod raid1 nvme virtio_scsi sd_mod; do
 	load $m || err "load $m"
 done
-for d in vdb vdc nvme0n1 sda; do
+load null_blk queue_mode=2 irqmode=2 completion_nsec=2000000 hw_queue_depth=1 \
+	submit_queues=1 nr_devices=1 gb=1 || err "load null_blk"
+echo mq-deadline >/sys/block/nullb0/queue/scheduler || err "nullb0 scheduler"
+for d in vda vdb vdc nvme0n1 sda nullb0; do
 	i=0
 	while [ ! -b /dev/$d ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -b /dev/$d ] || err "no /dev/$d"
 done
-S=$(cat /sys/block/vdb/size)
-dmsetup create lin --table "0 $S linear /dev/vdb 0" || err "dmsetup lin"
-dmsetup create cry --table "0 $(cat /sys/block/vdc/size) crypt aes-xts-plain64 $(seq -s '' 1 8 | sed 's/./&&&&&&&&/g') 0 /dev/vdc 0" ||
+# Which virtio disk is which depends on PCI slots: the GPT one has vdX2.
+V1= V2= G=
+for d in vda vdb vdc; do
+	if [ -e /sys/block/$d/${d}2 ]; then G=$d; elif [ -z "$V1" ]; then V1=$d; else V2=$d; fi
+done
+[ -n "$G" ] || err "no partitioned virtio disk"
+S=$(cat /sys/block/$V1/size)
+dmsetup create lin --table "0 $S linear /dev/$V1 0" || err "dmsetup lin"
+dmsetup create cry --table "0 $(cat /sys/block/$V2/size) crypt aes-xts-plain64 $(seq -s '' 1 8 | sed 's/./&&&&&&&&/g') 0 /dev/$V2 0" ||
 	err "dmsetup cry"
 mdadm --create /dev/md0 --level=1 --raid-devices=2 --assume-clean --run --metadata=1.2 \
 	/dev/nvme0n1 /dev/sda >/tmp/mdadm 2>&1 || { cat /tmp/mdadm; err "mdadm"; }
+# md marks the array clean in its superblock 200 ms after the last write: a
+# write on both legs at a moment this script does not choose. Not during it.
+echo 600 >/sys/block/md0/md/safe_mode_delay || err "safe_mode_delay"
 dm() { for d in /sys/block/dm-*; do [ "$(cat $d/dm/name)" = "$1" ] && basename $d; done; }
 LIN=$(dm lin) CRY=$(dm cry)
-echo "IOLAT-NAMES: lin=$LIN cry=$CRY"
-DEVS="$LIN $CRY md0 vdb vdc nvme0n1 sda"
+echo "IOLAT-NAMES: $LIN $CRY $V1 $V2 $G"
+DEVS="$LIN $CRY md0 $V1 $V2 nvme0n1 sda"
 
 CG=/sys/fs/cgroup
 mount -t cgroup2 none $CG
@@ -86,6 +111,7 @@ in_cgroup $CG/tenant-b.service dio write /dev/$CRY 20 4096 >/dev/null || err "di
 in_cgroup $CG/tenant-a.service dio write /dev/md0 40 4096 >/dev/null || err "dio md write"
 in_cgroup $CG/tenant-a.service dio read /dev/md0 60 4096 >/dev/null || err "dio md read"
 for d in $DEVS; do echo "IOLAT-TO: $d $(cat /sys/block/$d/stat)"; done
+
 wget -q -O /tmp/metrics http://127.0.0.1:9400/metrics || err "scrape"
 kill -INT $histD $hist
 wait $histD $hist
@@ -96,6 +122,33 @@ wait $serve
 tag histD /tmp/histD
 tag hist /tmp/hist
 tag serve /tmp/serve
+# A partition, and a device of known latency.
+iolat hist -O --json -d ${G}2 >/tmp/part 2>/tmp/part.err &
+part=$!
+wait_for /tmp/part.err Tracing
+for d in $G $G/${G}2; do echo "IOLAT-FROM: ${d#*/} $(cat /sys/block/$d/stat)"; done
+dio read /dev/${G}2 70 4096 >/dev/null || err "dio ${G}2"
+for d in $G $G/${G}2; do echo "IOLAT-TO: ${d#*/} $(cat /sys/block/$d/stat)"; done
+kill -INT $part
+wait $part
+tag part /tmp/part
+iolat hist -D -O --json -d nullb0 >/tmp/null1 2>/tmp/null1.err &
+pid=$!
+wait_for /tmp/null1.err Tracing
+dio read /dev/nullb0 100 4096 >/dev/null || err "dio nullb0"
+kill -INT $pid
+wait $pid
+tag null1 /tmp/null1
+iolat hist -D -O --json -d nullb0 >/tmp/null2 2>/tmp/null2.err &
+pid=$!
+wait_for /tmp/null2.err Tracing
+dio read /dev/nullb0 100 4096 >/dev/null &
+r1=$!
+dio read /dev/nullb0 100 4096 >/dev/null || err "dio nullb0 (2)"
+wait $r1 || err "dio nullb0 (1)"
+kill -INT $pid
+wait $pid
+tag null2 /tmp/null2
 EOF
 
 vm_start stacked "$CG" "$BOOT" "$WORK/guest.sh" "$WORK/console"
@@ -107,8 +160,8 @@ if grep '^IOLAT-ERROR' "$L"; then
 	grep -v '^IOLAT-\(METRIC\|hist\|histD\|check\):' "$L" | tail -n 60 >&2
 	fail "the guest's commands failed"
 fi
-read -r LIN CRY < <(tagged NAMES | sed 's/lin=//; s/cry=//')
-echo "guest: dm-linear $LIN on vdb, dm-crypt $CRY on vdc, md0 (raid1) on nvme0n1 and sda"
+read -r LIN CRY V1 V2 G < <(tagged NAMES)
+echo "guest: dm-linear $LIN on $V1, dm-crypt $CRY on $V2, md0 (raid1) on nvme0n1 and sda; GPT on $G"
 tagged check | sed -n '/^Stacks/,/^$/p'
 
 # delta DEV FIELD: the change of the device's stat FIELD over the I/O.
@@ -122,7 +175,7 @@ tagged histD >"$WORK/histD.json"
 tagged hist >"$WORK/hist.json"
 
 # Every layer counts as its device does.
-for d in $LIN $CRY md0 vdb vdc nvme0n1 sda; do
+for d in $LIN $CRY md0 $V1 $V2 nvme0n1 sda; do
 	assert_eq "$d: reads" "$(delta "$d" 1)" "$(jget "$WORK/histD.json" "s('$d','read')['ios']")"
 	assert_eq "$d: writes" "$(delta "$d" 5)" "$(jget "$WORK/histD.json" "s('$d','write')['ios']")"
 done
@@ -137,8 +190,8 @@ echo "ok: raid1 writes on both legs"
 
 # Layers and stacks named.
 stack() { jget "$WORK/histD.json" "' '.join([s('$1','$2')['layer'], ','.join(sorted(s('$1','$2')['on'])) or '-', ','.join(s('$1','$2')['under']) or '-'])"; }
-assert_eq "$LIN: layer, on, under" "bio vdb -" "$(stack "$LIN" read)"
-assert_eq "vdb: layer, on, under" "request - $LIN" "$(stack vdb read)"
+assert_eq "$LIN: layer, on, under" "bio $V1 -" "$(stack "$LIN" read)"
+assert_eq "$V1: layer, on, under" "request - $LIN" "$(stack $V1 read)"
 assert_eq "md0: layer, on, under" "bio nvme0n1,sda -" "$(stack md0 write)"
 tagged check | grep -q "^  md0 (bio layer)" || fail "check draws no md0 stack"
 tagged check | grep -q "^      \`- nvme0n1 (request layer)" || fail "check: nvme0n1 not under md0"
@@ -155,13 +208,49 @@ echo "ok: hist without -D counts the top layers only"
 tagged METRIC >"$WORK/metrics"
 wl() { awk -v k="iolat_workload_completions_total{device=\"$1\",op=\"$2\",kind=\"service\",workload=\"$3\"}" \
 	'$1 == k { print $2 }' "$WORK/metrics"; }
-for d in "$LIN" vdb; do
+for d in "$LIN" $V1; do
 	assert_eq "$d: tenant-a reads" 100 "$(wl "$d" read tenant-a)"
 	assert_eq "$d: tenant-b writes" 30 "$(wl "$d" write tenant-b)"
 	assert_eq "$d: tenant-b reads" "" "$(wl "$d" read tenant-b)"
 done
-grep -q "^iolat_block_stack_info{device=\"vdb\",upper=\"$LIN\"} 1$" "$WORK/metrics" ||
-	fail "no iolat_block_stack_info for vdb under $LIN: $(grep stack_info "$WORK/metrics")"
+grep -q "^iolat_block_stack_info{device=\"$V1\",upper=\"$LIN\"} 1$" "$WORK/metrics" ||
+	fail "no iolat_block_stack_info for $V1 under $LIN: $(grep stack_info "$WORK/metrics")"
 grep -q '^iolat_block_stack_info{device="sda",upper="md0"} 1$' "$WORK/metrics" ||
 	fail "no iolat_block_stack_info for sda under md0"
 echo "ok: two cgroups through dm-linear each charged their own I/O on dm and its leg; stacks in serve"
+
+# The partition: ${G}2's reads are $G's, exactly, and -d ${G}2 names $G.
+tagged part >"$WORK/part.json"
+assert_eq "${G}2 reads done" 70 "$(delta ${G}2 1)"
+assert_eq "$G: reads (partition ${G}2's I/O)" "$(delta $G 1)" "$(jget "$WORK/part.json" "s(None,'read')['ios']")"
+assert_eq "$G reads = ${G}2 reads" "$(delta ${G}2 1)" "$(delta $G 1)"
+echo "ok: I/O on partition ${G}2 counted for $G, exactly (-d ${G}2)"
+
+# null_blk: 2 ms per request, one at a time.
+tagged null1 >"$WORK/null1.json"
+tagged null2 >"$WORK/null2.json"
+assert_eq "null_blk reads" 100 "$(jget "$WORK/null1.json" "s('nullb0','read')['ios']")"
+python3 - "$WORK/null1.json" "$WORK/null2.json" <<'PY' || fail "null_blk latencies"
+import json, sys
+def series(path):
+    d = json.loads([l for l in open(path) if l.strip()][-1])
+    return [x for x in d["series"] if x["disk"] == "nullb0" and x["op"] == "read"][0]
+one, two = series(sys.argv[1]), series(sys.argv[2])
+dev = one["device"]
+# The bucket holding the median holds 2 ms (timer slack only adds).
+acc, half, slot = 0, dev["count"] / 2, None
+for s in dev["slots"]:
+    acc += s["count"]
+    if acc >= half:
+        slot = s
+        break
+print(f"one reader: device p50 {dev['p50_ns'] / 1e6:.3f} ms in [{slot['lo']}, {slot['hi']}] ns")
+assert slot["lo"] <= 2_000_000 <= slot["hi"] or 2_000_000 <= slot["lo"] < 2_200_000, slot
+d2, t2 = two["device"], two["total"]
+ratio = t2["mean_ns"] / d2["mean_ns"]
+print(f"two readers, queue depth 1: device mean {d2['mean_ns'] / 1e6:.3f} ms, total mean {t2['mean_ns'] / 1e6:.3f} ms (x{ratio:.2f})")
+assert two["ios"] == 200, two["ios"]
+assert 2_000_000 <= d2["p50_ns"] < 2_400_000, d2["p50_ns"]
+assert 1.5 <= ratio <= 2.3, ratio
+PY
+echo "ok: null_blk's 2 ms in the median's bucket; total time about twice device time at queue depth 1 with two readers"
