@@ -25,7 +25,7 @@ struct cgroup___old {
 } __attribute__((preserve_access_index));
 
 /*
- * Word i (0-2) of a tracepoint's context. Where an argument sits depends on
+ * Word i (0-3) of a tracepoint's context. Where an argument sits depends on
  * the kernel (the block tracepoints lost their request-queue argument in
  * 5.11), so the index comes from a constant user space sets at load. Each
  * load is an instruction of its own at a fixed offset: the verifier refuses
@@ -37,7 +37,9 @@ static __always_inline __u64 ctx_word(unsigned long long *ctx, int i)
 {
 	__u64 v;
 
-	if (i == 2)
+	if (i == 3)
+		asm volatile("%0 = *(u64 *)(%1 + 24)" : "=r"(v) : "r"(ctx));
+	else if (i == 2)
 		asm volatile("%0 = *(u64 *)(%1 + 16)" : "=r"(v) : "r"(ctx));
 	else if (i == 1)
 		asm volatile("%0 = *(u64 *)(%1 + 8)" : "=r"(v) : "r"(ctx));

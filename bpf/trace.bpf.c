@@ -74,6 +74,21 @@ struct {
 } bios SEC(".maps");
 
 
+/* Followed bios of bio-based disks (dm, md), by disk and first sector:
+ * what block_bio_remap names, to link the bios they are remapped to. */
+struct upper_key {
+	__u64 sector;
+	__u32 dev;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct upper_key);
+	__type(value, __u64); /* the followed bio's record id */
+} uppers SEC(".maps");
+
 /* Threads inside a listed syscall, by tid. An entry is kept after the
  * syscall (enter_ns 0) so that the next one costs a lookup, not an insert;
  * LRU keeps the threads that come and go bounded. */
@@ -267,6 +282,59 @@ static __always_inline void link_syscall(struct trace_record *r, __u32 tid)
 	}
 }
 
+/* A bio remapped from a followed one is queued on the device below: its
+ * queue time is now, whatever the sampling said. */
+static __always_inline bool queue_remapped(__u64 key)
+{
+	struct trace_record *r;
+
+	if (!in_flight)
+		return false;
+	r = bpf_map_lookup_elem(&bios, &key);
+	if (!r || !(r->flags & TRACE_F_REMAP) || r->ts[TRACE_Q])
+		return false;
+	r->ts[TRACE_Q] = bpf_ktime_get_ns();
+	return true;
+}
+
+/*
+ * block_bio_remap: dm or md sends bio (a clone, or the bio itself) to the
+ * device below, for sector `from` of disk `dev` above. If a followed bio
+ * sits there, the remapped one is followed too, as its child: one chain
+ * from the dm/md device to the request on each leg (raid1 writes: one per
+ * leg).
+ */
+static __always_inline int on_remap(struct bio *bio, __u32 dev, __u64 from)
+{
+	struct upper_key u = { .sector = from, .dev = dev };
+	struct trace_record r;
+	struct gendisk *disk;
+	__u64 *parent;
+
+	if (!in_flight || !bio)
+		return 0;
+	parent = bpf_map_lookup_elem(&uppers, &u);
+	if (!parent)
+		return 0;
+	disk = bio_disk(bio, false);
+	__builtin_memset(&r, 0, sizeof(r));
+	r.parent = *parent;
+	r.flags = TRACE_F_REMAP;
+	r.dev = disk_dev(disk, false);
+	if (!BPF_CORE_READ(disk, queue, mq_ops))
+		r.flags |= TRACE_F_BIO_BASED;
+	r.op = op_of(BPF_CORE_READ(bio, bi_opf));
+	r.rq_flags = flags_of(BPF_CORE_READ(bio, bi_opf));
+	bio_cgroup(bio, &r.cgroup);
+	r.pid = bpf_get_current_pid_tgid() >> 32;
+	r.tid = (__u32)bpf_get_current_pid_tgid();
+	r.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+	r.bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
+	bpf_get_current_comm(r.comm, sizeof(r.comm));
+	follow((__u64)bio, &r);
+	return 0;
+}
+
 /*
  * Queue: the one program every I/O pays for fully, so the filters come
  * first, the sampling decision next, and the record is built only for a
@@ -278,6 +346,8 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	struct queued q = {};
 	__u64 key = (__u64)bio;
 
+	if (queue_remapped(key))
+		return 0;
 	if (!follows(bio, direct, &q)) {
 		forget_stale(key);
 		return 0;
@@ -297,6 +367,11 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	if (link_syscalls)
 		link_syscall(&r, r.tid);
 	follow(key, &r);
+	if (q.bio_based) {
+		struct upper_key u = { .sector = r.sector, .dev = r.dev };
+
+		bpf_map_update_elem(&uppers, &u, &r.id, BPF_ANY);
+	}
 	return 0;
 }
 
@@ -514,6 +589,11 @@ static __always_inline int on_bio_complete(struct bio *bio)
 
 	if (!r)
 		return 0;
+	if (r->flags & TRACE_F_BIO_BASED) {
+		struct upper_key u = { .sector = r->sector, .dev = r->dev };
+
+		bpf_map_delete_elem(&uppers, &u);
+	}
 	if (!(r->flags & TRACE_F_BIO_BASED))
 		r->flags |= TRACE_F_BIO_DONE;
 	finish((__u64)bio, r, bpf_ktime_get_ns(), BPF_CORE_READ(bio, bi_status));
@@ -571,6 +651,27 @@ SEC("raw_tp/block_split")
 int trace_x_raw(unsigned long long *ctx)
 {
 	return on_split(bio_arg(ctx));
+}
+
+/* block_bio_remap(bio, dev, from); (q, bio, dev, from) before 5.11. */
+static __always_inline int remap_args(unsigned long long *ctx)
+{
+	int at = bio_tp_has_queue ? 1 : 0;
+
+	return on_remap((struct bio *)ctx_word(ctx, at), (__u32)ctx_word(ctx, at + 1),
+			ctx_word(ctx, at + 2));
+}
+
+SEC("tp_btf/block_bio_remap")
+int trace_rm_btf(unsigned long long *ctx)
+{
+	return remap_args(ctx);
+}
+
+SEC("raw_tp/block_bio_remap")
+int trace_rm_raw(unsigned long long *ctx)
+{
+	return remap_args(ctx);
 }
 
 SEC("tp_btf/block_bio_backmerge")

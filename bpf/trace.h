@@ -33,11 +33,14 @@ enum trace_stage {
 #define TRACE_F_SPLIT 4u    /* a piece split off a followed bio (`parent`) */
 #define TRACE_F_BIO_BASED 8u /* the disk takes bios, not requests (dm, md,
 			      * zram): only Q and C exist */
+#define TRACE_F_REMAP 16u   /* a bio a followed dm or md bio was remapped to,
+			     * on the device below (`parent`); followed
+			     * whatever the sampling */
 
 struct trace_record {
 	__u64 ts[TRACE_STAGES];
 	__u64 id;	/* unique per followed bio, from 1 */
-	__u64 parent;	/* a split piece: its parent's id; else 0 */
+	__u64 parent;	/* a split piece or remapped bio: its parent's id; else 0 */
 	/* The request the bio was issued in, at its (last) issue: its first
 	 * sector and size. Bios of one request share dev, rq_sector and C. */
 	__u64 rq_sector;

@@ -134,11 +134,14 @@ static struct sys_link *sys_link_slot(struct trace_out *t, uint32_t tid, uint64_
 
 static void print_text(struct trace_out *t, const struct trace_record *r)
 {
-	char op[8], status[24];
+	char op[8], status[24], disk[40];
 
 	rwbs(r, op);
+	/* "^" marks a bio a dm or md device sent to this disk (its parent). */
+	snprintf(disk, sizeof(disk), "%s%s", r->flags & TRACE_F_REMAP ? "^" : "",
+		 disk_name(t, r->dev));
 	printf("%-11.6f %-16.16s %-7u %-7s %-4s %-12llu %-7u %-5s", seconds(t, r), r->comm, r->pid,
-	       disk_name(t, r->dev), op, (unsigned long long)r->sector, r->bytes,
+	       disk, op, (unsigned long long)r->sector, r->bytes,
 	       r->error ? status_name(r->error, status, sizeof(status)) : "-");
 	for (size_t i = 0; i < TEXT_SPANS; i++)
 		print_ms(span(r, derived[i].from, derived[i].to));
@@ -183,6 +186,7 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	json_kv_uint(&j, "rq_bytes", r->rq_bytes);
 	json_kv_bool(&j, "merged", r->flags & TRACE_F_MERGED);
 	json_kv_bool(&j, "split", r->flags & TRACE_F_SPLIT);
+	json_kv_bool(&j, "remapped", r->flags & TRACE_F_REMAP);
 	json_kv_bool(&j, "bio_based", r->flags & TRACE_F_BIO_BASED);
 	json_kv_bool(&j, "bio_completion", r->flags & TRACE_F_BIO_DONE);
 	json_kv_uint(&j, "splits", r->splits);

@@ -73,7 +73,7 @@ struct stage_prog {
 	struct bpf_program *prog[2];
 };
 
-#define TRACER_PROGS 12
+#define TRACER_PROGS 13
 #define TRACER_SYS_PROGS 2 /* the last two: syscall linkage */
 
 struct tracer {
@@ -109,6 +109,7 @@ static int stage_progs(struct trace_bpf *s, struct stage_prog *p)
 		{ "block_rq_requeue", false, { s->progs.trace_r_btf, s->progs.trace_r_raw } },
 		{ "block_rq_complete", true, { s->progs.trace_c_btf, s->progs.trace_c_raw } },
 		{ "block_bio_complete", false, { s->progs.trace_bc_btf, s->progs.trace_bc_raw } },
+		{ "block_bio_remap", false, { s->progs.trace_rm_btf, s->progs.trace_rm_raw } },
 		/* raw_syscalls; only with syscall linkage */
 		{ "sys_enter", true, { s->progs.trace_se_btf, s->progs.trace_se_raw } },
 		{ "sys_exit", true, { s->progs.trace_sx_btf, s->progs.trace_sx_raw } },

@@ -122,6 +122,18 @@ wait $serve
 tag histD /tmp/histD
 tag hist /tmp/hist
 tag serve /tmp/serve
+
+# trace through the stacks: dm-linear reads, raid1 writes.
+iolat trace --json >/tmp/trace 2>/tmp/trace.err &
+pid=$!
+wait_for /tmp/trace.err Tracing
+dio read /dev/$LIN 20 4096 >/dev/null || err "dio trace lin"
+dio write /dev/md0 10 4096 >/dev/null || err "dio trace md0"
+sleep 0.5
+kill -INT $pid
+wait $pid
+tag trace /tmp/trace
+tag trace-ERR /tmp/trace.err
 # A partition, and a device of known latency.
 iolat hist -O --json -d ${G}2 >/tmp/part 2>/tmp/part.err &
 part=$!
@@ -254,3 +266,33 @@ assert 2_000_000 <= d2["p50_ns"] < 2_400_000, d2["p50_ns"]
 assert 1.5 <= ratio <= 2.3, ratio
 PY
 echo "ok: null_blk's 2 ms in the median's bucket; total time about twice device time at queue depth 1 with two readers"
+
+# trace: each dm-linear read and raid1 write is a chain: the bio on the top
+# device, and the bio it was remapped to on each leg with its request's
+# stages (D, C), linked by parent, the leg's completion inside the parent's.
+tagged trace >"$WORK/trace.json"
+python3 - "$WORK/trace.json" "$LIN" "$V1" <<'PY' || fail "trace through remaps: $(tagged trace-ERR)"
+import json, sys
+path, lin, leg = sys.argv[1:]
+rs = [r for r in (json.loads(l) for l in open(path) if l.startswith("{")) if r["type"] == "io"]
+by_id = {r["id"]: r for r in rs}
+def chains(disk, rwbs):
+    tops = [r for r in rs if r["disk"] == disk and r["rwbs"].startswith(rwbs) and not r["remapped"]]
+    kids = {t["id"]: [r for r in rs if r["remapped"] and r["parent"] == t["id"]] for t in tops}
+    return tops, kids
+tops, kids = chains(lin, "R")
+assert len(tops) == 20, len(tops)
+for t in tops:
+    (k,) = kids[t["id"]]
+    assert k["disk"] == leg and k["bytes"] == 4096 and k["ts_ns"]["d"] and k["ts_ns"]["c"], k
+    assert t["ts_ns"]["q"] <= k["ts_ns"]["q"] <= k["ts_ns"]["d"] < k["ts_ns"]["c"] <= t["ts_ns"]["c"], (t, k)
+tops, kids = chains("md0", "W")
+assert len(tops) == 10, len(tops)
+for t in tops:
+    legs = sorted(k["disk"] for k in kids[t["id"]])
+    assert legs == ["nvme0n1", "sda"], (t, kids[t["id"]])
+    for k in kids[t["id"]]:
+        assert k["ts_ns"]["d"] and k["ts_ns"]["c"] <= t["ts_ns"]["c"], (t, k)
+print(f"trace: {len(rs)} records; 20 dm reads and 10 raid1 writes each linked to their legs' I/O")
+PY
+echo "ok: trace follows dm-linear reads and raid1 writes through their remaps to the legs' requests"
