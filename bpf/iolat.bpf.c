@@ -191,32 +191,6 @@ static __always_inline __u16 flags_of(__u64 f)
 }
 
 /*
- * Whether the kernel wrote a request's timestamps. It zeroed the unwritten
- * ones up to 6.x, but now leaves them as they were from the request
- * structure's previous use (blk_mq_rq_ctx_init writes start_time_ns only when
- * blk_mq_need_time_stamp()), so a non-zero value proves nothing; the request
- * flags that made the kernel write them do. start_time_ns is written at
- * creation when iostats or a scheduler is on (RQF_IO_STAT, RQF_USE_SCHED),
- * io_start_time_ns at issue when the queue keeps stats (RQF_STATS).
- */
-static __always_inline bool rqf(__u32 flags, int bit)
-{
-	return bit >= 0 && ((flags >> bit) & 1);
-}
-
-static __always_inline bool start_stamped(__u32 rq_flags)
-{
-	int io_stat = -1, sched = -1;
-
-	if (!bpf_core_enum_value_exists(enum rqf_flags, __RQF_IO_STAT))
-		return true; /* older kernels: unwritten stamps are zero */
-	io_stat = bpf_core_enum_value(enum rqf_flags, __RQF_IO_STAT);
-	if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_USE_SCHED))
-		sched = bpf_core_enum_value(enum rqf_flags, __RQF_USE_SCHED);
-	return rqf(rq_flags, io_stat) || rqf(rq_flags, sched);
-}
-
-/*
  * A write with a preflush or FUA runs as a flush sequence (block/blk-flush.c)
  * when the device has a volatile write cache: its data step completes like
  * any request but with RQF_FLUSH_SEQ set, and once the sequence is over the
@@ -235,12 +209,6 @@ static __always_inline bool in_flush_seq(__u32 rq_flags)
 	return rqf(rq_flags, bit);
 }
 
-static __always_inline bool issue_stamped(__u32 rq_flags)
-{
-	if (!bpf_core_enum_value_exists(enum rqf_flags, __RQF_STATS))
-		return true;
-	return rqf(rq_flags, bpf_core_enum_value(enum rqf_flags, __RQF_STATS));
-}
 
 
 
@@ -594,6 +562,8 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 		c.issue_ns = 0;
 		sectors = 0; /* written with io_start_time_ns */
 	}
+	if (c.issue_ns && c.issue_ns == c.start_ns)
+		stat_inc(IOLAT_STAT_SAME_STAMPS);
 	/*
 	 * The size is what completes now, unless earlier pieces completed
 	 * already: then the size at issue (stats_sectors). The two also differ

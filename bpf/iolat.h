@@ -110,6 +110,9 @@ enum iolat_stat {
 	IOLAT_STAT_RQMAP_FULL,	  /* request map lost what the fallback kept for a request
 				   * (evicted from the full LRU, or never stored): untimed */
 	IOLAT_STAT_BIOMAP_FULL,	  /* bio-based disk: a bio's start could not be stored */
+	IOLAT_STAT_SAME_STAMPS,	  /* kernel start and issue stamps equal: since 6.9 both
+				   * can be one plug's cached clock, so the total and
+				   * device views of such a request are the same time */
 	IOLAT_STAT_COUNT,
 };
 

@@ -486,6 +486,7 @@ struct rq_walk {
 	__u32 rq_bytes;
 	__u32 nr_bytes;	/* RQ_COMPLETE: bytes completing, from the front */
 	int error;
+	__u64 k_start_ns, k_issue_ns; /* RQ_COMPLETE: the request's own stamps */
 };
 
 static __always_inline void rq_apply(const struct rq_walk *w, __u64 key, struct trace_record *r)
@@ -508,6 +509,8 @@ static __always_inline void rq_apply(const struct rq_walk *w, __u64 key, struct 
 		r->requeues++;
 		break;
 	case RQ_COMPLETE:
+		r->k_start_ns = w->k_start_ns;
+		r->k_issue_ns = w->k_issue_ns;
 		finish(key, r, w->now, w->error);
 		break;
 	}
@@ -561,7 +564,15 @@ static __always_inline int on_rq(struct request *rq, enum rq_event ev)
 static __always_inline int on_rq_complete(struct request *rq, int error, __u32 nr_bytes)
 {
 	struct rq_walk w = { .ev = RQ_COMPLETE, .error = error, .nr_bytes = nr_bytes };
+	__u32 rq_flags;
 
+	if (!in_flight)
+		return 0;
+	rq_flags = BPF_CORE_READ(rq, rq_flags);
+	if (start_stamped(rq_flags))
+		w.k_start_ns = BPF_CORE_READ(rq, start_time_ns);
+	if (issue_stamped(rq_flags))
+		w.k_issue_ns = BPF_CORE_READ(rq, io_start_time_ns);
 	return on_rq_event(rq, &w);
 }
 

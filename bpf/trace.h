@@ -65,6 +65,12 @@ struct trace_record {
 	__u64 sys_enter_ns;
 	__u32 sys_nr;
 	__u32 pad2;
+	/* The kernel's own stamps of the request, read at its completion: what
+	 * `hist` and `serve` time from (start_time_ns: created; io_start_time_ns:
+	 * issued). 0: not stamped. Beside G and D they show how far the two
+	 * clocks are apart (since 6.9 a plug's cached time). */
+	__u64 k_start_ns;
+	__u64 k_issue_ns;
 };
 
 /*

@@ -64,6 +64,13 @@ static void print_tracepoints(const struct probe_result *pr)
 	       pr->rq_tp_has_queue ? "(q, rq) - before 5.11" : "(rq)");
 	printf("  block_bio_queue arguments: %s\n",
 	       pr->bio_tp_has_queue ? "(q, bio) - before 5.11" : "(bio)");
+	if (pr->plug_clock)
+		printf("  plug clock: yes (6.9+): a request created and issued inside one plug gets\n"
+		       "    one cached time for both stamps, so its total time equals its device time\n"
+		       "    and both include the time it waited in the plug; iolat counts such\n"
+		       "    completions as same_stamps\n");
+	else
+		printf("  plug clock: no: start and issue stamps are each read when they happen\n");
 	if (pr->queue_stats_bit >= 0)
 		printf("  QUEUE_FLAG_STATS bit: %d (from BTF)\n", pr->queue_stats_bit);
 	else

@@ -248,10 +248,6 @@ static void print_text(const struct hist_args *a, struct collector *c, const str
 
 static void collector_json(struct json *j, struct collector *c)
 {
-	static const char *const names[IOLAT_STAT_COUNT] = {
-		"hist_map_full", "rq_map_miss", "bio_map_miss", "partial_completions",
-		"rq_map_full", "bio_map_full",
-	};
 	uint64_t st[IOLAT_STAT_COUNT];
 	struct prog_stats ps[16];
 	uint64_t misses = 0;
@@ -267,7 +263,7 @@ static void collector_json(struct json *j, struct collector *c)
 	json_kv_bool(j, "rq_map", collector_fallback_attached(c));
 	if (!collector_stats(c, st))
 		for (int i = 0; i < IOLAT_STAT_COUNT; i++)
-			json_kv_uint(j, names[i], st[i]);
+			json_kv_uint(j, collector_stat_name((enum iolat_stat)i), st[i]);
 	json_kv_uint(j, "recursion_misses", misses);
 	json_end_object(j);
 }

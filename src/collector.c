@@ -718,6 +718,7 @@ const char *collector_stat_name(enum iolat_stat s)
 		[IOLAT_STAT_PARTIAL] = "partial_completion",
 		[IOLAT_STAT_RQMAP_FULL] = "rq_map_full",
 		[IOLAT_STAT_BIOMAP_FULL] = "bio_map_full",
+		[IOLAT_STAT_SAME_STAMPS] = "same_stamps",
 	};
 
 	return (unsigned int)s < IOLAT_STAT_COUNT ? names[s] : "unknown";

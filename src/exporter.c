@@ -407,7 +407,9 @@ static int add_self(struct exporter *e, struct metric_set *set)
 		"Collector events: I/O that did not fit in a full kernel map (hist_map_full: not "
 		"counted; rq_map_full: untimed; bio_map_full: not counted), completions whose start "
 		"was not kept because they were under way before iolat (rq_map_miss, bio_map_miss), "
-		"partial completions skipped.",
+		"partial completions skipped (partial_completion), completions whose kernel start "
+		"and issue stamps were equal (same_stamps: since Linux 6.9 both can be one plug's "
+		"cached clock, and then total time is device time).",
 		METRIC_COUNTER, ev_l);
 	dur = metrics_family(set, "iolat_scrape_duration_seconds",
 			     "How long the previous scrape took to build and render.", METRIC_GAUGE, NULL);

@@ -86,6 +86,19 @@ static int enum_value(const struct btf *btf, const char *name)
 	return -1;
 }
 
+/* Whether struct `type` has a member `member`. */
+static bool has_member(const struct btf *btf, const char *type, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), member))
+			return true;
+	return false;
+}
+
 int probe_kernel(struct probe_result *r)
 {
 	const char *path = getenv("IOLAT_BTF");
@@ -112,6 +125,7 @@ int probe_kernel(struct probe_result *r)
 	/* (void *ctx, struct bio *) since 5.11; (ctx, q, bio) before. */
 	r->bio_tp_has_queue = probe_tp_params(btf, tp_names[TP_BIO_QUEUE]) == 3;
 	r->queue_stats_bit = enum_value(btf, "QUEUE_FLAG_STATS");
+	r->plug_clock = has_member(btf, "blk_plug", "cur_ktime");
 
 	btf__free(btf);
 	return 0;

@@ -31,6 +31,10 @@ struct probe_result {
 				    * with only one of the two changes exist:
 				    * Debian's 5.10 has (rq) and (q, bio)) */
 	int queue_stats_bit;	   /* QUEUE_FLAG_STATS, or -1 if BTF does not say */
+	/* The block layer caches the clock for the length of a plug (6.9+,
+	 * blk_plug.cur_ktime): a request created and issued inside one plug
+	 * gets one time for both, and its total time is its device time. */
+	bool plug_clock;
 };
 
 /* Parameters of tracepoint tp's BTF prototype (its context pointer

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #define MAGIC "IOLATTRC"
-#define VERSION 2
+#define VERSION 3
 
 struct header {
 	char magic[8];

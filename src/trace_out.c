@@ -197,6 +197,9 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	} else if (t->syscalls) {
 		json_kv_null(&j, "syscall");
 	}
+	/* The request's own stamps (0: the kernel wrote none). */
+	json_kv_uint(&j, "k_start_ns", r->k_start_ns);
+	json_kv_uint(&j, "k_issue_ns", r->k_issue_ns);
 	json_key(&j, "ts_ns");
 	json_begin_object(&j);
 	for (int i = 0; i < TRACE_STAGES; i++)

@@ -20,6 +20,14 @@ on_exit "umount $WORK/mnt"
 make_cgroup wb
 cg=$CG
 root=$(cgroup_root)
+# v1 keeps blkio.throttle.* stats only for disks blk-throttle is active on
+# (since 6.x it starts on a disk's first limit): a limit no write reaches.
+# Without it the kernel's side reads 0, unless an earlier test throttled a
+# loop device of the same number.
+if [ -f "$cg/blkio.throttle.write_bps_device" ]; then
+	echo "$majmin 1099511627776" >"$cg/blkio.throttle.write_bps_device" || fail "blkio limit"
+	on_exit "echo '$majmin 0' > '$cg/blkio.throttle.write_bps_device'"
+fi
 
 # Bytes the kernel charged to cgroup CG on our disk for writes.
 kernel_wbytes() {
