@@ -62,23 +62,32 @@ static __always_inline bool rqf(__u32 flags, int bit)
 	return bit >= 0 && ((flags >> bit) & 1);
 }
 
+/*
+ * The request flags' bit numbers, which user space reads from BTF by
+ * enumerator name (probe.c): CO-RE enum relocations need the enum's name,
+ * and the kernel named it rqf_flags only after 6.12, whose enum is
+ * anonymous. -1: this kernel has no such enumerator. Kernels whose flags
+ * are still macros (rqf_enum false) zeroed the stamps they did not write,
+ * and kept RQF_FLUSH_SEQ at bit 4.
+ */
+const volatile bool rqf_enum = false;
+const volatile int rqf_io_stat_bit = -1;
+const volatile int rqf_use_sched_bit = -1;
+const volatile int rqf_stats_bit = -1;
+const volatile int rqf_flush_seq_bit = -1;
+
 static __always_inline bool start_stamped(__u32 rq_flags)
 {
-	int io_stat = -1, sched = -1;
-
-	if (!bpf_core_enum_value_exists(enum rqf_flags, __RQF_IO_STAT))
+	if (!rqf_enum)
 		return true; /* older kernels: unwritten stamps are zero */
-	io_stat = bpf_core_enum_value(enum rqf_flags, __RQF_IO_STAT);
-	if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_USE_SCHED))
-		sched = bpf_core_enum_value(enum rqf_flags, __RQF_USE_SCHED);
-	return rqf(rq_flags, io_stat) || rqf(rq_flags, sched);
+	return rqf(rq_flags, rqf_io_stat_bit) || rqf(rq_flags, rqf_use_sched_bit);
 }
 
 static __always_inline bool issue_stamped(__u32 rq_flags)
 {
-	if (!bpf_core_enum_value_exists(enum rqf_flags, __RQF_STATS))
+	if (!rqf_enum)
 		return true;
-	return rqf(rq_flags, bpf_core_enum_value(enum rqf_flags, __RQF_STATS));
+	return rqf(rq_flags, rqf_stats_bit);
 }
 
 static __always_inline __u8 op_of(__u64 cmd_flags)

@@ -202,11 +202,8 @@ static __always_inline __u16 flags_of(__u64 f)
  */
 static __always_inline bool in_flush_seq(__u32 rq_flags)
 {
-	int bit = 4; /* RQF_FLUSH_SEQ, (1 << 4) until rqf_flags became an enum */
-
-	if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_FLUSH_SEQ))
-		bit = bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ);
-	return rqf(rq_flags, bit);
+	/* RQF_FLUSH_SEQ was (1 << 4) while the flags were macros. */
+	return rqf(rq_flags, rqf_enum ? rqf_flush_seq_bit : 4);
 }
 
 

@@ -64,6 +64,13 @@ static void print_tracepoints(const struct probe_result *pr)
 	       pr->rq_tp_has_queue ? "(q, rq) - before 5.11" : "(rq)");
 	printf("  block_bio_queue arguments: %s\n",
 	       pr->bio_tp_has_queue ? "(q, bio) - before 5.11" : "(bio)");
+	if (pr->rqf_enum)
+		printf("  request flags (BTF): IO_STAT bit %d, USE_SCHED %d, STATS %d, FLUSH_SEQ %d\n",
+		       pr->rqf_io_stat_bit, pr->rqf_use_sched_bit, pr->rqf_stats_bit,
+		       pr->rqf_flush_seq_bit);
+	else
+		printf("  request flags: macros, not in BTF (older kernels): a stamp the kernel did\n"
+		       "    not write is zero, and FLUSH_SEQ is bit 4\n");
 	if (pr->plug_clock)
 		printf("  plug clock: yes (6.9+): a request created and issued inside one plug gets\n"
 		       "    one cached time for both stamps, so its total time equals its device time\n"

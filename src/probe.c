@@ -106,6 +106,7 @@ int probe_kernel(struct probe_result *r)
 
 	memset(r, 0, sizeof(*r));
 	r->queue_stats_bit = -1;
+	r->rqf_io_stat_bit = r->rqf_use_sched_bit = r->rqf_stats_bit = r->rqf_flush_seq_bit = -1;
 	snprintf(r->btf_path, sizeof(r->btf_path), "%s", path ? path : "/sys/kernel/btf/vmlinux");
 	kallsyms_tracepoints(r);
 	btf = btf__parse(r->btf_path, NULL);
@@ -126,6 +127,11 @@ int probe_kernel(struct probe_result *r)
 	r->bio_tp_has_queue = probe_tp_params(btf, tp_names[TP_BIO_QUEUE]) == 3;
 	r->queue_stats_bit = enum_value(btf, "QUEUE_FLAG_STATS");
 	r->plug_clock = has_member(btf, "blk_plug", "cur_ktime");
+	r->rqf_io_stat_bit = enum_value(btf, "__RQF_IO_STAT");
+	r->rqf_use_sched_bit = enum_value(btf, "__RQF_USE_SCHED");
+	r->rqf_stats_bit = enum_value(btf, "__RQF_STATS");
+	r->rqf_flush_seq_bit = enum_value(btf, "__RQF_FLUSH_SEQ");
+	r->rqf_enum = r->rqf_io_stat_bit >= 0;
 
 	btf__free(btf);
 	return 0;

@@ -35,6 +35,10 @@ struct probe_result {
 	 * blk_plug.cur_ktime): a request created and issued inside one plug
 	 * gets one time for both, and its total time is its device time. */
 	bool plug_clock;
+	/* Request flag bits, by enumerator name (-1: none); rqf_enum false on
+	 * kernels whose flags are macros (bpf/block.h). */
+	bool rqf_enum;
+	int rqf_io_stat_bit, rqf_use_sched_bit, rqf_stats_bit, rqf_flush_seq_bit;
 };
 
 /* Parameters of tracepoint tp's BTF prototype (its context pointer

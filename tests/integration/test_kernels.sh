@@ -6,7 +6,14 @@
 #     does instead;
 #   - `hist`, `serve` (one scrape), `top` and `trace` each count exactly the
 #     direct reads and writes done on /dev/vda while they run, against the
-#     guest's own /sys/block/vda/stat.
+#     guest's own /sys/block/vda/stat;
+#   - the stamp comparison: on the same I/Os (`trace`, direct 4 KiB reads one
+#     at a time, and 1 MiB direct reads the block layer splits into several
+#     requests inside one plug), how far the kernel's own request stamps,
+#     which hist and serve time from, are from the tracepoint times: the
+#     creation stamp from G (block_getrq), the issue stamp from D
+#     (block_rq_issue). Printed per kernel; on a kernel with the plug clock
+#     (6.9+) the two stamps of a plugged request are one time.
 source tests/integration/lib.sh
 source tests/vm/guest.sh
 
@@ -113,6 +120,18 @@ echo "IOLAT-trace-RC: $?"
 tag trace /tmp/trace
 tag trace-ERR /tmp/trace.err
 t "trace done"
+
+# The stamps against the tracepoints.
+iolat trace --json -d vda >/tmp/stamps 2>/tmp/stamps.err &
+pid=$!
+wait_for /tmp/stamps.err Tracing
+dio read /dev/vda 100 4096 >/dev/null
+dd if=/dev/vda of=/dev/null bs=1M count=16 iflag=direct 2>/dev/null
+sleep 0.5
+kill -INT $pid
+wait $pid
+tag stamps /tmp/stamps
+t "stamps done"
 EOF
 
 # stat_delta LOG NAME FIELD: the change of /sys/block/vda/stat's FIELD over
@@ -179,4 +198,24 @@ writes = sum(1 for r in rs if r["rwbs"].startswith("W") and r["bytes"] == 8192)
 assert (reads, writes, len(rs)) == (int(sys.argv[2]), int(sys.argv[3]), reads + writes), (reads, writes, len(rs))
 PY
 	echo "ok: $k: check passes; hist, serve, top and trace each counted $READS reads and $WRITES writes, as the disk did"
+
+	tagged stamps >"$WORK/stamps-$k.json"
+	python3 - "$WORK/stamps-$k.json" "$k" <<'PY' || fail "$k: stamp comparison"
+import json, sys, statistics
+path, k = sys.argv[1:]
+rs = [r for r in (json.loads(l) for l in open(path) if l.startswith("{")) if r["type"] == "io"]
+def row(name, sel):
+    sel = [r for r in sel if r["k_issue_ns"] and r["k_start_ns"] and r["ts_ns"]["d"] and r["ts_ns"]["g"]]
+    assert sel, name
+    di = [(r["k_issue_ns"] - r["ts_ns"]["d"]) / 1e3 for r in sel]
+    dg = [(r["k_start_ns"] - r["ts_ns"]["g"]) / 1e3 for r in sel]
+    same = sum(r["k_issue_ns"] == r["k_start_ns"] for r in sel)
+    print(f"stamps {k} {name}: {len(sel)} requests; issue stamp - D: median {statistics.median(di):+.1f} us, "
+          f"max |{max(abs(x) for x in di):.1f}| us; start stamp - G: median {statistics.median(dg):+.1f} us; "
+          f"start = issue stamp: {same}")
+    return sel
+row("4 KiB reads, one at a time", [r for r in rs if r["bytes"] == 4096])
+row("1 MiB reads, split", [r for r in rs if r["bytes"] > 4096 or r["parent"]])
+PY
+	tagged stamps | grep -c . >/dev/null
 done
