@@ -6,7 +6,8 @@
  *
  * Usage: dio read|write DEVICE COUNT SIZE [--eio-ok]
  * I/O i goes to offset (i * SIZE) modulo the device size.
- * --eio-ok: an I/O that fails with EIO does not stop the run; at the end
+ * --eio-ok: an I/O that fails with an I/O error (EIO, or ENODATA: the
+ * kernel's errno for a medium error) does not stop the run; at the end
  * "eio N" (how many failed) is printed on stdout.
  */
 #define _GNU_SOURCE
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
 		ssize_t n = writing ? pwrite(fd, buf, (size_t)size, off)
 				    : pread(fd, buf, (size_t)size, off);
 
-		if (n < 0 && errno == EIO && eio_ok) {
+		if (n < 0 && (errno == EIO || errno == ENODATA) && eio_ok) {
 			eio++;
 			continue;
 		}

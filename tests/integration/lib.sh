@@ -209,7 +209,7 @@ def s(disk=None, op=None):
     for x in d["series"]:
         if (disk is None or x.get("disk") == disk) and (op is None or x.get("op") == op):
             return x
-    return {"ios": 0, "bytes": 0, "device": {"count": 0, "unseen": 0, "p50_ns": 0},
+    return {"ios": 0, "bytes": 0, "errors": 0, "device": {"count": 0, "unseen": 0, "p50_ns": 0},
             "total": {"count": 0, "unseen": 0, "p50_ns": 0}, "size_slots": []}
 print(eval(sys.argv[2]))
 PY

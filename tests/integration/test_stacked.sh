@@ -21,6 +21,10 @@
 #     mq-deadline: the median device time lies in the bucket holding 2 ms,
 #     and with two readers at once the total time (which includes the wait
 #     in the scheduler) is about twice the device time.
+# And: `top` counts each I/O once (top layers only); `trace` follows the dm
+# reads and raid1 writes through block_bio_remap to each leg's request, one
+# chain each; scsi_debug's injected medium errors are counted by op exactly
+# and named by `trace`.
 source tests/integration/lib.sh
 source tests/vm/guest.sh
 vm_prepare
@@ -100,9 +104,12 @@ iolat hist -D -O --json >/tmp/histD 2>/tmp/histD.err &
 histD=$!
 iolat hist -O --json >/tmp/hist 2>/tmp/hist.err &
 hist=$!
+iolat top --once --json 30 >/tmp/top 2>/tmp/top.err &
+top=$!
 wait_for /tmp/serve "listening on"
 wait_for /tmp/histD.err Tracing
 wait_for /tmp/hist.err Tracing
+wait_for /tmp/top.err Tracing
 for d in $DEVS; do echo "IOLAT-FROM: $d $(cat /sys/block/$d/stat)"; done
 in_cgroup $CG/tenant-a.service dio read /dev/$LIN 100 4096 >/dev/null || err "dio a"
 in_cgroup $CG/tenant-b.service dio write /dev/$LIN 30 8192 >/dev/null || err "dio b"
@@ -113,8 +120,8 @@ in_cgroup $CG/tenant-a.service dio read /dev/md0 60 4096 >/dev/null || err "dio 
 for d in $DEVS; do echo "IOLAT-TO: $d $(cat /sys/block/$d/stat)"; done
 
 wget -q -O /tmp/metrics http://127.0.0.1:9400/metrics || err "scrape"
-kill -INT $histD $hist
-wait $histD $hist
+kill -INT $histD $hist $top
+wait $histD $hist $top
 grep -E '^iolat_(block_completions_total|workload_completions_total|block_stack_info)' /tmp/metrics |
 	sed 's/^/IOLAT-METRIC: /'
 kill -TERM $serve
@@ -134,6 +141,36 @@ kill -INT $pid
 wait $pid
 tag trace /tmp/trace
 tag trace-ERR /tmp/trace.err
+tag top /tmp/top
+
+# Errors from a real driver: scsi_debug fails reads of sectors 4660-4669
+# (opts=2: medium errors from medium_error_start, medium_error_count long).
+load scsi_debug dev_size_mb=8 delay=0 opts=2 medium_error_start=4660 medium_error_count=10 ||
+	err "load scsi_debug"
+SD=
+for i in $(seq 1 100); do
+	for d in /sys/block/sd*; do
+		[ "$(cat $d/device/model 2>/dev/null | cut -c1-9)" = scsi_debu ] && SD=${d##*/}
+	done
+	[ -n "$SD" ] && break
+	sleep 0.1
+done
+echo "IOLAT-SD: $SD"
+iolat hist -D -O --json -d $SD >/tmp/err 2>/tmp/err.err &
+pid=$!
+iolat trace --json -d $SD >/tmp/errtrace 2>/tmp/errtrace.err &
+tpid=$!
+wait_for /tmp/err.err Tracing
+wait_for /tmp/errtrace.err Tracing
+echo "IOLAT-FROM: $SD $(cat /sys/block/$SD/stat)"
+# 4 KiB reads from sector 0: reads 582 and 583 cover sectors 4656-4671.
+echo "IOLAT-EIO: $(dio read /dev/$SD 600 4096 --eio-ok)"
+echo "IOLAT-TO: $SD $(cat /sys/block/$SD/stat)"
+sleep 0.5
+kill -INT $pid $tpid
+wait $pid $tpid
+tag err /tmp/err
+tag errtrace /tmp/errtrace
 # A partition, and a device of known latency.
 iolat hist -O --json -d ${G}2 >/tmp/part 2>/tmp/part.err &
 part=$!
@@ -296,3 +333,34 @@ for t in tops:
 print(f"trace: {len(rs)} records; 20 dm reads and 10 raid1 writes each linked to their legs' I/O")
 PY
 echo "ok: trace follows dm-linear reads and raid1 writes through their remaps to the legs' requests"
+
+# top, per workload, counts the top layers only.
+tagged top >"$WORK/top.json"
+python3 - "$WORK/top.json" "$top_reads" "$top_writes" <<'PY' || fail "top counted the lower layers too: $(cat "$WORK/top.json")"
+import json, sys
+top = json.loads([l for l in open(sys.argv[1]) if l.strip()][-1])
+reads = sum(w["reads"] for w in top["workloads"])
+writes = sum(w["writes"] for w in top["workloads"])
+assert (reads, writes) == (int(sys.argv[2]), int(sys.argv[3])), (reads, writes)
+PY
+echo "ok: top counts each I/O once, at the top layer"
+
+# Medium errors from scsi_debug: counted by op exactly, shown by trace.
+SD=$(tagged SD)
+tagged err >"$WORK/err.json"
+tagged errtrace >"$WORK/errtrace.json"
+failed=$(tagged EIO | awk '{ print $2 }')
+[ -n "$failed" ] || { grep -E "IOLAT-(EIO|SD|err)|scsi|sd 2:|medium|I/O error" "$L" | head -30 >&2; }
+assert_eq "$SD: reads that failed (dio)" 2 "$failed"
+assert_eq "$SD: reads (diskstats)" "$(delta "$SD" 1)" "$(jget "$WORK/err.json" "s('$SD','read')['ios']")"
+assert_eq "$SD: read errors" 2 "$(jget "$WORK/err.json" "s('$SD','read')['errors']")"
+assert_eq "$SD: write errors" 0 "$(jget "$WORK/err.json" "s('$SD','write')['errors']")"
+python3 - "$WORK/errtrace.json" <<'PY' || fail "trace: the failed reads"
+import json, sys
+rs = [r for r in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")) if r["type"] == "io"]
+bad = sorted((r["sector"], r["error_name"]) for r in rs if r["error"])
+assert [s for s, _ in bad] == [4656, 4664], bad
+assert all(name for _, name in bad), bad
+print(f"trace: failed reads at sectors {[s for s, _ in bad]}: {bad[0][1]}")
+PY
+echo "ok: scsi_debug's medium errors counted exactly by op, and named by trace"
