@@ -6,7 +6,8 @@
 #     does instead;
 #   - `hist`, `serve` (one scrape), `top` and `trace` each count exactly the
 #     direct reads and writes done on /dev/vda while they run, against the
-#     guest's own /sys/block/vda/stat;
+#     guest's own /sys/block/vda/stat, and so does a user program served
+#     through its config (examples/biosize);
 #   - the stamp comparison: on the same I/Os (`trace`, direct 4 KiB reads one
 #     at a time, and 1 MiB direct reads the block layer splits into several
 #     requests inside one plug), how far the kernel's own request stamps,
@@ -24,6 +25,12 @@ READS=200 WRITES=40
 make -s STATIC=1 OUT=build-static build-static/iolat >"$WORK/static.log" 2>&1 ||
 	fail "make STATIC=1 failed: $(tail -3 "$WORK/static.log")"
 vm_add_program "$PWD/build-static/iolat" /bin/iolat
+# A user program (served through its config), for the user-program path.
+EX=${OUT:-build}/examples
+[ -f "$EX/biosize.bpf.o" ] || make -s examples >"$WORK/examples.log" 2>&1 ||
+	fail "make examples failed: $(tail -3 "$WORK/examples.log")"
+vm_add_file "$EX/biosize.bpf.o" /etc/iolat/examples/biosize.bpf.o
+vm_add_file examples/biosize.yaml /etc/iolat/examples/biosize.yaml
 make_loop 64
 make_cgroup kernels
 
@@ -78,7 +85,8 @@ tag hist-ERR /tmp/hist.err
 t "hist done"
 
 # serve: one scrape after the I/O.
-iolat serve --web.listen-address=127.0.0.1:9400 --no-collector.workloads >/tmp/serve 2>&1 &
+iolat serve --web.listen-address=127.0.0.1:9400 --no-collector.workloads \
+	--config.dir=/etc/iolat/examples --config.names=biosize >/tmp/serve 2>&1 &
 pid=$!
 wait_for /tmp/serve "listening on"
 stat_of serve-FROM
@@ -86,7 +94,8 @@ io
 stat_of serve-TO
 wget -q -O /tmp/metrics http://127.0.0.1:9400/metrics
 echo "IOLAT-serve-RC: $?"
-grep -E '^iolat_(block_completions_total|build_info)' /tmp/metrics | sed 's/^/IOLAT-serve: /'
+grep -E '^(iolat_(block_completions_total|build_info)|block_request_size_bytes_count)' /tmp/metrics |
+	sed 's/^/IOLAT-serve: /'
 kill -TERM $pid
 wait $pid
 echo "IOLAT-serve-EXIT: $?"
@@ -178,6 +187,8 @@ for k in $KERNELS; do
 	assert_eq "$k: serve writes" $WRITES \
 		"$(awk '$1 == "iolat_block_completions_total{device=\"vda\",op=\"write\"}" { print $2 }' "$WORK/serve-$k")"
 	assert_eq "$k: serve stopped cleanly" 0 "$(tagged serve-EXIT)"
+	assert_eq "$k: user program biosize: requests issued" $((READS + WRITES)) \
+		"$(awk '$1 == "block_request_size_bytes_count{device=\"vda\"}" { print $2 }' "$WORK/serve-$k")"
 
 	tagged top >"$WORK/top-$k.json"
 	python3 - "$WORK/top-$k.json" $READS $WRITES <<'PY' || fail "$k: top did not count the I/O: $(cat "$WORK/top-$k.json")"

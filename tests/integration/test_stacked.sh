@@ -244,7 +244,12 @@ assert_eq "$V1: layer, on, under" "request - $LIN" "$(stack $V1 read)"
 assert_eq "md0: layer, on, under" "bio nvme0n1,sda -" "$(stack md0 write)"
 tagged check | grep -q "^  md0 (bio layer)" || fail "check draws no md0 stack"
 tagged check | grep -q "^      \`- nvme0n1 (request layer)" || fail "check: nvme0n1 not under md0"
-echo "ok: layers and stacks named in hist -D and check"
+# Real drivers: the kernel stamps NVMe and SCSI requests, and check says so.
+for d in nvme0n1 sda; do
+	tagged check | grep -Eq "^  $d .*request-based.*kernel timestamps \(fast path\)" ||
+		fail "check: $d not on the fast path: $(tagged check | grep "^  $d ")"
+done
+echo "ok: layers and stacks named in hist -D and check; NVMe and SCSI on the fast path"
 
 # Without -D: the top layers only, each I/O once.
 top_reads=$(($(delta "$LIN" 1) + $(delta "$CRY" 1) + $(delta md0 1)))
