@@ -90,6 +90,24 @@ static __always_inline bool issue_stamped(__u32 rq_flags)
 	return rqf(rq_flags, rqf_stats_bit);
 }
 
+/*
+ * Tracepoint arguments. block_rq_issue, block_rq_insert, block_bio_queue and
+ * their kin lost their request-queue argument in 5.11 (commit a54895fa057c
+ * and its series); user space reads which layout this kernel has from BTF.
+ */
+const volatile bool rq_tp_has_queue = false; /* rq events: (q, rq) */
+const volatile bool bio_tp_has_queue = false; /* bio events: (q, bio) */
+
+static __always_inline struct request *rq_arg(unsigned long long *ctx)
+{
+	return (struct request *)ctx_word(ctx, rq_tp_has_queue ? 1 : 0);
+}
+
+static __always_inline struct bio *bio_arg(unsigned long long *ctx)
+{
+	return (struct bio *)ctx_word(ctx, bio_tp_has_queue ? 1 : 0);
+}
+
 static __always_inline __u8 op_of(__u64 cmd_flags)
 {
 	/* REQ_OP_* numbers, include/linux/blk_types.h; stable since 4.10. */

@@ -35,8 +35,6 @@ const volatile bool key_cgroup = false;
 const volatile bool key_size_class = false;
 const volatile bool key_process = false;  /* submitting process, from block_io_start */
 const volatile bool force_rq_map = false; /* testing: ignore struct request times */
-const volatile bool rq_tp_has_queue = false; /* rq_issue/rq_insert(q, rq): before 5.11 */
-const volatile bool bio_tp_has_queue = false; /* bio_queue(q, bio): the same */
 const volatile __u32 queue_stats_bit = 64;   /* QUEUE_FLAG_STATS; 64 = unknown */
 
 const volatile bool shared_values = false; /* count in hists_shared, atomically */
@@ -751,20 +749,6 @@ static __always_inline int on_bio_complete(struct request_queue *q, struct bio *
 	return 0;
 }
 
-/*
- * Tracepoint arguments. block_rq_issue, block_rq_insert and block_bio_queue
- * lost their queue argument in 5.11 (commit a54895fa057c and its series);
- * rq_tp_has_queue and bio_tp_has_queue say which we have.
- */
-static __always_inline struct request *rq_arg(unsigned long long *ctx)
-{
-	return (struct request *)ctx_word(ctx, rq_tp_has_queue ? 1 : 0);
-}
-
-static __always_inline struct bio *bio_arg(unsigned long long *ctx)
-{
-	return (struct bio *)ctx_word(ctx, bio_tp_has_queue ? 1 : 0);
-}
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(rq_complete_btf, struct request *rq, int error, unsigned int nr_bytes)

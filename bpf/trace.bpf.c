@@ -38,11 +38,8 @@ const volatile __u32 filter_op = TRACE_OP_ANY;
 const volatile __u32 sample_every = 1;	  /* follow 1 bio in N (per CPU) */
 const volatile __u64 min_ns = 0;	  /* emit only Q2C >= min_ns; 0: all */
 const volatile __u64 wake_bytes = 0;	  /* wake the reader at this much data */
-/* Before 5.11 (commit a54895fa057c and its series) the block tracepoints
- * took the request queue first: rq events (q, rq), bio events (q, bio),
- * the bio merges (q, rq, bio). User space reads the layouts from BTF. */
-const volatile bool rq_tp_has_queue = false;
-const volatile bool bio_tp_has_queue = false;
+/* The bio merges were (q, rq, bio) before 5.11 (rq_tp_has_queue and
+ * bio_tp_has_queue, bpf/block.h, say which layouts this kernel has). */
 /* Syscall linkage (--syscalls): the syscall numbers to link, a bit each.
  * The sys_enter/sys_exit programs are loaded only when it is on. */
 const volatile bool link_syscalls = false;
@@ -611,15 +608,6 @@ static __always_inline int on_bio_complete(struct bio *bio)
 	return 0;
 }
 
-static __always_inline struct request *rq_arg(unsigned long long *ctx)
-{
-	return (struct request *)ctx_word(ctx, rq_tp_has_queue ? 1 : 0);
-}
-
-static __always_inline struct bio *bio_arg(unsigned long long *ctx)
-{
-	return (struct bio *)ctx_word(ctx, bio_tp_has_queue ? 1 : 0);
-}
 
 /* block_bio_backmerge/frontmerge were (q, rq, bio) before 5.11. */
 static __always_inline struct bio *merge_arg(unsigned long long *ctx)

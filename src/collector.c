@@ -134,13 +134,7 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	c->key_process = o->key_process;
 	ro->key_size_class = o->key_size_class;
 	ro->force_rq_map = c->force_rq_map;
-	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
-	ro->rqf_enum = pr->rqf_enum;
-	ro->rqf_io_stat_bit = pr->rqf_io_stat_bit;
-	ro->rqf_use_sched_bit = pr->rqf_use_sched_bit;
-	ro->rqf_stats_bit = pr->rqf_stats_bit;
-	ro->rqf_flush_seq_bit = pr->rqf_flush_seq_bit;
-	ro->bio_tp_has_queue = pr->bio_tp_has_queue;
+	PROBE_SET_BLOCK_RODATA(ro, pr);
 	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : 64;
 	/* Keyed by cgroup, values are shared (see the map's comment in
 	 * iolat.bpf.c), and so they are when per-CPU values would leave too

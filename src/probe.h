@@ -41,6 +41,22 @@ struct probe_result {
 	int rqf_io_stat_bit, rqf_use_sched_bit, rqf_stats_bit, rqf_flush_seq_bit;
 };
 
+/*
+ * Hands the kernel's layout facts to a BPF object's constants (bpf/block.h
+ * declares them for both objects; their rodata structs differ in type, not
+ * in these fields), before it is loaded.
+ */
+#define PROBE_SET_BLOCK_RODATA(ro, pr)                               \
+	do {                                                         \
+		(ro)->rq_tp_has_queue = (pr)->rq_tp_has_queue;       \
+		(ro)->bio_tp_has_queue = (pr)->bio_tp_has_queue;     \
+		(ro)->rqf_enum = (pr)->rqf_enum;                     \
+		(ro)->rqf_io_stat_bit = (pr)->rqf_io_stat_bit;       \
+		(ro)->rqf_use_sched_bit = (pr)->rqf_use_sched_bit;   \
+		(ro)->rqf_stats_bit = (pr)->rqf_stats_bit;           \
+		(ro)->rqf_flush_seq_bit = (pr)->rqf_flush_seq_bit;   \
+	} while (0)
+
 /* Parameters of tracepoint tp's BTF prototype (its context pointer
  * included), or -1 if BTF does not describe it. */
 int probe_tp_params(const struct btf *btf, const char *tp);

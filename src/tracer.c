@@ -152,13 +152,7 @@ static void configure(struct tracer *t, const struct tracer_opts *o,
 	/* A threshold is decided at completion, so every I/O is followed. */
 	ro->sample_every = o->min_ns || !o->sample_every ? 1 : o->sample_every;
 	ro->min_ns = o->min_ns;
-	ro->rq_tp_has_queue = pr->rq_tp_has_queue;
-	ro->rqf_enum = pr->rqf_enum;
-	ro->rqf_io_stat_bit = pr->rqf_io_stat_bit;
-	ro->rqf_use_sched_bit = pr->rqf_use_sched_bit;
-	ro->rqf_stats_bit = pr->rqf_stats_bit;
-	ro->rqf_flush_seq_bit = pr->rqf_flush_seq_bit;
-	ro->bio_tp_has_queue = pr->bio_tp_has_queue;
+	PROBE_SET_BLOCK_RODATA(ro, pr);
 	ro->link_syscalls = o->syscalls;
 	for (size_t i = 0; o->syscalls && i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++)
 		if (sys_linked[i].nr >= 0 && sys_linked[i].nr < TRACE_SYS_MAX)
