@@ -438,7 +438,7 @@ static void test_series_json(void **state)
 	json_init(&j, cap_file(state));
 	render_series_json(&j, &series, &lat, &size);
 	assert_string_equal(captured(state),
-		"{\"disk\":\"vda\",\"layer\":\"request\",\"op\":\"write\",\"flags\":\"sync|fua\","
+		"{\"disk\":\"vda\",\"layer\":\"request\",\"on\":[],\"under\":[],\"op\":\"write\",\"flags\":\"sync|fua\","
 		"\"ios\":3,\"bytes\":12288,\"errors\":1,"
 		"\"device\":{\"count\":3,\"unseen\":0,\"sum_ns\":3999999,\"mean_ns\":1333333,"
 		"\"p50_ns\":994140.75,\"p90_ns\":1985937.1,\"p99_ns\":1998592.81,"
@@ -497,7 +497,7 @@ static void test_series_json_array(void **state)
 	render_series_json(&j, &series, &lat, &size);
 	json_end_array(&j);
 	out = captured(state);
-	assert_starts_with(out, "[{\"disk\":\"zram0\",\"layer\":\"bio\",\"ios\":0,");
+	assert_starts_with(out, "[{\"disk\":\"zram0\",\"layer\":\"bio\",\"on\":[],\"under\":[],\"ios\":0,");
 	assert_non_null(strstr(out, "\"size_slots\":[]},{\"op\":\"discard\",\"flags\":\"none\","
 				    "\"ios\":0,"));
 	assert_ends_with(out, "\"size_slots\":[]}]");
