@@ -206,9 +206,6 @@ static __always_inline bool in_flush_seq(__u32 rq_flags)
 
 
 
-
-
-
 /*
  * The cgroup a bio was issued for (its blkcg's cgroup), or its ancestor at
  * the filter's level when a filter is set, so that filtering on a parent

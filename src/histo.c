@@ -98,7 +98,9 @@ void histo_summarize(const struct iolat_lat *d, const struct bucket_table *t,
 
 	out->count = d->count;
 	out->mean = d->count ? (double)d->sum_ns / (double)d->count : 0;
-	out->max_exact = top >= 0 && d->max_ns;
+	/* The kept max is exact only if it lies in the top slot: shared values
+	 * keep it by a plain store, which a race between CPUs can leave low. */
+	out->max_exact = top >= 0 && d->max_ns && d->max_ns >= buckets_lower(t, (size_t)top);
 	if (top < 0)
 		out->max = 0;
 	else if (out->max_exact)

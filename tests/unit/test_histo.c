@@ -522,6 +522,23 @@ static void test_summarize_max_not_exact(void **state)
 	assert_true(s.p999 <= s.max);
 }
 
+/* A max below the top slot (a shared value's max lost a race between two
+ * CPUs): not exact, so neither the max nor the percentiles are taken from
+ * it. */
+static void test_summarize_max_below_top_slot(void **state)
+{
+	size_t top = buckets_slot_of(&lat, 7100000);
+	struct histo_summary s;
+
+	(void)state;
+	fill_delta(7100000);
+	delta.max_ns = 3000000; /* in a lower slot than the top one */
+	histo_summarize(&delta, &lat, &s);
+	assert_false(s.max_exact);
+	assert_close(s.max, (double)buckets_upper(&lat, top), 0);
+	assert_true(s.p999 >= (double)buckets_lower(&lat, top));
+}
+
 /* All values beyond the last finite bound, with the max known. */
 static void test_summarize_overflow(void **state)
 {
@@ -564,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_top_slot),
 		cmocka_unit_test(test_summarize_empty),
 		cmocka_unit_test(test_summarize_max_exact),
+		cmocka_unit_test(test_summarize_max_below_top_slot),
 		cmocka_unit_test(test_summarize_max_not_exact),
 		cmocka_unit_test(test_sub_max_unknown_propagates),
 		cmocka_unit_test(test_summarize_overflow),
