@@ -485,9 +485,13 @@ static int add_process(struct metric_set *set)
 	v[4] = (double)ps.max_fds;
 	v[5] = (double)ps.heap_bytes;
 	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
-		struct metric_family *f =
-			metrics_family(set, fam[i].name, fam[i].help, fam[i].type, NULL);
+		struct metric_family *f;
 
+		/* No heap figure under another allocator (a sanitizer's): mallinfo2
+		 * then says 0, and 0 would be a lie. */
+		if (i == 5 && !ps.heap_bytes)
+			continue;
+		f = metrics_family(set, fam[i].name, fam[i].help, fam[i].type, NULL);
 		rc |= f ? add_counter(f, NULL, v[i]) : -ENOMEM;
 	}
 	return rc ? -ENOMEM : 0;

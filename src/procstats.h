@@ -14,7 +14,8 @@ struct procstats {
 	uint64_t max_fds; /* RLIMIT_NOFILE, soft */
 	/* Bytes malloc has handed out and not had back (glibc's mallinfo2):
 	 * flat while resident_bytes grows means the allocator keeps freed
-	 * memory (fragmentation), not a leak. */
+	 * memory (fragmentation), not a leak. 0 when the allocator is not
+	 * glibc's (sanitizers bring their own). */
 	uint64_t heap_bytes;
 };
 
