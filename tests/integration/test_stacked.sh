@@ -1,6 +1,7 @@
-# Stacked block devices and real drivers, in a qemu/TCG guest (Debian 6.1
-# kernel; VM_SERIES picks another): dm-linear (what LVM builds) on a
-# virtio disk, dm-crypt on another, md raid1 over an NVMe and a SCSI disk
+# Stacked block devices and real drivers, in qemu/TCG guests of Debian's
+# 5.10, 6.1 and 6.12 kernels (IOLAT_KERNELS picks others): dm-linear (what
+# LVM builds) on a virtio disk, dm-crypt on another, md raid1 over an NVMe
+# and a SCSI disk
 # (qemu's nvme and virtio-scsi), all of it driven by real direct I/O from
 # two cgroups. Checked, on every layer:
 #   - `hist -D` counts each device's reads and writes exactly as the
@@ -25,6 +26,15 @@
 # reads and raid1 writes through block_bio_remap to each leg's request, one
 # chain each; scsi_debug's injected medium errors are counted by op exactly
 # and named by `trace`.
+# On each kernel of the matrix (IOLAT_KERNELS, as test_kernels.sh), one
+# guest each: this script runs itself once per kernel.
+if [ -z "${STACKED_ONE:-}" ]; then
+	for k in ${IOLAT_KERNELS:-5.10 6.1 6.12}; do
+		echo "=== $k"
+		VM_SERIES=$k STACKED_ONE=1 bash "$0" || exit $?
+	done
+	exit 0
+fi
 source tests/integration/lib.sh
 source tests/vm/guest.sh
 vm_prepare
