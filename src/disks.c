@@ -188,6 +188,23 @@ static void active_scheduler(const char *line, char *out, size_t len)
 		snprintf(out, len, "%s", line);
 }
 
+/* A sysfs model string without the blanks SCSI pads it with. */
+static void read_model(const char *name, char *out, size_t len)
+{
+	char path[PATH_MAX], line[256], *s = line, *e;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/block/%s/device/model", name);
+	if (read_line(path, line, sizeof(line)))
+		return;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	snprintf(out, len, "%s", s);
+}
+
 static void fill_info(struct disk_info *d, const char *name)
 {
 	char path[PATH_MAX], line[256];
@@ -205,6 +222,9 @@ static void fill_info(struct disk_info *d, const char *name)
 	d->scheduler[0] = '\0';
 	if (read_line(path, line, sizeof(line)) == 0)
 		active_scheduler(line, d->scheduler, sizeof(d->scheduler));
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/rotational", name);
+	d->rotational = read_line(path, line, sizeof(line)) == 0 && atoi(line) != 0;
+	read_model(name, d->model, sizeof(d->model));
 }
 
 int disks_list(struct disk_info *out, size_t max)

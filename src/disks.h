@@ -65,6 +65,8 @@ struct disk_info {
 	bool wbt;	     /* write-back throttling on: queue stats, io_start_time_ns */
 	char scheduler[32];  /* active I/O scheduler, "none", or "" */
 	uint64_t sectors;    /* size in 512-byte sectors; 0: no medium, no I/O */
+	char model[64];	     /* device/model (SCSI, NVMe, ...), trimmed; "" if none */
+	bool rotational;     /* queue/rotational: a spinning disk */
 	struct disk_stack stack;
 };
 

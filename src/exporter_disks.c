@@ -101,28 +101,43 @@ static int add_counter(struct metric_set *set, const char *name, const char *hel
 	return 0;
 }
 
-/* One series per stacked pair: disk `device` has `upper` built on it (dm,
- * md), so upper's I/O includes device's. Joins the block series on device. */
-static int add_stacks(struct metric_set *set)
+/*
+ * Per disk: what it is (iolat_block_device_info, to group disks by model in
+ * a fleet) and, one series per stacked pair, where it sits
+ * (iolat_block_stack_info: disk `device` has `upper` built on it, dm or md,
+ * so upper's I/O includes device's). Both join the block series on device.
+ */
+static int add_disk_info(struct metric_set *set)
 {
-	static const char *const l[] = { "device", "upper", NULL };
+	static const char *const stack_l[] = { "device", "upper", NULL },
+			  *const info_l[] = { "device", "model", "rotational", NULL };
 	static struct disk_info d[256];
-	struct metric_family *f = metrics_family(set, "iolat_block_stack_info",
+	struct metric_family *stack = metrics_family(set, "iolat_block_stack_info",
 		"Stacked block devices (LVM/dm, dm-crypt, md): 1 for each disk `device` and a disk "
 		"`upper` built on it; each is timed on its own, and upper's I/O includes device's.",
-		METRIC_GAUGE, l);
+		METRIC_GAUGE, stack_l);
+	struct metric_family *info = metrics_family(set, "iolat_block_device_info",
+		"1 for each disk: its model (sysfs device/model; \"unknown\" when the disk has "
+		"none, as loop, zram, dm, md and virtio disks) and whether it is rotational.",
+		METRIC_GAUGE, info_l);
 	int n = disks_list(d, 256);
 
-	if (!f)
+	if (!stack || !info)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		char up[sizeof(d[i].stack.holders)], *save = NULL, *w;
+		const char *iv[] = { d[i].name, d[i].model[0] ? d[i].model : "unknown",
+				     d[i].rotational ? "1" : "0" };
+		struct metric_series *s = metrics_series(info, iv, NULL);
 
+		if (!s)
+			return -ENOMEM;
+		s->value = 1;
 		snprintf(up, sizeof(up), "%s", d[i].stack.holders);
 		for (w = strtok_r(up, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
 			const char *v[] = { d[i].name, w };
-			struct metric_series *s = metrics_series(f, v, NULL);
 
+			s = metrics_series(stack, v, NULL);
 			if (!s)
 				return -ENOMEM;
 			s->value = 1;
@@ -155,7 +170,7 @@ static int add_metrics(struct exporter_disks *d, struct metric_set *set)
 			"Gone disks whose series left the output (after disks.expire, or at once "
 			"when another disk took their number).", (double)st.expired))
 		return -ENOMEM;
-	return add_stacks(set);
+	return add_disk_info(set);
 }
 
 int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,

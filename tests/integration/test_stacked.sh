@@ -132,8 +132,11 @@ for d in $DEVS; do echo "IOLAT-TO: $d $(cat /sys/block/$d/stat)"; done
 wget -q -O /tmp/metrics http://127.0.0.1:9400/metrics || err "scrape"
 kill -INT $histD $hist $top
 wait $histD $hist $top
-grep -E '^iolat_(block_completions_total|workload_completions_total|block_stack_info)' /tmp/metrics |
+grep -E '^iolat_(block_completions_total|workload_completions_total|block_stack_info|block_device_info)' /tmp/metrics |
 	sed 's/^/IOLAT-METRIC: /'
+for d in nvme0n1 sda vda; do
+	echo "IOLAT-MODEL: $d $(cat /sys/block/$d/device/model 2>/dev/null || echo unknown)"
+done
 kill -TERM $serve
 wait $serve
 tag histD /tmp/histD
@@ -282,6 +285,14 @@ grep -q "^iolat_block_stack_info{device=\"$V1\",upper=\"$LIN\"} 1$" "$WORK/metri
 grep -q '^iolat_block_stack_info{device="sda",upper="md0"} 1$' "$WORK/metrics" ||
 	fail "no iolat_block_stack_info for sda under md0"
 echo "ok: two cgroups through dm-linear each charged their own I/O on dm and its leg; stacks in serve"
+# Each disk's model as the guest's sysfs has it (trimmed; qemu pads SCSI's).
+for d in nvme0n1 sda vda; do
+	want=$(tagged MODEL | awk -v d=$d '$1 == d { $1 = ""; sub(/^ +/, ""); sub(/ +$/, ""); print }')
+	[ -n "$want" ] || fail "no model line for $d from the guest"
+	grep -q "^iolat_block_device_info{device=\"$d\",model=\"$want\",rotational=\"[01]\"} 1$" "$WORK/metrics" ||
+		fail "$d: model '$want' not in iolat_block_device_info: $(grep device_info "$WORK/metrics")"
+done
+echo "ok: iolat_block_device_info names each disk's model (nvme0n1, sda; vda has none)"
 
 # The partition: ${G}2's reads are $G's, exactly, and -d ${G}2 names $G.
 tagged part >"$WORK/part.json"
