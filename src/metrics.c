@@ -161,7 +161,8 @@ int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count
 			h->owned[i] += slots[i];
 	else
 		h->slots = slots;
-	h->sum += (double)sum_raw / (double)t->per_base;
+	h->sum_raw += sum_raw;
+	h->sum = (double)h->sum_raw / (double)t->per_base;
 	return 0;
 }
 

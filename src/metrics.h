@@ -35,6 +35,11 @@ struct metric_hist {
 	const __u64 *slots;
 	__u64 *owned;
 	uint64_t count;
+	/* Table histograms add their sources' sums in raw units (ns, bytes)
+	 * and derive sum from the total: added as doubles, the same total
+	 * summed in another order could come out one rounding step lower, and
+	 * Prometheus takes any decrease of a _sum for a counter reset. */
+	uint64_t sum_raw;
 	double sum;	/* in base units (seconds, bytes) */
 };
 

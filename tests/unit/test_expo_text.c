@@ -106,6 +106,33 @@ static void test_openmetrics(void **state)
 	metrics_clear(&set);
 }
 
+/*
+ * A series made of two sources (a workload's cgroups, a gone disk's kept
+ * counts and its live ones) has the sum of their nanoseconds, converted
+ * once: 100000000 ns + 333 ns added as seconds is one rounding step away
+ * from 0.100000333, and a scrape that summed them the other way round
+ * would seem to go backwards.
+ */
+static void test_sum_of_sources(void **state)
+{
+	static __u64 a[IOLAT_LAT_SLOTS], b[IOLAT_LAT_SLOTS];
+	struct metric_set set = { 0 };
+	struct metric_family *h;
+	struct metric_series *s;
+
+	(void)state;
+	assert_true(100000000 / 1e9 + 333 / 1e9 != 100000333 / 1e9);
+	h = metrics_family(&set, "x_seconds", "Latency.", METRIC_HISTOGRAM, labels);
+	s = metrics_series(h, (const char *const[]){ "vda", "read" }, &lat);
+	a[buckets_slot_of(&lat, 100000000)] = 1;
+	b[buckets_slot_of(&lat, 333)] = 1;
+	assert_int_equal(metrics_hist_add(s, a, 1, 100000000), 0);
+	assert_int_equal(metrics_hist_add(s, b, 1, 333), 0);
+	assert_true(s->hist.sum == 100000333 / 1e9);
+	assert_int_equal(s->hist.count, 2);
+	metrics_clear(&set);
+}
+
 static void test_negotiate(void **state)
 {
 	(void)state;
@@ -192,6 +219,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_double), cmocka_unit_test(test_text),
+		cmocka_unit_test(test_sum_of_sources),
 		cmocka_unit_test(test_openmetrics),   cmocka_unit_test(test_negotiate),
 		cmocka_unit_test(test_gzip_accept),   cmocka_unit_test(test_listen_valid),
 		cmocka_unit_test(test_own_buckets),
