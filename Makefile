@@ -9,6 +9,8 @@
 #   make fuzz       every libFuzzer target (fuzz/), FUZZ_SECONDS each; fuzz-NAME one
 #   make soak       `iolat serve` under 100 000 scrapes and churn (root, ~30 min;
 #                   not in `make test`); SCRAPES=, CGROUPS=, DISKS=, HUPS= scale it
+#   make mixin      render the monitoring mixin (mixin/: rules, alerts, dashboards)
+#   make mixin-check the rendered mixin is current; promtool check/test; dashboard lint
 #   make STATIC=1   link libbpf, libelf, zlib and zstd statically
 OUT ?= build
 CC ?= cc
@@ -93,7 +95,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps run unit test integration sanitize tsan fuzz soak clean helpers examples \
+.PHONY: mixin mixin-check all deps run unit test integration sanitize tsan fuzz soak clean helpers examples \
 	$(FUZZ_TARGETS:%=fuzz-%)
 
 all: $(OUT)/iolat examples
@@ -250,12 +252,21 @@ soak: $(OUT)/iolat $(OUT)/dio
 deps:
 	$(Q)bash scripts/deps.sh
 
+# The monitoring mixin's rendered files are committed (usable without
+# jsonnet); mixin-check fails when they are not what mixin/*.libsonnet gives.
+mixin:
+	$(Q)bash scripts/render_mixin.sh mixin
+
+mixin-check:
+	$(Q)bash tests/mixin/check.sh $(OUT)/mixin
+
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(OUT)/iolat hist
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory mixin-check
 	$(Q)$(MAKE) --no-print-directory sanitize
 	$(Q)$(MAKE) --no-print-directory tsan
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)

@@ -6,7 +6,7 @@ build=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev l
 	libmicrohttpd-dev libyaml-dev protobuf-c-compiler libprotobuf-c-dev libcap-dev
 	libsystemd-dev nettle-dev libcrypt-dev)
 test=(libcmocka-dev libclang-rt-dev libfuse3-dev fuse3 python3 util-linux fdisk xz-utils curl openssl prometheus fio
-	qemu-system-x86 busybox-static cpio)
+	qemu-system-x86 busybox-static cpio jsonnet prometheus-alertmanager)
 missing=()
 for p in "${build[@]}" "${test[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

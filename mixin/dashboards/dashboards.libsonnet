@@ -1,0 +1,6 @@
+// The iolat dashboards: { grafanaDashboards+:: { 'iolat-disks.json': ..., ... } }.
+// Each file adds one dashboard; all read $._config (config.libsonnet).
+(import 'disks.libsonnet') +
+(import 'workloads.libsonnet') +
+(import 'fleet.libsonnet') +
+(import 'self.libsonnet')

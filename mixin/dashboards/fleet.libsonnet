@@ -1,0 +1,138 @@
+// "iolat / Fleet": every host's disks at once: ranked by latency, grouped by
+// disk model or by a label, and compared with the week (or day) before.
+local g = import '../lib/grafana.libsonnet';
+local p = import '../lib/promql.libsonnet';
+local v = import '../lib/variables.libsonnet';
+local t = g.target;
+
+{
+  grafanaDashboards+:: {
+    'iolat-fleet.json':
+      local cfg = $._config;
+      local hostBy = cfg.hostLabels;
+      local hostList = std.join(', ', hostBy);
+      local diskBy = hostBy + ['device'];
+      local diskList = std.join(', ', diskBy);
+      local disk = ['job=~"$job"', 'instance=~"$instance"', 'device=~"$device"', 'op=~"$op"'];
+      local s = p.sel(disk);
+      local dev = 'iolat_block_device_latency_seconds';
+      local tot = 'iolat_block_total_latency_seconds';
+      // Recording rules (mixin/rules.libsonnet, group iolat.rules).
+      local devQ = 'instance_device_op:iolat_block_device_latency_seconds:quantile5m';
+      local rq(rule, q) = '%s{quantile="%s", %s}' % [rule, q, std.join(', ', disk)];
+      local rules = 'From the recording rules of iolat.rules (mixin/rules.libsonnet, window %s): empty if Prometheus does not load them.' % cfg.rateInterval;
+      // Disks of the model in $model (a repeated row has one). A native
+      // histogram cannot be multiplied by the info metric (Prometheus 2.42
+      // returns nothing), so the disks are picked with `and on(...)`.
+      local ofModel = ' and on (%s) iolat_block_device_info{model=~"$model"}' % diskList;
+      local d2c = 'Device time is blktrace D2C: from the issue of the request to the driver to its completion.';
+      local q2c = 'Total time is blktrace Q2C at the request layer: from the creation of the request to its completion (queueing in the block layer, Q2D, plus D2C).';
+      local both = 'Works with native histograms and with classic buckets.';
+      // The $topn disk/op pairs whose p99 D2C grew the most against $shift before.
+      local topShift = 'topk($topn, %s / %s offset $shift)' % [rq(devQ, '0.99'), rq(devQ, '0.99')];
+
+      g.dashboard(
+        uid='iolat-fleet',
+        title='iolat / Fleet',
+        description='Block I/O latency across every host running iolat: disks ranked by p99, latency per disk model or per label, and hosts whose latency shifted against the week or day before.',
+        tags=['block-io', 'latency', 'fleet'],
+        time='now-24h',
+        variables=[
+          v.datasource,
+          v.job(cfg.iolatSelector),
+          v.instance(),
+          v.device(),
+          v.op(),
+          v.model,
+          v.custom('group_by', 'Group by', ['instance', 'job', 'device', 'op'], 'instance',
+                   description='The label the "Latency by ..." panels split the fleet by.'),
+          v.custom('shift', 'Compare with', ['1d', '1w'], cfg.regressionOffset,
+                   description='How far back the "latency shifts" panels compare: the same hour a day or a week before.'),
+          v.custom('topn', 'Top N', ['5', '10', '20', '50'], '10', description='How many disks the top-N panels show.'),
+        ],
+        rows=[
+          g.row('Disks ranked by latency', [
+            g.table('Disks ranked by p99 device time (D2C) over the time range',
+                    'Every selected host\'s disks, slowest first: p99 and p50 of device time, p99 of total time and the average IOPS, each over the whole time range shown (all selected operations together). ' + d2c + ' ' + q2c + ' Sort by any column; a disk with few I/Os has a noisy p99, look at its IOPS. ' + both,
+                    [
+                      t(p.quantile('0.99', dev, s, diskBy, range='$__range')),
+                      t(p.quantile('0.5', dev, s, diskBy, range='$__range')),
+                      t(p.quantile('0.99', tot, s, diskBy, range='$__range')),
+                      t(p.rate('iolat_block_completions_total', s, diskBy, range='$__range')),
+                    ],
+                    labels=diskBy,
+                    columns=['p99 D2C', 'p50 D2C', 'p99 Q2C', 'IOPS'],
+                    units=['s', 's', 's', 'iops'],
+                    sortBy='p99 D2C', h=10),
+            g.timeseries('Top $topn disks by p99 device time (D2C)',
+                         'The $topn disk/operation pairs with the highest p99 device time at each moment (so more than $topn lines over a long range). ' + d2c + ' ' + rules,
+                         [t('topk($topn, %s)' % rq(devQ, '0.99'), '{{instance}} {{device}} {{op}}')],
+                         unit='s', log=true, thresholdLine=[std.parseJson(cfg.diskLatencySLOThreshold), 'red']),
+            g.timeseries('Fleet-wide device time (D2C) quantiles per op',
+                         'p50, p90, p99 and p99.9 of device time over every host\'s disks merged (one histogram for the fleet, per operation). Not narrowed by job, host or disk: the rule op:iolat_block_device_latency_seconds:quantile5m sums every series iolatSelector selects. ' + d2c + ' ' + rules,
+                         [t('op:iolat_block_device_latency_seconds:quantile5m{op=~"$op"}', '{{op}} p{{quantile}}')],
+                         unit='s', log=true),
+          ]),
+          g.row('Latency by $group_by', [
+            g.timeseries('Device time (D2C) p50 and p99 by $group_by',
+                         'Device time quantiles of the selected disks merged per value of the label chosen in "Group by" (instance, job, device or op): which host, disk name or operation is slow across the fleet. ' + d2c + ' ' + both,
+                         [
+                           t(p.quantile('0.5', dev, s, ['$group_by']), '{{$group_by}} p50'),
+                           t(p.quantile('0.99', dev, s, ['$group_by']), '{{$group_by}} p99'),
+                         ], unit='s', log=true),
+            g.timeseries('Total time (Q2C) p50 and p99 by $group_by',
+                         'Total time quantiles per value of the "Group by" label. ' + q2c + ' ' + both,
+                         [
+                           t(p.quantile('0.5', tot, s, ['$group_by']), '{{$group_by}} p50'),
+                           t(p.quantile('0.99', tot, s, ['$group_by']), '{{$group_by}} p99'),
+                         ], unit='s', log=true),
+            g.timeseries('IOPS by $group_by', 'Completed I/Os per second per value of the "Group by" label (iolat_block_completions_total).',
+                         [t(p.rate('iolat_block_completions_total', s, ['$group_by']), '{{$group_by}}')], unit='iops', w=8),
+            g.heatmap('Fleet device time (D2C), native histogram',
+                      'Distribution of device time over all the selected hosts\' disks merged, from native histograms. ' + d2c + ' Empty without native histograms: see the classic panel.',
+                      [t(p.heatmapNative(dev, s), 'D2C')], native=true, w=8),
+            g.heatmap('Fleet device time (D2C), classic buckets',
+                      'Distribution of device time over all the selected hosts\' disks merged, from classic le buckets. ' + d2c + ' Empty with native histograms: see the native panel.',
+                      [t(p.heatmapClassic(dev, s), '{{le}}')], native=false, w=8),
+          ]),
+          g.row('Disk model: $model', repeat='model', description='One row per selected disk model (iolat_block_device_info).', panels=[
+            g.heatmap('$model: device time (D2C), native histogram',
+                      'Distribution of device time over every selected disk of model $model, from native histograms (disks picked with "and on(job, instance, device) iolat_block_device_info{model=...}"; a native histogram cannot be multiplied by the info metric). ' + d2c + ' Empty without native histograms, or while iolat does not export iolat_block_device_info.',
+                      [t(p.heatmapNative(dev, s, ofModel), 'D2C')], native=true, w=8),
+            g.heatmap('$model: device time (D2C), classic buckets',
+                      'Distribution of device time over every selected disk of model $model, from classic le buckets. ' + d2c + ' Empty with native histograms.',
+                      [t(p.heatmapClassic(dev, s, ofModel), '{{le}}')], native=false, w=8),
+            g.timeseries('$model: device time (D2C) p50 and p99 per op',
+                         'Device time quantiles of all disks of model $model merged, per operation: the model\'s normal latency, to compare models or spot one that changed. ' + d2c + ' ' + both,
+                         [
+                           t(p.quantile('0.5', dev, s, ['op'], filter=ofModel), '{{op}} p50'),
+                           t(p.quantile('0.99', dev, s, ['op'], filter=ofModel), '{{op}} p99'),
+                         ], unit='s', log=true, w=8),
+          ]),
+          g.row('Latency shifts: now against $shift before', [
+            g.table('Disks whose p99 changed most (now / $shift before)',
+                    'Disks (per operation) with the largest ratio of p99 device time now to p99 device time $shift before, at the end of the time range. Above %g (regressionFactor) and %g s (regressionMinLatency) for %s, alert IolatDiskLatencyRegression fires. Empty until Prometheus holds $shift of history. ' % [cfg.regressionFactor, cfg.regressionMinLatency, cfg.regressionFor] + d2c + ' ' + rules,
+                    [
+                      t(topShift),
+                      t('%s\nand on (%s, op)\n%s' % [rq(devQ, '0.99'), diskList, topShift]),
+                      t('%s offset $shift\nand on (%s, op)\n%s' % [rq(devQ, '0.99'), diskList, topShift]),
+                    ],
+                    labels=diskBy + ['op'],
+                    columns=['now / before', 'p99 D2C now', 'p99 D2C $shift before'],
+                    units=['none', 's', 's'],
+                    sortBy='now / before', w=12, h=9),
+            g.timeseries('p99 device time (D2C) now / $shift before, per host',
+                         'Ratio of each host\'s p99 device time (its selected disks merged) to the same quantile $shift earlier. 1 = unchanged. A lasting change shows as a step: it rises when the latency moved and comes back to 1 after $shift, when the compared window has the change too. The dashed line is regressionFactor (%g). Empty until Prometheus holds $shift of history. ' % cfg.regressionFactor + d2c + ' ' + both,
+                         [t('(\n%s)\n/\n(\n%s)' % [p.quantile('0.99', dev, s, hostBy), p.quantile('0.99', dev, s, hostBy, offset='$shift')], '{{instance}}')],
+                         unit='none', thresholdLine=[cfg.regressionFactor, 'red'], w=12, h=9),
+            g.timeseries('p99 device time (D2C) per host: now and $shift before',
+                         'Each host\'s p99 device time (selected disks merged) and the same $shift earlier, drawn over each other: a step between the two is a shift in latency (a firmware, kernel or workload change). ' + d2c + ' ' + both,
+                         [
+                           t(p.quantile('0.99', dev, s, hostBy), '{{instance}} now'),
+                           t(p.quantile('0.99', dev, s, hostBy, offset='$shift'), '{{instance}} $shift before'),
+                         ], unit='s', log=true, w=24),
+          ]),
+        ],
+      ),
+  },
+}

@@ -1,0 +1,140 @@
+// "iolat / iolat itself": the exporter's own health and cost: BPF run time
+// per I/O, kernel maps, scrapes, configuration, process resources.
+local g = import '../lib/grafana.libsonnet';
+local p = import '../lib/promql.libsonnet';
+local v = import '../lib/variables.libsonnet';
+local t = g.target;
+
+{
+  grafanaDashboards+:: {
+    'iolat-self.json':
+      local cfg = $._config;
+      local hostBy = cfg.hostLabels;
+      local hostList = std.join(', ', hostBy);
+      local host = ['job=~"$job"', 'instance=~"$instance"'];
+      local s = p.sel(host);
+      local onHost = '{{instance}}';
+      local gauge(metric, extra=[]) = 'max by (%s) (%s%s)' % [std.join(', ', hostBy + extra), metric, s];
+      local buildInfo = 'max by (%s, version, kernel, attach) (iolat_build_info%s)' % [hostList, s];
+      local stats = 'Needs iolat serve --bpf.stats (kernel BPF statistics; CAP_SYS_ADMIN): without it the counters stay 0 and this panel is empty.';
+
+      g.dashboard(
+        uid='iolat-self',
+        title='iolat / iolat itself',
+        description='The health and cost of iolat on each host: versions, configuration, BPF program run time per I/O, kernel map occupancy, scrape time and size, memory and file descriptors.',
+        tags=['exporter'],
+        variables=[
+          v.datasource,
+          v.job(cfg.iolatSelector),
+          v.instance(),
+        ],
+        rows=[
+          g.row('Hosts', [
+            g.stat('Targets up', 'iolat targets Prometheus scraped successfully (up == 1) among the selected ones.',
+                   [t('sum(up%s)' % s, 'up')], unit='short', graph=false),
+            g.stat('Targets down', 'iolat targets whose last scrape failed (up == 0). Alert IolatDown.',
+                   [t('count(up%s == 0) or vector(0)' % s, 'down')], unit='short', steps=[[1, 'red']], graph=false),
+            g.stat('Reloads refused', 'Hosts whose last configuration reload (SIGHUP) was refused (iolat_config_last_reload_successful == 0): they run the configuration from before it. Alert IolatConfigReloadFailed.',
+                   [t('count(iolat_config_last_reload_successful%s == 0) or vector(0)' % s, 'refused')], unit='short', steps=[[1, 'red']], graph=false),
+            g.stat('Users\' configs down', 'Users\' programs (--config.dir) that failed to load or run (iolat_user_config_up == 0). Alert IolatUserConfigDown.',
+                   [t('count(iolat_user_config_up%s == 0) or vector(0)' % s, 'down')], unit='short', steps=[[1, 'red']], graph=false),
+            g.stat('Versions', 'How many iolat versions run on the selected hosts (iolat_build_info{version}); more than one during an upgrade.',
+                   [t('count(count by (version) (iolat_build_info%s))' % s, 'versions')], unit='short', steps=[[2, 'orange']], graph=false),
+            g.stat('iolat CPU', 'CPU used by the iolat processes in user space, all selected hosts together (process_cpu_seconds_total), in cores. The BPF programs\' time is in the kernel, below.',
+                   [t(p.rate('process_cpu_seconds_total', s, []), 'cores')], unit='percentunit'),
+            g.table('Build info per host',
+                    'One line per host: iolat version, kernel, the attach path in use (tp_btf, raw_tp; iolat_build_info), time since iolat started collecting (iolat_start_time_seconds), whether the last reload succeeded, and resident memory.',
+                    [
+                      t('%s\n* on (%s) group_left ()\n(time() - %s)' % [buildInfo, hostList, gauge('iolat_start_time_seconds')]),
+                      t('%s\n* on (%s) group_left\n%s' % [buildInfo, hostList, gauge('iolat_config_last_reload_successful')]),
+                      t('%s\n* on (%s) group_left\n%s' % [buildInfo, hostList, gauge('process_resident_memory_bytes')]),
+                    ],
+                    labels=hostBy + ['version', 'kernel', 'attach'],
+                    columns=['uptime', 'last reload OK', 'resident memory'],
+                    units=['s', 'bool', 'bytes'],
+                    h=8),
+          ]),
+          g.row('BPF programs (needs --bpf.stats)', [
+            g.timeseries('BPF run time per run',
+                         'Average time one run of each of iolat\'s BPF programs takes (iolat_bpf_program_run_seconds_total / iolat_bpf_program_runs_total): the completion programs (rq_complete*, bio_complete*) run once per I/O, so theirs is iolat\'s cost per I/O. ' + stats,
+                         [t('%s\n/\n%s' % [p.rate('iolat_bpf_program_run_seconds_total', s, hostBy + ['program']), p.rate('iolat_bpf_program_runs_total', s, hostBy + ['program'])], '{{program}} on ' + onHost)],
+                         unit='s', w=8),
+            g.timeseries('BPF time per completed I/O (all programs)',
+                         'Time in all of iolat\'s BPF programs per completed I/O (every program\'s run time over iolat_block_completions_total): what iolat adds to each I/O, issue and start programs included. ' + stats,
+                         [t('%s\n/\n%s' % [p.rate('iolat_bpf_program_run_seconds_total', s, hostBy), p.rate('iolat_block_completions_total', s, hostBy)], onHost)],
+                         unit='s', w=8),
+            g.timeseries('BPF CPU time',
+                         'Share of one CPU that each program takes (rate of iolat_bpf_program_run_seconds_total). ' + stats,
+                         [t(p.rate('iolat_bpf_program_run_seconds_total', s, hostBy + ['program']), '{{program}} on ' + onHost)],
+                         unit='percentunit', w=8),
+            g.timeseries('BPF program runs', 'Runs per second of each program (iolat_bpf_program_runs_total); a completion program with no runs while the host does I/O is detached (alert IolatProgramsDetached). ' + stats,
+                         [t(p.rate('iolat_bpf_program_runs_total', s, hostBy + ['program']), '{{program}} on ' + onHost)],
+                         unit='ops'),
+            g.timeseries('BPF recursion misses', 'Runs the kernel skipped because the program was already running on that CPU (iolat_bpf_program_recursion_misses_total): those I/Os were not seen. Should stay 0.',
+                         [t(p.rate('iolat_bpf_program_recursion_misses_total', s, hostBy + ['program']), '{{program}} on ' + onHost)],
+                         unit='ops'),
+          ]),
+          g.row('Kernel maps', [
+            g.timeseries('Map fill (entries / capacity)',
+                         'Occupancy of each BPF map (iolat_bpf_map_entries / iolat_bpf_map_capacity_entries). hists_shared (histograms per disk, op, workload) full means new keys are not counted (hist_map_full); rq_starts and bio_starts are LRU maps of I/O under way, which evict their oldest entries when full (rq_map_full, bio_map_full). Alert IolatMapFull.',
+                         [t('%s\n/\n%s' % [gauge('iolat_bpf_map_entries', ['map']), gauge('iolat_bpf_map_capacity_entries', ['map'])], '{{map}} on ' + onHost)],
+                         unit='percentunit', min=0, max=1, thresholdLine=[0.9, 'orange']),
+            g.timeseries('Collector events',
+                         'iolat_collector_events_total per second: hist_map_full (I/O not counted), rq_map_full and bio_map_full (I/O not timed or not counted: a map overflowed), rq_map_miss and bio_map_miss (completions of I/O under way before iolat attached), partial_completion, same_stamps (total time equal to device time, one plug\'s cached clock).',
+                         [t(p.rate('iolat_collector_events_total', s, hostBy + ['event']), '{{event}} on ' + onHost)],
+                         unit='ops'),
+          ]),
+          g.row('Scrapes, connections and configuration', [
+            g.timeseries('Scrape duration',
+                         'iolat_scrape_duration_seconds: how long iolat took to build and render its previous answer; scrape_duration_seconds: how long Prometheus\' whole scrape took (network included). The dashed line is scrapeDurationThreshold (%g s, alert IolatScrapeSlow).' % cfg.scrapeDurationThreshold,
+                         [
+                           t(gauge('iolat_scrape_duration_seconds'), 'iolat render on ' + onHost),
+                           t(gauge('scrape_duration_seconds'), 'Prometheus scrape of ' + onHost),
+                         ], unit='s', thresholdLine=[cfg.scrapeDurationThreshold, 'red'], w=8),
+            g.timeseries('Scrape size', 'Size of iolat\'s previous answer before compression (iolat_scrape_size_bytes): grows with disks, workloads and the --label.size-class label.',
+                         [t(gauge('iolat_scrape_size_bytes'), onHost)], unit='bytes', w=8),
+            g.timeseries('Samples per scrape', 'Samples Prometheus took from each scrape (scrape_samples_scraped; a native histogram counts as one).',
+                         [t(gauge('scrape_samples_scraped'), onHost)], unit='short', w=8),
+            g.timeseries('HTTP connections', 'Connections open now (iolat_http_connections) and connections closed or refused by iolat\'s limits per second, by reason (iolat_http_connections_closed_total: per_ip_limit, full, evicted, header_timeout, write_timeout, body). Prometheus alone never meets a limit.',
+                         [
+                           t(gauge('iolat_http_connections'), 'open on ' + onHost),
+                           t(p.rate('iolat_http_connections_closed_total', s, hostBy + ['reason']), 'closed: {{reason}} on ' + onHost),
+                         ], unit='short'),
+            g.timeseries('Configuration', 'Whether the last reload succeeded (iolat_config_last_reload_successful, 0 = refused, the previous configuration runs) and each user config\'s state (iolat_user_config_up{config}, only with --config.dir).',
+                         [
+                           t(gauge('iolat_config_last_reload_successful'), 'last reload OK on ' + onHost),
+                           t(gauge('iolat_user_config_up', ['config']), 'config {{config}} up on ' + onHost),
+                         ], unit='short', min=0, max=1),
+          ]),
+          g.row('Process', [
+            g.timeseries('Memory', 'Resident memory (process_resident_memory_bytes) and heap in use (iolat_heap_allocated_bytes). Resident growing while the heap stays flat is memory the allocator keeps; both growing is something kept that should not be.',
+                         [
+                           t(gauge('process_resident_memory_bytes'), 'resident on ' + onHost),
+                           t(gauge('iolat_heap_allocated_bytes'), 'heap on ' + onHost),
+                         ], unit='bytes', w=8),
+            g.timeseries('File descriptors', 'Open file descriptors (process_open_fds) against the limit (process_max_fds).',
+                         [
+                           t(gauge('process_open_fds'), 'open on ' + onHost),
+                           t(gauge('process_max_fds'), 'limit on ' + onHost),
+                         ], unit='short', log=true, w=8),
+            g.timeseries('CPU', 'CPU iolat uses in user and system time (rate of process_cpu_seconds_total), as a share of one CPU. Idle, iolat sleeps; it works at each scrape.',
+                         [t(p.rate('process_cpu_seconds_total', s, hostBy), onHost)], unit='percentunit', w=8),
+          ]),
+          g.row('Disks and workloads that come and go', [
+            g.timeseries('Gone disks still exported', 'Disks that are gone but whose series iolat still exports (count of iolat_disks_gone_since_seconds); they leave disks.expire after they last changed.',
+                         [t('count by (%s) (iolat_disks_gone_since_seconds%s)' % [hostList, s], onHost)], unit='short', w=8),
+            g.timeseries('Disks retired and expired', 'Per second: gone disks whose kernel map keys moved to user space (iolat_disks_retired_total) and gone disks whose series left the output (iolat_disks_expired_total).',
+                         [
+                           t(p.rate('iolat_disks_retired_total', s, hostBy), 'retired on ' + onHost),
+                           t(p.rate('iolat_disks_expired_total', s, hostBy), 'expired on ' + onHost),
+                         ], unit='ops', w=8),
+            g.timeseries('Workloads retired and expired', 'Per second: removed cgroups whose kernel keys moved to user space (iolat_workload_retired_cgroups_total), and workloads whose series left the output after workloads.expire (iolat_workload_expired_total).',
+                         [
+                           t(p.rate('iolat_workload_retired_cgroups_total', s, hostBy), 'cgroups retired on ' + onHost),
+                           t(p.rate('iolat_workload_expired_total', s, hostBy), 'workloads expired on ' + onHost),
+                         ], unit='ops', w=8),
+          ]),
+        ],
+      ),
+  },
+}

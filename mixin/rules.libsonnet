@@ -1,0 +1,152 @@
+// Recording rules of the iolat mixin (group iolat.rules).
+//
+// Every rule is built from $._config (config.libsonnet). The "5m" at the end
+// of the names is part of the names, not of the window: rules named ...5m use
+// $._config.rateInterval whatever it is. The slow-I/O ratio rules are named
+// after their own windows (those of the burn-rate alerts).
+//
+// Histograms: a Prometheus with --enable-feature=native-histograms scrapes
+// iolat's histograms as native ones only (a single series, no _bucket/_count
+// series); without it, as classic _bucket/_sum/_count series only. Each
+// latency rule is therefore "native expression or classic expression": the
+// side whose series exist answers. Never multiply a native histogram by a
+// float vector here: Prometheus 2.42 returns nothing for that.
+// The fleet-wide (op:...) rules merge every host's histograms; a host scraped
+// in the other mode than the rest is left out of them (native and classic
+// histograms cannot be summed together).
+{
+  local cfg = $._config,
+
+  // Label matchers joined into a selector: sel(['le="0.01"']) gives
+  // {job="iolat",le="0.01"} (and {le="0.01"} when iolatSelector is '').
+  local sel(extra=[]) =
+    '{' + std.join(',', std.filter(function(m) m != '', [cfg.iolatSelector] + extra)) + '}',
+
+  local by(labels) = std.join(',', labels),
+
+  local hostDeviceOp = cfg.hostLabels + ['device', 'op'],
+  local hostWorkloadOp = cfg.hostLabels + ['kind', 'workload', 'op'],
+
+  // sum by (labels) of the rate of a counter.
+  local sumRate(metric, labels) =
+    'sum by (%s) (rate(%s%s[%s]))' % [by(labels), metric, sel(), cfg.rateInterval],
+
+  // Quantile q of histogram `metric` aggregated by `labels`, from native
+  // buckets or else from classic ones.
+  local quantile(q, metric, labels) =
+    |||
+      histogram_quantile(%(q)s, sum by (%(by)s) (rate(%(m)s%(sel)s[%(w)s])))
+      or
+      histogram_quantile(%(q)s, sum by (%(by)s,le) (rate(%(m)s_bucket%(sel)s[%(w)s])))
+    ||| % { q: q, by: by(labels), m: metric, sel: sel(), w: cfg.rateInterval },
+
+  // One recording rule per quantile in cfg.quantiles.
+  local quantileRules(record, metric, labels) = [
+    {
+      record: record,
+      expr: quantile(q, metric, labels),
+      labels: { quantile: q },
+    }
+    for q in cfg.quantiles
+  ],
+
+  // Fraction of I/Os whose device time is above the SLO threshold over
+  // `window`. Native: 1 - histogram_fraction(0, T, ...); classic:
+  // 1 - bucket{le=T} / count. NaN when the disk did no I/O in the window.
+  local slowRatio(window) =
+    local m = 'iolat_block_device_latency_seconds';
+    |||
+      1 - histogram_fraction(0, %(t)s, sum by (%(by)s) (rate(%(m)s%(sel)s[%(w)s])))
+      or
+      1 - (
+        sum by (%(by)s) (rate(%(m)s_bucket%(selLe)s[%(w)s]))
+        /
+        sum by (%(by)s) (rate(%(m)s_count%(sel)s[%(w)s]))
+      )
+    ||| % {
+      t: cfg.diskLatencySLOThreshold,
+      by: by(hostDeviceOp),
+      m: m,
+      sel: sel(),
+      selLe: sel(['le="%s"' % cfg.diskLatencySLOThreshold]),
+      w: window,
+    },
+
+  // Seconds in a Prometheus duration such as '5m', '1h30m' or '1w'.
+  local seconds(d) =
+    local units = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800, y: 31536000 };
+    local isDigit(c) = c >= '0' && c <= '9';
+    local step(acc, c) =
+      if isDigit(c) then
+        if acc.unit != '' then
+          { total: acc.total + std.parseInt(acc.num) * units[acc.unit], num: c, unit: '' }
+        else acc { num+: c }
+      else acc { unit+: c };
+    local end = std.foldl(step, std.stringChars(d), { total: 0, num: '', unit: '' });
+    assert end.num != '' && std.objectHas(units, end.unit) : 'not a Prometheus duration: ' + d;
+    end.total + std.parseInt(end.num) * units[end.unit],
+
+  // The windows of the slow-I/O ratio: every long and short window of the
+  // burn-rate alerts, each once, shortest first.
+  local sloWindows =
+    std.set(
+      std.flattenArrays([[a.shortWindow, a.longWindow] for a in cfg.diskLatencySLOBurnRateAlerts]),
+      keyF=seconds,
+    ),
+
+  prometheusRules+:: {
+    groups+: [
+      {
+        name: 'iolat.rules',
+        rules:
+          // Per host, disk and operation: counters.
+          [
+            {
+              record: 'instance_device_op:iolat_block_%s:rate5m' % c,
+              expr: sumRate('iolat_block_%s_total' % c, hostDeviceOp),
+            }
+            for c in ['completions', 'bytes', 'errors']
+          ]
+          // Per host, disk and operation: latency quantiles.
+          + std.flattenArrays([
+            quantileRules(
+              'instance_device_op:iolat_block_%s_latency_seconds:quantile5m' % v,
+              'iolat_block_%s_latency_seconds' % v,
+              hostDeviceOp,
+            )
+            for v in ['device', 'total']
+          ])
+          // Per host, disk and operation: fraction of slow I/O, per window.
+          + [
+            {
+              record: 'instance_device_op:iolat_block_device_latency_slow:ratio_rate%s' % w,
+              expr: slowRatio(w),
+            }
+            for w in sloWindows
+          ]
+          // Per host, workload and operation (all the workload's disks).
+          + [
+            {
+              record: 'instance_workload_op:iolat_workload_%s:rate5m' % c,
+              expr: sumRate('iolat_workload_%s_total' % c, hostWorkloadOp),
+            }
+            for c in ['completions', 'bytes']
+          ]
+          + quantileRules(
+            'instance_workload_op:iolat_workload_device_latency_seconds:quantile5m',
+            'iolat_workload_device_latency_seconds',
+            hostWorkloadOp,
+          )
+          // Fleet-wide, per operation: every host's disks merged.
+          + std.flattenArrays([
+            quantileRules(
+              'op:iolat_block_%s_latency_seconds:quantile5m' % v,
+              'iolat_block_%s_latency_seconds' % v,
+              ['op'],
+            )
+            for v in ['device', 'total']
+          ]),
+      },
+    ],
+  },
+}
