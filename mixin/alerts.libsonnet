@@ -92,8 +92,10 @@
             alert(
               'IolatWorkloadLatencyHigh',
               'warning',
-              'instance_workload_op:iolat_workload_device_latency_seconds:quantile5m{quantile="%s"} > %s'
-              % [cfg.workloadLatencyQuantile, num(cfg.workloadP99Threshold)],
+              'instance_workload_op:iolat_workload_device_latency_seconds:quantile5m{quantile="%s"%s} > %s'
+              % [cfg.workloadLatencyQuantile,
+                 if cfg.workloadAlertSelector == '' then '' else ', ' + cfg.workloadAlertSelector,
+                 num(cfg.workloadP99Threshold)],
               'Workload {{ $labels.kind }}/{{ $labels.workload }} on {{ $labels.instance }} has slow {{ $labels.op }} I/O.',
               'The p%(p)s device time of the %(op)s I/Os of %(w)s on {{ $labels.instance }}, all its disks together, is {{ $value | humanizeDuration }}, above %(t)ss for %(for)s.'
               % {

@@ -64,6 +64,11 @@
     // cgroup) device-time quantile, over all its disks, above this many
     // seconds for workloadLatencyFor.
     workloadP99Threshold: 0.05,
+    // Which workloads that alert is for: named ones. Not the root cgroup
+    // ("/": a whole machine's I/O outside any child cgroup, a guest's all
+    // of it; the disk SLO alerts cover it), not `other` (the cap's mix of
+    // many workloads) and not `none` (I/O without a cgroup).
+    workloadAlertSelector: 'workload!="/", kind!~"none|other"',
     // The quantile that alert looks at; must be in quantiles.
     workloadLatencyQuantile: '0.99',
     // How long the workload's latency must stay above the threshold.
