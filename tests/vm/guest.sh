@@ -30,17 +30,19 @@ vm_series() {
 vm_series "${VM_SERIES:-6.1}"
 VM_APT_DIR=$(realpath -m "${OUT:-build}")/vm/apt
 # Modules the guests get (with what each needs): the virtio disks they
-# boot from, and the drivers and layers the stacked-device tests build.
+# boot from, the drivers and layers the stacked-device tests build, and
+# virtio_net for a guest given a NIC (vm_add_net).
 # A guest loads the first two at boot and the rest with `load NAME [ARGS]`.
 VM_MODULES=(virtio_pci virtio_blk virtio_scsi sd_mod nvme dm-mod dm-crypt md-mod raid1
-	scsi_debug null_blk xts ecb aes_generic)
+	scsi_debug null_blk xts ecb aes_generic virtio_net)
 declare -gA VM_PIDS=() VM_CTLS=()
 # Extra files for the guests started after this: host path, guest path, ...
 # (vm_add_file, vm_add_program).
 VM_FILES=()
-# Extra qemu arguments, for the disks beyond vda (vm_add_disk).
+# Extra qemu arguments, for the disks beyond vda (vm_add_disk) and NICs
+# (vm_add_net).
 VM_DEVICES=()
-VM_NDISKS=0
+VM_NDISKS=0 VM_NNICS=0
 
 # vm_apt COMMAND ARGS...: apt-get or apt-cache (COMMAND) over Debian's
 # archive for every series, through a source list and package index of our
@@ -325,6 +327,19 @@ vm_add_disk() {
 		;;
 	*) fail "vm_add_disk: unknown kind $1" ;;
 	esac
+}
+
+# vm_add_net HOSTPORT GUESTPORT: one more NIC (virtio-net, the guest's eth0,
+# eth1, ...) on qemu's user-mode network, for the guests started after this:
+# the guest is 10.0.2.15/24 on it (the guest's commands set that up: `load
+# virtio_net`, `ip addr add ...`) and host 127.0.0.1:HOSTPORT reaches its
+# GUESTPORT (TCP). Each guest needs its own HOSTPORT: a test with several
+# guests sets VM_DEVICES=() and calls this again before starting each.
+vm_add_net() {
+	local id=n$VM_NNICS
+	VM_NNICS=$((VM_NNICS + 1))
+	VM_DEVICES+=(-netdev "user,id=$id,restrict=on,hostfwd=tcp:127.0.0.1:$1-:$2"
+		-device "virtio-net-pci,netdev=$id,romfile=")
 }
 
 # vm_add_tools: dmsetup and mdadm (Debian 12's, with the libraries they
