@@ -30,3 +30,20 @@ metric() {
 	set -- "$1" "$2" "${3:-}"
 	awk -v want="$2$3" '$1 == want { print $2 }' "$1"
 }
+
+# start_prometheus NAME FLAGS... (the configuration on stdin, without its
+# global section): a Prometheus on loopback that scrapes and evaluates
+# rules every second, its data in $WORK; sets ${NAME}_url. Stopped at exit.
+start_prometheus() {
+	local n=$1 p
+	shift
+	p=$(free_port)
+	{
+		printf 'global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n'
+		cat
+	} >"$WORK/$n.yml"
+	prometheus --config.file="$WORK/$n.yml" --storage.tsdb.path="$WORK/$n.tsdb" \
+		--web.listen-address=127.0.0.1:$p "$@" >"$WORK/$n.log" 2>&1 &
+	on_exit "kill $!"
+	printf -v "${n}_url" 'http://127.0.0.1:%s' "$p"
+}

@@ -41,16 +41,9 @@ start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --bpf.stats \
 	--config.dir="$OUT/examples" --config.names=biosize
 target=127.0.0.1:$port
 
-# start_prometheus NAME FLAGS...: a Prometheus on loopback scraping iolat
-# and evaluating the mixin's rules each second.
-start_prometheus() {
-	local n=$1 p
-	shift
-	p=$(free_port)
-	cat >"$WORK/$n.yml" <<YML
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
+# What both Prometheus servers load: the mixin's rules, and iolat.
+config() {
+	cat <<YML
 rule_files:
   - $PWD/mixin/prometheus_rules.yaml
   - $PWD/mixin/prometheus_alerts.yaml
@@ -59,13 +52,9 @@ scrape_configs:
     static_configs:
       - targets: ['$target']
 YML
-	prometheus --config.file="$WORK/$n.yml" --storage.tsdb.path="$WORK/$n.tsdb" \
-		--web.listen-address=127.0.0.1:$p "$@" >"$WORK/$n.log" 2>&1 &
-	on_exit "kill $!"
-	eval "${n}_url=http://127.0.0.1:$p"
 }
-start_prometheus classic
-start_prometheus native --enable-feature=native-histograms
+start_prometheus classic < <(config)
+start_prometheus native --enable-feature=native-histograms < <(config)
 
 # I/O of every kind the panels show, for the whole test: reads and writes
 # of several sizes from the three VMs' cgroups.

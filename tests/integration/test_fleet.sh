@@ -120,11 +120,7 @@ prometheus-alertmanager --config.file="$WORK/am.yml" --storage.path="$WORK/am" \
 on_exit "kill $!"
 AM=http://127.0.0.1:$amport
 
-pport=$(free_port)
-cat >"$WORK/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
+start_prometheus prom --rules.alert.resend-delay=1s <<EOF
 rule_files:
   - $WORK/mixin/prometheus_rules.yaml
   - $WORK/mixin/prometheus_alerts.yaml
@@ -137,10 +133,7 @@ scrape_configs:
     static_configs:
       - targets: ['${TARGET[host]}', '${TARGET[noisy01]}', '${TARGET[calm01]}']
 EOF
-prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
-	--web.listen-address=127.0.0.1:$pport --rules.alert.resend-delay=1s >"$WORK/prometheus.log" 2>&1 &
-on_exit "kill $!"
-PROM=http://127.0.0.1:$pport
+PROM=$prom_url
 
 # The guests: networking (qemu's user network, 10.0.2.15), cgroup2 mounted
 # as on any systemd machine, `iolat serve` on port 19617 of every address.

@@ -14,27 +14,16 @@ name=${dev#/dev/}
 port=$(free_port)
 start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port
 
-# start_prometheus NAME FLAGS...: a Prometheus on loopback scraping iolat each second.
-start_prometheus() {
-	local n=$1 p
-	shift
-	p=$(free_port)
-	cat >"$WORK/$n.yml" <<YML
-global:
-  scrape_interval: 1s
+scrape_iolat() {
+	cat <<YML
 scrape_configs:
   - job_name: iolat
     static_configs:
       - targets: ['127.0.0.1:$port']
 YML
-	prometheus --config.file="$WORK/$n.yml" --storage.tsdb.path="$WORK/$n.tsdb" \
-		--web.listen-address=127.0.0.1:$p "$@" >"$WORK/$n.log" 2>&1 &
-	on_exit "kill $!"
-	eval "${n}_url=http://127.0.0.1:$p"
 }
-
-start_prometheus classic
-start_prometheus native --enable-feature=native-histograms
+start_prometheus classic < <(scrape_iolat)
+start_prometheus native --enable-feature=native-histograms < <(scrape_iolat)
 
 # Reads for ~25 s, in the background, while the Prometheus instances scrape.
 "$DIO" read "$dev" 5000 4096 &

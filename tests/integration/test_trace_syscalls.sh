@@ -31,7 +31,7 @@ for mode in tp_btf raw_tp; do
 	in_cgroup "$cg" "$DIO" read "$slow" $N 4096 || fail "dio read"
 	stop_iolat INT
 	assert_detached
-	python3 - "$out" $N <<'PY' || fail "$mode: preads not linked as expected"
+	python3 - "$out" $N >"$WORK/check" <<'PY' || fail "$mode: preads not linked as expected: $(cat "$WORK/check")"
 import json, sys
 ios, calls = [], {}
 for l in open(sys.argv[1]):
@@ -43,7 +43,12 @@ for l in open(sys.argv[1]):
 n = int(sys.argv[2])
 assert len(calls) == n, ("syscall records", len(calls), n)
 reads = [r for r in ios if r["rwbs"].startswith("R")]
-assert len(reads) == n, ("read records", len(reads))
+# A completion BPF did not see (README, "Known error bounds and misses")
+# leaves its pread without an I/O record: allowed as assert_counted allows
+# (the shell prints the WARNING), never more records than reads.
+missed = n - len(reads)
+assert 0 <= missed <= 3, ("read records", len(reads), n)
+print("missed", missed)
 pids = {r["pid"] for r in reads}
 assert len(pids) == 1, pids
 for r in reads:
@@ -55,8 +60,11 @@ for r in reads:
     assert s["lat_ns"] >= r["lat_ns"]["q2c"] and s["lat_ns"] >= 5e6, (r, s)
     assert s["q2c_sum_ns"] == r["lat_ns"]["q2c"] and s["d2c_sum_ns"] == r["lat_ns"]["d2c"], s
 lat = sorted(s["lat_ns"] for s in calls.values())
-print("pread: %d reads linked, syscall latency median %.3f ms" % (n, lat[n // 2] / 1e6))
+print("pread: %d reads linked, syscall latency median %.3f ms" % (n - missed, lat[n // 2] / 1e6))
 PY
+	sed '/^missed /d' "$WORK/check"
+	assert_counted "$mode: pread records (trace: $(grep -h 'records emitted' "$out.err"))" $N \
+		$((N - $(sed -n 's/^missed //p' "$WORK/check")))
 	echo "ok: $mode: every pread64 linked"
 done
 
