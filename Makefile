@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # iolat build. Everything lands in $(OUT); quiet unless V=1.
 #   make            build iolat
 #   make run        install missing Debian packages, build, run `iolat hist`
@@ -18,7 +19,8 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 PROTOC_C ?= protoc-c
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+# git describe in a clone (0.1.0-12-gabc1234), else the tarball's or VERSION.
+VERSION := $(shell sh scripts/version.sh)
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
@@ -260,6 +262,33 @@ mixin:
 mixin-check:
 	$(Q)bash tests/mixin/check.sh $(OUT)/mixin
 
+# Man pages and shell completion (issue 13)
+#   make man         man/*.N.scd -> $(OUT)/man/*.N (scdoc; @VERSION@ filled in)
+#   make check-docs  every --help flag in its man page and back, the pages
+#                    render without warnings, the bash completion completes
+#                    (tests/install/check_docs.sh; no root, a few seconds)
+# MAN_PAGES and BASH_COMPLETION are what an install copies: pages to
+# $(mandir)/man1 and man5, the completion to bash-completion's
+# completionsdir as `iolat`.
+SCDOC ?= scdoc
+MAN_SRCS := $(wildcard man/*.scd)
+MAN_PAGES := $(MAN_SRCS:man/%.scd=$(OUT)/man/%)
+BASH_COMPLETION := contrib/completion/iolat.bash
+
+.PHONY: man check-docs
+
+man: $(MAN_PAGES)
+
+$(OUT)/man:
+	$(Q)mkdir -p $@
+
+$(MAN_PAGES): $(OUT)/man/%: man/%.scd VERSION | $(OUT)/man
+	$(call msg,SCDOC,$@)
+	$(Q)sed 's/@VERSION@/$(VERSION)/g' $< | $(SCDOC) > $@
+
+check-docs: $(OUT)/iolat man
+	$(Q)bash tests/install/check_docs.sh $(OUT)
+
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(OUT)/iolat hist
@@ -296,6 +325,91 @@ tsan:
 		setarch -R bash tests/integration/run.sh; rc=$$?; \
 		if ls build-tsan/tsan-report.* >/dev/null 2>&1; then head -n 60 build-tsan/tsan-report.*; rc=1; fi; \
 		exit $$rc
+
+# Install, dist and Debian package (issue 13)
+#   make install    PREFIX (/usr/local) and DESTDIR: the binary, users' example
+#                   programs, docs, man pages (when scdoc can make them), the
+#                   bash completion, the systemd unit and the default config
+#                   (an existing config is kept)
+#   make uninstall  removes what install put there, except the config
+#   make dist       $(OUT)/iolat-VERSION.tar.gz of HEAD (git archive), with
+#                   .tarball-version, so its build knows its version
+#   make deb        $(OUT)/deb/iolat_VERSION_ARCH.deb with debhelper, built
+#                   from a copy of the tree (scripts/mkdeb.sh); lintian after
+#   make check-unit contrib/iolat.service: systemd-analyze verify and security;
+#                   as root, a traced serve run inside its SystemCallFilter=
+PREFIX ?= /usr/local
+bindir ?= $(PREFIX)/bin
+datadir ?= $(PREFIX)/share
+mandir ?= $(datadir)/man
+docdir ?= $(datadir)/doc/iolat
+bashcompdir ?= $(datadir)/bash-completion/completions
+# PREFIX=/usr is the system's: config in /etc, the unit where Debian 12's
+# packages put theirs.
+sysconfdir ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+unitdir ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+INSTALL ?= install
+# The man pages' and completion's rules may not be there (yet): then install
+# takes whatever $(OUT)/man holds, and no completion.
+INSTALL_MAN := $(if $(MAN_PAGES),$(if $(shell command -v $(SCDOC) 2>/dev/null),$(MAN_PAGES)))
+INSTALL_COMPLETION := $(wildcard $(or $(BASH_COMPLETION),contrib/completion/iolat.bash))
+
+.PHONY: install uninstall dist deb check-unit FORCE
+
+# The version is compiled in: rebuild what prints it when it changes.
+$(OUT)/version: FORCE | $(OUT)
+	$(Q)[ "$$(cat $@ 2>/dev/null)" = "$(VERSION)" ] || echo "$(VERSION)" > $@
+$(OUT)/main.o $(OUT)/cmd_serve.o $(OUT)/exporter.o: $(OUT)/version
+$(if $(MAN_PAGES),$(eval $(MAN_PAGES): $(OUT)/version))
+
+install: $(OUT)/iolat examples $(INSTALL_MAN)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/iolat/builtin \
+		$(DESTDIR)$(datadir)/iolat/examples $(DESTDIR)$(docdir) $(DESTDIR)$(unitdir) \
+		$(DESTDIR)$(sysconfdir)/iolat
+	$(Q)$(INSTALL) -m 755 $(OUT)/iolat $(DESTDIR)$(bindir)/iolat
+	$(Q)$(INSTALL) -m 644 $(BUILTIN_CONFIGS) $(DESTDIR)$(datadir)/iolat/builtin/
+	$(Q)$(INSTALL) -m 644 $(EXAMPLES) examples/iolat_user.h $(DESTDIR)$(datadir)/iolat/examples/
+	$(Q)$(INSTALL) -m 644 README.md docs/*.md LICENSE $(DESTDIR)$(docdir)/
+	$(Q)$(INSTALL) -d $(DESTDIR)$(docdir)/LICENSES
+	$(Q)$(INSTALL) -m 644 LICENSES/*.txt $(DESTDIR)$(docdir)/LICENSES/
+	$(Q)set -e; for p in $(wildcard $(OUT)/man/*.[1-8]); do \
+		d=$(DESTDIR)$(mandir)/man$${p##*.}; $(INSTALL) -d $$d; $(INSTALL) -m 644 $$p $$d/; done
+	$(Q)$(if $(INSTALL_COMPLETION),$(INSTALL) -D -m 644 $(INSTALL_COMPLETION) $(DESTDIR)$(bashcompdir)/iolat)
+	$(Q)sed -e 's|/usr/local/bin/|$(bindir)/|g' -e 's|/usr/local/etc/|$(sysconfdir)/|g' \
+		-e 's|/usr/local/share/doc/iolat/|$(docdir)/|g' contrib/iolat.service \
+		> $(DESTDIR)$(unitdir)/iolat.service.tmp
+	$(Q)chmod 644 $(DESTDIR)$(unitdir)/iolat.service.tmp
+	$(Q)mv $(DESTDIR)$(unitdir)/iolat.service.tmp $(DESTDIR)$(unitdir)/iolat.service
+	$(Q)if [ -e $(DESTDIR)$(sysconfdir)/iolat/iolat.yml ]; then \
+		echo "  kept     $(DESTDIR)$(sysconfdir)/iolat/iolat.yml (contrib/iolat.yml is the default)"; \
+	else $(INSTALL) -m 644 contrib/iolat.yml $(DESTDIR)$(sysconfdir)/iolat/iolat.yml; fi
+
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(bindir)/iolat $(DESTDIR)$(unitdir)/iolat.service \
+		$(DESTDIR)$(bashcompdir)/iolat $(DESTDIR)$(mandir)/man[1-8]/iolat[.-]*
+	$(Q)rm -rf $(DESTDIR)$(datadir)/iolat $(DESTDIR)$(docdir)
+	$(Q)echo "  kept     $(DESTDIR)$(sysconfdir)/iolat/ (your configuration)"
+
+# HEAD, not the work tree: say so when they differ. .tarball-version is
+# appended with tar (git archive's --add-virtual-file takes --prefix only in
+# newer gits than Debian 12's 2.39).
+dist: | $(OUT)
+	$(Q)set -e; v=$$(sh scripts/version.sh --no-dirty); d=$(OUT)/dist-tmp; \
+	git diff --quiet HEAD -- || echo "dist: uncommitted changes are not in the tarball: it is HEAD" >&2; \
+	rm -rf $$d; mkdir -p $$d/iolat-$$v; printf '%s\n' "$$v" > $$d/iolat-$$v/.tarball-version; \
+	git archive --format=tar --prefix=iolat-$$v/ -o $$d/iolat-$$v.tar HEAD; \
+	tar -rf $$d/iolat-$$v.tar -C $$d --owner=0 --group=0 iolat-$$v/.tarball-version; \
+	gzip -9n < $$d/iolat-$$v.tar > $(OUT)/iolat-$$v.tar.gz; rm -rf $$d; \
+	echo "$(OUT)/iolat-$$v.tar.gz"
+
+deb:
+	$(Q)OUT=$(OUT) bash scripts/mkdeb.sh
+
+# The unit against the binary: systemd-analyze verify and security, and (as
+# root, with strace) every system call of a serve run inside its filter.
+check-unit: $(OUT)/iolat examples
+	$(Q)bash tests/install/check_unit.sh $(OUT)
 
 clean:
 	$(Q)rm -rf build build-san build-tsan

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # cost.sh - per-I/O cost of iolat's BPF programs next to its peers, and the
 # IOPS each tool leaves to a fast workload.
 #

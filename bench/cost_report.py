@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """cost_report.py - the JSON side of bench/cost.sh (stdlib only).
 
   cost_report.py sample TOOL ROUND FIO.json CPU_WAIT [BEFORE.json AFTER.json IDS]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # serve.sh - what `iolat serve` costs to scrape, to keep in memory and to
 # keep idle, next to prometheus-node-exporter on the same machine.
 #

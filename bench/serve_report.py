@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """serve_report.py - the parsing and table side of bench/serve.sh (stdlib only).
 
   serve_report.py count FILE

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """soak.py - the scraping and statistics side of bench/soak.sh (stdlib only).
 
   soak.py scrape --port P --pid PID --scrapes N --workers W --sample-every K

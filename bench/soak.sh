@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # soak.sh - months of `iolat serve` compressed into minutes: does anything
 # grow that should stay flat?
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # trace.sh - `iolat trace -s 1` against libbpf-tools biosnoop on the loop
 # device's full rate: fio 4 KiB random reads, io_uring QD32, direct, on a
 # loop device over /dev/shm, while each tracer writes every record to a file

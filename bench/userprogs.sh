@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # userprogs.sh - what a scrape of users' BPF maps costs `iolat serve`.
 #
 # tests/data/many.bpf.o has a counter map and an exp2 histogram map; a

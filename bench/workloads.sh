@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # workloads.sh - what per-workload series cost `iolat serve` to scrape, and
 # what they weigh, as the number of live workloads grows: N cgroups (systemd
 # service names, so each is a workload of its own) each do a few direct

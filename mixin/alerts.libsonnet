@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Alerts of the iolat mixin (group iolat.alerts). Every threshold, window and
 // selector comes from $._config (config.libsonnet); every alert links to its
 // section of docs/runbooks.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Settings of the iolat mixin: the one place for selectors, windows and
 // thresholds. Override any of them from your own jsonnet, e.g.
 //   (import 'iolat-mixin/mixin.libsonnet') + { _config+:: { iolatSelector: 'job="node-iolat"' } }

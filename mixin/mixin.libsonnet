@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The iolat monitoring mixin: recording rules, alerts and Grafana dashboards
 // for `iolat serve`'s metrics. Every selector and threshold is in
 // config.libsonnet; override them by importing this file and adding

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Recording rules of the iolat mixin (group iolat.rules).
 //
 // Every rule is built from $._config (config.libsonnet). The "5m" at the end

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # deps.sh - installs the Debian packages iolat builds and tests with, if missing.
 # Why each is needed is in README.md ("Dependencies").
 set -eu
 build=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	libmicrohttpd-dev libyaml-dev protobuf-c-compiler libprotobuf-c-dev libcap-dev
-	libsystemd-dev nettle-dev libcrypt-dev)
+	libsystemd-dev nettle-dev libcrypt-dev scdoc)
 test=(libcmocka-dev libclang-rt-dev libfuse3-dev fuse3 python3 util-linux fdisk xz-utils curl openssl prometheus fio
-	qemu-system-x86 busybox-static cpio jsonnet prometheus-alertmanager)
+	qemu-system-x86 busybox-static cpio jsonnet prometheus-alertmanager man-db bash-completion
+	debhelper lintian strace)
 missing=()
 for p in "${build[@]}" "${test[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # embed_configs.sh FILE.yaml...: C source on stdout holding each of iolat's
 # own configs (builtin/) as a string, builtin_NAME_yaml, so the binary
 # carries them and the repository keeps them readable as examples.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # render_mixin.sh OUTDIR [ENTRY]: renders the monitoring mixin (mixin/) into
 # OUTDIR: prometheus_rules.yaml, prometheus_alerts.yaml, dashboards_out/*.json.
 # ENTRY (default mixin/mixin.libsonnet) lets a test render it with other

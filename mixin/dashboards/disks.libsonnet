@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // "iolat / Host and disks": one host's disks, from iolat's per-disk
 // histograms and counters (iolat_block_*).
 local g = import '../lib/grafana.libsonnet';

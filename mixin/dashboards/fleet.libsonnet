@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // "iolat / Fleet": every host's disks at once: ranked by latency, grouped by
 // disk model or by a label, and compared with the week (or day) before.
 local g = import '../lib/grafana.libsonnet';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // "iolat / iolat itself": the exporter's own health and cost: BPF run time
 // per I/O, kernel maps, scrapes, configuration, process resources.
 local g = import '../lib/grafana.libsonnet';

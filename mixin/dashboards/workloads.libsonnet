@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // "iolat / VMs and workloads": I/O latency per workload (VM, pod, container,
 // systemd service or scope, cgroup, process), from iolat_workload_*.
 local g = import '../lib/grafana.libsonnet';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Small builders for Grafana dashboard JSON (the model of Grafana 10/11,
 // schemaVersion 39), written in plain jsonnet: no grafonnet, nothing fetched.
 //

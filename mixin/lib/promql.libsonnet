@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // PromQL pieces shared by the dashboards.
 //
 // iolat's histograms reach Prometheus as native histograms (Prometheus with

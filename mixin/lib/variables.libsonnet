@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Template variables of the iolat dashboards. The same names everywhere:
 // datasource, job, instance, device, op, kind, workload, plus a dashboard's
 // own (topn, group_by, model, shift). Each query variable lists the values

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # flood.py - N half-open HTTP connections (headers never finished), each from
 # its own loopback address (127.0.x.y), held while a scrape from 127.0.0.1
 # must still be answered; then all are closed.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # lib.sh - shared helpers for iolat's integration tests (sourced, not run).
 # Tests run as root against the real kernel: they make loop devices, cgroups
 # and FUSE mounts, and must leave none of them behind.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # lib_serve.sh - helpers for tests of `iolat serve` (sourced after lib.sh).
 
 # A free TCP port on loopback.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """many_fill.py COUNTERS IDS: a bpftool batch file (on stdout) filling
 tests/data/many.bpf.c's maps: counters 0..COUNTERS-1 with value = id, and
 for ids 0..IDS-1 an exp2 histogram with one observation in each of buckets

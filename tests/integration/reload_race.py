@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # reload_race.py - scrapes `iolat serve` from four clients (text, OpenMetrics,
 # protobuf, gzip) while SIGHUP alternates between two valid configs and an
 # invalid one, and checks that every scrape was answered 200 with a body that

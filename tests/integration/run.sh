@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # run.sh - runs every tests/integration/test_*.sh as root and prints a summary.
 # Exit status 77 from a test means skipped (what it needs is not here). A
 # test that fails fails: there is no second run. A test still running after

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Bio-based disks make no request events; iolat times them from
 # block_bio_queue to block_bio_complete and labels them so. zram is the
 # bio-based disk this kernel has; the test uses it only if it is unused.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Bad input: each gets one line on stderr saying what is wrong, a non-zero
 # exit, and leaves nothing attached. Help and version succeed.
 source tests/integration/lib.sh

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Exact counts: N direct reads and M direct writes of known sizes on a loop
 # device give exactly N and M completions, bytes and size slots - on every
 # attach path (tp_btf, raw_tp) and with the request-map fallback forced.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The monitoring mixin against real software: a real `iolat serve` under real
 # I/O (three libvirt-named VMs' cgroups under a cap of two label sets, so at
 # least one is folded into `other` whichever cgroup takes a slot first; a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # A fleet on one machine, watched through the monitoring mixin: the host and
 # two qemu/TCG guests (Debian 6.1 kernel, the static iolat build) each run
 # `iolat serve`; one Prometheus scrapes all three (the guests through qemu's

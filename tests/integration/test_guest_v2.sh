@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # iolat inside a Debian 6.1 qemu/TCG guest on pure cgroup v2: the layout of
 # most production hosts, which our hybrid-v1 6.18 machines lack, on a kernel
 # before 6.5 (no block_io_start: iolat's request-map fallback takes request

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The kernel matrix: one iolat binary, built once here, in qemu/TCG guests
 # of Debian's 5.10 (bullseye), 6.1 (bookworm) and 6.12 (trixie) kernels
 # (IOLAT_KERNELS picks others), beside the host's own kernel, which the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Known latency. A loop device over a FUSE file that sleeps DELAY per read:
 # the delay is inside the device (D2C), so the median device time lands in
 # the slot holding it and total time adds almost nothing. Then blk-throttle

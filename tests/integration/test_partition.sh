@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # -d accepts a partition and means its whole disk: I/O to the partition is
 # counted under the disk (iolat keys by gendisk), and `-d DISKpN` selects it.
 source tests/integration/lib.sh

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Per-process attribution (off by default): `iolat top -P` and
 # `iolat serve --workloads.by=process` name each submitting process
 # COMM[PID], from block_io_start in the submitter's context, with exact

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # A real Prometheus scrapes iolat while reads hit a disk that takes 5 ms per
 # read (FUSE-backed loop). histogram_quantile over the classic buckets lands
 # in the bucket holding 5 ms; a second Prometheus with native histograms on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # `iolat serve` as a scrape target: formats (text checked by promtool,
 # OpenMetrics, protobuf), negotiation, gzip, endpoints, bad requests, exact
 # counters, SIGHUP keeping counters, SIGTERM detaching within 1 s.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Disks that come and go under a running `iolat serve`: one loop device
 # (a number of our own, loop2NN) is attached, used, detached 100 times,
 # removed from the kernel and added back under the same number every tenth

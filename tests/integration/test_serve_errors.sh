@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # I/O errors, counted exactly. A loop device over slowfs whose chosen
 # offsets fail with EIO: of 50 direct 4 KiB reads exactly 3 fail, of 20
 # direct 64 KiB writes exactly 4 (one offset only the writes reach, one

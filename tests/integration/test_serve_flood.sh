@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Starvation: 1 000 half-open connections (headers never finished), each
 # from its own loopback address, while a scrape from 127.0.0.1 must answer
 # within 1 s; the server closes exactly the connections it had to, and once

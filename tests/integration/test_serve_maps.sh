@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # `iolat serve` when a kernel map fills up (testing-only capacities through
 # IOLAT_TEST_MAX_ENTRIES, and IOLAT_TEST_DISK so only this test's loop device
 # reaches the collector): the I/O that did not fit is counted exactly (the

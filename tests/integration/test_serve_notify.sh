@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # systemd readiness: with NOTIFY_SOCKET set (as systemd does for Type=notify),
 # iolat serve sends READY=1 once it listens, RELOADING=1 then READY=1 around
 # a SIGHUP, and STOPPING=1 on SIGTERM.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # iolat as an unprivileged user with only the capabilities docs/serve.md
 # ("Privileges") lists, through setpriv and a throwaway user:
 #  - CAP_BPF + CAP_PERFMON: `iolat serve` starts, serves exact counts per

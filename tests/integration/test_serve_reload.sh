@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # SIGHUP under load: four scrapers (text, OpenMetrics, protobuf, gzip) while
 # SIGHUP alternates between two valid configs and an invalid one every
 # ~50 ms (RELOAD_SECONDS, default 60). Every scrape must answer 200 with a

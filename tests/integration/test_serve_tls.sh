@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # TLS and basic auth from a web config file (exporter-toolkit format): the
 # right password gets 200, a wrong one or none 401, plain HTTP to the TLS
 # port fails cleanly and the daemon keeps serving. Bad config files are

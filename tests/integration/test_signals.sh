@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Intervals and signals: INTERVAL COUNT prints exactly COUNT objects and
 # exits; SIGTERM and SIGINT print the interval so far and exit 0 with
 # nothing attached; -F splits by request flags as the kernel set them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Latency by block size: -S splits histograms by request size class, so
 # 4 KiB latency is not mixed with 512 KiB latency; counts are exact per class.
 source tests/integration/lib.sh

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Stacked block devices and real drivers, in qemu/TCG guests of Debian's
 # 5.10, 6.1 and 6.12 kernels (IOLAT_KERNELS picks others): dm-linear (what
 # LVM builds) on a virtio disk, dm-crypt on another, md raid1 over an NVMe

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # iolat top: two cgroups read, each from a loop device of its own, one of
 # them held to 400 read IOPS by blk-throttle. `iolat top --once --json -d
 # DISK` on each disk names the workload, and its reads and bytes over the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # iolat trace: one record per sampled I/O, with every stage's timestamp.
 # Exact counts with the I/O in a cgroup of its own (so udev/blkid probes of
 # the loop device are not counted), on both attach paths; stage order and

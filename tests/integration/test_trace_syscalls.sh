@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # iolat trace --syscalls: block I/O linked to the synchronous syscall it was
 # queued in. Direct preads on a 5 ms device: every record linked to its
 # pread64, one syscall record per pread, at least as slow as its I/O; on

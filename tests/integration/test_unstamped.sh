@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # A disk whose requests the kernel does not stamp: with iostats off and no
 # scheduler, start_time_ns is left unwritten (stale from the request's last
 # use, not zero). iolat must not time from it: the first such completion is

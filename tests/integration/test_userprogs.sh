@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # iolat serve with user programs (docs/userprogs.md): the examples loaded by
 # --config.dir/--config.names, their metrics moving with real events (exact
 # for block request sizes on a loop device); several configs where one is

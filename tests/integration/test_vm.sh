@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Two qemu/TCG guests in libvirt-named cgroups (machine-qemu\x2dN\x2dNAME.scope)
 # each do known direct I/O on their own loop device; `iolat serve` must name
 # each VM (kind "vm") and count what the guest's own /sys/block/vda/stat says

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # A noisy neighbour on shared storage, seen in the other VM's percentiles.
 # Two qemu/TCG guests (libvirt-named cgroups) have their disks on one slow
 # backing store: two loop devices over two files of one slowfs mount whose

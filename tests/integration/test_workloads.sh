@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # iolat serve's workload series stay bounded: a cap on label sets with the
 # rest counted under workload="other", removed cgroups moved out of the
 # kernel map, and gone workloads expiring, while every completion stays

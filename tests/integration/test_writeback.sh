@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Buffered writes flushed later by writeback count where the kernel charges
 # them, not to the flusher: iolat's bytes per cgroup equal the kernel's own
 # per-cgroup accounting of the disk (v1 blkio.throttle.io_service_bytes, v2

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # check.sh OUTDIR: the monitoring mixin, without a kernel or root.
 #   - mixin/*.yaml and mixin/dashboards_out/ are exactly what the jsonnet
 #     sources render to (so the shipped files are the tested ones);

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Headless checks of Grafana dashboard JSON files (the iolat mixin's dashboards_out).
 
 Usage: python3 tests/mixin/lint_dashboards.py mixin/dashboards_out/*.json

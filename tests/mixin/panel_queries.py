@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Print every query of Grafana dashboards with the template variables filled in.
 
 Usage:

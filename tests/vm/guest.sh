@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # guest.sh - small qemu/TCG guests for iolat's integration tests (sourced
 # after tests/integration/lib.sh, not run).
 #

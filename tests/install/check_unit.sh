@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# check_unit.sh OUT [UNIT] - contrib/iolat.service (or UNIT) against the
+# binary in OUT. `make check-unit` runs it; tests/integration/test_unit.sh
+# runs it as root in `make test`.
+#   - systemd-analyze verify passes, with ExecStart= pointed at OUT/iolat and
+#     the config at contrib/iolat.yml, and the man pages its Documentation=
+#     names found in OUT/man (rendered by `make man`; without them, not
+#     checked);
+#   - systemd-analyze security rates its exposure at most MAX_EXPOSURE (2.0);
+#   - as root, with strace: `iolat serve` run as the unit runs it (a user
+#     with only the unit's capabilities in its ambient and bounding sets,
+#     no_new_privs), users' example programs loaded, scraped in every format
+#     and reloaded, makes no system call outside the unit's SystemCallFilter=
+#     (read in order as systemd does: the first list, then each ~list taken
+#     away and each list added) and opens no socket of an address family
+#     outside RestrictAddressFamilies=, maps no memory writable and
+#     executable (MemoryDenyWriteExecute=) and makes no namespace
+#     (RestrictNamespaces=). Exit 77 when nothing could be run.
+# systemd need not be running: systemd-analyze reads files (systemd 252 here).
+set -u
+export LC_ALL=C
+OUT=${1:?usage: check_unit.sh OUT [UNIT]}
+OUT=$(cd "$OUT" && pwd) || exit 1
+cd "$(dirname "$0")/../.." || exit 1
+UNIT=${2:-contrib/iolat.service}
+MAX_EXPOSURE=${MAX_EXPOSURE:-2.0}
+IOLAT=$OUT/iolat
+errors=0
+err() {
+	echo "check_unit: FAIL: $*" >&2
+	errors=$((errors + 1))
+}
+command -v systemd-analyze >/dev/null || { echo "check_unit: SKIP: no systemd-analyze" >&2; exit 77; }
+[ -x "$IOLAT" ] || { echo "check_unit: no $IOLAT: run make first" >&2; exit 1; }
+work=$(mktemp -d /tmp/iolat-check-unit.XXXXXX)
+pid=
+trap '[ -n "$pid" ] && kill -TERM $pid 2>/dev/null; rm -rf "$work"' EXIT
+chmod 755 "$work"
+
+# The unit as installed would be, on this tree's files.
+sed -e "s|/usr/local/bin/iolat|$IOLAT|" -e "s|/usr/local/etc/iolat/iolat.yml|$PWD/contrib/iolat.yml|" \
+	"$UNIT" >"$work/iolat.service"
+man_opt=--man=no
+if ls "$OUT"/man/*.[1-8] >/dev/null 2>&1; then
+	for p in "$OUT"/man/*.[1-8]; do
+		mkdir -p "$work/man/man${p##*.}" && ln -s "$p" "$work/man/man${p##*.}/"
+	done
+	man_opt=--man=yes
+fi
+if ! out=$(MANPATH=$work/man systemd-analyze verify $man_opt "$work/iolat.service" 2>&1) || [ -n "$out" ]; then
+	err "systemd-analyze verify $man_opt: $out"
+fi
+[ $man_opt = --man=no ] && echo "check_unit: man pages not checked (none in $OUT/man: make man)"
+score=$(systemd-analyze security --offline=yes "$work/iolat.service" 2>&1 |
+	sed -n 's/.*Overall exposure level for iolat.service: \([0-9.]*\).*/\1/p')
+if [ -z "$score" ]; then
+	err "systemd-analyze security gave no score"
+elif awk -v s="$score" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(s > m) }'; then
+	err "exposure $score is above $MAX_EXPOSURE: $(systemd-analyze security --offline=yes "$work/iolat.service" 2>&1 | grep '✗')"
+else
+	echo "check_unit: exposure $score (at most $MAX_EXPOSURE)"
+fi
+
+# Every system call a group stands for, groups expanded.
+expand() {
+	systemd-analyze syscall-filter "$1" | sed -n '2,$p' | awk '!/^ *#/ && NF { print $1 }' |
+		while read -r s; do
+			case $s in
+			@*) expand "$s" ;;
+			*) echo "$s" ;;
+			esac
+		done
+}
+# The unit's allowed calls, SystemCallFilter= lines in order.
+allowed() {
+	local line neg words w set=$work/allowed
+	: >"$set"
+	grep '^SystemCallFilter=' "$UNIT" | while IFS= read -r line; do
+		words=${line#SystemCallFilter=}
+		neg=
+		case $words in "~"*) neg=1 words=${words#\~} ;; esac
+		for w in $words; do
+			case $w in @*) expand "$w" ;; *) echo "$w" ;; esac
+		done | sort -u >"$work/words"
+		if [ -n "$neg" ]; then
+			comm -23 "$set" "$work/words" >"$set.new"
+		else
+			sort -u "$set" "$work/words" >"$set.new"
+		fi
+		mv "$set.new" "$set"
+	done
+	cat "$set"
+}
+
+if [ "$(id -u)" -ne 0 ] || ! command -v strace >/dev/null || ! command -v setpriv >/dev/null ||
+	! command -v curl >/dev/null; then
+	echo "check_unit: system calls not checked (needs root, strace, setpriv and curl)"
+	[ $errors -eq 0 ] && exit 0
+	exit 1
+fi
+allowed >"$work/allowed.txt"
+[ -s "$work/allowed.txt" ] || err "no SystemCallFilter= in $UNIT"
+caps=$(sed -n 's/^AmbientCapabilities=//p' "$UNIT" | tr ' ' '\n' | sed 's/^CAP_//' | tr 'A-Z' 'a-z' |
+	sed 's/^/+/' | paste -sd,)
+[ "$caps" = "+bpf,+perfmon" ] || err "AmbientCapabilities= is '$caps', not CAP_BPF CAP_PERFMON"
+port=$((20000 + RANDOM % 20000))
+strace -f -qq -o "$work/trace" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,"$caps" \
+	--ambient-caps="$caps" --bounding-set=-all,"$caps" --no-new-privs \
+	"$IOLAT" serve --config.file="$PWD/contrib/iolat.yml" --web.listen-address=127.0.0.1:$port \
+	--config.dir="$OUT/examples" >"$work/serve.log" 2>&1 &
+pid=$!
+up=
+for _ in $(seq 100); do
+	curl -sf -o /dev/null "http://127.0.0.1:$port/metrics" && up=1 && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.2
+done
+if [ -z "$up" ]; then
+	err "iolat serve did not come up: $(tail -5 "$work/serve.log")"
+else
+	url=http://127.0.0.1:$port
+	curl -sf -o /dev/null "$url/" || err "landing page"
+	curl -sf -o /dev/null -H 'Accept: application/openmetrics-text' "$url/metrics" || err "OpenMetrics scrape"
+	curl -sf -o /dev/null --compressed -H 'Accept: application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited' \
+		"$url/metrics" || err "protobuf scrape"
+	# strace's child: setpriv, which became iolat.
+	iolat_pid=$(pgrep -P $pid -x iolat)
+	kill -HUP "$iolat_pid"
+	for _ in $(seq 50); do grep -q 'configuration reloaded' "$work/serve.log" && break; sleep 0.1; done
+	grep -q 'configuration reloaded' "$work/serve.log" || err "no reload: $(tail -3 "$work/serve.log")"
+	curl -sf -o /dev/null "$url/metrics" || err "scrape after the reload"
+	kill -TERM "$iolat_pid"
+fi
+wait $pid
+pid=
+# Calls by name (strace writes "PID name(args) = ..."); the exit is no call.
+# setpriv's own (setresuid, setgroups, capset) come before its exec.
+awk '
+	index($0, "execve(\"'"$IOLAT"'\"") { started = 1; next }
+	started {
+		l = $0; sub(/^[0-9]+ +/, "", l)
+		if (match(l, /^[a-z_0-9]+\(/)) print substr(l, 1, RLENGTH - 1)
+	}' "$work/trace" | sort -u >"$work/called.txt"
+[ -s "$work/called.txt" ] || err "strace recorded no call of iolat"
+outside=$(comm -23 "$work/called.txt" "$work/allowed.txt" | paste -sd' ')
+[ -z "$outside" ] || err "iolat serve called what SystemCallFilter= refuses: $outside"
+[ -z "$outside" ] && echo "check_unit: iolat serve made $(wc -l <"$work/called.txt") distinct system calls," \
+	"all in SystemCallFilter= ($(wc -l <"$work/allowed.txt") allowed)"
+# MemoryDenyWriteExecute=: no mapping both writable and executable;
+# RestrictNamespaces=: no new namespace (threads are clone3 without CLONE_NEW*).
+grep -qE '(mmap|mprotect|pkey_mprotect)\(.*(PROT_WRITE\|PROT_EXEC|PROT_EXEC\|PROT_WRITE)' "$work/trace" &&
+	err "iolat serve mapped memory writable and executable (MemoryDenyWriteExecute= refuses it)"
+grep -qE '(clone3?|unshare|setns)\(.*CLONE_NEW' "$work/trace" &&
+	err "iolat serve made a namespace (RestrictNamespaces= refuses it)"
+families=$(grep -o 'socket(AF_[A-Z0-9]*' "$work/trace" | sed 's/socket(//' | sort -u)
+allowed_af=" $(sed -n 's/^RestrictAddressFamilies=//p' "$UNIT") "
+for f in $families; do
+	[[ "$allowed_af" == *" $f "* ]] || err "iolat serve opened an $f socket, outside RestrictAddressFamilies="
+done
+echo "check_unit: socket families opened: $(echo $families)"
+[ $errors -eq 0 ] && echo "check_unit: PASS" && exit 0
+echo "check_unit: $errors failure(s)" >&2
+exit 1
