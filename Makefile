@@ -339,6 +339,10 @@ tsan:
 #                   from a copy of the tree (scripts/mkdeb.sh); lintian after
 #   make check-unit contrib/iolat.service: systemd-analyze verify and security;
 #                   as root, a traced serve run inside its SystemCallFilter=
+#   make check-deploy deploy/kubernetes/*.yaml parse and agree with each other,
+#                   the unit, the Containerfile and the mixin (no root)
+#   make image      the container image (Containerfile), IMAGE:VERSION and
+#                   IMAGE:latest, with buildah, podman or docker (IMAGE_TOOL=)
 PREFIX ?= /usr/local
 bindir ?= $(PREFIX)/bin
 datadir ?= $(PREFIX)/share
@@ -411,6 +415,28 @@ deb:
 # root, with strace) every system call of a serve run inside its filter.
 check-unit: $(OUT)/iolat examples
 	$(Q)bash tests/install/check_unit.sh $(OUT)
+
+# Kubernetes manifests (deploy/kubernetes) and the container image. The
+# image's build stage runs `make STATIC=1` in Debian 12 and needs its base
+# images (docker.io/library/debian:12 and 12-slim) from a registry or the
+# tool's local store. IMAGE_TOOL is the first of buildah, podman, docker found;
+# IMAGE_FLAGS go to its build command (e.g. --build-arg DEBIAN_IMAGE=... for
+# other base images, --network=host).
+IMAGE ?= iolat
+IMAGE_FLAGS ?=
+IMAGE_TOOL ?= $(firstword $(foreach t,buildah podman docker,$(if $(shell command -v $(t) 2>/dev/null),$(t))))
+
+.PHONY: check-deploy image
+
+check-deploy:
+	$(Q)bash tests/install/check_deploy.sh
+
+image:
+	$(Q)if [ -z "$(IMAGE_TOOL)" ]; then \
+		echo "make image: none of buildah, podman or docker is installed (apt-get install buildah)" >&2; exit 1; fi
+	$(call msg,IMAGE,$(IMAGE):$(VERSION) ($(IMAGE_TOOL)))
+	$(Q)$(if $(filter buildah,$(IMAGE_TOOL)),buildah bud,$(IMAGE_TOOL) build) -f Containerfile \
+		--build-arg IOLAT_VERSION=$(VERSION) $(IMAGE_FLAGS) -t $(IMAGE):$(VERSION) -t $(IMAGE):latest .
 
 clean:
 	$(Q)rm -rf build build-san build-tsan

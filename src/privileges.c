@@ -39,9 +39,43 @@ static bool kernel_knows(int cap)
 	return last < 0 ? CAP_IS_SUPPORTED(cap) : cap <= last;
 }
 
+/*
+ * Makes every permitted capability effective. A binary given file
+ * capabilities without the effective bit (`setcap cap_bpf,cap_perfmon=p`,
+ * as the container image's iolat is: Containerfile) starts with them
+ * permitted only. With the effective bit, execve would instead fail with
+ * EPERM wherever the bounding set lacks one (a container not granted it),
+ * before iolat could say which. No-op for root and for ambient capabilities
+ * (systemd's AmbientCapabilities=), which are effective already.
+ */
+static void raise_permitted(void)
+{
+	cap_t c = cap_get_proc();
+	bool change = false;
+
+	if (!c)
+		return;
+	for (int i = 0; i <= CAP_LAST_CAP; i++) {
+		cap_flag_value_t p = CAP_CLEAR, e = CAP_CLEAR;
+		cap_value_t v = i;
+
+		if (cap_get_flag(c, v, CAP_PERMITTED, &p) || cap_get_flag(c, v, CAP_EFFECTIVE, &e))
+			continue;
+		if (p == CAP_SET && e != CAP_SET && !cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET))
+			change = true;
+	}
+	if (change)
+		(void)cap_set_proc(c); /* on failure the checks below name what is missing */
+	cap_free(c);
+}
+
 int require_bpf_privileges(void)
 {
-	bool bpf = privileges_have(CAP_BPF), perfmon = privileges_have(CAP_PERFMON);
+	bool bpf, perfmon;
+
+	raise_permitted();
+	bpf = privileges_have(CAP_BPF);
+	perfmon = privileges_have(CAP_PERFMON);
 
 	/* bpf_capable() and perfmon_capable() accept CAP_SYS_ADMIN for either. */
 	if (privileges_have(CAP_SYS_ADMIN) || (bpf && perfmon))

@@ -17,7 +17,8 @@ bool privileges_have(int cap);
  * Non-zero if the process may load and attach iolat's tracing programs
  * and read their maps: CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN holds both;
  * kernels before 5.8 know only it). Otherwise prints one line naming the
- * missing capability and returns 0.
+ * missing capability and returns 0. Permitted capabilities that are not
+ * effective (file capabilities without the effective bit) are raised first.
  */
 int require_bpf_privileges(void);
 
