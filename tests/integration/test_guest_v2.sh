@@ -18,7 +18,7 @@ make -s STATIC=1 OUT=build-static build-static/iolat >"$WORK/static.log" 2>&1 ||
 BIN=$PWD/build-static/iolat
 vm_add_program "$BIN" /bin/iolat
 
-READS=300 RSIZE=4096 WRITES=200 WSIZE=8192 INTERVAL=6
+READS=300 RSIZE=4096 WRITES=200 WSIZE=8192 INTERVAL=12
 make_loop 64
 make_cgroup guest-v2
 LOG=$WORK/guest.console
