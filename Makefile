@@ -297,6 +297,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory mixin-check
 	$(Q)$(MAKE) --no-print-directory check-docs
+	$(Q)$(MAKE) --no-print-directory check-deploy
 	$(Q)$(MAKE) --no-print-directory sanitize
 	$(Q)$(MAKE) --no-print-directory tsan
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
