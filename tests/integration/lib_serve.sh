@@ -26,6 +26,16 @@ start_serve() {
 	fail "iolat serve did not listen within 10 s"
 }
 
+# stop_serve WHAT: SIGTERM to the serve start_serve began; it must exit 0
+# and leave none of its programs attached.
+stop_serve() {
+	local rc=0
+	kill -TERM "$SERVE_PID"
+	wait "$SERVE_PID" || rc=$?
+	assert_eq "$1: exit status" 0 "$rc"
+	assert_detached
+}
+
 # metric FILE NAME LABELS: the value of one sample in a text exposition.
 metric() {
 	set -- "$1" "$2" "${3:-}"

@@ -66,13 +66,6 @@ unit_wrap() {
 }
 status_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$1" || fail "scrape $1 failed"; }
-stop_serve() {
-	local rc=0
-	kill -TERM "$SERVE_PID"
-	wait "$SERVE_PID" || rc=$?
-	assert_eq "$1: exit status" 0 "$rc"
-	assert_detached
-}
 
 make_loop 16
 name=${LOOP#/dev/}

@@ -169,18 +169,6 @@ light() {
 	dio read /dev/vda 20 4096 >/dev/null
 	sleep 0.2
 }
-# hammer N COUNT: N readers at once, COUNT direct 4 KiB reads each, in
-# their own 2 MiB of the disk (no two readers' requests adjacent).
-hammer() {
-	pids=
-	i=0
-	while [ $i -lt $1 ]; do
-		dd if=/dev/vda of=/dev/null bs=4096 count=$2 skip=$((i * 512)) iflag=direct 2>/dev/null &
-		pids="$pids $!"
-		i=$((i + 1))
-	done
-	for p in $pids; do wait $p; done
-}
 EOF
 { cat "$WORK/common.sh"; cat <<'EOF'; } >"$WORK/noisy01.sh"
 mark start

@@ -26,13 +26,6 @@ event() { sample "$1" iolat_collector_events_total "{event=\"$2\"}"; }
 kernel_reads() { awk '{ print $1 }' "/sys/block/$name/stat"; }
 # warned LOG MAP: how many times the full-map warning for MAP was logged.
 warned() { grep -c "level=warn msg=\"BPF map $2 is full" "$1"; }
-stop_serve() {
-	local rc=0
-	kill -TERM "$SERVE_PID"
-	wait "$SERVE_PID" || rc=$?
-	assert_eq "$1: exit status" 0 "$rc"
-	assert_detached
-}
 
 # 1. Histogram map. Cgroups a and c take the two keys (their reads); b's
 # reads find the map full. Reads only: a write would make udev read the

@@ -50,23 +50,10 @@ buckets:
                     0.04, 0.05, 0.075, 0.1, 0.25, 1]
 EOF
 
-# The guests' commands. web01's `hammer N COUNT`: N readers at once, each
-# COUNT direct 4 KiB reads in its own 2 MiB of the disk, so that no two
-# readers' requests are ever adjacent: the host would merge them (blk-
-# throttle counts bios, iolat requests). It waits for each reader, so that
-# one failing fails the script. db01 (dio: one QD1 stream) starts its reads
+# The guests' commands. web01 hammers with `hammer N COUNT` (N readers at
+# once, no two readers' requests adjacent: tests/vm/guest.sh). db01 (dio: one QD1 stream) starts its reads
 # a moment after web01's so they meet web01's full load.
 cat >"$WORK/web01.sh" <<'EOF'
-hammer() {
-	pids=
-	i=0
-	while [ $i -lt $1 ]; do
-		dd if=/dev/vda of=/dev/null bs=4096 count=$2 skip=$((i * 512)) iflag=direct 2>/dev/null &
-		pids="$pids $!"
-		i=$((i + 1))
-	done
-	for p in $pids; do wait $p; done
-}
 mark start
 mark quiet
 hammer 8 250

@@ -225,6 +225,27 @@ EOF
 	chmod 755 "$1"
 }
 
+# The guest's `hammer N COUNT`: N readers of /dev/vda at once, COUNT direct
+# 4 KiB reads each, in their own 2 MiB of the disk, so that no two readers'
+# requests are ever adjacent (the host would merge them: blk-throttle counts
+# bios, iolat requests). It waits for every reader and fails if one did.
+vm_write_hammer() {
+	cat >"$1" <<'EOF'
+#!/bin/sh
+pids=
+i=0
+while [ $i -lt $1 ]; do
+	dd if=/dev/vda of=/dev/null bs=4096 count=$2 skip=$((i * 512)) iflag=direct 2>/dev/null &
+	pids="$pids $!"
+	i=$((i + 1))
+done
+rc=0
+for p in $pids; do wait $p || rc=1; done
+exit $rc
+EOF
+	chmod 755 "$1"
+}
+
 # vm_build_initramfs OUTFILE: busybox, a static dio helper, the modules,
 # /init and mark, as a gzipped newc cpio.
 vm_build_initramfs() {
@@ -237,6 +258,7 @@ vm_build_initramfs() {
 	vm_write_init "$root/init"
 	vm_write_mark "$root/bin/mark"
 	vm_write_load "$root/bin/load"
+	vm_write_hammer "$root/bin/hammer"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$1.tmp" && mv "$1.tmp" "$1" || rc=1
 	rm -rf "$root"
 	return $rc
