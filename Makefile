@@ -377,7 +377,8 @@ install: $(OUT)/iolat examples $(INSTALL_MAN)
 	$(Q)$(INSTALL) -m 644 $(BUILTIN_CONFIGS) $(DESTDIR)$(datadir)/iolat/builtin/
 	$(Q)$(INSTALL) -m 644 $(EXAMPLES) examples/iolat_user.h $(DESTDIR)$(datadir)/iolat/examples/
 	$(Q)$(INSTALL) -m 644 README.md docs/*.md LICENSE $(DESTDIR)$(docdir)/
-	$(Q)$(INSTALL) -d $(DESTDIR)$(docdir)/LICENSES
+	$(Q)$(INSTALL) -d $(DESTDIR)$(docdir)/LICENSES $(DESTDIR)$(docdir)/examples
+	$(Q)$(INSTALL) -m 644 contrib/iolat.socket $(DESTDIR)$(docdir)/examples/
 	$(Q)$(INSTALL) -m 644 LICENSES/*.txt $(DESTDIR)$(docdir)/LICENSES/
 	$(Q)set -e; for p in $(wildcard $(OUT)/man/*.[1-8]); do \
 		d=$(DESTDIR)$(mandir)/man$${p##*.}; $(INSTALL) -d $$d; $(INSTALL) -m 644 $$p $$d/; done

@@ -355,6 +355,7 @@ static void reload_commit(void *arg)
 	s->last_reload_ok = true;
 	s->last_reload_ok_time = (double)time(NULL);
 	log_set_level(s->cfg.log_level);
+	log_set_format(s->cfg.log_format);
 	if (r->stats_fd >= 0 || !s->cfg.bpf_stats) {
 		/* On now (this reload's fd), or off now (the old fd closes after). */
 		int fd = s->stats_fd;
@@ -526,6 +527,29 @@ static void run(struct serve *s)
 	}
 }
 
+/* Socket activation: the listening sockets systemd passed, from fd 3 on
+ * (LISTEN_FDS, unset here so nothing iolat starts inherits them). */
+static int take_systemd_sockets(struct serve_flags *fl)
+{
+	static const char *const what_to_do =
+		"start iolat from a .socket unit or with systemd-socket-activate, or drop "
+		"--web.systemd-socket and give --web.listen-address";
+	int n = sd_listen_fds(1);
+
+	if (n < 0) {
+		errorf(what_to_do, "--web.systemd-socket: the sockets passed are unusable: %s",
+		       strerror(-n));
+		return -EINVAL;
+	}
+	if (n == 0 || n > CONFIG_MAX_LISTEN) {
+		errorf(what_to_do, "--web.systemd-socket: systemd passed %d sockets (1 to %d are "
+		       "served)", n, CONFIG_MAX_LISTEN);
+		return -EINVAL;
+	}
+	fl->systemd_fds = n;
+	return 0;
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct sigaction sa_stop = { .sa_handler = on_stop }, sa_hup = { .sa_handler = on_hup };
@@ -535,11 +559,14 @@ int cmd_serve(int argc, char **argv)
 
 	if (serve_flags_parse(argc, argv, &s.fl))
 		return 2;
+	if (s.fl.systemd_socket && take_systemd_sockets(&s.fl))
+		return 2;
 	if (serve_flags_config(&s.fl, &s.cfg, err, sizeof(err))) {
 		errorf("fix the flag or --config.file; 'iolat serve --help' lists both", "%s", err);
 		return 2;
 	}
 	log_set_level(s.cfg.log_level);
+	log_set_format(s.cfg.log_format);
 	if (!require_bpf_privileges())
 		return 1;
 	if (s.fl.check)
@@ -556,9 +583,17 @@ int cmd_serve(int argc, char **argv)
 		rc = privileges_drop();
 		if (rc)
 			log_warn("could not drop capabilities: %s", strerror(-rc));
-		for (size_t i = 0; i < s.cfg.nlisten; i++)
-			log_info("listening on %s%s (%s)", s.cfg.listen[i], s.cfg.telemetry_path,
-				 s.web.cert_pem ? "https" : "http");
+		for (size_t i = 0; i < s.cfg.nlisten; i++) {
+			char where[128];
+
+			const char *spec = s.cfg.listen[i];
+
+			log_info("listening on %s%s (%s%s%s)",
+				 http_listen_describe(spec, where, sizeof(where)),
+				 s.cfg.telemetry_path, s.web.cert_pem ? "https" : "http",
+				 s.fl.systemd_socket ? ", systemd socket " : "",
+				 s.fl.systemd_socket ? spec : "");
+		}
 		sd_notify(0, "READY=1");
 		run(&s);
 		sd_notify(0, "STOPPING=1");

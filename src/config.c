@@ -48,16 +48,6 @@ int config_duration(const char *s, unsigned int *out)
 	return 0;
 }
 
-int config_log_level(const char *name)
-{
-	static const char *const names[] = { "debug", "info", "warn", "error" };
-
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(name, names[i]))
-			return i;
-	return -1;
-}
-
 /*
  * This parser keeps its own error and field helpers rather than yamldoc's:
  * config_load returns -EINVAL, cuts messages at 255 characters, says
@@ -327,11 +317,20 @@ static int top_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_co
 		return get_bool(x, v, &c->bpf_stats);
 	if (!strcmp(k, "log_level")) {
 		const char *s = yamldoc_scalar(v);
-		int l = s ? config_log_level(s) : -1;
+		int l = s ? log_level_from_name(s) : -1;
 
 		if (l < 0)
 			return fail(x, v, "log_level is one of debug, info, warn, error");
 		c->log_level = (enum log_level)l;
+		return 0;
+	}
+	if (!strcmp(k, "log_format")) {
+		const char *s = yamldoc_scalar(v);
+		int f = s ? log_format_from_name(s) : -1;
+
+		if (f < 0)
+			return fail(x, v, "log_format is logfmt or json");
+		c->log_format = (enum log_format)f;
 		return 0;
 	}
 	return 1;
@@ -359,7 +358,7 @@ int config_load(const char *path, struct serve_config *c, char *err, size_t errl
 		return -EINVAL;
 	}
 	root = yaml_document_get_root_node(&x.doc);
-	rc = root ? each_key(&x, root, "web, views, buckets, labels, workloads, disks, bpf_stats, log_level", top_key, c) : 0;
+	rc = root ? each_key(&x, root, "web, views, buckets, labels, workloads, disks, bpf_stats, log_level, log_format", top_key, c) : 0;
 	yaml_document_delete(&x.doc);
 	yaml_parser_delete(&parser);
 	fclose(f);

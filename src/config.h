@@ -31,6 +31,7 @@
  *     expire: 5m                          # a gone disk's series stay this long
  *   bpf_stats: false                      # keep kernel BPF run-time stats on
  *   log_level: info                       # debug, info, warn, error
+ *   log_format: logfmt                    # or json
  */
 #ifndef IOLAT_CONFIG_H
 #define IOLAT_CONFIG_H
@@ -39,12 +40,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
 #include "workload.h"
 
 #define CONFIG_MAX_LISTEN 8
 #define CONFIG_MAX_BOUNDS 64
-
-enum log_level { LOG_DEBUG_L = 0, LOG_INFO_L, LOG_WARN_L, LOG_ERROR_L };
 
 struct serve_config {
 	char listen[CONFIG_MAX_LISTEN][128];
@@ -60,6 +60,7 @@ struct serve_config {
 	size_t nsize_le;
 	bool bpf_stats;
 	enum log_level log_level;
+	enum log_format log_format;
 	bool workloads;
 	bool workloads_by_process; /* COMM[PID] of the submitter, not the cgroup */
 	size_t workloads_max;
@@ -80,8 +81,5 @@ int config_load(const char *path, struct serve_config *c, char *err, size_t errl
 
 /* "300", "90s", "5m", "1h" -> seconds (at most 30 days). 0 or -EINVAL. */
 int config_duration(const char *s, unsigned int *out);
-
-/* "debug" | "info" | "warn" | "error"; -1 if none. */
-int config_log_level(const char *name);
 
 #endif

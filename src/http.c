@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -471,6 +473,55 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t
 	return 0;
 }
 
+/*
+ * Where a listener listens: an address to bind (fd -1), or for "fd:N" a
+ * socket systemd bound for us, which must be a listening TCP socket.
+ */
+static int listen_target(const char *spec, struct sockaddr_storage *ss, socklen_t *len, int *fd)
+{
+	size_t pl = strlen(HTTP_LISTEN_FD_PREFIX);
+	char *end;
+	long n;
+
+	*fd = -1;
+	if (strncmp(spec, HTTP_LISTEN_FD_PREFIX, pl))
+		return parse_listen(spec, ss, len);
+	errno = 0;
+	n = strtol(spec + pl, &end, 10);
+	if (errno || *end || end == spec + pl || n < 0 || n > INT_MAX ||
+	    sd_is_socket((int)n, AF_UNSPEC, SOCK_STREAM, 1) <= 0)
+		return -EINVAL;
+	*len = sizeof(*ss);
+	if (getsockname((int)n, (struct sockaddr *)ss, len))
+		return -errno;
+	*fd = (int)n;
+	return 0;
+}
+
+const char *http_listen_describe(const char *spec, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	char host[INET6_ADDRSTRLEN] = "?";
+	socklen_t sl;
+	int fd;
+
+	if (strncmp(spec, HTTP_LISTEN_FD_PREFIX, strlen(HTTP_LISTEN_FD_PREFIX)) ||
+	    listen_target(spec, &ss, &sl, &fd))
+		return spec;
+	if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+		snprintf(buf, len, "[%s]:%u", host, ntohs(a->sin6_port));
+	} else {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%u", host, ntohs(a->sin_port));
+	}
+	return buf;
+}
+
 bool http_listen_valid(const char *spec)
 {
 	struct sockaddr_storage ss;
@@ -646,14 +697,16 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 		int old = find_listener(s->l, s->n, o->listen[i]);
 		struct sockaddr_storage ss;
 		socklen_t sl;
+		int given_fd;
 
 		moved[i] = -1;
 		snprintf(next[i].spec, sizeof(next[i].spec), "%s", o->listen[i]);
 		next[i].d = NULL;
-		if (parse_listen(o->listen[i], &ss, &sl) ||
+		if (listen_target(o->listen[i], &ss, &sl, &given_fd) ||
 		    find_listener(next, i, o->listen[i]) >= 0) {
 			snprintf(err, len, "bad or repeated listen address '%s' (use host:port, "
-				 ":port or [v6]:port)", o->listen[i]);
+				 ":port or [v6]:port; a systemd socket must be a listening "
+				 "TCP socket)", o->listen[i]);
 			break;
 		}
 		if (old >= 0 && !tls_changed) {
@@ -674,7 +727,7 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 			}
 		} else {
 			errno = 0;
-			next[i].d = start_daemon(s, &ss, fresh, -1);
+			next[i].d = start_daemon(s, &ss, fresh, given_fd);
 		}
 		if (!next[i].d && errno == EACCES) {
 			/* libmicrohttpd leaves bind()'s errno. */
@@ -697,10 +750,10 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 		if (moved[i] >= 0) {
 			struct sockaddr_storage ss;
 			socklen_t sl;
-			int fd = (int)MHD_quiesce_daemon(next[i].d);
+			int given_fd, fd = (int)MHD_quiesce_daemon(next[i].d);
 			struct MHD_Daemon *old = s->l[moved[i]].d;
 
-			parse_listen(next[i].spec, &ss, &sl);
+			listen_target(next[i].spec, &ss, &sl, &given_fd);
 			drain_and_stop(s, next[i].d);
 			s->l[moved[i]].d = fd < 0 ? NULL : start_daemon(s, &ss, &s->site, fd);
 			drain_and_stop(s, old);

@@ -41,8 +41,12 @@ struct http_limits {
 /* 64 connections, 16 per address, 10 s for headers, 30 s to answer. */
 void http_limits_default(struct http_limits *l);
 
+/* A listen "address" naming a socket already bound and listening, passed
+ * in by systemd (socket activation): "fd:3". */
+#define HTTP_LISTEN_FD_PREFIX "fd:"
+
 struct http_opts {
-	const char *const *listen; /* "host:port", ":port", "[v6]:port" */
+	const char *const *listen; /* "host:port", ":port", "[v6]:port", "fd:N" */
 	size_t nlisten;
 	const char *telemetry_path;
 	const char *landing_html; /* body of "/" */
@@ -84,8 +88,12 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 int http_update(struct http_server *s, const struct http_opts *o, void (*commit)(void *),
 		void *commit_ctx, char *err, size_t len);
 
-/* Whether a listen address parses ("host:port", ":port", "[v6]:port"). */
+/* Whether a listen address parses ("host:port", ":port", "[v6]:port";
+ * "fd:N" is not one a user may write). */
 bool http_listen_valid(const char *spec);
+
+/* spec for a log line: for "fd:N" the address systemd bound, in buf. */
+const char *http_listen_describe(const char *spec, char *buf, size_t len);
 
 void http_get_stats(struct http_server *s, struct http_stats *out);
 

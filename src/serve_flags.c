@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
 
 #include "cmdutil.h"
 #include "commands.h"
@@ -27,6 +28,9 @@ static void usage(FILE *f)
 		"      --web.listen-address=ADDR  host:port, :port or [v6]:port; repeat for\n"
 		"                                 several (default :19617)\n"
 		"      --web.telemetry-path=PATH  metrics path (default /metrics)\n"
+		"      --web.systemd-socket       serve on the sockets systemd passes (socket\n"
+		"                                 activation, LISTEN_FDS), not on listen\n"
+		"                                 addresses of its own\n"
 		"      --web.config.file=FILE     TLS and basic auth, in the exporter-toolkit\n"
 		"                                 format (tls_server_config, basic_auth_users)\n"
 		"      --web.max-connections=N    open connections at most (default 64); past\n"
@@ -58,6 +62,8 @@ static void usage(FILE *f)
 		"      --bpf.stats                keep kernel BPF run-time stats on while\n"
 		"                                 serving, for iolat_bpf_program_* metrics\n"
 		"      --log.level=LEVEL          debug, info, warn or error (default info)\n"
+		"      --log.format=FORMAT        logfmt (default) or json (one JSON\n"
+		"                                 object per line, for log collectors)\n"
 		"      --attach=MODE              auto (default), tp_btf or raw_tp\n"
 		"\n"
 		"User programs (docs/userprogs.md): compiled BPF objects whose maps a YAML\n"
@@ -84,7 +90,7 @@ enum {
 	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH, OPT_OPL, OPT_NOOPL,
 	OPT_WL, OPT_NOWL, OPT_WLMAX, OPT_WLEXP, OPT_WLBY, OPT_SZL, OPT_NOSZL,
 	OPT_UDIR, OPT_UNAMES, OPT_USTRICT, OPT_UCHECK, OPT_DKEXP, OPT_MAXCONN, OPT_MAXIP,
-	OPT_HDRTO, OPT_WRTO,
+	OPT_HDRTO, OPT_WRTO, OPT_LOGFMT, OPT_SDSOCK,
 };
 
 static int parse_flag(struct serve_flags *f, int c, const char *arg)
@@ -178,13 +184,22 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		return 0;
 	case OPT_STATS: s->bpf_stats = f->has_stats = true; return 0;
 	case OPT_LEVEL:
-		if (config_log_level(arg) < 0) {
+		if (log_level_from_name(arg) < 0) {
 			errorf("use debug, info, warn or error", "unknown --log.level '%s'", arg);
 			return -EINVAL;
 		}
-		s->log_level = (enum log_level)config_log_level(arg);
+		s->log_level = (enum log_level)log_level_from_name(arg);
 		f->has_level = true;
 		return 0;
+	case OPT_LOGFMT:
+		if (log_format_from_name(arg) < 0) {
+			errorf("use logfmt or json", "unknown --log.format '%s'", arg);
+			return -EINVAL;
+		}
+		s->log_format = (enum log_format)log_format_from_name(arg);
+		f->has_format = true;
+		return 0;
+	case OPT_SDSOCK: f->systemd_socket = true; return 0;
 	case OPT_ATTACH:
 		return cmd_parse_attach(arg, &f->attach);
 	case OPT_UDIR: f->user.dir = arg; return 0;
@@ -231,6 +246,8 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		{ "disks.expire", required_argument, NULL, OPT_DKEXP },
 		{ "bpf.stats", no_argument, NULL, OPT_STATS },
 		{ "log.level", required_argument, NULL, OPT_LEVEL },
+		{ "log.format", required_argument, NULL, OPT_LOGFMT },
+		{ "web.systemd-socket", no_argument, NULL, OPT_SDSOCK },
 		{ "attach", required_argument, NULL, OPT_ATTACH },
 		{ "test.synthetic-disks", required_argument, NULL, OPT_SYNTH },
 		{ "config.dir", required_argument, NULL, OPT_UDIR },
@@ -274,6 +291,11 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		       f->limits.max_per_ip, f->limits.max_connections);
 		return -EINVAL;
 	}
+	if (f->systemd_socket && f->has_listen) {
+		errorf("give one of them", "--web.systemd-socket and --web.listen-address "
+		       "both say where to listen");
+		return -EINVAL;
+	}
 	if (!f->user.dir && (f->user.names || f->user.strict || f->check)) {
 		errorf("give the directory of the configs, e.g. --config.dir=/etc/iolat/programs",
 		       "--config.names, --config.strict and --config.check need --config.dir");
@@ -292,6 +314,13 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 		memcpy(out->listen, f->set.listen, sizeof(out->listen));
 		out->nlisten = f->set.nlisten;
 	}
+	if (f->systemd_socket) {
+		/* The sockets replace every listen address, the file's too. */
+		for (int i = 0; i < f->systemd_fds; i++)
+			snprintf(out->listen[i], sizeof(out->listen[i]), "%s%d",
+				 HTTP_LISTEN_FD_PREFIX, SD_LISTEN_FDS_START + i);
+		out->nlisten = (size_t)f->systemd_fds;
+	}
 	if (f->has_path)
 		memcpy(out->telemetry_path, f->set.telemetry_path, sizeof(out->telemetry_path));
 	if (f->has_web)
@@ -300,6 +329,8 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 		out->bpf_stats = true;
 	if (f->has_level)
 		out->log_level = f->set.log_level;
+	if (f->has_format)
+		out->log_format = f->set.log_format;
 	if (f->device >= 0)
 		out->device_view = f->device;
 	if (f->total >= 0)
@@ -320,7 +351,7 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 		out->workloads_expire_s = f->set.workloads_expire_s;
 	if (f->set.disks_expire_s)
 		out->disks_expire_s = f->set.disks_expire_s;
-	for (size_t i = 0; i < out->nlisten; i++)
+	for (size_t i = 0; i < out->nlisten && !f->systemd_socket; i++)
 		if (!http_listen_valid(out->listen[i])) {
 			snprintf(err, len, "bad listen address '%s' (use host:port, :port or "
 				 "[v6]:port)", out->listen[i]);

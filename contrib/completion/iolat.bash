@@ -105,6 +105,8 @@ _iolat_values()
         _iolat_words "$prefix" cgroup process ;;
     --log.level)
         _iolat_words "$prefix" debug info warn error ;;
+    --log.format)
+        _iolat_words "$prefix" logfmt json ;;
     -s | --sort)
         [[ $cmd == top ]] && _iolat_words "$prefix" r_iops w_iops r_mbs w_mbs avg_kib \
             r_p50_ms r_p90_ms r_p99_ms w_p50_ms w_p90_ms w_p99_ms name ;;

@@ -9,7 +9,7 @@
 # split at '=' as COMP_WORDBREAKS has it, and is also tried unsplit), calls
 # _iolat and compares COMPREPLY with what is expected: the commands and
 # each command's flags as `iolat [CMD] --help` lists them, the values of
-# --attach, --log.level, --workloads.by, top's --sort and trace's --op as
+# --attach, --log.level, --log.format, --workloads.by, top's --sort and trace's --op as
 # the help texts name them, the disks in /sys/block, files and directories.
 # shellcheck disable=SC2086,SC2116,SC2046,SC2005 # $(echo $x): words, one blank apart
 set -u
@@ -47,13 +47,14 @@ sort_columns=$("$IOLAT" top --help | sed -n '/--sort=COLUMN/,/(default/p' |
 	grep -vx or | sort | tr '\n' ' ')
 attach=$(help_values hist --attach)
 levels=$(help_values serve --log.level | sed 's/\bdefault\b//')
+formats=$(help_values serve --log.format | sed 's/\bdefault\b//')
 by=$("$IOLAT" serve --help | grep -o -- '--workloads.by=[a-z|]*' | sed 's/.*=//' | tr '|' '\n' |
 	sort | tr '\n' ' ')
 ops=$("$IOLAT" trace --help | grep -o -- '--op=[a-z|]*' | sed 's/.*=//' | tr '|' '\n' |
 	sort | tr '\n' ' ')
 commands=$("$IOLAT" --help | awk '/^Commands:/{c=1; next} c && /^$/{exit} c{print $1}' |
 	sort | tr '\n' ' ')
-for v in sort_columns attach levels by ops commands; do
+for v in sort_columns attach levels formats by ops commands; do
 	[ -n "$(echo ${!v})" ] || err "could not read the $v from iolat's help (its format changed?)"
 done
 disks_like() { # PREFIX: the entries of /sys/block starting with it
@@ -83,6 +84,8 @@ iolat hist --attach = '' -> $attach
 iolat trace --attach '' -> $attach
 iolat serve --attach=t -> --attach=tp_btf
 iolat serve --log.level = '' -> $levels
+iolat serve --log.format = '' -> $formats
+iolat serve --log.format=j -> --log.format=json
 iolat serve --workloads.by = '' -> $by
 iolat top -s '' -> $sort_columns
 iolat top --sort = r_p9 -> r_p90_ms r_p99_ms

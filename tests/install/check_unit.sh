@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# check_unit.sh OUT [UNIT] - contrib/iolat.service (or UNIT) against the
-# binary in OUT. `make check-unit` runs it; tests/integration/test_unit.sh
+# check_unit.sh OUT [UNIT] - contrib/iolat.service (or UNIT) and
+# contrib/iolat.socket against the binary in OUT. `make check-unit` runs it; tests/integration/test_unit.sh
 # runs it as root in `make test`.
 #   - systemd-analyze verify passes, with ExecStart= pointed at OUT/iolat and
 #     the config at contrib/iolat.yml, and the man pages its Documentation=
@@ -51,6 +51,12 @@ fi
 if ! out=$(MANPATH=$work/man systemd-analyze verify $man_opt "$work/iolat.service" 2>&1) || [ -n "$out" ]; then
 	err "systemd-analyze verify $man_opt: $out"
 fi
+# The optional socket unit, with the service it starts beside it.
+cp contrib/iolat.socket "$work/"
+if ! out=$(MANPATH=$work/man systemd-analyze verify $man_opt "$work/iolat.socket" 2>&1) || [ -n "$out" ]; then
+	err "systemd-analyze verify $man_opt iolat.socket: $out"
+fi
+grep -qx 'Service=iolat.service' "$work/iolat.socket" || err "iolat.socket does not start iolat.service"
 [ $man_opt = --man=no ] && echo "check_unit: man pages not checked (none in $OUT/man: make man)"
 score=$(systemd-analyze security --offline=yes "$work/iolat.service" 2>&1 |
 	sed -n 's/.*Overall exposure level for iolat.service: \([0-9.]*\).*/\1/p')
