@@ -36,7 +36,7 @@ endif
 LDLIBS += -lm -lmicrohttpd -lpthread
 LDLIBS += -lprotobuf-c
 LDLIBS += -lyaml -lcap -lsystemd
-# bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/webconfig.c
+# bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/serve/webconfig.c
 LDLIBS += -lcrypt -lnettle
 ifeq ($(TSAN),1)
 CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
@@ -52,23 +52,22 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf -Wall -W
 BPF_SYS_INC := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
-LIB_SRCS := src/buckets.c src/histo.c src/disks.c src/probe.c src/percpu.c src/collector.c \
-	    src/render.c src/json.c src/cgroups.c src/metrics.c src/buf.c src/expo_text.c src/exporter.c src/http.c src/http_request.c src/config.c src/log.c src/workload.c src/snapshot.c src/idmap.c src/wlabels.c src/disklife.c src/exporter_disks.c src/procstats.c src/verifier_log.c
-LIB_SRCS += src/tracer.c src/trace_summary.c src/trace_file.c
-LIB_SRCS += src/expo_proto.c
-LIB_SRCS += src/webconfig.c
-# User programs (issue 6): config, loader, decoders, map -> metric path.
-LIB_SRCS += src/uconfig.c src/uconfig_labels.c src/uconfig_perf.c src/yamldoc.c src/regex_guard.c src/uprog.c src/uprog_perf.c src/mapiter.c src/builtin_views.c \
-	    src/decoders.c src/umetrics.c src/userprogs.c src/ksyms.c src/disk_cache.c \
-	    src/cgroup_cache.c
-CMD_SRCS := src/main.c src/cmd_hist.c src/cmd_check.c src/cmd_serve.c src/serve_flags.c src/cmd_top.c src/cmd_trace.c src/trace_out.c src/cmdutil.c src/errors.c src/privileges.c
-LIB_OBJS := $(LIB_SRCS:src/%.c=$(OUT)/%.o)
+# The sources by subsystem (src/README.md): each folder's modules call only
+# their own folder and the layers below (make lint checks the includes).
+LAYERS := util sys core metrics uprog serve cli
+ALL_SRCS := $(foreach d,$(LAYERS),$(wildcard src/$(d)/*.c))
+# The commands (main.c and each cmd_*.c) are the program; everything else is
+# the library the unit tests link too.
+CMD_SRCS := src/main.c $(filter src/%/cmd_serve.c src/cli/cmd_%.c,$(ALL_SRCS))
+LIB_SRCS := $(filter-out $(CMD_SRCS),$(ALL_SRCS))
+vpath %.c $(LAYERS:%=src/%) src
+LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(LIB_SRCS)))
 # protoc-c output: its object joins the library like any other module.
 LIB_OBJS += $(OUT)/prometheus.pb-c.o
 # iolat's own metric configs, carried as strings (scripts/embed_configs.sh).
 BUILTIN_CONFIGS := $(wildcard builtin/*.yaml)
 LIB_OBJS += $(OUT)/builtin_configs.o
-CMD_OBJS := $(CMD_SRCS:src/%.c=$(OUT)/%.o)
+CMD_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(CMD_SRCS)))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/%)
 HELPER_BINS := $(OUT)/dio $(OUT)/slowfs
@@ -183,7 +182,7 @@ $(OUT)/syscall_names.h: scripts/gen_syscalls.sh | $(OUT)
 
 $(OUT)/decoders.o: $(OUT)/syscall_names.h
 
-$(OUT)/%.o: src/%.c | $(OUT)
+$(OUT)/%.o: %.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -212,10 +211,12 @@ helpers: $(HELPER_BINS)
 
 # Each target is fuzz/fuzz_NAME.c with the sources it reaches; it runs from
 # fuzz/corpus/NAME/ with fuzz/NAME.dict.
-$(OUT)/fuzz_uconfig: src/uconfig.c src/uconfig.h src/uconfig_labels.c src/uconfig_perf.c \
-		      src/yamldoc.c src/yamldoc.h src/regex_guard.c src/regex_guard.h
-$(OUT)/fuzz_http: src/http_request.c src/http_request.h src/webconfig.c src/webconfig.h
-$(OUT)/fuzz_webconfig: src/webconfig.c src/webconfig.h
+$(OUT)/fuzz_uconfig: src/uprog/uconfig.c src/uprog/uconfig.h src/uprog/uconfig_labels.c \
+		      src/uprog/uconfig_perf.c src/util/yamldoc.c src/util/yamldoc.h \
+		      src/util/regex_guard.c src/util/regex_guard.h
+$(OUT)/fuzz_http: src/serve/http_request.c src/serve/http_request.h src/serve/webconfig.c \
+		  src/serve/webconfig.h
+$(OUT)/fuzz_webconfig: src/serve/webconfig.c src/serve/webconfig.h
 
 $(FUZZ_BINS): $(OUT)/fuzz_%: fuzz/fuzz_%.c | $(OUT)
 	$(call msg,FUZZ-CC,$@)

@@ -10,7 +10,7 @@
 
 /*
  * Histogram slots. Every histogram is a sorted table of inclusive upper
- * bounds (built once in user space, src/buckets.c, and handed to the kernel
+ * bounds (built once in user space, src/core/buckets.c, and handed to the kernel
  * before load); slot i counts values v with bound[i-1] < v <= bound[i]. The
  * last slot's bound is UINT64_MAX, so it is the overflow slot. Slot counts
  * are powers of two so the kernel's search is a fixed number of halvings.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mapiter.bpf.c - copies every element of one map (key, then value) into
- * the iterator's seq_file, for src/mapiter.c: a scrape reads a whole map
+ * the iterator's seq_file, for src/uprog/mapiter.c: a scrape reads a whole map
  * with a few read() calls, where BPF_MAP_LOOKUP_BATCH takes and drops each
  * hash bucket's lock and copies each bucket out on its own.
  *

@@ -25,8 +25,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http_request.h"
-#include "webconfig.h"
+#include "serve/http_request.h"
+#include "serve/webconfig.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "uconfig.h"
+#include "uprog/uconfig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

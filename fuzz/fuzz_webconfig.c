@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "webconfig.h"
+#include "serve/webconfig.h"
 
 #define FIXTURES "tests/unit/data"
 

@@ -1,66 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* main.c - iolat's entry point: picks the subcommand. */
 #include <bpf/libbpf.h>
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
-#include "errors.h"
-#include "verifier_log.h"
-
-static bool verbose;
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	va_list copy;
-
-	(void)level;
-	va_copy(copy, ap);
-	verifier_log_note(fmt, copy);
-	va_end(copy);
-	if (!verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-void set_verbose(bool on)
-{
-	verbose = on;
-}
-
-int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > 86400 * 365)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
+#include "core/libbpf_log.h"
+#include "util/errors.h"
 
 static void usage(FILE *f)
 {
@@ -91,7 +38,7 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
-	libbpf_set_print(libbpf_print);
+	libbpf_log_install();
 	if (!cmd) {
 		usage(stderr);
 		return 2;

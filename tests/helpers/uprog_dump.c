@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * uprog_dump.c - drives src/uprog.c for tests/integration/test_uprog.sh:
+ * uprog_dump.c - drives src/uprog/uprog.c for tests/integration/test_uprog.sh:
  * opens a BPF object with uprog_open, prints its programs, then obeys one
  * command per stdin line:
  *   dump     every map whose value is one u64, as "MAP KEYHEX VALUE" lines
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "uprog.h"
+#include "uprog/uprog.h"
 
 #define MAX_PROGS 64
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# User programs (issue 6): src/uprog.c loads each example of examples/ through
+# User programs (issue 6): src/uprog/uprog.c loads each example of examples/ through
 # the uprog_dump helper, the test makes the event happen, and the maps must
 # show it - exact where the kernel allows (block request sizes on a loop
 # device), at least N where others share the event (failed openat), or just

@@ -10,7 +10,7 @@
 
 #include <linux/types.h>
 #include "iolat.h"
-#include "buckets.h"
+#include "core/buckets.h"
 
 #define NS_PER_US 1000ULL
 #define NS_PER_S 1000000000ULL

@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "buckets.h"
-#include "config.h"
-#include "exporter.h"
+#include "core/buckets.h"
+#include "serve/serve_config.h"
+#include "serve/exporter.h"
 
 #define FILE_PATH "contrib/iolat.yml"
 

@@ -22,9 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "decoders.h"
-#include "ksyms.h"
-#include "disks.h"
+#include "uprog/decoders.h"
+#include "sys/ksyms.h"
+#include "sys/disks.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -22,10 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "disk_cache.h"
-#include "disklife.h"
-#include "disks.h"
-#include "snapshot.h"
+#include "sys/disk_cache.h"
+#include "serve/disklife.h"
+#include "sys/disks.h"
+#include "core/snapshot.h"
 
 static char tmpdir[] = "/tmp/iolat-test-disks.XXXXXX";
 static char blockdir[4096];

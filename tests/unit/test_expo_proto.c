@@ -18,10 +18,10 @@
 
 #include <linux/types.h>
 #include "iolat.h"
-#include "buckets.h"
-#include "buf.h"
-#include "expo_proto.h"
-#include "metrics.h"
+#include "core/buckets.h"
+#include "util/buf.h"
+#include "metrics/expo_proto.h"
+#include "metrics/metrics.h"
 #include "prometheus.pb-c.h"
 
 typedef Io__Prometheus__Client__MetricFamily pb_family;

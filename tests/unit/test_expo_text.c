@@ -9,8 +9,8 @@
 
 #include <linux/types.h>
 #include "iolat.h"
-#include "expo_text.h"
-#include "http.h"
+#include "metrics/expo_text.h"
+#include "serve/http.h"
 
 static uint64_t lat_store[IOLAT_LAT_SLOTS];
 static struct bucket_table lat;

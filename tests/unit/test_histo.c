@@ -12,8 +12,8 @@
 
 #include <linux/types.h>
 #include "iolat.h"
-#include "buckets.h"
-#include "histo.h"
+#include "core/buckets.h"
+#include "core/histo.h"
 
 #define NCPU 8
 #define NSAMPLES 100000

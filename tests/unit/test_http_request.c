@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "http_request.h"
+#include "serve/http_request.h"
 
 #define PB                                                                                         \
 	"application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"                 \

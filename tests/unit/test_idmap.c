@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "idmap.h"
+#include "util/idmap.h"
 
 #define IDS 4000
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "log.h"
+#include "util/log.h"
 
 /* stderr into a temporary file while fn runs; its text in out. */
 static void capture(void (*fn)(void), char *out, size_t len)

@@ -12,9 +12,9 @@
 
 #include <linux/types.h>
 #include "iolat.h"
-#include "buckets.h"
-#include "json.h"
-#include "render.h"
+#include "core/buckets.h"
+#include "util/json.h"
+#include "cli/render.h"
 
 static struct bucket_table lat, size;
 static uint64_t lat_store[IOLAT_LAT_SLOTS], size_store[IOLAT_SIZE_SLOTS];

@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "builtin_configs.h"
-#include "uconfig.h"
+#include "serve/builtin_configs.h"
+#include "uprog/uconfig.h"
 
 static char err[1024];
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "verifier_log.h"
+#include "util/verifier_log.h"
 
 /* Hands one message to verifier_log_note as libbpf's callback would. */
 static void note(const char *fmt, ...)

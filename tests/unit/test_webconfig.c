@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "webconfig.h"
+#include "serve/webconfig.h"
 
 #define DATA_DIR "tests/unit/data"
 

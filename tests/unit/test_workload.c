@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "workload.h"
+#include "sys/workload.h"
 
 static void expect(const char *path, const char *kind, const char *name)
 {

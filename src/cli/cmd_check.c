@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cmd_check.c - `iolat check`: what the running kernel offers iolat, which
+ * path it will take, and (by loading and detaching the collector) whether it
+ * can run. Exit status 0 means it can.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "core/libbpf_log.h"
+#include "sys/cgroups.h"
+#include "core/collector.h"
+#include "commands.h"
+#include "sys/disks.h"
+#include "util/errors.h"
+#include "sys/privileges.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iolat check [OPTIONS]\n"
+		"\n"
+		"Reports kernel BTF, each block tracepoint (tp_btf and raw_tp), the\n"
+		"tracepoint argument layout, which disks get request timestamps from the\n"
+		"kernel, which are bio-based, and the attach path iolat will use. Unless\n"
+		"--no-load, it then loads and detaches the collector to prove it works.\n"
+		"Exit status: 0 iolat can run here, 1 it cannot, 2 bad usage.\n"
+		"\n"
+		"Options:\n"
+		"      --no-load   only inspect; do not load the BPF programs\n"
+		"  -v, --verbose   show libbpf's messages while loading\n"
+		"  -h, --help      this help\n"
+		"\n"
+		"Examples:\n"
+		"  iolat check\n"
+		"  iolat check --no-load\n");
+}
+
+static const char *yes(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static void print_tracepoints(const struct probe_result *pr)
+{
+	printf("\nTracepoints               present  tp_btf  role\n");
+	for (int i = 0; i < TP_COUNT; i++) {
+		static const char *const roles[TP_COUNT] = {
+			[TP_RQ_COMPLETE] = "required: times every request at completion",
+			[TP_RQ_ISSUE] = "fallback: issue time where the queue keeps no stats",
+			[TP_IO_START] = "fallback: creation time where start_time_ns is unset",
+			[TP_RQ_INSERT] = "fallback for block_io_start on kernels before 6.5",
+			[TP_BIO_QUEUE] = "bio-based disks: start",
+			[TP_BIO_COMPLETE] = "bio-based disks: completion",
+		};
+		printf("  %-22s  %-7s  %-6s  %s\n", probe_tp_name(i), yes(pr->tp_exists[i]),
+		       yes(pr->tp_btf[i]), roles[i]);
+	}
+	printf("  block_rq_issue arguments: %s\n",
+	       pr->rq_tp_has_queue ? "(q, rq) - before 5.11" : "(rq)");
+	printf("  block_bio_queue arguments: %s\n",
+	       pr->bio_tp_has_queue ? "(q, bio) - before 5.11" : "(bio)");
+	if (pr->rqf_enum)
+		printf("  request flags (BTF): IO_STAT bit %d, USE_SCHED %d, STATS %d, FLUSH_SEQ %d\n",
+		       pr->rqf_io_stat_bit, pr->rqf_use_sched_bit, pr->rqf_stats_bit,
+		       pr->rqf_flush_seq_bit);
+	else
+		printf("  request flags: macros, not in BTF (older kernels): a stamp the kernel did\n"
+		       "    not write is zero, and FLUSH_SEQ is bit 4\n");
+	if (pr->plug_clock)
+		printf("  plug clock: yes (6.9+): a request created and issued inside one plug gets\n"
+		       "    one cached time for both stamps, so its total time equals its device time\n"
+		       "    and both include the time it waited in the plug; iolat counts such\n"
+		       "    completions as same_stamps\n");
+	else
+		printf("  plug clock: no: start and issue stamps are each read when they happen\n");
+	if (pr->queue_stats_bit >= 0)
+		printf("  QUEUE_FLAG_STATS bit: %d (from BTF)\n", pr->queue_stats_bit);
+	else
+		printf("  QUEUE_FLAG_STATS: not in BTF; should the issue-side fallback be needed,\n"
+		       "    it records every request's issue time, not only unstamped ones\n");
+}
+
+/* Where bios' cgroups come from: the hierarchy the io controller is on. */
+static void print_cgroups(void)
+{
+	const char *root = cgroups_io_root();
+	char path[4200];
+
+	if (!root) {
+		printf("\nCgroups: no io (blkio) controller mounted: I/O is per disk and process only\n");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	printf("\nCgroups: io controller on %s (%s); workloads are named from its paths\n",
+	       access(path, F_OK) ? "cgroup v1 blkio" : "cgroup v2", root);
+}
+
+/* Prints disk i's tree: the disks it is built on, indented below it. */
+static void print_tree(const struct disk_info *d, int n, int i, int depth)
+{
+	char rest[128], *save = NULL, *w;
+
+	printf("  %*s%s%s (%s layer)\n", depth * 4, "", depth ? "`- " : "", d[i].name,
+	       d[i].bio_based ? "bio" : "request");
+	if (depth >= 8)
+		return; /* stacks are never this deep: a loop in sysfs */
+	snprintf(rest, sizeof(rest), "%s", d[i].stack.slaves);
+	for (w = strtok_r(rest, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		for (int k = 0; k < n; k++)
+			if (!strcmp(d[k].name, w))
+				print_tree(d, n, k, depth + 1);
+}
+
+/*
+ * Stacked devices (device-mapper, md) as trees, top layer first. Each layer
+ * has its own series: a dm or md device is timed at the bio layer (its time
+ * includes its legs'), its legs at the request layer; a raid1 write is one
+ * I/O on md and one on each leg. Totals over disks (hist without -D, top)
+ * take the top layers only, so nothing is counted twice.
+ */
+static void print_stacks(const struct disk_info *d, int n)
+{
+	bool any = false;
+
+	for (int i = 0; i < n; i++) {
+		if (!d[i].stack.slaves[0] || d[i].stack.holders[0])
+			continue;
+		if (!any)
+			printf("\nStacks  (each layer timed on its own; totals over disks count top "
+			       "layers only)\n");
+		any = true;
+		print_tree(d, n, i, 0);
+	}
+}
+
+/* How iolat will time each disk, from what its queue settings make the kernel stamp. */
+static void print_disks(void)
+{
+	struct disk_info d[256];
+	int n = disks_list(d, 256);
+
+	printf("\nDisks   (start_time_ns needs iostats or a scheduler; io_start_time_ns "
+	       "needs queue stats, e.g. wbt)\n");
+	for (int i = 0; i < n; i++) {
+		bool start = d[i].iostats || (d[i].scheduler[0] && strcmp(d[i].scheduler, "none"));
+
+		printf("  %-10s %3u:%-4u ", d[i].name, disk_major(d[i].dev), disk_minor(d[i].dev));
+		if (d[i].bio_based) {
+			printf("bio-based: timed block_bio_queue -> block_bio_complete\n");
+			continue;
+		}
+		printf("request-based  scheduler %-11s iostats %-3s wbt %-3s -> %s\n",
+		       d[i].scheduler[0] ? d[i].scheduler : "?", yes(d[i].iostats), yes(d[i].wbt),
+		       start && d[i].wbt ? "kernel timestamps (fast path)"
+					 : "request map for missing timestamps");
+	}
+	if (n <= 0)
+		printf("  (no disks in /sys/block)\n");
+	print_stacks(d, n);
+}
+
+static int try_load(const struct probe_result *pr)
+{
+	struct collector_opts o = {};
+	struct hist_map_info h;
+	struct collector *c;
+	char err[256] = "";
+	int rc = collector_open(&c, &o, pr, err, sizeof(err));
+
+	if (rc) {
+		printf("\nLoad test: FAILED: %s\n", err);
+		return 1;
+	}
+	collector_hist_map(c, &h);
+	printf("\nLoad test: loaded and attached with %s%s, then detached\n",
+	       attach_mode_name(collector_mode(c)),
+	       collector_bio_attached(c) ? " (bio-layer programs too)" : "");
+	printf("  histogram map: %s, %u keys of %d x %zu bytes, preallocated: %.1f MiB of kernel\n"
+	       "    memory; I/O of keys beyond these is counted as hist_map_full\n",
+	       h.name, h.keys, h.values_per_key, h.value_bytes,
+	       (double)h.keys * h.values_per_key * h.value_bytes / (1 << 20));
+	collector_close(c);
+	return 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "no-load", no_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct probe_result pr;
+	struct utsname u;
+	bool load = true;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': load = false; break;
+		case 'v': libbpf_log_verbose(true); break;
+		case 'h': usage(stdout); return 0;
+		default:
+			errorf("see 'iolat check --help'", "unknown option '%s'", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		errorf("see 'iolat check --help'", "unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	uname(&u);
+	printf("Kernel %s %s\n", u.release, u.machine);
+	if (probe_kernel(&pr)) {
+		printf("  BTF: no (%s missing)\n", pr.btf_path);
+		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+		       "iolat cannot run here: no kernel BTF");
+		return 1;
+	}
+	printf("  BTF: yes (%s)\n", pr.btf_path);
+	printf("  attach path: %s\n", pr.tp_btf[TP_RQ_COMPLETE] ? "tp_btf (raw_tp as fallback)"
+			       : pr.tp_exists[TP_RQ_COMPLETE] ? "raw_tp" : "none");
+	print_tracepoints(&pr);
+	print_disks();
+	print_cgroups();
+	if (!pr.tp_exists[TP_RQ_COMPLETE]) {
+		errorf(NULL, "iolat cannot run here: no block_rq_complete tracepoint");
+		return 1;
+	}
+	if (!load)
+		return 0;
+	if (!require_bpf_privileges())
+		return 1;
+	return try_load(&pr);
+}

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cmd_hist.c - `iolat hist`: biolatency's interface over iolat's collector.
+ * Reads cumulative series each interval and prints the interval's deltas.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/libbpf_log.h"
+#include "sys/cgroups.h"
+#include "cli/cmdutil.h"
+#include "util/buf.h"
+#include "core/collector.h"
+#include "commands.h"
+#include "sys/disks.h"
+#include "util/errors.h"
+#include "core/histo.h"
+#include "cli/render.h"
+
+struct hist_args {
+	bool per_disk, per_flags, per_op, per_size, total, msecs, timestamps, json, sizes;
+	const char *disk, *cgroup;
+	double interval; /* seconds; 0: until Ctrl-C */
+	uint64_t count;	 /* intervals; 0: unlimited */
+	enum attach_mode attach;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iolat hist [OPTIONS] [INTERVAL [COUNT]]\n"
+		"\n"
+		"Block-I/O latency histograms, like biolatency. Without INTERVAL, traces\n"
+		"until Ctrl-C and prints once. Ctrl-C or SIGTERM prints the interval so far.\n"
+		"\n"
+		"Latency views (both always collected; text shows one):\n"
+		"  device time  issue -> complete (blktrace D2C); the default\n"
+		"  total time   request created -> complete (Q2C at the request layer); -Q\n"
+		"\n"
+		"Stacked devices (LVM and dm, dm-crypt, md RAID): with -D each layer is a\n"
+		"disk of its own, timed where it is (dm and md at the bio layer: their time\n"
+		"includes their legs'), named with the disks it is on or under. Without -D\n"
+		"the lower layers are left out, so each I/O is counted once.\n"
+		"\n"
+		"Options:\n"
+		"  -D, --disk-split     a histogram per disk\n"
+		"  -O, --op-split       a histogram per operation (read, write, flush, ...)\n"
+		"  -F, --flags-split    a histogram per request flag set (sync, fua, ...)\n"
+		"  -S, --size-split     a histogram per request size class (<=4KiB, 4-16KiB,\n"
+		"                       16-64KiB, 64KiB-1MiB, >1MiB)\n"
+		"  -Q, --queued         show total time instead of device time\n"
+		"  -m, --milliseconds   rows in msecs instead of usecs\n"
+		"  -T, --timestamp      print a timestamp with each interval\n"
+		"  -s, --sizes          also print request-size histograms\n"
+		"  -d, --disk=DISK      only this disk (a partition means its disk)\n"
+		"  -c, --cgroup=PATH    only I/O charged to this cgroup or its children\n"
+		"  -j, --json           one JSON object per interval (ns and bytes)\n"
+		"      --attach=MODE    auto (default), tp_btf or raw_tp\n"
+		"  -v, --verbose        show libbpf's messages\n"
+		"  -h, --help           this help\n"
+		"\n"
+		"Examples:\n"
+		"  iolat hist                   all disks, until Ctrl-C\n"
+		"  iolat hist -DO 1 5           per disk and operation, 5 x 1 s\n"
+		"  iolat hist -Q -m -d sda1     total time on sda, in msecs\n"
+		"  iolat hist -c /sys/fs/cgroup/machine.slice --json 10\n");
+}
+
+static int parse_args(int argc, char **argv, struct hist_args *a)
+{
+	static const struct option opts[] = {
+		{ "disk-split", no_argument, NULL, 'D' },  { "op-split", no_argument, NULL, 'O' },
+		{ "flags-split", no_argument, NULL, 'F' }, { "queued", no_argument, NULL, 'Q' },
+		{ "size-split", no_argument, NULL, 'S' },
+		{ "milliseconds", no_argument, NULL, 'm' }, { "timestamp", no_argument, NULL, 'T' },
+		{ "sizes", no_argument, NULL, 's' },	   { "disk", required_argument, NULL, 'd' },
+		{ "cgroup", required_argument, NULL, 'c' }, { "json", no_argument, NULL, 'j' },
+		{ "attach", required_argument, NULL, 'A' }, { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },	   {},
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+DOFSQmTsd:c:jvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'D': a->per_disk = true; break;
+		case 'O': a->per_op = true; break;
+		case 'F': a->per_flags = true; break;
+		case 'S': a->per_size = true; break;
+		case 'Q': a->total = true; break;
+		case 'm': a->msecs = true; break;
+		case 'T': a->timestamps = true; break;
+		case 's': a->sizes = true; break;
+		case 'd': a->disk = optarg; break;
+		case 'c': a->cgroup = optarg; break;
+		case 'j': a->json = true; break;
+		case 'v': libbpf_log_verbose(true); break;
+		case 'h': usage(stdout); exit(0);
+		case 'A':
+			if (attach_mode_parse(optarg, &a->attach))
+				return -EINVAL;
+			break;
+		default:
+			errorf("see 'iolat hist --help'", "unknown or incomplete option '%s'",
+			       argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (cmd_interval_count(argc, argv, optind, "hist", &a->interval, &a->count))
+		return -EINVAL;
+	if (a->json && (a->msecs || a->sizes || a->timestamps)) {
+		errorf("JSON always carries ns, sizes and the time; drop -m, -s and -T",
+		       "conflicting options: %s with --json",
+		       a->msecs ? "-m" : a->sizes ? "-s" : "-T");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+
+struct grouping {
+	struct shown_series *s;
+	size_t n, cap;
+};
+
+static struct shown_series *group_for(struct grouping *g, const struct shown_series *want)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (!strcmp(g->s[i].disk, want->disk) && g->s[i].op == want->op &&
+		    g->s[i].flags == want->flags && g->s[i].size_class == want->size_class)
+			return &g->s[i];
+	if (array_make_room((void **)&g->s, &g->cap, g->n, sizeof(*g->s), 8))
+		return NULL;
+	g->s[g->n] = *want;
+	return &g->s[g->n++];
+}
+
+static int cmp_shown(const void *pa, const void *pb)
+{
+	const struct shown_series *a = pa, *b = pb;
+	int d = strcmp(a->disk, b->disk);
+
+	if (d)
+		return d;
+	if (a->op != b->op)
+		return a->op - b->op;
+	if (a->flags != b->flags)
+		return a->flags - b->flags;
+	return a->size_class - b->size_class;
+}
+
+static const struct disk_info *disk_of(uint32_t dev, const struct disk_info *d, int nd)
+{
+	for (int i = 0; i < nd; i++)
+		if (d[i].dev == dev)
+			return &d[i];
+	return NULL;
+}
+
+struct group_ctx {
+	const struct hist_args *a;
+	struct grouping *g;
+	struct disk_info disks[256];
+	int nd;
+};
+
+static int group_one(void *ctx, const struct iolat_key *k, const struct iolat_val *delta)
+{
+	struct group_ctx *x = ctx;
+	struct shown_series want = { .op = -1, .flags = -1, .size_class = -1 };
+	const struct disk_info *d = disk_of(k->dev, x->disks, x->nd);
+	struct shown_series *dst;
+
+	if (x->a->per_disk) {
+		disks_name(k->dev, want.disk, sizeof(want.disk));
+		if (d) {
+			want.bio_layer = d->bio_based;
+			want.stack = d->stack;
+		}
+	} else if (d && d->stack.holders[0] && !x->a->disk) {
+		return 0; /* a lower layer: the disk above counts its I/O */
+	}
+	if (x->a->per_op)
+		want.op = k->op;
+	if (x->a->per_flags)
+		want.flags = k->flags;
+	if (x->a->per_size)
+		want.size_class = k->size_class;
+	dst = group_for(x->g, &want);
+	if (!dst)
+		return -ENOMEM;
+	histo_add(&dst->val, delta);
+	return 0;
+}
+
+/* The interval's deltas, summed into the groups the flags ask for. */
+static int group_interval(const struct hist_args *a, const struct snapshot *now,
+			  const struct snapshot *before, struct grouping *g)
+{
+	static struct group_ctx x;
+	int rc;
+
+	x.a = a;
+	x.g = g;
+	x.nd = disks_list(x.disks, 256);
+	g->n = 0;
+	rc = snapshot_deltas(now, before, group_one, &x);
+	if (!rc && g->n > 1)
+		qsort(g->s, g->n, sizeof(*g->s), cmp_shown);
+	return rc;
+}
+
+static void print_text(const struct hist_args *a, struct collector *c, const struct grouping *g)
+{
+	const struct bucket_table *lat = collector_lat_table(c);
+	enum iolat_view view = a->total ? IOLAT_VIEW_TOTAL : IOLAT_VIEW_DEVICE;
+
+	if (a->timestamps) {
+		char ts[32];
+		time_t t = time(NULL);
+
+		strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
+		printf("%s\n", ts);
+	}
+	if (!g->n)
+		printf("no block I/O completed in this interval\n");
+	for (size_t i = 0; i < g->n; i++) {
+		const struct shown_series *s = &g->s[i];
+
+		if (s->disk[0] || s->op >= 0 || s->flags >= 0 || s->size_class >= 0) {
+			putchar('\n');
+			render_labels_text(stdout, s);
+		}
+		render_latency_text(stdout, &s->val.lat[view], lat, a->msecs);
+		if (a->sizes) {
+			putchar('\n');
+			render_size_text(stdout, s->val.size_slots, collector_size_table(c));
+		}
+	}
+	putchar('\n');
+}
+
+static void collector_json(struct json *j, struct collector *c)
+{
+	uint64_t st[IOLAT_STAT_COUNT];
+	struct prog_stats ps[16];
+	uint64_t misses = 0;
+	int np = collector_prog_stats(c, ps, 16);
+
+	for (int i = 0; i < np; i++)
+		misses += ps[i].recursion_misses;
+	json_key(j, "collector");
+	json_begin_object(j);
+	json_kv_string(j, "attach", attach_mode_name(collector_mode(c)));
+	json_kv_bool(j, "rq_map_forced", collector_rq_map_forced(c));
+	json_kv_bool(j, "bio_layer", collector_bio_attached(c));
+	json_kv_bool(j, "rq_map", collector_fallback_attached(c));
+	if (!collector_stats(c, st))
+		for (int i = 0; i < IOLAT_STAT_COUNT; i++)
+			json_kv_uint(j, collector_stat_name((enum iolat_stat)i), st[i]);
+	json_kv_uint(j, "recursion_misses", misses);
+	json_end_object(j);
+}
+
+static void print_json(double seconds, struct collector *c, const struct grouping *g)
+{
+	char ts[32];
+	time_t t = time(NULL);
+	struct json j;
+
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	json_init(&j, stdout);
+	json_begin_object(&j);
+	json_kv_string(&j, "time", ts);
+	json_kv_double(&j, "interval_s", seconds);
+	json_key(&j, "series");
+	json_begin_array(&j);
+	for (size_t i = 0; i < g->n; i++)
+		render_series_json(&j, &g->s[i], collector_lat_table(c), collector_size_table(c));
+	json_end_array(&j);
+	collector_json(&j, c);
+	json_end_object(&j);
+	putchar('\n');
+}
+
+/* Says on stderr what the collector attached on demand (an operator's
+ * clue that a disk lacks kernel timestamps, or that a bio-based disk came). */
+static void report_attached(int what)
+{
+	if (what < 0)
+		errorf(NULL, "attaching a program on demand failed: %s", strerror(-what));
+	for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_BIO; bit <<= 1)
+		if (what & bit)
+			fprintf(stderr, "iolat: %s\n", collector_now_reason(bit));
+}
+
+/* Sleeps up to `seconds`, returning early when a signal asks to stop, and
+ * lets the collector attach what new I/O needs meanwhile. */
+static void wait_interval(struct collector *c, double seconds)
+{
+	struct timespec end, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)seconds;
+	end.tv_nsec += (long)((seconds - (double)(time_t)seconds) * 1e9);
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	while (!cmd_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			return;
+		struct timespec nap = { 0, 50 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
+		report_attached(collector_maintain(c));
+	}
+}
+
+static double elapsed(const struct timespec *from)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - from->tv_sec) + (double)(now.tv_nsec - from->tv_nsec) / 1e9;
+}
+
+static int run(const struct hist_args *a, struct collector *c)
+{
+	struct snapshot before = {}, now = {}, tmp;
+	struct grouping g = {};
+	struct timespec started;
+	int rc = 0;
+
+	fprintf(a->json ? stderr : stdout,
+		"Tracing block device I/O... Hit Ctrl-C to end.\n");
+	fflush(NULL);
+	for (uint64_t i = 0; !a->count || i < a->count; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &started);
+		wait_interval(c, a->interval > 0 ? a->interval : 1e9);
+		rc = collector_read(c, &now);
+		if (!rc)
+			rc = group_interval(a, &now, &before, &g);
+		if (rc)
+			break;
+		if (a->json)
+			print_json(elapsed(&started), c, &g);
+		else
+			print_text(a, c, &g);
+		fflush(stdout);
+		tmp = before;
+		before = now;
+		now = tmp;
+		if (cmd_stop)
+			break;
+	}
+	snapshot_free(&before);
+	snapshot_free(&now);
+	free(g.s);
+	return rc;
+}
+
+int cmd_hist(int argc, char **argv)
+{
+	struct collector_opts o = {};
+	struct hist_args a;
+	struct collector *c;
+	int rc;
+
+	if (parse_args(argc, argv, &a))
+		return 2;
+	if (cmd_resolve_filters(a.disk, a.cgroup, &o.filter_dev, &o.filter_cgroup,
+				&o.filter_cgroup_level))
+		return 2;
+	o.key_flags = a.per_flags;
+	o.key_size_class = a.per_size;
+	o.attach = a.attach;
+	rc = cmd_open_collector(&c, &o);
+	if (rc)
+		return rc;
+	rc = run(&a, c);
+	collector_close(c);
+	if (rc) {
+		errorf(NULL, "reading the collector failed: %s", strerror(-rc));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cmd_top.c - `iolat top`: a live table of block I/O per workload (VM, pod,
+ * container, service, cgroup): IOPS, throughput, block size and latency
+ * percentiles, from the cgroup each bio was charged to.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cmdutil.h"
+#include "util/buf.h"
+#include "core/collector.h"
+#include "commands.h"
+#include "sys/disks.h"
+#include "util/errors.h"
+#include "core/histo.h"
+#include "util/json.h"
+#include "sys/workload.h"
+
+enum column {
+	COL_RIOPS, COL_WIOPS, COL_RMBS, COL_WMBS, COL_AVGBS, COL_RP50, COL_RP90, COL_RP99,
+	COL_WP50, COL_WP90, COL_WP99, COL_NAME, COL_COUNT,
+};
+
+static const char *const col_names[COL_COUNT] = {
+	"r_iops", "w_iops", "r_mbs", "w_mbs", "avg_kib", "r_p50_ms", "r_p90_ms", "r_p99_ms",
+	"w_p50_ms", "w_p90_ms", "w_p99_ms", "name",
+};
+
+struct top_args {
+	double interval;
+	uint64_t count;
+	bool once, json, csv, no_clear, total, process;
+	enum column sort;
+	const char *disk;
+};
+
+/* One row: a workload's reads and writes over the interval. */
+struct row {
+	struct workload w;
+	struct iolat_val rd, wr; /* deltas, device or total view per args */
+	double v[COL_COUNT];
+};
+
+struct table {
+	struct row *r;
+	size_t n, cap;
+	const struct top_args *a;
+	struct workload_cache *names;
+	double seconds;
+	const struct bucket_table *lat;
+	/* Disks under others (legs of dm or md): their I/O is also the upper
+	 * disk's, so a workload's totals leave them out unless -d names one. */
+	uint32_t lower[64];
+	int nlower;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iolat top [OPTIONS] [INTERVAL [COUNT]]\n"
+		"\n"
+		"Block I/O per workload, refreshed every INTERVAL seconds (default 1), like\n"
+		"biotop: read/write IOPS and MB/s, average block size, p50/p90/p99 read and\n"
+		"write latency (device time; -Q total time). A workload is the cgroup each\n"
+		"bio was charged to, named by rules: libvirt VMs, Kubernetes pods, Docker\n"
+		"containers, systemd services and scopes; otherwise its path.\n"
+		"A disk under another (a leg of an LVM, dm-crypt or md device) is left out\n"
+		"unless -d names it: its I/O is the upper device's, counted there.\n"
+		"\n"
+		"Options:\n"
+		"  -s, --sort=COLUMN  sort by r_iops, w_iops, r_mbs, w_mbs, avg_kib, r_p50_ms,\n"
+		"                     r_p90_ms, r_p99_ms, w_p50_ms, w_p90_ms, w_p99_ms or name\n"
+		"                     (default: r_iops + w_iops, descending; name ascending)\n"
+		"  -Q, --queued       total time (request created -> complete), not device time\n"
+		"  -d, --disk=DISK    only this disk\n"
+		"  -P, --process      per submitting process (COMM[PID]) instead of per\n"
+		"                     workload, for hosts without useful cgroups\n"
+		"  -C, --no-clear     do not clear the screen between intervals\n"
+		"      --once         one interval, then exit\n"
+		"  -j, --json         one JSON object per interval\n"
+		"      --csv          CSV rows (a header first), one line per workload and interval\n"
+		"  -h, --help         this help\n"
+		"\n"
+		"Examples:\n"
+		"  iolat top\n"
+		"  iolat top -s r_p99_ms 5\n"
+		"  iolat top --once --json 10\n");
+}
+
+static int parse_column(const char *s, enum column *out)
+{
+	for (int i = 0; i < COL_COUNT; i++)
+		if (!strcmp(s, col_names[i])) {
+			*out = (enum column)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int parse_args(int argc, char **argv, struct top_args *a)
+{
+	static const struct option opts[] = {
+		{ "sort", required_argument, NULL, 's' }, { "queued", no_argument, NULL, 'Q' },
+		{ "disk", required_argument, NULL, 'd' }, { "no-clear", no_argument, NULL, 'C' },
+		{ "once", no_argument, NULL, 'o' },	  { "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'v' },	  { "help", no_argument, NULL, 'h' },
+		{ "process", no_argument, NULL, 'P' },
+		{},
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->interval = 1;
+	a->sort = COL_COUNT; /* total IOPS */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+s:Qd:CjPh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_column(optarg, &a->sort)) {
+				errorf("see 'iolat top --help' for the columns",
+				       "unknown sort column '%s'", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'Q': a->total = true; break;
+		case 'd': a->disk = optarg; break;
+		case 'C': a->no_clear = true; break;
+		case 'o': a->once = true; break;
+		case 'j': a->json = true; break;
+		case 'v': a->csv = true; break;
+		case 'P': a->process = true; break;
+		case 'h': usage(stdout); exit(0);
+		default:
+			errorf("see 'iolat top --help'", "unknown or incomplete option '%s'",
+			       argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (cmd_interval_count(argc, argv, optind, "top", &a->interval, &a->count))
+		return -EINVAL;
+	if (a->json && a->csv) {
+		errorf("pick one", "conflicting options: --json with --csv");
+		return -EINVAL;
+	}
+	if (a->once)
+		a->count = 1;
+	return 0;
+}
+
+static struct row *row_for(struct table *t, const struct workload *w)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->r[i].w.name, w->name) && !strcmp(t->r[i].w.kind, w->kind))
+			return &t->r[i];
+	if (array_make_room((void **)&t->r, &t->cap, t->n, sizeof(*t->r), 16))
+		return NULL;
+	memset(&t->r[t->n], 0, sizeof(t->r[0]));
+	t->r[t->n].w = *w;
+	return &t->r[t->n++];
+}
+
+/* The lower layers of device stacks now (they come and go with dm and md). */
+static void find_lower(struct table *t)
+{
+	static struct disk_info d[256];
+	int n = t->a->disk ? 0 : disks_list(d, 256);
+
+	t->nlower = 0;
+	for (int i = 0; i < n && t->nlower < (int)(sizeof(t->lower) / sizeof(t->lower[0])); i++)
+		if (d[i].stack.holders[0])
+			t->lower[t->nlower++] = d[i].dev;
+}
+
+static int add_key(void *ctx, const struct iolat_key *k, const struct iolat_val *delta)
+{
+	struct table *t = ctx;
+	struct row *r;
+
+	for (int i = 0; i < t->nlower; i++)
+		if (k->dev == t->lower[i])
+			return 0;
+	r = row_for(t, workload_lookup(t->names, k->cgroup));
+	if (!r)
+		return -ENOMEM;
+	if (k->op == IOLAT_OP_READ)
+		histo_add(&r->rd, delta);
+	else if (k->op == IOLAT_OP_WRITE)
+		histo_add(&r->wr, delta);
+	return 0;
+}
+
+static double pct_ms(const struct iolat_lat *l, const struct bucket_table *t, double q)
+{
+	return l->count ? histo_quantile(l->slots, t, q, l->max_ns) / 1e6 : 0;
+}
+
+static void compute(struct table *t, struct row *r)
+{
+	enum iolat_view view = t->a->total ? IOLAT_VIEW_TOTAL : IOLAT_VIEW_DEVICE;
+	uint64_t ios = r->rd.ios + r->wr.ios;
+
+	r->v[COL_RIOPS] = (double)r->rd.ios / t->seconds;
+	r->v[COL_WIOPS] = (double)r->wr.ios / t->seconds;
+	r->v[COL_RMBS] = (double)r->rd.bytes / t->seconds / 1e6;
+	r->v[COL_WMBS] = (double)r->wr.bytes / t->seconds / 1e6;
+	r->v[COL_AVGBS] = ios ? (double)(r->rd.bytes + r->wr.bytes) / (double)ios / 1024 : 0;
+	r->v[COL_RP50] = pct_ms(&r->rd.lat[view], t->lat, 0.50);
+	r->v[COL_RP90] = pct_ms(&r->rd.lat[view], t->lat, 0.90);
+	r->v[COL_RP99] = pct_ms(&r->rd.lat[view], t->lat, 0.99);
+	r->v[COL_WP50] = pct_ms(&r->wr.lat[view], t->lat, 0.50);
+	r->v[COL_WP90] = pct_ms(&r->wr.lat[view], t->lat, 0.90);
+	r->v[COL_WP99] = pct_ms(&r->wr.lat[view], t->lat, 0.99);
+}
+
+static enum column sort_col;
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	double x, y;
+
+	if (sort_col == COL_NAME)
+		return strcmp(a->w.name, b->w.name);
+	x = sort_col == COL_COUNT ? a->v[COL_RIOPS] + a->v[COL_WIOPS] : a->v[sort_col];
+	y = sort_col == COL_COUNT ? b->v[COL_RIOPS] + b->v[COL_WIOPS] : b->v[sort_col];
+	return x < y ? 1 : x > y ? -1 : strcmp(a->w.name, b->w.name);
+}
+
+static void print_text(const struct table *t)
+{
+	char ts[16];
+	time_t now = time(NULL);
+
+	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
+	if (!t->a->no_clear)
+		fputs("\033[H\033[2J", stdout);
+	printf("%s  %zu workloads  %s time (ms)\n", ts, t->n, t->a->total ? "total" : "device");
+	printf("%-9s %-24s %8s %8s %8s %8s %7s %7s %7s %7s %7s %7s %7s\n", "KIND", "NAME", "R/s",
+	       "W/s", "RMB/s", "WMB/s", "AVG_KiB", "R_P50", "R_P90", "R_P99", "W_P50", "W_P90",
+	       "W_P99");
+	for (size_t i = 0; i < t->n; i++) {
+		const double *v = t->r[i].v;
+
+		printf("%-9s %-24.24s %8.1f %8.1f %8.2f %8.2f %7.1f %7.3f %7.3f %7.3f %7.3f %7.3f "
+		       "%7.3f\n",
+		       t->r[i].w.kind, t->r[i].w.name, v[COL_RIOPS], v[COL_WIOPS], v[COL_RMBS],
+		       v[COL_WMBS], v[COL_AVGBS], v[COL_RP50], v[COL_RP90], v[COL_RP99], v[COL_WP50],
+		       v[COL_WP90], v[COL_WP99]);
+	}
+	putchar('\n');
+}
+
+static void print_json(const struct table *t)
+{
+	struct json j;
+	char ts[32];
+	time_t now = time(NULL);
+
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	json_init(&j, stdout);
+	json_begin_object(&j);
+	json_kv_string(&j, "time", ts);
+	json_kv_double(&j, "interval_s", t->seconds);
+	json_kv_string(&j, "latency", t->a->total ? "total" : "device");
+	json_key(&j, "workloads");
+	json_begin_array(&j);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct row *r = &t->r[i];
+
+		json_begin_object(&j);
+		json_kv_string(&j, "kind", r->w.kind);
+		json_kv_string(&j, "name", r->w.name);
+		json_kv_string(&j, "cgroup", r->w.path);
+		json_kv_uint(&j, "reads", r->rd.ios);
+		json_kv_uint(&j, "writes", r->wr.ios);
+		json_kv_uint(&j, "read_bytes", r->rd.bytes);
+		json_kv_uint(&j, "write_bytes", r->wr.bytes);
+		for (int c = 0; c < COL_NAME; c++)
+			json_kv_double(&j, col_names[c], r->v[c]);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	putchar('\n');
+}
+
+/* CSV fields never contain quotes here but names may hold commas: quote. */
+static void print_csv(const struct table *t, bool header)
+{
+	time_t now = time(NULL);
+
+	if (header) {
+		printf("time,kind,name");
+		for (int c = 0; c < COL_NAME; c++)
+			printf(",%s", col_names[c]);
+		putchar('\n');
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		printf("%lld,%s,\"%s\"", (long long)now, t->r[i].w.kind, t->r[i].w.name);
+		for (int c = 0; c < COL_NAME; c++)
+			printf(",%.3f", t->r[i].v[c]);
+		putchar('\n');
+	}
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Waits an interval in short naps, letting the collector attach on demand. */
+static void nap_until(struct collector *c, double until)
+{
+	while (!cmd_stop && mono_s() < until) {
+		struct timespec nap = { 0, 50 * 1000 * 1000 };
+
+		nanosleep(&nap, NULL);
+		collector_maintain(c);
+	}
+}
+
+/*
+ * Keys of cgroups (or processes) that are gone and did no I/O this
+ * interval leave the kernel map, so a long top on a host where cgroups come
+ * and go does not fill it. top shows intervals: their totals are not needed.
+ */
+static void forget_gone(struct collector *c, const struct snapshot *now,
+			const struct snapshot *before, struct workload_cache *names)
+{
+	for (size_t i = 0; i < now->n; i++) {
+		const struct series *s = &now->s[i], *old = snapshot_find(before, &s->key);
+
+		if (!s->key.cgroup || !old || old->val.ios != s->val.ios)
+			continue;
+		if (!workload_alive(names, s->key.cgroup) && !collector_forget(c, &s->key))
+			workload_forget(names, s->key.cgroup);
+	}
+}
+
+static int comm_of(void *ctx, uint32_t pid, char *out, size_t len)
+{
+	return collector_comm(ctx, pid, out, len);
+}
+
+static int run(struct top_args *a, struct collector *c)
+{
+	struct snapshot before = { 0 }, now = { 0 }, tmp;
+	struct table t = { .a = a, .lat = collector_lat_table(c) };
+	double start = mono_s(), last = start;
+	int rc = 0;
+
+	t.names = workload_cache_new();
+	if (!t.names)
+		return -ENOMEM;
+	if (a->process)
+		workload_cache_set_comm(t.names, comm_of, c);
+	sort_col = a->sort;
+	rc = collector_read(c, &before); /* the baseline: only I/O from now on */
+	for (uint64_t i = 0; !rc && (!a->count || i < a->count) && !cmd_stop; i++) {
+		nap_until(c, start + a->interval * (double)(i + 1));
+		rc = collector_read(c, &now);
+		if (rc)
+			break;
+		t.n = 0;
+		find_lower(&t);
+		t.seconds = mono_s() - last;
+		last = mono_s();
+		rc = snapshot_deltas(&now, &before, add_key, &t);
+		for (size_t k = 0; k < t.n; k++)
+			compute(&t, &t.r[k]);
+		if (t.n > 1)
+			qsort(t.r, t.n, sizeof(*t.r), cmp_rows);
+		forget_gone(c, &now, &before, t.names);
+		if (a->json)
+			print_json(&t);
+		else if (a->csv)
+			print_csv(&t, i == 0);
+		else
+			print_text(&t);
+		fflush(stdout);
+		tmp = before;
+		before = now;
+		now = tmp;
+	}
+	snapshot_free(&before);
+	snapshot_free(&now);
+	free(t.r);
+	workload_cache_free(t.names);
+	return rc;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct collector_opts o = { .key_cgroup = true };
+	struct top_args a;
+	struct collector *c;
+	int rc;
+
+	if (parse_args(argc, argv, &a))
+		return 2;
+	o.key_cgroup = !a.process;
+	o.key_process = a.process;
+	if (a.disk && disks_resolve(a.disk, &o.filter_dev, NULL, 0)) {
+		errorf("'lsblk' lists the disks", "no such disk or partition '%s'", a.disk);
+		return 2;
+	}
+	rc = cmd_open_collector(&c, &o);
+	if (rc)
+		return rc;
+	fprintf(stderr, "Tracing block device I/O per workload... Hit Ctrl-C to end.\n");
+	rc = run(&a, c);
+	collector_close(c);
+	if (rc) {
+		errorf(NULL, "reading the collector failed: %s", strerror(-rc));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cmd_trace.c - `iolat trace`: one line (or JSON object) per sampled block
+ * I/O with the time of every stage it went through, like biosnoop with
+ * blktrace's stages. What the ring buffer could not carry is counted and
+ * reported at exit, never dropped silently.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/libbpf_log.h"
+#include "sys/cgroups.h"
+#include "cli/cmdutil.h"
+#include "commands.h"
+#include "util/errors.h"
+#include "util/monotonic.h"
+#include "core/probe.h"
+#include "cli/trace_file.h"
+#include "cli/trace_summary.h"
+#include "cli/trace_out.h"
+#include "core/tracer.h"
+#include "util/parse.h"
+
+struct trace_args {
+	const char *disk, *cgroup;
+	const char *write_file, *read_file; /* --write: record; --read: replay */
+	uint64_t pid, sample_every, ringbuf_kib;
+	double min_ms, duration_s; /* 0: no threshold; run until a signal */
+	enum trace_op_filter op;
+	bool json, syscalls, summary;
+	enum attach_mode attach;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iolat trace [OPTIONS]\n"
+		"\n"
+		"One record per sampled block I/O, with the time of every stage it went\n"
+		"through (blktrace's letters): Q queued, G request allocated, M merged into\n"
+		"a request, I inserted, D issued to the driver, C completed. Runs until\n"
+		"Ctrl-C, SIGTERM or -D; then prints to stderr how many records were\n"
+		"emitted, lost (ring buffer full) and dropped by the threshold.\n"
+		"\n"
+		"Columns (ms; '-' where a stage was not seen):\n"
+		"  Q2G  queued -> request allocated    G2I  -> inserted\n"
+		"  I2D  inserted -> issued             D2C  device time\n"
+		"  Q2C  total                          Q2M  queued -> merged into an existing\n"
+		"                                       request (the record ends there)\n"
+		"\n"
+		"Stacked devices: a followed bio of a dm or md device is followed on through\n"
+		"block_bio_remap to each bio it is sent on as, on the disk below (DISK\n"
+		"'^vda'; in JSON \"remapped\" and \"parent\", the upper bio's id), whatever\n"
+		"the sampling: one chain from the top layer to the requests on its legs.\n"
+		"\n"
+		"Options:\n"
+		"  -d, --disk=DISK        only this disk (a partition means its disk)\n"
+		"  -p, --pid=PID          only I/O queued by this process (tgid)\n"
+		"  -c, --cgroup=PATH      only I/O charged to this cgroup or its children\n"
+		"  -o, --op=read|write    only reads or only writes\n"
+		"  -s, --sample=N         follow 1 I/O in N (per CPU; default 1: every I/O)\n"
+		"  -m, --min-ms=MS        only I/O whose Q2C is at least MS (decided at\n"
+		"                         completion: every I/O is followed)\n"
+		"  -j, --json             one JSON object per I/O (raw ns timestamps)\n"
+		"      --syscalls         link each I/O to the read/write/fsync syscall it\n"
+		"                         was issued in, and print that syscall's latency\n"
+		"                         after its I/O (costs a little on every syscall)\n"
+		"      --summary          no record lines: at the end, per device and per\n"
+		"                         process, each span's count, min, avg, p50/p90/p99,\n"
+		"                         max and share of the total time (like btt)\n"
+		"  -w, --write=FILE       records to FILE (a new file), not to the screen\n"
+		"  -r, --read=FILE        print (or --summary) the records of FILE; no\n"
+		"                         tracing, no privileges needed\n"
+		"  -D, --duration=SECONDS stop after SECONDS\n"
+		"      --ringbuf-kib=K    ring buffer size in KiB, a power of two >= 4\n"
+		"                         (default 256)\n"
+		"      --attach=MODE      auto (default), tp_btf or raw_tp\n"
+		"  -v, --verbose          show libbpf's messages\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"Examples:\n"
+		"  iolat trace -d vda                 every I/O on vda\n"
+		"  iolat trace -m 10 -j               I/O slower than 10 ms, as JSON\n"
+		"  iolat trace -s 100 -o write -D 60  1 write in 100, for a minute\n"
+		"  iolat trace --summary -D 30        where 30 s of I/O spent its time\n"
+		"  iolat trace -w io.trace -D 60; iolat trace -r io.trace --summary\n");
+}
+
+static int bad(const char *hint, const char *what, const char *arg)
+{
+	errorf(hint, "bad %s '%s'", what, arg);
+	return -EINVAL;
+}
+
+static int parse_args(int argc, char **argv, struct trace_args *a)
+{
+	static const struct option opts[] = {
+		{ "disk", required_argument, NULL, 'd' },   { "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'c' }, { "op", required_argument, NULL, 'o' },
+		{ "sample", required_argument, NULL, 's' }, { "min-ms", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },	    { "duration", required_argument, NULL, 'D' },
+		{ "ringbuf-kib", required_argument, NULL, 'R' },
+		{ "attach", required_argument, NULL, 'A' }, { "verbose", no_argument, NULL, 'v' },
+		{ "syscalls", no_argument, NULL, 'S' },
+		{ "summary", no_argument, NULL, 'U' },
+		{ "write", required_argument, NULL, 'w' }, { "read", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },	    {},
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->sample_every = 1;
+	a->ringbuf_kib = 256;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+d:p:c:o:s:m:jD:w:r:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': a->disk = optarg; break;
+		case 'c': a->cgroup = optarg; break;
+		case 'j': a->json = true; break;
+		case 'S': a->syscalls = true; break;
+		case 'U': a->summary = true; break;
+		case 'w': a->write_file = optarg; break;
+		case 'r': a->read_file = optarg; break;
+		case 'v': libbpf_log_verbose(true); break;
+		case 'h': usage(stdout); exit(0);
+		case 'p':
+			if (parse_uint(optarg, 1, INT32_MAX, &a->pid))
+				return bad("give a process id, 1 or more", "pid", optarg);
+			break;
+		case 'o':
+			if (!strcmp(optarg, "read"))
+				a->op = TRACE_OP_READ;
+			else if (!strcmp(optarg, "write"))
+				a->op = TRACE_OP_WRITE;
+			else
+				return bad("use read or write", "operation", optarg);
+			break;
+		case 's':
+			if (parse_uint(optarg, 1, UINT32_MAX, &a->sample_every))
+				return bad("give N as a whole number, 1 or more (1 in N)",
+					   "sample rate", optarg);
+			break;
+		case 'm':
+			if (parse_seconds(optarg, &a->min_ms))
+				return bad("give a positive number of milliseconds, e.g. 10 or 0.5",
+					   "threshold", optarg);
+			break;
+		case 'D':
+			if (parse_seconds(optarg, &a->duration_s))
+				return bad("give a positive number of seconds", "duration", optarg);
+			break;
+		case 'R':
+			if (parse_uint(optarg, 4, 1024 * 1024, &a->ringbuf_kib) ||
+			    (a->ringbuf_kib & (a->ringbuf_kib - 1)) ||
+			    a->ringbuf_kib * 1024 % (uint64_t)sysconf(_SC_PAGESIZE))
+				return bad("give a power of two of at least one page, e.g. 4 or 1024",
+					   "ring buffer size (KiB)", optarg);
+			break;
+		case 'A':
+			if (attach_mode_parse(optarg, &a->attach))
+				return -EINVAL;
+			break;
+		default:
+			errorf("see 'iolat trace --help'", "unknown or incomplete option '%s'",
+			       argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		errorf("see 'iolat trace --help'", "unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (a->min_ms > 0 && a->sample_every > 1) {
+		errorf("a threshold follows every I/O so that no slow one is missed; drop -s",
+		       "conflicting options: -s with -m");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+
+/* Delivers records until a signal or the duration ends, then drains. */
+static int run(const struct trace_args *a, struct tracer *tr, struct trace_out *t)
+{
+	uint64_t end = a->duration_s > 0 ? t->t0_ns + (uint64_t)(a->duration_s * 1e9) : 0;
+	int rc = 0;
+
+	while (!cmd_stop && (!end || monotonic_ns() < end)) {
+		rc = tracer_poll(tr, 100);
+		if (rc == -EINTR)
+			rc = 0;
+		if (rc < 0)
+			break;
+		fflush(stdout);
+	}
+	if (rc >= 0)
+		rc = tracer_poll(tr, 0);
+	fflush(stdout);
+	return rc < 0 ? rc : 0;
+}
+
+/* --read: the records of a file through the same output, no tracing. */
+static int replay(const struct trace_args *a, struct trace_out *t)
+{
+	struct trace_file_sink sink = { trace_out_record, trace_out_syscall, t };
+	char err[512] = "";
+	int rc;
+
+	if (a->disk || a->cgroup || a->pid || a->op || a->sample_every != 1 || a->min_ms > 0 ||
+	    a->write_file || a->duration_s > 0) {
+		errorf("filters, sampling and -D apply while recording",
+		       "--read takes only --json, --summary and --syscalls");
+		return 2;
+	}
+	/* The header once a valid file gives its first record. */
+	t->header_pending = !a->json && !a->summary;
+	rc = trace_file_read(a->read_file, &t->t0_ns, &sink, err, sizeof(err));
+	if (t->summary) {
+		trace_summary_print(t->summary, stdout, a->json);
+		trace_summary_free(t->summary);
+	}
+	fflush(stdout);
+	if (rc) {
+		errorf(NULL, "%s", err);
+		return 1;
+	}
+	fprintf(stderr, "iolat: %llu records read from %s\n", (unsigned long long)t->emitted,
+		a->read_file);
+	return 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_out t = {};
+	struct tracer_opts o = {};
+	uint64_t st[TRACE_STAT_COUNT] = {}, in_flight, evicted;
+	struct probe_result pr;
+	struct trace_args a;
+	struct tracer *tr;
+	char err[256] = "";
+	int rc;
+
+	if (parse_args(argc, argv, &a) ||
+	    cmd_resolve_filters(a.disk, a.cgroup, &o.filter_dev, &o.filter_cgroup,
+				&o.filter_cgroup_level))
+		return 2;
+	o.filter_pid = (uint32_t)a.pid;
+	o.filter_op = a.op;
+	o.sample_every = (uint32_t)a.sample_every;
+	o.min_ns = (uint64_t)(a.min_ms * 1e6);
+	o.ringbuf_bytes = (uint32_t)(a.ringbuf_kib * 1024);
+	o.attach = a.attach;
+	o.syscalls = a.syscalls;
+	o.syscall_fn = trace_out_syscall;
+	t.json = a.json;
+	t.syscalls = a.syscalls;
+	if (a.read_file) {
+		if (a.summary && !(t.summary = trace_summary_new()))
+			return 1;
+		return replay(&a, &t);
+	}
+	rc = cmd_prepare_bpf(&pr);
+	if (rc)
+		return rc;
+	if (tracer_open(&tr, &o, &pr, trace_out_record, &t, err, sizeof(err))) {
+		errorf("'iolat check' shows what this kernel offers", "%s", err);
+		return 1;
+	}
+	if (a.summary && !(t.summary = trace_summary_new())) {
+		tracer_close(tr);
+		errorf(NULL, "out of memory");
+		return 1;
+	}
+	t.t0_ns = monotonic_ns();
+	if (a.write_file && trace_file_create(&t.file, a.write_file, t.t0_ns, err, sizeof(err))) {
+		tracer_close(tr);
+		trace_summary_free(t.summary);
+		errorf("give a new file's path", "%s", err);
+		return 2;
+	}
+	fprintf(stderr, "Tracing block device I/O... Hit Ctrl-C to end.\n");
+	if (!a.json && !a.summary && !a.write_file)
+		trace_out_header(a.syscalls);
+	fflush(NULL);
+	rc = run(&a, tr, &t);
+	if (t.file && fclose(t.file) && !rc)
+		rc = -EIO;
+	tracer_stats(tr, st);
+	in_flight = tracer_in_flight(tr, &evicted);
+	tracer_close(tr);
+	if (t.summary) {
+		trace_summary_print(t.summary, stdout, a.json);
+		trace_summary_free(t.summary);
+	}
+	/* Never silent about what did not reach the output. */
+	fprintf(stderr,
+		"iolat: %llu records emitted, %llu lost (ring buffer full), %llu dropped by "
+		"threshold\n",
+		(unsigned long long)t.emitted, (unsigned long long)st[TRACE_STAT_LOST],
+		(unsigned long long)st[TRACE_STAT_FAST]);
+	if (a.syscalls)
+		fprintf(stderr, "iolat: %llu syscall records\n", (unsigned long long)t.sys_emitted);
+	if (st[TRACE_STAT_STALE])
+		fprintf(stderr, "iolat: %llu records dropped: the end of their I/O was not "
+				"seen\n", (unsigned long long)st[TRACE_STAT_STALE]);
+	if (in_flight)
+		fprintf(stderr, "iolat: %llu followed I/Os still in flight at exit: not "
+				"emitted\n", (unsigned long long)in_flight);
+	if (evicted)
+		fprintf(stderr, "iolat: %llu followed I/Os evicted from the kernel's table "
+				"(too many in flight at once): not emitted; a sample rate (-s) "
+				"follows fewer\n", (unsigned long long)evicted);
+	if (st[TRACE_STAT_LOST])
+		fprintf(stderr, "iolat: records were lost: a larger --ringbuf-kib or a sample "
+				"rate (-s) keeps up with more I/O\n");
+	if (rc) {
+		errorf(NULL, "reading the ring buffer failed: %s", strerror(-rc));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* trace_file.c - trace records in a file (trace_file.h). */
+#include "cli/trace_file.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define MAGIC "IOLATTRC"
+#define VERSION 3
+
+struct header {
+	char magic[8];
+	uint64_t version, record_size, syscall_size, t0_ns;
+};
+
+int trace_file_create(FILE **out, const char *path, uint64_t t0_ns, char *err, size_t len)
+{
+	struct header h = { .version = VERSION, .record_size = sizeof(struct trace_record),
+			    .syscall_size = sizeof(struct trace_syscall), .t0_ns = t0_ns };
+	FILE *f = fopen(path, "wxe"); /* never overwrite a recording */
+
+	memcpy(h.magic, MAGIC, sizeof(h.magic));
+	if (!f) {
+		snprintf(err, len, "cannot create %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fwrite(&h, sizeof(h), 1, f) != 1) {
+		snprintf(err, len, "cannot write %s: %s", path, strerror(errno));
+		fclose(f);
+		return -EIO;
+	}
+	*out = f;
+	return 0;
+}
+
+int trace_file_append(FILE *f, const void *data, uint32_t len)
+{
+	if (fwrite(&len, sizeof(len), 1, f) != 1 || fwrite(data, len, 1, f) != 1)
+		return -EIO;
+	return 0;
+}
+
+static int check_header(FILE *f, const char *path, uint64_t *t0, char *err, size_t len)
+{
+	struct header h;
+
+	if (fread(&h, sizeof(h), 1, f) != 1 || memcmp(h.magic, MAGIC, sizeof(h.magic))) {
+		snprintf(err, len, "%s is not an iolat trace file (from 'iolat trace --write')", path);
+		return -EINVAL;
+	}
+	if (h.version != VERSION || h.record_size != sizeof(struct trace_record) ||
+	    h.syscall_size != sizeof(struct trace_syscall)) {
+		snprintf(err, len, "%s was written by another iolat version (format %llu)", path,
+			 (unsigned long long)h.version);
+		return -EINVAL;
+	}
+	*t0 = h.t0_ns;
+	return 0;
+}
+
+/* One entry through the sink: 1 at the end of the file, 0, or -errno. */
+static int read_entry(FILE *f, const struct trace_file_sink *sink)
+{
+	union {
+		struct trace_record r;
+		struct trace_syscall s;
+	} u;
+	uint32_t n;
+
+	if (fread(&n, sizeof(n), 1, f) != 1)
+		return feof(f) ? 1 : -EIO;
+	if ((n != sizeof(u.r) && n != sizeof(u.s)) || fread(&u, n, 1, f) != 1)
+		return -EINVAL;
+	return n == sizeof(u.r) ? sink->record(sink->ctx, &u.r) : sink->syscall(sink->ctx, &u.s);
+}
+
+int trace_file_read(const char *path, uint64_t *t0_ns, const struct trace_file_sink *sink,
+		    char *err, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int rc;
+
+	if (!f) {
+		snprintf(err, len, "cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	rc = check_header(f, path, t0_ns, err, len);
+	while (!rc)
+		rc = read_entry(f, sink);
+	fclose(f);
+	if (rc == 1)
+		return 0;
+	if (rc == -EINVAL && !err[0])
+		snprintf(err, len, "%s is truncated or damaged", path);
+	else if (rc < 0 && !err[0])
+		snprintf(err, len, "reading %s: %s", path, strerror(-rc));
+	return rc;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * trace_out.h - where `iolat trace`'s records go: text lines like biosnoop
+ * with blktrace's stages, JSON lines, the --summary report or a --write
+ * file; and the join of each syscall record with the block records queued
+ * inside it (--syscalls).
+ */
+#ifndef IOLAT_TRACE_OUT_H
+#define IOLAT_TRACE_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/types.h>
+#include "sys/disks.h"
+#include "trace.h"
+#include "cli/trace_summary.h"
+
+/* Block records seen for one syscall, until its own record arrives (at its
+ * exit, after the completions of its synchronous I/O). */
+struct sys_link {
+	uint64_t enter_ns; /* 0: free slot */
+	uint32_t tid;
+	uint32_t records;  /* block records shown */
+	uint64_t q2c_ns, d2c_ns; /* summed over the completed ones */
+};
+
+#define SYS_LINKS 256
+
+/* What the record callback needs: output, the clock origin, disk names. */
+struct trace_out {
+	bool json, syscalls;
+	struct trace_summary *summary; /* --summary: records go here, not out */
+	FILE *file;		       /* --write: records go here */
+	bool header_pending;	       /* --read: text header before the first record */
+	uint64_t t0_ns;
+	uint64_t emitted, sys_emitted;
+	struct sys_link links[SYS_LINKS];
+	struct {
+		uint32_t dev;
+		char name[DISK_NAME_MAX];
+	} names[16];
+	int nnames;
+};
+
+/* The text output's column header. */
+void trace_out_header(bool syscalls);
+
+/* A block record (ctx: struct trace_out). 0, or -errno to stop. */
+int trace_out_record(void *ctx, const struct trace_record *r);
+
+/* A syscall record, after the block records it contains. 0, or -errno. */
+int trace_out_syscall(void *ctx, const struct trace_syscall *s);
+
+#endif

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* trace_summary.c - per-device and per-process span statistics (trace_summary.h). */
+#include "cli/trace_summary.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buckets.h"
+#include "util/buf.h"
+#include "core/histo.h"
+#include "iolat.h"
+#include "util/json.h"
+
+/* A bio that got its own request goes Q G [I] D C; one merged into
+ * another's, Q M [I] D C, counted as Q2M and M2D. Either way its spans
+ * add up to its Q2C. */
+enum span {
+	SPAN_Q2G,
+	SPAN_G2I,
+	SPAN_I2D,
+	SPAN_G2D,
+	SPAN_Q2M,
+	SPAN_M2D,
+	SPAN_D2C,
+	SPAN_Q2C,
+	SPAN_COUNT
+};
+
+static const char *const span_names[SPAN_COUNT] = { "Q2G", "G2I", "I2D", "G2D",
+						    "Q2M", "M2D", "D2C", "Q2C" };
+/* The stages each span runs between. */
+static const enum trace_stage span_from[SPAN_COUNT] = { TRACE_Q, TRACE_G, TRACE_I, TRACE_G,
+							 TRACE_Q, TRACE_M, TRACE_D, TRACE_Q };
+static const enum trace_stage span_to[SPAN_COUNT] = { TRACE_G, TRACE_I, TRACE_D, TRACE_D,
+						       TRACE_M, TRACE_D, TRACE_C, TRACE_C };
+
+struct group {
+	char name[48];	     /* "loop0" or "dio[1234]" */
+	uint64_t ios, merged; /* records with a completion; of them, merged bios */
+	uint64_t min_ns[SPAN_COUNT];
+	struct iolat_lat span[SPAN_COUNT];
+};
+
+/* Groups past this many processes fold into one, named "other". */
+#define MAX_PROCESSES 256
+
+struct trace_summary {
+	struct bucket_table lat;
+	uint64_t lat_store[IOLAT_LAT_SLOTS];
+	struct group *disks, *procs;
+	size_t ndisks, cap_disks, nprocs, cap_procs;
+};
+
+struct trace_summary *trace_summary_new(void)
+{
+	struct trace_summary *s = calloc(1, sizeof(*s));
+
+	if (s && buckets_build_latency(&s->lat, s->lat_store, NULL, 0)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void trace_summary_free(struct trace_summary *s)
+{
+	if (!s)
+		return;
+	free(s->disks);
+	free(s->procs);
+	free(s);
+}
+
+static struct group *find_group(struct group *g, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(g[i].name, name))
+			return &g[i];
+	return NULL;
+}
+
+static struct group *group_of(struct group **g, size_t *n, size_t *cap, const char *name)
+{
+	struct group *found = find_group(*g, *n, name);
+
+	if (found)
+		return found;
+	if (array_make_room((void **)g, cap, *n, sizeof(**g), 8))
+		return NULL;
+	memset(&(*g)[*n], 0, sizeof(**g));
+	snprintf((*g)[*n].name, sizeof((*g)[0].name), "%s", name);
+	return &(*g)[(*n)++];
+}
+
+/* The span's length, or -1 if a stage of it was not seen (or G2D where the
+ * request went through an insert, which G2I and I2D cover). */
+static int64_t span_ns(const struct trace_record *r, enum span sp)
+{
+	uint64_t a = r->ts[span_from[sp]], b = r->ts[span_to[sp]];
+
+	if (sp == SPAN_G2D && r->ts[TRACE_I])
+		return -1;
+	/* A merged bio's insert, if any, is inside its M2D. */
+	if (sp == SPAN_I2D && r->ts[TRACE_M])
+		return -1;
+	return a && b && b >= a ? (int64_t)(b - a) : -1;
+}
+
+static void add_to(struct group *g, const struct bucket_table *t, const struct trace_record *r)
+{
+	if (!r->ts[TRACE_C])
+		return;
+	g->ios++;
+	g->merged += !!r->ts[TRACE_M];
+	for (int sp = 0; sp < SPAN_COUNT; sp++) {
+		int64_t ns = span_ns(r, (enum span)sp);
+		struct iolat_lat *l = &g->span[sp];
+
+		if (ns < 0)
+			continue;
+		if (!l->count || (uint64_t)ns < g->min_ns[sp])
+			g->min_ns[sp] = (uint64_t)ns;
+		l->count++;
+		l->sum_ns += (uint64_t)ns;
+		if ((uint64_t)ns > l->max_ns)
+			l->max_ns = (uint64_t)ns;
+		l->slots[buckets_slot_of(t, (uint64_t)ns)]++;
+	}
+}
+
+int trace_summary_add(struct trace_summary *s, const char *disk, const struct trace_record *r)
+{
+	char proc[48];
+	struct group *d, *p;
+
+	snprintf(proc, sizeof(proc), "%.16s[%u]", r->comm, r->pid);
+	if (s->nprocs >= MAX_PROCESSES && !find_group(s->procs, s->nprocs, proc))
+		snprintf(proc, sizeof(proc), "other");
+	d = group_of(&s->disks, &s->ndisks, &s->cap_disks, disk);
+	p = group_of(&s->procs, &s->nprocs, &s->cap_procs, proc);
+	if (!d || !p)
+		return -ENOMEM;
+	add_to(d, &s->lat, r);
+	add_to(p, &s->lat, r);
+	return 0;
+}
+
+/* Share of the group's total time (summed Q2C) a span took, in percent. */
+static double share(const struct group *g, enum span sp)
+{
+	uint64_t total = g->span[SPAN_Q2C].sum_ns;
+
+	return total ? 100.0 * (double)g->span[sp].sum_ns / (double)total : 0;
+}
+
+static void print_group_text(const struct group *g, const struct bucket_table *t, FILE *f)
+{
+	fprintf(f, "  %s: %llu I/Os", g->name, (unsigned long long)g->ios);
+	if (g->merged)
+		fprintf(f, " (%llu of them merged into another's request)",
+			(unsigned long long)g->merged);
+	fprintf(f, "\n    %-5s %8s %9s %9s %9s %9s %9s %9s %7s\n", "span", "count", "min", "avg",
+		"p50", "p90", "p99", "max", "share");
+	for (int sp = 0; sp < SPAN_COUNT; sp++) {
+		struct histo_summary h;
+
+		if (!g->span[sp].count)
+			continue;
+		histo_summarize(&g->span[sp], t, &h);
+		fprintf(f, "    %-5s %8llu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %6.1f%%\n",
+			span_names[sp], (unsigned long long)h.count, (double)g->min_ns[sp] / 1e6,
+			h.mean / 1e6, h.p50 / 1e6, h.p90 / 1e6, h.p99 / 1e6, h.max / 1e6,
+			share(g, (enum span)sp));
+	}
+}
+
+static void print_group_json(struct json *j, const struct group *g, const struct bucket_table *t)
+{
+	json_begin_object(j);
+	json_kv_string(j, "name", g->name);
+	json_kv_uint(j, "ios", g->ios);
+	json_kv_uint(j, "merged", g->merged);
+	json_key(j, "spans");
+	json_begin_object(j);
+	for (int sp = 0; sp < SPAN_COUNT; sp++) {
+		struct histo_summary h;
+
+		if (!g->span[sp].count)
+			continue;
+		histo_summarize(&g->span[sp], t, &h);
+		json_key(j, span_names[sp]);
+		json_begin_object(j);
+		json_kv_uint(j, "count", h.count);
+		json_kv_uint(j, "min_ns", g->min_ns[sp]);
+		json_kv_double(j, "mean_ns", h.mean);
+		json_kv_double(j, "p50_ns", h.p50);
+		json_kv_double(j, "p90_ns", h.p90);
+		json_kv_double(j, "p99_ns", h.p99);
+		json_kv_uint(j, "max_ns", g->span[sp].max_ns);
+		json_kv_double(j, "share_pct", share(g, (enum span)sp));
+		json_end_object(j);
+	}
+	json_end_object(j);
+	json_end_object(j);
+}
+
+void trace_summary_print(const struct trace_summary *s, FILE *f, bool json)
+{
+	struct json j;
+
+	if (!json) {
+		fprintf(f, "Summary by device (times in ms; share: of the summed Q2C)\n");
+		for (size_t i = 0; i < s->ndisks; i++)
+			print_group_text(&s->disks[i], &s->lat, f);
+		fprintf(f, "\nSummary by process\n");
+		for (size_t i = 0; i < s->nprocs; i++)
+			print_group_text(&s->procs[i], &s->lat, f);
+		return;
+	}
+	json_init(&j, f);
+	json_begin_object(&j);
+	json_kv_string(&j, "type", "summary");
+	json_key(&j, "devices");
+	json_begin_array(&j);
+	for (size_t i = 0; i < s->ndisks; i++)
+		print_group_json(&j, &s->disks[i], &s->lat);
+	json_end_array(&j);
+	json_key(&j, "processes");
+	json_begin_array(&j);
+	for (size_t i = 0; i < s->nprocs; i++)
+		print_group_json(&j, &s->procs[i], &s->lat);
+	json_end_array(&j);
+	json_end_object(&j);
+	fputc('\n', f);
+}

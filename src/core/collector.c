@@ -1,0 +1,828 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* collector.c - load, attach and read the kernel collector (collector.h). */
+#include "core/collector.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/netlink.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/errors.h"
+#include "sys/disks.h"
+#include "core/histo.h"
+#include "core/percpu.h"
+#include "iolat.skel.h"
+#include "util/verifier_log.h"
+
+struct collector {
+	struct iolat_bpf *skel;
+	enum attach_mode mode;
+	bool force_rq_map;
+	bool key_cgroup;	/* keys carry a cgroup or a process: shared values */
+	bool key_process;
+	struct bpf_program *prog[TP_COUNT]; /* loaded programs of the chosen mode */
+	struct bpf_link *link[TP_COUNT];    /* attached ones */
+	struct ring_buffer *wakeups;	    /* the kernel's "attach the fallback" nudge */
+	int uevents;			    /* kernel device events (netlink), or -1 */
+	int epoll;			    /* waits on both, for collector_wait */
+	time_t bio_checked;		    /* last look for active bio-based disks */
+	unsigned int rescan_s;		    /* and how often to look without events */
+	int ncpus;
+	struct bpf_map *hists;	  /* the histogram map in use (hists or hists_shared) */
+	int nvals;		  /* values per key in it: ncpus, or 1 if shared */
+	bool shared;		  /* one value per key, counted with atomics */
+	struct iolat_val *percpu; /* ncpus values: scratch for reads */
+	struct snapshot retired;  /* values taken out of the kernel map, under
+				   * user-space cgroup ids (collector_retire) */
+	struct snapshot gone;	  /* gone disks' values taken out of it, under
+				   * their own keys (collector_retire_disk) */
+	struct bucket_table lat, size;
+	uint64_t lat_store[IOLAT_LAT_SLOTS];
+	uint64_t size_store[IOLAT_SIZE_SLOTS];
+};
+
+
+/* The two program sets: index 0 tp_btf, 1 raw_tp. */
+struct prog_pair {
+	enum probe_tp tp;
+	struct bpf_program *prog[2];
+};
+
+const char *attach_mode_name(enum attach_mode m)
+{
+	return m == ATTACH_TP_BTF ? "tp_btf" : m == ATTACH_RAW_TP ? "raw_tp" : "auto";
+}
+
+int attach_mode_parse(const char *arg, enum attach_mode *out)
+{
+	for (enum attach_mode m = ATTACH_AUTO; m <= ATTACH_RAW_TP; m++)
+		if (!strcmp(arg, attach_mode_name(m))) {
+			*out = m;
+			return 0;
+		}
+	errorf("use auto, tp_btf or raw_tp", "unknown --attach mode '%s'", arg);
+	return -EINVAL;
+}
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static int pairs_of(struct iolat_bpf *s, struct prog_pair *p)
+{
+	struct prog_pair all[] = {
+		{ TP_RQ_COMPLETE, { s->progs.rq_complete_btf, s->progs.rq_complete_raw } },
+		{ TP_RQ_ISSUE, { s->progs.rq_issue_btf, s->progs.rq_issue_raw } },
+		{ TP_IO_START, { s->progs.io_start_btf, s->progs.io_start_raw } },
+		{ TP_RQ_INSERT, { s->progs.rq_insert_btf, s->progs.rq_insert_raw } },
+		{ TP_BIO_QUEUE, { s->progs.bio_queue_btf, s->progs.bio_queue_raw } },
+		{ TP_BIO_COMPLETE, { s->progs.bio_complete_btf, s->progs.bio_complete_raw } },
+	};
+
+	memcpy(p, all, sizeof(all));
+	return (int)(sizeof(all) / sizeof(all[0]));
+}
+
+/* Which tracepoints to attach: the request path, its fallbacks, the bio path. */
+static void choose_tps(const struct probe_result *pr, bool want[TP_COUNT])
+{
+	want[TP_RQ_COMPLETE] = true;
+	want[TP_RQ_ISSUE] = pr->tp_exists[TP_RQ_ISSUE];
+	/* Request creation: block_io_start (6.5+), else block_rq_insert. */
+	want[TP_IO_START] = pr->tp_exists[TP_IO_START];
+	want[TP_RQ_INSERT] = !want[TP_IO_START] && pr->tp_exists[TP_RQ_INSERT];
+	want[TP_BIO_QUEUE] = pr->tp_exists[TP_BIO_QUEUE] && pr->tp_exists[TP_BIO_COMPLETE];
+	want[TP_BIO_COMPLETE] = want[TP_BIO_QUEUE];
+}
+
+/*
+ * The histogram map is preallocated, all of it at load (iolat.bpf.c says
+ * why), so its kernel memory is capped at a budget (collector_opts): with
+ * one value per key (10 KiB), 16 MiB hold about 1 600 keys (disk x op x
+ * cgroup); I/O of keys beyond is counted as hist_map_full. Per-CPU values
+ * take the budget CPUs times faster: they are used only while it still
+ * holds PREALLOC_MIN_PERCPU_KEYS keys.
+ */
+#define PREALLOC_MAX_KEYS 8192
+#define PREALLOC_MIN_PERCPU_KEYS 256
+
+/* Keys that fit `budget` bytes with `nvals` values of each. */
+static uint32_t prealloc_keys(uint64_t budget, int nvals)
+{
+	uint64_t keys = budget / ((uint64_t)nvals * sizeof(struct iolat_val));
+
+	return keys < PREALLOC_MAX_KEYS ? (uint32_t)(keys ? keys : 1) : PREALLOC_MAX_KEYS;
+}
+
+static void configure(struct collector *c, const struct collector_opts *o,
+		      const struct probe_result *pr)
+{
+	struct iolat_bpf__rodata *ro = c->skel->rodata;
+	uint64_t budget = o->map_budget ? o->map_budget : COLLECTOR_MAP_BUDGET;
+
+	memcpy((void *)ro->lat_bounds, c->lat.bound, sizeof(ro->lat_bounds));
+	memcpy((void *)ro->size_bounds, c->size.bound, sizeof(ro->size_bounds));
+	ro->filter_dev = o->filter_dev;
+	ro->filter_cgroup = o->filter_cgroup;
+	ro->filter_cgroup_level = o->filter_cgroup_level;
+	ro->key_flags = o->key_flags;
+	ro->key_cgroup = o->key_cgroup;
+	ro->key_process = o->key_process;
+	c->key_cgroup = o->key_cgroup || o->key_process;
+	c->key_process = o->key_process;
+	ro->key_size_class = o->key_size_class;
+	ro->force_rq_map = c->force_rq_map;
+	PROBE_SET_BLOCK_RODATA(ro, pr);
+	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : 64;
+	/* Keyed by cgroup, values are shared (see the map's comment in
+	 * iolat.bpf.c), and so they are when per-CPU values would leave too
+	 * few keys; the map not in use shrinks to one entry. */
+	c->shared = c->key_cgroup || prealloc_keys(budget, c->ncpus) < PREALLOC_MIN_PERCPU_KEYS;
+	ro->shared_values = c->shared;
+	c->hists = c->shared ? c->skel->maps.hists_shared : c->skel->maps.hists;
+	c->nvals = c->shared ? 1 : c->ncpus;
+	bpf_map__set_max_entries(c->shared ? c->skel->maps.hists : c->skel->maps.hists_shared, 1);
+	bpf_map__set_max_entries(c->hists, prealloc_keys(budget, c->nvals));
+}
+
+static int attach_tp(struct collector *c, enum probe_tp tp)
+{
+	struct bpf_link *l;
+
+	if (!c->prog[tp] || c->link[tp])
+		return 0;
+	l = bpf_program__attach(c->prog[tp]);
+	if (!l)
+		return -errno;
+	c->link[tp] = l;
+	return 0;
+}
+
+static void detach_all(struct collector *c)
+{
+	for (int i = 0; i < TP_COUNT; i++) {
+		bpf_link__destroy(c->link[i]);
+		c->link[i] = NULL;
+	}
+}
+
+/* The request-map fallback: issue and creation times for unstamped requests. */
+static int attach_fallback(struct collector *c)
+{
+	int rc = attach_tp(c, TP_RQ_ISSUE);
+
+	if (!rc)
+		rc = attach_tp(c, TP_IO_START);
+	if (!rc)
+		rc = attach_tp(c, TP_RQ_INSERT);
+	return rc;
+}
+
+/* Whether a bio-based disk that can do I/O (non-zero size) exists now. */
+static bool bio_disk_active(void)
+{
+	struct disk_info d[256];
+	int n = disks_list(d, 256);
+
+	for (int i = 0; i < n; i++)
+		if (d[i].bio_based && d[i].sectors)
+			return true;
+	return false;
+}
+
+static int attach_bio(struct collector *c)
+{
+	int rc = attach_tp(c, TP_BIO_QUEUE);
+
+	return rc ? rc : attach_tp(c, TP_BIO_COMPLETE);
+}
+
+/*
+ * Attaches what the I/O in flight needs. Only the completion program runs
+ * per I/O by default: the fallback programs join once a completion shows a
+ * request the kernel did not stamp (IOLAT_FORCE_RQ_MAP makes every request
+ * look unstamped, so tests take this same path), the bio-layer programs
+ * once a bio-based disk has a size. Until then they cost nothing.
+ */
+static int attach_needed(struct collector *c)
+{
+	int rc = attach_tp(c, TP_RQ_COMPLETE);
+
+	/* Keyed by process, request creation names the submitter: always on. */
+	if (!rc && c->key_process)
+		rc = attach_tp(c, c->prog[TP_IO_START] ? TP_IO_START : TP_RQ_INSERT);
+
+	if (!rc && c->skel->bss->saw_unstamped)
+		rc = attach_fallback(c);
+	if (!rc && !c->link[TP_BIO_QUEUE] && bio_disk_active())
+		rc = attach_bio(c);
+	c->bio_checked = time(NULL);
+	return rc;
+}
+
+static int on_wakeup(void *ctx, void *data, size_t len)
+{
+	(void)ctx, (void)data, (void)len;
+	return 0; /* waking collector_wait is all it is for */
+}
+
+/*
+ * Kernel device events (a disk added, or resized as zram is when it gets
+ * its size) tell when to look for bio-based disks again, so nothing polls
+ * sysfs. Returns a non-blocking socket, or -1 (then a timer stands in).
+ */
+static int open_uevents(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			NETLINK_KOBJECT_UEVENT);
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Drains pending device events; true if any concerned a block device. */
+static bool block_uevents(int fd)
+{
+	char msg[4096];
+	bool block = false;
+	ssize_t n;
+
+	while (fd >= 0 && (n = recv(fd, msg, sizeof(msg) - 1, 0)) > 0) {
+		msg[n] = '\0';
+		/* "ACTION@DEVPATH" then NUL-separated KEY=VALUE fields. */
+		for (char *p = msg; p < msg + n; p += strlen(p) + 1)
+			if (!strcmp(p, "SUBSYSTEM=block"))
+				block = true;
+	}
+	return block;
+}
+
+int collector_wait(struct collector *c, int timeout_ms)
+{
+	struct epoll_event ev[2];
+	int n = epoll_wait(c->epoll, ev, 2, timeout_ms);
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (n > 0)
+		ring_buffer__consume(c->wakeups);
+	return 0;
+}
+
+static int setup_wait(struct collector *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	c->wakeups = ring_buffer__new(bpf_map__fd(c->skel->maps.wakeups), on_wakeup, c, NULL);
+	if (!c->wakeups)
+		return -errno;
+	c->epoll = epoll_create1(EPOLL_CLOEXEC);
+	if (c->epoll < 0)
+		return -errno;
+	if (epoll_ctl(c->epoll, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->wakeups), &ev))
+		return -errno;
+	c->uevents = open_uevents();
+	if (c->uevents >= 0 && epoll_ctl(c->epoll, EPOLL_CTL_ADD, c->uevents, &ev))
+		return -errno;
+	return 0;
+}
+
+static void teardown_wait(struct collector *c)
+{
+	ring_buffer__free(c->wakeups);
+	c->wakeups = NULL;
+	if (c->epoll >= 0)
+		close(c->epoll);
+	if (c->uevents >= 0)
+		close(c->uevents);
+	c->epoll = c->uevents = -1;
+}
+
+const char *collector_now_reason(int bit)
+{
+	return bit == COLLECTOR_NOW_FALLBACK
+		       ? "a request without kernel timestamps completed; attached the "
+			 "request-map fallback"
+		       : "a bio-based disk appeared; attached the bio-layer programs";
+}
+
+int collector_maintain(struct collector *c)
+{
+	int rc, done = 0;
+	bool disks_changed = block_uevents(c->uevents);
+
+	if (c->prog[TP_RQ_ISSUE] && !c->link[TP_RQ_ISSUE] && c->skel->bss->saw_unstamped) {
+		rc = attach_fallback(c);
+		if (rc)
+			return rc;
+		done |= COLLECTOR_NOW_FALLBACK;
+	}
+	/*
+	 * Device events miss one case: a disk whose capacity goes from zero to
+	 * non-zero sends none (set_capacity_and_notify() stays silent then),
+	 * and that is how zram gets its size. A timer covers it.
+	 */
+	if (time(NULL) >= c->bio_checked + c->rescan_s)
+		disks_changed = true;
+	if (c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE] && disks_changed) {
+		c->bio_checked = time(NULL);
+		if (bio_disk_active()) {
+			rc = attach_bio(c);
+			if (rc)
+				return rc;
+			done |= COLLECTOR_NOW_BIO;
+		}
+	}
+	return done;
+}
+
+
+
+/*
+ * Testing only: IOLAT_TEST_DISK=NAME keeps the collector to one disk (so a
+ * test's counts are its own on a shared machine). Returns 0 or -errno with
+ * a reason in err.
+ */
+static int env_overrides(struct collector_opts *o, char *err, size_t len)
+{
+	const char *a = getenv("IOLAT_FORCE_ATTACH"), *m = getenv("IOLAT_FORCE_RQ_MAP");
+	const char *d = getenv("IOLAT_TEST_DISK");
+
+	if (a && strcmp(a, "tp_btf") == 0)
+		o->attach = ATTACH_TP_BTF;
+	else if (a && strcmp(a, "raw_tp") == 0)
+		o->attach = ATTACH_RAW_TP;
+	if (m && strcmp(m, "1") == 0)
+		o->force_rq_map = true;
+	if (d && disks_resolve(d, &o->filter_dev, NULL, 0)) {
+		set_err(err, len, "IOLAT_TEST_DISK: no such disk '%s'", d);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * Testing only: IOLAT_TEST_MAX_ENTRIES=MAP=N[,MAP=N...] sets the capacity of
+ * the collector's maps by name (hists, hists_shared, rq_starts, bio_starts,
+ * comms), so a test can fill one. Between open and load. 0 or -EINVAL.
+ */
+static int env_map_sizes(struct collector *c, char *err, size_t len)
+{
+	const char *spec = getenv("IOLAT_TEST_MAX_ENTRIES");
+	static const char *const allowed[] = { "hists", "hists_shared", "rq_starts",
+					       "bio_starts", "comms" };
+	char name[32], *end;
+	unsigned long n;
+	size_t i, k;
+
+	for (const char *p = spec; p && *p; p = *end ? end + 1 : end) {
+		k = strcspn(p, "=,");
+		if (p[k] != '=' || k >= sizeof(name))
+			goto bad;
+		memcpy(name, p, k);
+		name[k] = '\0';
+		errno = 0;
+		n = strtoul(p + k + 1, &end, 10);
+		if (errno || end == p + k + 1 || (*end && *end != ',') || !n || n > 1u << 24)
+			goto bad;
+		for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+			if (!strcmp(name, allowed[i]))
+				break;
+		if (i == sizeof(allowed) / sizeof(allowed[0]))
+			goto bad;
+		bpf_map__set_max_entries(bpf_object__find_map_by_name(c->skel->obj, name),
+					 (__u32)n);
+	}
+	return 0;
+bad:
+	set_err(err, len, "IOLAT_TEST_MAX_ENTRIES: want MAP=N[,MAP=N...] with MAP one of "
+		"hists, hists_shared, rq_starts, bio_starts, comms; got '%s'", spec);
+	return -EINVAL;
+}
+
+/* One attempt at one mode: open, configure, load, attach. */
+static int try_mode(struct collector *c, const struct collector_opts *o,
+		    const struct probe_result *pr, enum attach_mode mode, char *err, size_t len)
+{
+	struct prog_pair pairs[TP_COUNT];
+	bool want[TP_COUNT] = {};
+	int n, which = mode == ATTACH_TP_BTF ? 0 : 1, rc;
+
+	c->skel = iolat_bpf__open();
+	if (!c->skel) {
+		set_err(err, len, "cannot open the BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	configure(c, o, pr);
+	rc = env_map_sizes(c, err, len);
+	if (rc)
+		goto fail;
+	choose_tps(pr, want);
+	n = pairs_of(c->skel, pairs);
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < 2; k++)
+			bpf_program__set_autoload(pairs[i].prog[k], k == which && want[pairs[i].tp]);
+		c->prog[pairs[i].tp] = want[pairs[i].tp] ? pairs[i].prog[which] : NULL;
+	}
+	rc = iolat_bpf__load(c->skel);
+	if (rc) {
+		char why[400];
+
+		set_err(err, len, "loading the %s programs failed: %s%s", attach_mode_name(mode),
+			strerror(-rc), verifier_log_reason(why, sizeof(why)));
+		goto fail;
+	}
+	rc = setup_wait(c);
+	if (!rc)
+		rc = attach_needed(c);
+	if (rc) {
+		set_err(err, len, "attaching the %s programs failed: %s", attach_mode_name(mode),
+			strerror(-rc));
+		goto fail;
+	}
+	c->mode = mode;
+	return 0;
+fail:
+	teardown_wait(c);
+	detach_all(c);
+	iolat_bpf__destroy(c->skel);
+	c->skel = NULL;
+	return rc;
+}
+
+static int build_tables(struct collector *c, const struct collector_opts *o, char *err,
+			size_t len)
+{
+	int rc = buckets_build_latency(&c->lat, c->lat_store, o->extra_lat_bounds,
+				       o->nextra_lat_bounds);
+
+	if (rc) {
+		set_err(err, len, "too many latency bucket bounds (at most %u in all)",
+			IOLAT_LAT_SLOTS - 1);
+		return rc;
+	}
+	return buckets_build_size(&c->size, c->size_store);
+}
+
+int collector_open(struct collector **out, const struct collector_opts *opts,
+		   const struct probe_result *pr, char *err, size_t len)
+{
+	struct collector_opts o = *opts;
+	struct collector *c;
+	char first[256] = "";
+	int rc;
+
+	rc = env_overrides(&o, err, len);
+	if (rc)
+		return rc;
+	if (!pr->tp_exists[TP_RQ_COMPLETE]) {
+		set_err(err, len, "this kernel has no block_rq_complete tracepoint");
+		return -ENOTSUP;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->force_rq_map = o.force_rq_map;
+	c->epoll = c->uevents = -1;
+	c->rescan_s = o.disk_rescan_s ? o.disk_rescan_s : 1;
+	c->ncpus = libbpf_num_possible_cpus();
+	c->percpu = c->ncpus > 0 ? calloc((size_t)c->ncpus, sizeof(*c->percpu)) : NULL;
+	if (!c->percpu) {
+		free(c);
+		return -ENOMEM;
+	}
+	rc = build_tables(c, &o, err, len);
+	if (rc)
+		goto fail;
+	if (o.attach == ATTACH_RAW_TP || (o.attach == ATTACH_AUTO && !pr->tp_btf[TP_RQ_COMPLETE])) {
+		rc = try_mode(c, &o, pr, ATTACH_RAW_TP, err, len);
+	} else {
+		rc = try_mode(c, &o, pr, ATTACH_TP_BTF, first, sizeof(first));
+		if (rc && o.attach == ATTACH_AUTO)
+			rc = try_mode(c, &o, pr, ATTACH_RAW_TP, err, len);
+		else if (rc)
+			set_err(err, len, "%s", first);
+	}
+	if (rc)
+		goto fail;
+	*out = c;
+	return 0;
+fail:
+	free(c->percpu);
+	free(c);
+	return rc;
+}
+
+void collector_close(struct collector *c)
+{
+	if (!c)
+		return;
+	teardown_wait(c);
+	detach_all(c);
+	iolat_bpf__destroy(c->skel);
+	snapshot_free(&c->retired);
+	snapshot_free(&c->gone);
+	free(c->percpu);
+	free(c);
+}
+
+enum attach_mode collector_mode(const struct collector *c) { return c->mode; }
+bool collector_rq_map_forced(const struct collector *c) { return c->force_rq_map; }
+bool collector_keyed_by_cgroup(const struct collector *c) { return c->key_cgroup && !c->key_process; }
+
+bool collector_keyed_by_process(const struct collector *c) { return c->key_process; }
+
+int collector_comm(struct collector *c, uint32_t tgid, char *out, size_t len)
+{
+	char comm[16];
+
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.comms), &tgid, comm))
+		return -ENOENT;
+	snprintf(out, len, "%.*s", (int)sizeof(comm), comm);
+	return 0;
+}
+bool collector_bio_attached(const struct collector *c) { return c->link[TP_BIO_QUEUE]; }
+
+void collector_hist_map(const struct collector *c, struct hist_map_info *out)
+{
+	out->name = bpf_map__name(c->hists);
+	out->keys = bpf_map__max_entries(c->hists);
+	out->values_per_key = c->nvals;
+	out->value_bytes = sizeof(struct iolat_val);
+}
+bool collector_fallback_attached(const struct collector *c) { return c->link[TP_RQ_ISSUE]; }
+const struct bucket_table *collector_lat_table(const struct collector *c) { return &c->lat; }
+const struct bucket_table *collector_size_table(const struct collector *c) { return &c->size; }
+
+/* Sums a per-CPU value read from the kernel into dst. */
+static void sum_cpus(const struct collector *c, struct iolat_val *dst)
+{
+	for (int cpu = 0; cpu < c->nvals; cpu++)
+		histo_add(dst, &c->percpu[cpu]);
+}
+
+int collector_read(struct collector *c, struct snapshot *snap)
+{
+	int fd = bpf_map__fd(c->hists);
+	struct iolat_key key, next;
+	struct series *s;
+	void *prev = NULL;
+	int rc;
+
+	snap->n = 0;
+	/*
+	 * Per-key lookups rather than batches: each value is ~10 KiB per CPU,
+	 * so a batch buys little here and the key count is small.
+	 */
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, c->percpu))
+			continue; /* deleted under us */
+		s = snapshot_push(snap, &key);
+		if (!s)
+			return -ENOMEM;
+		sum_cpus(c, &s->val);
+	}
+	/* A disk that came back counts on from what it had when it went. */
+	rc = snapshot_merge(snap, &c->gone);
+	/* Retired keys carry user-space cgroup ids: never equal to live ones. */
+	return rc ? rc : snapshot_append(snap, &c->retired);
+}
+
+/*
+ * Takes key k out of the kernel map into c->percpu: 1, 0 if the map has no
+ * such key, or -errno. Atomic on 5.14+ (lookup-and-delete); before that a
+ * completion between the lookup and the delete is lost.
+ */
+static int take_key(struct collector *c, const struct iolat_key *k)
+{
+	int fd = bpf_map__fd(c->hists);
+
+	if (!bpf_map_lookup_and_delete_elem(fd, k, c->percpu))
+		return 1;
+	if (bpf_map_lookup_elem(fd, k, c->percpu))
+		return errno == ENOENT ? 0 : -errno;
+	bpf_map_delete_elem(fd, k);
+	return 1;
+}
+
+int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t into)
+{
+	struct iolat_key moved = *k;
+	struct iolat_val *sum = calloc(1, sizeof(*sum));
+	bool gone;
+	int rc;
+
+	if (!sum)
+		return -ENOMEM;
+	rc = take_key(c, k);
+	if (rc > 0)
+		sum_cpus(c, sum);
+	/* What the key had on a disk that went and came back moves with it. */
+	gone = rc >= 0 && snapshot_take(&c->gone, k, sum);
+	if (rc > 0 || gone) {
+		moved.cgroup = into;
+		rc = snapshot_add(&c->retired, &moved, sum);
+	}
+	free(sum);
+	return rc < 0 ? rc : 0;
+}
+
+int collector_forget(struct collector *c, const struct iolat_key *k)
+{
+	return bpf_map_delete_elem(bpf_map__fd(c->hists), k) && errno != ENOENT ? -errno : 0;
+}
+
+/* The kernel map's keys of disk dev, in *out (malloc'd; *n of them). */
+static int disk_keys(struct collector *c, uint32_t dev, struct iolat_key **out, size_t *n)
+{
+	int fd = bpf_map__fd(c->hists);
+	struct iolat_key key, next, *keys = NULL;
+	size_t cap = 0;
+	void *prev = NULL;
+
+	*n = 0;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (key.dev != dev)
+			continue;
+		if (array_make_room((void **)&keys, &cap, *n, sizeof(*keys), 16)) {
+			free(keys);
+			return -ENOMEM;
+		}
+		keys[(*n)++] = key;
+	}
+	*out = keys;
+	return 0;
+}
+
+int collector_retire_disk(struct collector *c, uint32_t dev)
+{
+	struct iolat_val *sum = calloc(1, sizeof(*sum));
+	struct iolat_key *keys = NULL;
+	size_t n = 0;
+	int rc = sum ? disk_keys(c, dev, &keys, &n) : -ENOMEM, moved = 0;
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = take_key(c, &keys[i]);
+		if (rc <= 0)
+			continue; /* gone meanwhile: nothing to keep */
+		memset(sum, 0, sizeof(*sum));
+		sum_cpus(c, sum);
+		rc = snapshot_add(&c->gone, &keys[i], sum);
+		moved++;
+	}
+	free(keys);
+	free(sum);
+	return rc < 0 ? rc : moved;
+}
+
+int collector_drop_disk(struct collector *c, uint32_t dev)
+{
+	int fd = bpf_map__fd(c->hists);
+	struct iolat_key *keys = NULL;
+	size_t n = 0;
+	int rc = disk_keys(c, dev, &keys, &n);
+
+	for (size_t i = 0; !rc && i < n; i++)
+		if (bpf_map_delete_elem(fd, &keys[i]) && errno != ENOENT)
+			rc = -errno;
+	free(keys);
+	if (!rc) {
+		snapshot_drop_dev(&c->gone, dev);
+		snapshot_drop_dev(&c->retired, dev);
+	}
+	return rc;
+}
+
+int collector_refold(struct collector *c, uint64_t from, uint64_t into)
+{
+	return snapshot_refold(&c->retired, from, into);
+}
+
+const char *collector_stat_name(enum iolat_stat s)
+{
+	static const char *const names[IOLAT_STAT_COUNT] = {
+		[IOLAT_STAT_HIST_FULL] = "hist_map_full",
+		[IOLAT_STAT_RQMAP_MISS] = "rq_map_miss",
+		[IOLAT_STAT_BIOMAP_MISS] = "bio_map_miss",
+		[IOLAT_STAT_PARTIAL] = "partial_completion",
+		[IOLAT_STAT_RQMAP_FULL] = "rq_map_full",
+		[IOLAT_STAT_BIOMAP_FULL] = "bio_map_full",
+		[IOLAT_STAT_SAME_STAMPS] = "same_stamps",
+	};
+
+	return (unsigned int)s < IOLAT_STAT_COUNT ? names[s] : "unknown";
+}
+
+bool collector_stat_map(const struct collector *c, enum iolat_stat s, struct map_stats *out,
+			const char **lost)
+{
+	const struct bpf_map *m;
+
+	switch (s) {
+	case IOLAT_STAT_HIST_FULL:
+		m = c->hists;
+		*lost = "I/O of a disk, operation or workload not in it yet is not counted";
+		break;
+	case IOLAT_STAT_RQMAP_FULL:
+		m = c->skel->maps.rq_starts;
+		*lost = "requests whose times it lost are counted but not timed";
+		break;
+	case IOLAT_STAT_BIOMAP_FULL:
+		m = c->skel->maps.bio_starts;
+		*lost = "bios it could not hold are not counted";
+		break;
+	default:
+		return false;
+	}
+	snprintf(out->name, sizeof(out->name), "%s", bpf_map__name(m));
+	out->capacity = bpf_map__max_entries(m);
+	out->entries = 0;
+	return true;
+}
+
+int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT])
+{
+	return percpu_array_sums(bpf_map__fd(c->skel->maps.stats), c->ncpus, out,
+				 IOLAT_STAT_COUNT);
+}
+
+int collector_prog_stats(struct collector *c, struct prog_stats *out, int max)
+{
+	struct bpf_program *p;
+	int n = 0;
+
+	bpf_object__for_each_program(p, c->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (n >= max || fd < 0 || !bpf_program__autoload(p))
+			continue;
+		/* Loaded but not (yet) attached programs cost nothing: skip them. */
+		bool attached = false;
+		for (int i = 0; i < TP_COUNT; i++)
+			attached |= c->prog[i] == p && c->link[i];
+		if (!attached)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_program__name(p));
+		out[n].run_cnt = info.run_cnt;
+		out[n].run_time_ns = info.run_time_ns;
+		out[n].recursion_misses = info.recursion_misses;
+		n++;
+	}
+	return n;
+}
+
+static uint64_t count_keys(int fd, size_t key_size)
+{
+	char key[64], next[64];
+	void *prev = NULL;
+	uint64_t n = 0;
+
+	if (key_size > sizeof(key))
+		return 0;
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, key_size);
+		prev = key;
+		n++;
+	}
+	return n;
+}
+
+int collector_map_stats(struct collector *c, struct map_stats *out, int max)
+{
+	struct bpf_map *maps[] = { c->hists, c->skel->maps.rq_starts,
+				   c->skel->maps.bio_starts };
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]) && n < max; i++, n++) {
+		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_map__name(maps[i]));
+		out[n].capacity = bpf_map__max_entries(maps[i]);
+		out[n].entries = count_keys(bpf_map__fd(maps[i]), bpf_map__key_size(maps[i]));
+	}
+	return n;
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * collector.h - loads, attaches and reads the kernel collector
+ * (bpf/iolat.bpf.c). Every command that shows block-I/O latency goes
+ * through here, so there is one map -> series path.
+ */
+#ifndef IOLAT_COLLECTOR_H
+#define IOLAT_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+#include "iolat.h"
+#include "core/buckets.h"
+#include "core/probe.h"
+#include "core/snapshot.h"
+
+enum attach_mode {
+	ATTACH_AUTO = 0, /* tp_btf, else raw_tp */
+	ATTACH_TP_BTF,
+	ATTACH_RAW_TP,
+};
+
+const char *attach_mode_name(enum attach_mode m);
+
+/* --attach MODE: auto, tp_btf or raw_tp. Anything else is printed as an
+ * error (util/errors.h) and gives -EINVAL. */
+int attach_mode_parse(const char *arg, enum attach_mode *out);
+
+/* The histogram map's kernel memory for the commands (hist, top, check);
+ * serve, with a key per workload, takes COLLECTOR_SERVE_BUDGET. */
+#define COLLECTOR_MAP_BUDGET (16ULL << 20)
+#define COLLECTOR_SERVE_BUDGET (64ULL << 20)
+
+struct collector_opts {
+	uint32_t filter_dev;	 /* 0: all disks */
+	uint64_t filter_cgroup;	 /* 0: all cgroups */
+	int filter_cgroup_level; /* depth of filter_cgroup below its root */
+	bool key_flags;
+	bool key_cgroup;
+	bool key_size_class;
+	enum attach_mode attach;
+	bool force_rq_map;	 /* ignore struct request times (testing) */
+	unsigned int disk_rescan_s; /* look for new bio-based disks this often; 0: 1 s */
+	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
+	size_t nextra_lat_bounds;
+	/* Kernel memory for the histogram map, which is preallocated: its
+	 * keys are as many as fit. 0: COLLECTOR_MAP_BUDGET. */
+	uint64_t map_budget;
+	bool key_process;	 /* key by submitting process (IOLAT_KEY_PROCESS) */
+};
+
+struct collector;
+
+/*
+ * Opens, loads and attaches. The mode ATTACH_AUTO tries tp_btf and falls
+ * back to raw_tp if that fails to load or attach. The environment variables
+ * IOLAT_FORCE_ATTACH (tp_btf|raw_tp) and IOLAT_FORCE_RQ_MAP (1) override
+ * opts for tests. Returns 0 or -errno, with a reason in err.
+ */
+int collector_open(struct collector **out, const struct collector_opts *opts,
+		   const struct probe_result *probe, char *err, size_t errlen);
+
+void collector_close(struct collector *c);
+
+enum attach_mode collector_mode(const struct collector *c);
+bool collector_rq_map_forced(const struct collector *c);
+bool collector_keyed_by_cgroup(const struct collector *c);
+bool collector_keyed_by_process(const struct collector *c);
+
+/* The command name the kernel saw for process tgid (keyed by process). */
+int collector_comm(struct collector *c, uint32_t tgid, char *out, size_t len);
+bool collector_bio_attached(const struct collector *c);
+
+/* The histogram map in use (preallocated): how its values and memory are
+ * laid out. */
+struct hist_map_info {
+	const char *name;    /* hists (per-CPU values) or hists_shared */
+	uint32_t keys;	     /* its capacity */
+	int values_per_key;  /* CPUs, or 1 when shared */
+	size_t value_bytes;  /* one value */
+};
+void collector_hist_map(const struct collector *c, struct hist_map_info *out);
+bool collector_fallback_attached(const struct collector *c);
+
+/*
+ * Attaches programs that became needed since open (the request-map fallback
+ * after an unstamped request, the bio layer when a bio-based disk appears).
+ * Call it every few hundred ms while collecting. Returns what it attached
+ * (COLLECTOR_NOW_* bits, 0 for nothing) or -errno.
+ */
+/*
+ * Sleeps until the kernel asks for the fallback programs, a block device is
+ * added or resized, a signal arrives, or timeout_ms pass, using no CPU
+ * meanwhile. Then call collector_maintain. Returns 0 or -errno.
+ */
+int collector_wait(struct collector *c, int timeout_ms);
+
+#define COLLECTOR_NOW_FALLBACK 1
+#define COLLECTOR_NOW_BIO 2
+int collector_maintain(struct collector *c);
+
+/* What a COLLECTOR_NOW_* bit means, in words for an operator's log. */
+const char *collector_now_reason(int bit);
+const struct bucket_table *collector_lat_table(const struct collector *c);
+const struct bucket_table *collector_size_table(const struct collector *c);
+
+/* Reads every series into snap (replacing its contents). 0 or -errno. */
+int collector_read(struct collector *c, struct snapshot *snap);
+
+/*
+ * Moves key k's values out of the kernel map into user space, under cgroup
+ * id `into` (an id of COLLECTOR_CG_USER or above, which collector_read
+ * returns alongside the live keys): so keys of cgroups that are gone stop
+ * taking map space while their counts stay in every total. 0 or -errno.
+ */
+#define COLLECTOR_CG_USER (1ULL << 63) /* kernel cgroup ids never reach it */
+int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t into);
+
+/* Drops key k from the kernel map, counts and all (a view of intervals
+ * only, like top, has no use for a gone cgroup's totals). 0 or -errno. */
+int collector_forget(struct collector *c, const struct iolat_key *k);
+
+/*
+ * A disk that is gone (detached, unplugged): moves every kernel map key of
+ * disk dev to user space under the same key, so gone disks take no map
+ * space; collector_read adds those values to the live series of the same
+ * key, so a disk that comes back under its number counts on from them.
+ * Returns how many keys moved, or -errno.
+ */
+int collector_retire_disk(struct collector *c, uint32_t dev);
+
+/* Forgets every count of disk dev: its kernel keys and every series kept
+ * in user space for it (retired by disk or by cgroup). 0 or -errno. */
+int collector_drop_disk(struct collector *c, uint32_t dev);
+
+/* Merges the retired series of cgroup id `from` into `into`. 0 or -errno. */
+int collector_refold(struct collector *c, uint64_t from, uint64_t into);
+
+/* Collector-wide counters (enum iolat_stat), summed over CPUs. */
+int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT]);
+
+/* A counter's name in metrics and JSON: iolat_collector_events_total{event=NAME}. */
+const char *collector_stat_name(enum iolat_stat s);
+
+struct map_stats;
+
+/*
+ * For a counter of I/O a full map could not hold (hist_map_full,
+ * rq_map_full, bio_map_full): the map's name and capacity in *out (entries
+ * left 0), what that I/O lost in *lost, and true. False for other counters.
+ */
+bool collector_stat_map(const struct collector *c, enum iolat_stat s, struct map_stats *out,
+			const char **lost);
+
+struct prog_stats {
+	char name[32];
+	uint64_t run_cnt, run_time_ns, recursion_misses;
+};
+
+/* Stats of the attached programs; returns how many were filled (<= max). */
+int collector_prog_stats(struct collector *c, struct prog_stats *out, int max);
+
+struct map_stats {
+	char name[32];
+	uint64_t entries, capacity;
+};
+
+/* Occupancy of the collector's maps (entries counted by walking the keys). */
+int collector_map_stats(struct collector *c, struct map_stats *out, int max);
+
+#endif

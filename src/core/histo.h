@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * histo.h - arithmetic on collected series: per-CPU merge, interval deltas,
+ * and percentiles read off the bucket table.
+ */
+#ifndef IOLAT_HISTO_H
+#define IOLAT_HISTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+#include "iolat.h"
+#include "core/buckets.h"
+
+/*
+ * dst += src, field by field; max fields take the larger. A view with counts
+ * and max 0 has an unknown max (see histo_sub), which the sum inherits.
+ */
+void histo_add(struct iolat_val *dst, const struct iolat_val *src);
+
+/*
+ * out = now - before (counters are cumulative). The kernel keeps only the
+ * max since start, so the interval's max is known only when that grew in
+ * the interval: then max_ns is it, else 0 (unknown).
+ */
+void histo_sub(struct iolat_val *out, const struct iolat_val *now,
+	       const struct iolat_val *before);
+
+/*
+ * The q-quantile (0 < q <= 1) of the values counted in slots, interpolated
+ * linearly inside the slot that holds it; never above max_ns when max_ns is
+ * non-zero. Returns 0 for an empty histogram.
+ */
+double histo_quantile(const __u64 *slots, const struct bucket_table *t, double q,
+		      uint64_t max);
+
+/* Highest non-empty slot, or -1. */
+int histo_top_slot(const __u64 *slots, size_t nslots);
+
+struct histo_summary {
+	uint64_t count;
+	double mean;
+	double p50, p90, p99, p999;
+	double max;	/* exact when max_exact, else the top slot's upper bound */
+	bool max_exact;
+};
+
+/*
+ * Summary of one latency view over an interval (a histo_sub result). The max
+ * is exact when known, else the upper bound of the top non-empty slot.
+ */
+void histo_summarize(const struct iolat_lat *delta, const struct bucket_table *t,
+		     struct histo_summary *out);
+
+#endif

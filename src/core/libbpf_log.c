@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* libbpf_log.c - where libbpf's messages go (libbpf_log.h). */
+#include "core/libbpf_log.h"
+
+#include <bpf/libbpf.h>
+#include <stdio.h>
+
+#include "util/verifier_log.h"
+
+static bool verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	va_list copy;
+
+	(void)level;
+	va_copy(copy, ap);
+	verifier_log_note(fmt, copy);
+	va_end(copy);
+	if (!verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void libbpf_log_verbose(bool on)
+{
+	verbose = on;
+}
+
+void libbpf_log_install(void)
+{
+	libbpf_set_print(libbpf_print);
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* snapshot.c - sets of series (snapshot.h). */
+#include "core/snapshot.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "core/histo.h"
+
+void snapshot_free(struct snapshot *snap)
+{
+	free(snap->s);
+	snap->s = NULL;
+	snap->n = snap->cap = 0;
+}
+
+struct series *snapshot_push(struct snapshot *snap, const struct iolat_key *k)
+{
+	struct series *s;
+
+	if (array_make_room((void **)&snap->s, &snap->cap, snap->n, sizeof(*snap->s), 16))
+		return NULL;
+	s = &snap->s[snap->n++];
+	memset(s, 0, sizeof(*s));
+	s->key = *k;
+	return s;
+}
+
+const struct series *snapshot_find(const struct snapshot *snap, const struct iolat_key *k)
+{
+	for (size_t i = 0; i < snap->n; i++)
+		if (memcmp(&snap->s[i].key, k, sizeof(*k)) == 0)
+			return &snap->s[i];
+	return NULL;
+}
+
+int snapshot_add(struct snapshot *snap, const struct iolat_key *k, const struct iolat_val *v)
+{
+	struct series *s = (struct series *)snapshot_find(snap, k);
+
+	if (!s)
+		s = snapshot_push(snap, k);
+	if (!s)
+		return -ENOMEM;
+	histo_add(&s->val, v);
+	return 0;
+}
+
+int snapshot_refold(struct snapshot *snap, uint64_t from, uint64_t to)
+{
+	size_t i = 0;
+
+	while (i < snap->n) {
+		struct iolat_key k = snap->s[i].key;
+		struct series *into;
+
+		if (k.cgroup != from) {
+			i++;
+			continue;
+		}
+		k.cgroup = to;
+		into = (struct series *)snapshot_find(snap, &k);
+		if (!into) {
+			snap->s[i].key.cgroup = to;
+			i++;
+			continue;
+		}
+		histo_add(&into->val, &snap->s[i].val);
+		/* Fill the hole with the last series; it is looked at next. */
+		snap->s[i] = snap->s[--snap->n];
+	}
+	return 0;
+}
+
+/* A 64-bit mix of a key's fields (16 bytes, no padding). */
+static uint64_t key_hash(const struct iolat_key *k)
+{
+	uint64_t rest = (uint64_t)k->dev << 32 | (uint64_t)k->flags << 16 | (uint64_t)k->op << 8 |
+			k->size_class;
+	uint64_t h = k->cgroup * 0x9e3779b97f4a7c15ULL ^ rest * 0xc2b2ae3d27d4eb4fULL;
+
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 29);
+}
+
+/* The slot of key k in an open-addressing table of series indexes + 1 (0:
+ * empty) over snap: k's slot if there, else the empty slot it would take. */
+static size_t index_slot(const uint32_t *slot, size_t mask, const struct snapshot *snap,
+			 const struct iolat_key *k)
+{
+	size_t i = key_hash(k) & mask;
+
+	while (slot[i] && memcmp(&snap->s[slot[i] - 1].key, k, sizeof(*k)))
+		i = (i + 1) & mask;
+	return i;
+}
+
+int snapshot_merge(struct snapshot *dst, const struct snapshot *src)
+{
+	size_t cap = 16, mask, i, j;
+	uint32_t *slot;
+	int rc = 0;
+
+	if (!src->n)
+		return 0;
+	while (cap < 2 * (dst->n + src->n))
+		cap <<= 1;
+	if (cap > UINT32_MAX)
+		return -ENOMEM;
+	slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	mask = cap - 1;
+	for (i = 0; i < dst->n; i++) {
+		j = index_slot(slot, mask, dst, &dst->s[i].key);
+		if (!slot[j])
+			slot[j] = (uint32_t)(i + 1);
+	}
+	for (i = 0; i < src->n; i++) {
+		const struct series *from = &src->s[i];
+		struct series *into;
+
+		j = index_slot(slot, mask, dst, &from->key);
+		if (slot[j]) {
+			histo_add(&dst->s[slot[j] - 1].val, &from->val);
+			continue;
+		}
+		into = snapshot_push(dst, &from->key);
+		if (!into) {
+			rc = -ENOMEM;
+			break;
+		}
+		into->val = from->val;
+		slot[j] = (uint32_t)dst->n;
+	}
+	free(slot);
+	return rc;
+}
+
+bool snapshot_take(struct snapshot *snap, const struct iolat_key *k, struct iolat_val *into)
+{
+	for (size_t i = 0; i < snap->n; i++) {
+		if (memcmp(&snap->s[i].key, k, sizeof(*k)))
+			continue;
+		histo_add(into, &snap->s[i].val);
+		snap->s[i] = snap->s[--snap->n];
+		return true;
+	}
+	return false;
+}
+
+size_t snapshot_drop_dev(struct snapshot *snap, uint32_t dev)
+{
+	size_t i = 0, dropped = 0;
+
+	while (i < snap->n) {
+		if (snap->s[i].key.dev != dev) {
+			i++;
+			continue;
+		}
+		/* Fill the hole with the last series; it is looked at next. */
+		snap->s[i] = snap->s[--snap->n];
+		dropped++;
+	}
+	return dropped;
+}
+
+int snapshot_append(struct snapshot *dst, const struct snapshot *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		struct series *s = snapshot_push(dst, &src->s[i].key);
+
+		if (!s)
+			return -ENOMEM;
+		s->val = src->s[i].val;
+	}
+	return 0;
+}
+
+int snapshot_deltas(const struct snapshot *now, const struct snapshot *before,
+		    int (*fn)(void *ctx, const struct iolat_key *k, const struct iolat_val *delta),
+		    void *ctx)
+{
+	static struct iolat_val delta; /* 10 KiB: not on the stack */
+	int rc;
+
+	for (size_t i = 0; i < now->n; i++) {
+		const struct series *cur = &now->s[i], *old = snapshot_find(before, &cur->key);
+
+		if (old)
+			histo_sub(&delta, &cur->val, &old->val);
+		else
+			delta = cur->val;
+		if (!delta.ios)
+			continue;
+		rc = fn(ctx, &cur->key, &delta);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

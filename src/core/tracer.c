@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* tracer.c - load, attach and drain the per-I/O tracer (tracer.h). */
+#include "core/tracer.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "core/percpu.h"
+#include "trace.skel.h"
+#include "util/verifier_log.h"
+
+/* Ring buffer samples are told apart by their length. */
+_Static_assert(sizeof(struct trace_record) != sizeof(struct trace_syscall),
+	       "record kinds must differ in size");
+
+/* The I/O syscalls linkage follows, with this architecture's numbers (the
+ * kernel's native ABI, as raw_syscalls reports them). The asynchronous
+ * ones submit I/O that completes after they return. */
+static const struct {
+	long nr;
+	const char *name;
+	bool async;
+} sys_linked[] = {
+	{ SYS_read, "read" },
+	{ SYS_pread64, "pread64" },
+	{ SYS_readv, "readv" },
+	{ SYS_preadv, "preadv" },
+	{ SYS_preadv2, "preadv2" },
+	{ SYS_write, "write" },
+	{ SYS_pwrite64, "pwrite64" },
+	{ SYS_writev, "writev" },
+	{ SYS_pwritev, "pwritev" },
+	{ SYS_pwritev2, "pwritev2" },
+	{ SYS_fsync, "fsync" },
+	{ SYS_fdatasync, "fdatasync" },
+	{ SYS_io_uring_enter, "io_uring_enter", true },
+	{ SYS_io_submit, "io_submit", true },
+};
+
+static int sys_index(uint32_t nr)
+{
+	for (size_t i = 0; i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++)
+		if (sys_linked[i].nr == (long)nr)
+			return (int)i;
+	return -1;
+}
+
+const char *tracer_syscall_name(uint32_t nr)
+{
+	int i = sys_index(nr);
+
+	return i < 0 ? NULL : sys_linked[i].name;
+}
+
+bool tracer_syscall_async(uint32_t nr)
+{
+	int i = sys_index(nr);
+
+	return i >= 0 && sys_linked[i].async;
+}
+
+/* One stage's program pair: index 0 tp_btf, 1 raw_tp. */
+struct stage_prog {
+	const char *tp;
+	bool required;
+	struct bpf_program *prog[2];
+};
+
+#define TRACER_PROGS 13
+#define TRACER_SYS_PROGS 2 /* the last two: syscall linkage */
+
+struct tracer {
+	struct trace_bpf *skel;
+	struct ring_buffer *rb;
+	enum attach_mode mode;
+	struct bpf_link *link[TRACER_PROGS];
+	tracer_fn fn;
+	int (*syscall_fn)(void *ctx, const struct trace_syscall *s);
+	void *ctx;
+	int ncpus;
+};
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static int stage_progs(struct trace_bpf *s, struct stage_prog *p)
+{
+	struct stage_prog all[TRACER_PROGS] = {
+		{ "block_bio_queue", true, { s->progs.trace_q_btf, s->progs.trace_q_raw } },
+		{ "block_getrq", false, { s->progs.trace_g_btf, s->progs.trace_g_raw } },
+		{ "block_split", false, { s->progs.trace_x_btf, s->progs.trace_x_raw } },
+		{ "block_bio_backmerge", false, { s->progs.trace_mb_btf, s->progs.trace_mb_raw } },
+		{ "block_bio_frontmerge", false, { s->progs.trace_mf_btf, s->progs.trace_mf_raw } },
+		{ "block_rq_insert", false, { s->progs.trace_i_btf, s->progs.trace_i_raw } },
+		{ "block_rq_issue", true, { s->progs.trace_d_btf, s->progs.trace_d_raw } },
+		{ "block_rq_requeue", false, { s->progs.trace_r_btf, s->progs.trace_r_raw } },
+		{ "block_rq_complete", true, { s->progs.trace_c_btf, s->progs.trace_c_raw } },
+		{ "block_bio_complete", false, { s->progs.trace_bc_btf, s->progs.trace_bc_raw } },
+		{ "block_bio_remap", false, { s->progs.trace_rm_btf, s->progs.trace_rm_raw } },
+		/* raw_syscalls; only with syscall linkage */
+		{ "sys_enter", true, { s->progs.trace_se_btf, s->progs.trace_se_raw } },
+		{ "sys_exit", true, { s->progs.trace_sx_btf, s->progs.trace_sx_raw } },
+	};
+
+	memcpy(p, all, sizeof(all));
+	return TRACER_PROGS;
+}
+
+static int on_sample(void *ctx, void *data, size_t len)
+{
+	struct tracer *t = ctx;
+
+	if (len == sizeof(struct trace_syscall))
+		return t->syscall_fn ? t->syscall_fn(t->ctx, data) : 0;
+	if (len < sizeof(struct trace_record))
+		return 0;
+	return t->fn(t->ctx, data);
+}
+
+static void detach_all(struct tracer *t)
+{
+	for (int i = 0; i < TRACER_PROGS; i++) {
+		bpf_link__destroy(t->link[i]);
+		t->link[i] = NULL;
+	}
+}
+
+static void configure(struct tracer *t, const struct tracer_opts *o,
+		      const struct probe_result *pr)
+{
+	struct trace_bpf__rodata *ro = t->skel->rodata;
+	uint32_t rb;
+
+	ro->filter_dev = o->filter_dev;
+	ro->filter_cgroup = o->filter_cgroup;
+	ro->filter_cgroup_level = o->filter_cgroup_level;
+	ro->filter_pid = o->filter_pid;
+	ro->filter_op = o->filter_op;
+	/* A threshold is decided at completion, so every I/O is followed. */
+	ro->sample_every = o->min_ns || !o->sample_every ? 1 : o->sample_every;
+	ro->min_ns = o->min_ns;
+	PROBE_SET_BLOCK_RODATA(ro, pr);
+	ro->link_syscalls = o->syscalls;
+	for (size_t i = 0; o->syscalls && i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++)
+		if (sys_linked[i].nr >= 0 && sys_linked[i].nr < TRACE_SYS_MAX)
+			ro->sys_mask[sys_linked[i].nr / 64] |= 1ull << (sys_linked[i].nr % 64);
+	rb = o->ringbuf_bytes ? o->ringbuf_bytes : 256 * 1024;
+	bpf_map__set_max_entries(t->skel->maps.records, rb);
+	ro->wake_bytes = rb / 4;
+}
+
+/* One attempt at one mode: open, configure, load, attach every present stage. */
+static int try_mode(struct tracer *t, const struct tracer_opts *o, const struct probe_result *pr,
+		    const struct btf *btf, enum attach_mode mode, char *err, size_t len)
+{
+	struct stage_prog sp[TRACER_PROGS];
+	bool present[TRACER_PROGS];
+	int which = mode == ATTACH_TP_BTF ? 0 : 1, rc;
+
+	t->skel = trace_bpf__open();
+	if (!t->skel) {
+		rc = -errno;
+		set_err(err, len, "cannot open the trace BPF object: %s", strerror(errno));
+		return rc;
+	}
+	configure(t, o, pr);
+	stage_progs(t->skel, sp);
+	for (int i = 0; i < TRACER_PROGS; i++) {
+		present[i] = probe_tp_params(btf, sp[i].tp) > 0;
+		if (i >= TRACER_PROGS - TRACER_SYS_PROGS && !o->syscalls) {
+			/* Linkage off: sys_enter/exit are not loaded, not paid for. */
+			present[i] = false;
+			for (int k = 0; k < 2; k++)
+				bpf_program__set_autoload(sp[i].prog[k], false);
+			continue;
+		}
+		if (sp[i].required && !present[i]) {
+			set_err(err, len, "this kernel has no %s tracepoint", sp[i].tp);
+			rc = -ENOTSUP;
+			goto fail;
+		}
+		for (int k = 0; k < 2; k++)
+			bpf_program__set_autoload(sp[i].prog[k], k == which && present[i]);
+	}
+	rc = trace_bpf__load(t->skel);
+	if (rc) {
+		char why[400];
+
+		set_err(err, len, "loading the %s trace programs failed: %s%s",
+			attach_mode_name(mode), strerror(-rc), verifier_log_reason(why, sizeof(why)));
+		goto fail;
+	}
+	for (int i = 0; i < TRACER_PROGS; i++) {
+		if (!present[i])
+			continue;
+		t->link[i] = bpf_program__attach(sp[i].prog[which]);
+		if (!t->link[i]) {
+			rc = -errno;
+			set_err(err, len, "attaching the %s program on %s failed: %s",
+				attach_mode_name(mode), sp[i].tp, strerror(-rc));
+			goto fail;
+		}
+	}
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.records), on_sample, t, NULL);
+	if (!t->rb) {
+		rc = -errno;
+		set_err(err, len, "cannot read the ring buffer: %s", strerror(-rc));
+		goto fail;
+	}
+	t->mode = mode;
+	return 0;
+fail:
+	detach_all(t);
+	trace_bpf__destroy(t->skel);
+	t->skel = NULL;
+	return rc;
+}
+
+int tracer_open(struct tracer **out, const struct tracer_opts *opts, const struct probe_result *pr,
+		tracer_fn fn, void *ctx, char *err, size_t len)
+{
+	const char *force = getenv("IOLAT_FORCE_ATTACH");
+	enum attach_mode mode = opts->attach;
+	char first[256] = "";
+	struct tracer *t;
+	struct btf *btf;
+	int rc;
+
+	if (force && !strcmp(force, "tp_btf"))
+		mode = ATTACH_TP_BTF;
+	else if (force && !strcmp(force, "raw_tp"))
+		mode = ATTACH_RAW_TP;
+	btf = btf__parse(pr->btf_path, NULL);
+	if (!btf) {
+		rc = -errno;
+		set_err(err, len, "cannot read kernel BTF from %s", pr->btf_path);
+		return rc;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		btf__free(btf);
+		return -ENOMEM;
+	}
+	t->fn = fn;
+	t->syscall_fn = opts->syscall_fn;
+	t->ctx = ctx;
+	t->ncpus = libbpf_num_possible_cpus();
+	if (mode == ATTACH_RAW_TP || (mode == ATTACH_AUTO && !pr->tp_btf[TP_RQ_COMPLETE])) {
+		rc = try_mode(t, opts, pr, btf, ATTACH_RAW_TP, err, len);
+	} else {
+		rc = try_mode(t, opts, pr, btf, ATTACH_TP_BTF, first, sizeof(first));
+		if (rc && mode == ATTACH_AUTO)
+			rc = try_mode(t, opts, pr, btf, ATTACH_RAW_TP, err, len);
+		else if (rc)
+			set_err(err, len, "%s", first);
+	}
+	btf__free(btf);
+	if (rc) {
+		free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+int tracer_poll(struct tracer *t, int timeout_ms)
+{
+	int woken = ring_buffer__poll(t->rb, timeout_ms), rest;
+
+	if (woken < 0)
+		return woken;
+	/* The kernel wakes us only once the buffer fills up a little (see
+	 * submit() in trace.bpf.c): take what waits without a wakeup too. */
+	rest = ring_buffer__consume(t->rb);
+	return rest < 0 ? rest : woken + rest;
+}
+
+int tracer_stats(struct tracer *t, uint64_t out[TRACE_STAT_COUNT])
+{
+	return percpu_array_sums(bpf_map__fd(t->skel->maps.stats), t->ncpus, out,
+				 TRACE_STAT_COUNT);
+}
+
+enum attach_mode tracer_mode(const struct tracer *t)
+{
+	return t->mode;
+}
+
+/*
+ * The kernel's count goes up and down with its own inserts and deletes;
+ * entries the LRU map evicted to make room are still in it. Counting the
+ * entries left tells the two apart.
+ */
+uint64_t tracer_in_flight(const struct tracer *t, uint64_t *evicted)
+{
+	uint64_t counted = __atomic_load_n(&t->skel->bss->in_flight, __ATOMIC_RELAXED), left = 0;
+	int fd = bpf_map__fd(t->skel->maps.bios);
+	__u64 key, *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		left++;
+		prev = &key;
+	}
+	*evicted = counted > left ? counted - left : 0;
+	return left;
+}
+
+void tracer_close(struct tracer *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->rb);
+	detach_all(t);
+	trace_bpf__destroy(t->skel);
+	free(t);
+}

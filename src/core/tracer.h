@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tracer.h - loads, attaches and drains the per-I/O tracer
+ * (bpf/trace.bpf.c) behind `iolat trace`: one record per sampled block I/O,
+ * delivered through a BPF ring buffer, with what could not be delivered
+ * counted, never silently dropped.
+ */
+#ifndef IOLAT_TRACER_H
+#define IOLAT_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+#include "core/collector.h" /* enum attach_mode */
+#include "core/probe.h"
+#include "trace.h"
+
+struct tracer_opts {
+	uint32_t filter_dev;	 /* 0: all disks */
+	uint64_t filter_cgroup;	 /* 0: all cgroups */
+	int filter_cgroup_level; /* depth of filter_cgroup below its root */
+	uint32_t filter_pid;	 /* tgid; 0: all */
+	enum trace_op_filter filter_op;
+	uint32_t sample_every;	 /* 1 in N; 0 or 1: every I/O */
+	uint64_t min_ns;	 /* emit only Q2C >= min_ns; 0: all (forces N = 1) */
+	uint32_t ringbuf_bytes;	 /* power of two, >= page size; 0: 256 KiB */
+	enum attach_mode attach;
+	/* Link block I/O to the synchronous read/write/fsync syscall it was
+	 * queued in: attaches raw_syscalls sys_enter/sys_exit, and delivers a
+	 * trace_syscall to syscall_fn at the exit of each syscall with a
+	 * followed bio (after that bio's record, for synchronous I/O). */
+	bool syscalls;
+	int (*syscall_fn)(void *ctx, const struct trace_syscall *s);
+};
+
+/* Called for each record, in completion order per CPU. Non-zero stops. */
+typedef int (*tracer_fn)(void *ctx, const struct trace_record *r);
+
+/* The name of a syscall that linkage follows ("pread64"), or NULL if nr is
+ * not one of them. */
+const char *tracer_syscall_name(uint32_t nr);
+
+/* Whether that syscall only submits I/O (io_uring_enter, io_submit): the
+ * I/O it queues completes after it returns. */
+bool tracer_syscall_async(uint32_t nr);
+
+struct tracer;
+
+/*
+ * Opens, loads and attaches (tp_btf, falling back to raw_tp under
+ * ATTACH_AUTO; IOLAT_FORCE_ATTACH overrides). Returns 0 or -errno with a
+ * reason in err; on failure nothing stays loaded.
+ */
+int tracer_open(struct tracer **out, const struct tracer_opts *o, const struct probe_result *pr,
+		tracer_fn fn, void *ctx, char *err, size_t errlen);
+
+/* Waits up to timeout_ms for the kernel's wakeup (it wakes the reader only
+ * once a quarter of the buffer is waiting), then delivers every pending
+ * record. Records thus reach the caller at most timeout_ms late. Returns
+ * how many were delivered, or -errno (-EINTR on a signal). */
+int tracer_poll(struct tracer *t, int timeout_ms);
+
+/* Counters (enum trace_stat), summed over CPUs. 0 or -errno. */
+int tracer_stats(struct tracer *t, uint64_t out[TRACE_STAT_COUNT]);
+
+enum attach_mode tracer_mode(const struct tracer *t);
+
+/* Followed I/Os not completed yet: at exit, their records are not emitted.
+ * *evicted: followed I/Os the kernel's map evicted to make room for newer
+ * ones (more than its 16384 entries in flight at once). */
+uint64_t tracer_in_flight(const struct tracer *t, uint64_t *evicted);
+
+/* Detaches and frees; records still in the ring buffer are discarded,
+ * so drain with tracer_poll first. */
+void tracer_close(struct tracer *t);
+
+#endif

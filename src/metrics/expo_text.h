@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * expo_text.h - text exposition formats: Prometheus 0.0.4 and OpenMetrics
+ * 1.0. Both render a metric_set into a buffer; neither touches the kernel.
+ */
+#ifndef IOLAT_EXPO_TEXT_H
+#define IOLAT_EXPO_TEXT_H
+
+#include <stdbool.h>
+
+#include "util/buf.h"
+#include "metrics/metrics.h"
+
+#define EXPO_TEXT_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define EXPO_OPENMETRICS_CONTENT_TYPE \
+	"application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+/* Appends every non-empty family. Returns 0 or -ENOMEM. */
+int expo_text(const struct metric_set *set, bool openmetrics, struct buf *out);
+
+/* Shortest decimal form of v that parses back to v; "+Inf", "NaN". */
+void expo_format_double(char *out, size_t len, double v);
+
+#endif

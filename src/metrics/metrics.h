@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * metrics.h - the metric model every exposition format renders from.
+ *
+ * A metric_set is a list of families (name, help, type), each holding
+ * series (label values plus a value or a histogram). Histograms carry the
+ * kernel's fine slots with their bucket table, cumulative since start, so
+ * each format derives its own buckets exactly: classic `le` buckets at
+ * table bounds, native (exponential) buckets through the table's native
+ * mapping. Building a set never touches the kernel; see exporter.c.
+ */
+#ifndef IOLAT_METRICS_H
+#define IOLAT_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+#include "core/buckets.h"
+
+#define METRIC_MAX_LABELS 8
+
+enum metric_type {
+	METRIC_COUNTER,
+	METRIC_GAUGE,
+	METRIC_HISTOGRAM,
+};
+
+struct metric_hist {
+	const struct bucket_table *table;
+	/* table->nslots counts. Borrowed from the caller's data while the series
+	 * has one source (the common case: no copy), owned once a second source
+	 * is summed in. Borrowed slots must outlive the set's use. */
+	const __u64 *slots;
+	__u64 *owned;
+	uint64_t count;
+	/* Table histograms add their sources' sums in raw units (ns, bytes)
+	 * and derive sum from the total: added as doubles, the same total
+	 * summed in another order could come out one rounding step lower, and
+	 * Prometheus takes any decrease of a _sum for a counter reset. */
+	uint64_t sum_raw;
+	double sum;	/* in base units (seconds, bytes) */
+};
+
+struct metric_series {
+	char *values[METRIC_MAX_LABELS]; /* owned copies */
+	double value;		 /* counters and gauges */
+	struct metric_hist hist; /* histograms */
+};
+
+struct metric_family {
+	const char *name;
+	const char *help;
+	enum metric_type type;
+	const char *labels[METRIC_MAX_LABELS]; /* label names, NULL-terminated */
+	int nlabels;
+	/* Classic `le` bounds in raw table units (ns, bytes), ascending; the
+	 * +Inf bucket is implicit. Each must be a bound of the table. */
+	const uint64_t *le;
+	size_t nle;
+	/* Histograms with buckets of their own (users' BPF maps, umetrics.c):
+	 * `ule` ascending upper bounds in base units, nule of them. Their
+	 * series have no table: they count into hist.owned[0..nule], the
+	 * last one past every bound (+Inf). */
+	const double *ule;
+	size_t nule;
+	struct metric_series *series;
+	size_t n, cap;
+	void *index; /* finds series by label values (metrics.c) */
+};
+
+/* Families live in a fixed array, so a family pointer stays valid while the
+ * set is built; series pointers are valid only until the next series is
+ * added to the same family. */
+#define METRIC_MAX_FAMILIES 256
+
+struct metric_set {
+	struct metric_family fam[METRIC_MAX_FAMILIES];
+	size_t n;
+};
+
+/* Adds a family (NULL when METRIC_MAX_FAMILIES are in use); name, help,
+ * labels and le must outlive the set. */
+struct metric_family *metrics_family(struct metric_set *set, const char *name,
+				     const char *help, enum metric_type type,
+				     const char *const *labels);
+
+/*
+ * The series of f with these label values (as many as f has labels),
+ * created zeroed if new. For histograms, `table` gives the slots' table.
+ * Returns NULL on allocation failure.
+ */
+struct metric_series *metrics_series(struct metric_family *f, const char *const *values,
+				     const struct bucket_table *table);
+
+/* Adds counts into a histogram series; sum_raw in raw units (ns, bytes).
+ * Its count becomes the sum of its slots (count is ignored, see metrics.c).
+ * The first add borrows `slots` (see struct metric_hist). 0 or -ENOMEM. */
+int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count,
+		     uint64_t sum_raw);
+
+/* Adds n observations to bucket `bucket` (0..nule; nule: past every bound)
+ * of a series of a family with buckets of its own (`ule`). 0 or -ENOMEM. */
+int metrics_uhist_add(const struct metric_family *f, struct metric_series *s, size_t bucket,
+		      uint64_t n);
+
+/* Frees every family and series; the set can be reused after. */
+void metrics_clear(struct metric_set *set);
+
+/* Number of series in the set (a histogram counts once). */
+size_t metrics_series_count(const struct metric_set *set);
+
+/*
+ * Cumulative count of a histogram series for classic bound `le` (raw
+ * units): the slots whose upper bound is <= le.
+ */
+uint64_t metrics_hist_cumulative(const struct metric_series *s, uint64_t le);
+
+/*
+ * Native-histogram buckets of a series: calls emit(index, count) for each
+ * non-empty native bucket in ascending index order, after reporting the
+ * zero bucket's count in *zero_count. Used by the protobuf encoder.
+ */
+void metrics_hist_native(const struct metric_series *s, uint64_t *zero_count,
+			 void (*emit)(void *ctx, int index, uint64_t count), void *ctx);
+
+#endif

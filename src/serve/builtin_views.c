@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* builtin_views.c - the collector's series as maps for iolat's own configs (builtin_views.h). */
+#include "serve/builtin_views.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <linux/bpf.h>
+
+#include "serve/wlabels.h"
+
+struct builtin_block_key {
+	__u32 dev;
+	__u8 op;
+	__u8 size_class;
+	__u16 pad;
+};
+
+struct builtin_workload_key {
+	__u32 dev;
+	__u8 op;
+	__u8 pad[3];
+	char kind[16];
+	char workload[128];
+};
+
+struct builtin_untimed_key {
+	__u32 dev;
+	__u8 op;
+	__u8 size_class;
+	__u8 view;
+	__u8 pad;
+};
+
+enum view {
+	VIEW_DEVICE_LATENCY,
+	VIEW_TOTAL_LATENCY,
+	VIEW_REQUEST_SIZE,
+	VIEW_COMPLETIONS,
+	VIEW_BYTES,
+	VIEW_ERRORS,
+	VIEW_UNTIMED,
+	/* The same per workload: view - VIEW_WORKLOAD is the view above. */
+	VIEW_WORKLOAD,
+	VIEW_WORKLOAD_END = VIEW_WORKLOAD + VIEW_ERRORS + 1,
+	VIEW_COUNT = VIEW_WORKLOAD_END,
+};
+
+static const char *const view_names[VIEW_COUNT] = {
+	"device_latency",	   "total_latency",	     "request_size",
+	"completions",		   "bytes",		     "errors",
+	"untimed",		   "workload_device_latency", "workload_total_latency",
+	"workload_request_size", "workload_completions",   "workload_bytes",
+	"workload_errors",
+};
+
+static size_t key_size_of(int view)
+{
+	if (view == VIEW_UNTIMED)
+		return sizeof(struct builtin_untimed_key);
+	if (view >= VIEW_WORKLOAD)
+		return sizeof(struct builtin_workload_key);
+	return sizeof(struct builtin_block_key);
+}
+
+static int views_map(void *ctx, const char *name, struct umap *out, char *err, size_t errlen)
+{
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	for (int v = 0; v < VIEW_COUNT; v++) {
+		if (strcmp(name, view_names[v]))
+			continue;
+		out->m.fd = v;
+		out->m.type = BPF_MAP_TYPE_HASH;
+		out->m.key_size = (unsigned)key_size_of(v);
+		out->m.value_size = 8;
+		out->m.name = view_names[v];
+		out->iolat_hist = v <= VIEW_REQUEST_SIZE ||
+				  (v >= VIEW_WORKLOAD && v - VIEW_WORKLOAD <= VIEW_REQUEST_SIZE);
+		return 0;
+	}
+	snprintf(err, errlen, "map %s is not one of the collector's views (device_latency, "
+		 "total_latency, request_size, completions, bytes, errors, untimed, and "
+		 "workload_ before the first six)", name);
+	return -1;
+}
+
+/* A series' value in one view (not untimed). */
+static struct uvalue value_of(const struct iolat_val *val, enum view view)
+{
+	struct uvalue v = { 0 };
+
+	switch (view) {
+	case VIEW_DEVICE_LATENCY:
+	case VIEW_TOTAL_LATENCY: {
+		const struct iolat_lat *l = &val->lat[view == VIEW_DEVICE_LATENCY
+							       ? IOLAT_VIEW_DEVICE
+							       : IOLAT_VIEW_TOTAL];
+
+		v = (struct uvalue){ .slots = l->slots, .count = l->count, .sum_raw = l->sum_ns };
+		break;
+	}
+	case VIEW_REQUEST_SIZE:
+		v = (struct uvalue){ .slots = val->size_slots, .count = val->ios,
+				     .sum_raw = val->bytes };
+		break;
+	case VIEW_COMPLETIONS: v.u64 = val->ios; break;
+	case VIEW_BYTES: v.u64 = val->bytes; break;
+	case VIEW_ERRORS: v.u64 = val->errors; break;
+	default: break;
+	}
+	return v;
+}
+
+/* A series under its workload's label set l; none for a workload not shown. */
+static int workload_entry(const struct series *s, const struct wl_label *l, enum view view,
+			  usource_fn fn, void *arg)
+{
+	struct builtin_workload_key k;
+	struct uvalue v;
+
+	if (!l)
+		return 0;
+	memset(&k, 0, sizeof(k));
+	k.dev = s->key.dev;
+	k.op = s->key.op;
+	memcpy(k.kind, l->kind, sizeof(k.kind));
+	memcpy(k.workload, l->name, sizeof(k.workload));
+	v = value_of(&s->val, view);
+	return fn(arg, &k, &v);
+}
+
+/* One series' entry (two for untimed: the device view's, then the total's);
+ * l: its workload's label set, for the workload views. */
+static int series_entry(const struct series *s, const struct wl_label *l, enum view view,
+			usource_fn fn, void *arg)
+{
+	const struct iolat_val *val = &s->val;
+	struct builtin_block_key k = { s->key.dev, s->key.op, s->key.size_class, 0 };
+	struct builtin_untimed_key u = { s->key.dev, s->key.op, s->key.size_class, 0, 0 };
+	struct uvalue v;
+	int rc;
+
+	if (view >= VIEW_WORKLOAD)
+		return workload_entry(s, l, (enum view)(view - VIEW_WORKLOAD), fn, arg);
+	if (view != VIEW_UNTIMED) {
+		v = value_of(val, view);
+		return fn(arg, &k, &v);
+	}
+	v = (struct uvalue){ .u64 = val->lat[IOLAT_VIEW_DEVICE].unseen };
+	rc = fn(arg, &u, &v);
+	if (rc)
+		return rc;
+	u.view = 1;
+	v.u64 = val->lat[IOLAT_VIEW_TOTAL].unseen;
+	return fn(arg, &u, &v);
+}
+
+/*
+ * Testing (--test.synthetic-disks): fake disks with a fixed spread, to
+ * measure large scrapes. Their numbers (major 4095) name no real disk, so
+ * they show as "4095:N".
+ */
+static int synthetic_entries(const struct builtin_views *bv, enum view view, usource_fn fn,
+			     void *arg)
+{
+	static struct series s; /* its slots are borrowed by the series: static */
+	int rc = 0;
+
+	if (!s.val.ios) {
+		for (size_t i = 0; i < IOLAT_LAT_SLOTS; i += 7)
+			s.val.lat[0].slots[i] = s.val.lat[1].slots[i] = i + 1;
+		s.val.ios = s.val.lat[0].count = s.val.lat[1].count = 1000;
+		s.val.size_slots[100] = 1000;
+	}
+	for (unsigned int d = 0; !rc && d < bv->synthetic; d++)
+		for (int op = 0; !rc && op < 2; op++) {
+			s.key.dev = (4095u << 20) | d;
+			s.key.op = (__u8)op;
+			rc = series_entry(&s, NULL, view, fn, arg);
+		}
+	return rc;
+}
+
+static int views_read(void *ctx, const struct umap *m, usource_fn fn, void *arg, char *err,
+		      size_t errlen)
+{
+	const struct builtin_views *bv = ctx;
+	enum view view = (enum view)m->m.fd;
+	int rc = 0;
+
+	(void)err;
+	(void)errlen;
+	if (view >= VIEW_WORKLOAD && !bv->labels)
+		return 0;
+	for (size_t i = 0; !rc && bv->snap && i < bv->snap->n; i++)
+		rc = series_entry(&bv->snap->s[i], bv->labels ? bv->labels[i] : NULL, view, fn,
+				  arg);
+	if (!rc && view < VIEW_WORKLOAD)
+		rc = synthetic_entries(bv, view, fn, arg);
+	return rc;
+}
+
+static const struct bucket_table *views_table(void *ctx, enum ubucket_type t)
+{
+	const struct builtin_views *bv = ctx;
+
+	return t == UBUCKET_IOLAT_LATENCY ? bv->lat : t == UBUCKET_IOLAT_SIZE ? bv->size : NULL;
+}
+
+static const uint64_t *views_le(void *ctx, enum ubucket_type t, size_t *n)
+{
+	const struct builtin_views *bv = ctx;
+
+	*n = t == UBUCKET_IOLAT_LATENCY ? bv->nlat_le : bv->nsize_le;
+	return t == UBUCKET_IOLAT_LATENCY ? bv->lat_le : bv->size_le;
+}
+
+void builtin_views_source(struct builtin_views *v, struct usource *out)
+{
+	*out = (struct usource){ .ctx = v, .map = views_map, .read = views_read,
+				 .table = views_table, .le = views_le };
+}

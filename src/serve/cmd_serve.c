@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cmd_serve.c - `iolat serve`: the exporter daemon. Loads the collector,
+ * serves its metrics over HTTP(S) until SIGTERM/SIGINT, reloads its
+ * configuration on SIGHUP without touching the counters. Its command line
+ * is read in serve_flags.c.
+ */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/collector.h"
+#include "commands.h"
+#include "serve/serve_config.h"
+#include "util/errors.h"
+#include "metrics/expo_proto.h"
+#include "metrics/expo_text.h"
+#include "serve/exporter.h"
+#include "serve/http.h"
+#include "util/log.h"
+#include "sys/privileges.h"
+#include "serve/serve_flags.h"
+#include "uprog/userprogs.h"
+#include "serve/webconfig.h"
+
+/*
+ * Two threads meet here: libmicrohttpd's, which answers requests one at a
+ * time (render, check_auth), and the main one, which reloads and keeps the
+ * collector attached. A reload builds its new state beside the running one
+ * and swaps it in inside http_update's commit, while no request is being
+ * answered; state_lock keeps the main thread's collector work and the
+ * scrape apart.
+ */
+struct serve {
+	struct serve_flags fl;
+	struct serve_config cfg;
+	struct webconfig web; /* read by requests; swapped in commit */
+	struct collector *c;
+	struct exporter *e;
+	struct userprogs *user;
+	struct http_server *http;
+	struct metric_set set;
+	pthread_mutex_t state_lock;
+	int stats_fd;
+	/* iolat_config_* self-metrics; written by the main thread under state_lock */
+	uint64_t reloads_ok, reloads_failed;
+	bool last_reload_ok;
+	double last_reload_ok_time;
+};
+
+/* A reload's new state, built before anything running changes. */
+struct reload {
+	struct serve *s;
+	struct serve_config cfg;
+	struct webconfig web;
+	struct exporter_settings *settings;
+	int stats_fd; /* BPF stats turned on by this reload, or -1 */
+	char landing[4096];
+};
+
+/* How often the daemon looks for bio-based disks that got a size (see run). */
+#define DISK_RESCAN_S 60
+
+static volatile sig_atomic_t stop, reload;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	reload = 1;
+}
+
+/* Loads the user programs, if any; a config that failed is logged (and
+ * with --config.strict fails the start). */
+static int open_user_programs(struct serve *s)
+{
+	const char *name, *why;
+	char err[1024];
+
+	if (!s->fl.user.dir)
+		return 0;
+	if (userprogs_open(&s->user, &s->fl.user, err, sizeof(err))) {
+		errorf(s->fl.user.strict ? "fix it, or run without --config.strict to skip it"
+					 : "check --config.dir and --config.names",
+		       "%s", err);
+		return -EINVAL;
+	}
+	for (size_t i = 0; userprogs_config(s->user, i, &name, &why); i++) {
+		if (why)
+			log_error("user program config '%s' disabled: %s", name, why);
+		else
+			log_info("user program config '%s' loaded", name);
+	}
+	return 0;
+}
+
+/* --config.check: load, attach and read the configs once, print what they
+ * export, and exit; 1 if one failed. */
+static int check_user_programs(struct serve *s)
+{
+	const char *name, *why;
+	struct buf out = { 0 };
+	bool failed = false;
+	int rc;
+
+	s->fl.user.strict = false;
+	if (open_user_programs(s))
+		return 1;
+	for (size_t i = 0; userprogs_config(s->user, i, &name, &why); i++)
+		failed |= why != NULL;
+	userprogs_describe(s->user, stdout);
+	rc = userprogs_collect(s->user, &s->set);
+	if (!rc)
+		rc = expo_text(&s->set, false, &out);
+	if (!rc && out.len)
+		printf("\n%s", out.data);
+	buf_free(&out);
+	userprogs_close(s->user);
+	metrics_clear(&s->set);
+	return failed || rc ? 1 : 0;
+}
+
+static void exporter_opts_of(const struct serve *s, const struct serve_config *cfg,
+			     struct exporter_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->device_view = cfg->device_view;
+	o->total_view = cfg->total_view;
+	o->size_view = cfg->size_view;
+	o->no_op_label = !cfg->op_label;
+	o->size_label = cfg->size_label;
+	o->lat_le = cfg->nlat_le ? cfg->lat_le : NULL;
+	o->nlat_le = cfg->nlat_le;
+	o->size_le = cfg->nsize_le ? cfg->size_le : NULL;
+	o->nsize_le = cfg->nsize_le;
+	o->synthetic_disks = s->fl.synthetic;
+	o->workloads = cfg->workloads;
+	o->wl.max_sets = cfg->workloads_max;
+	o->wl.expire_s = cfg->workloads_expire_s;
+	o->disk_expire_s = cfg->disks_expire_s;
+	o->rules = cfg->rules;
+	o->nrules = cfg->nrules;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int add_config_metrics(struct serve *s, struct metric_set *set)
+{
+	static const char *const result_l[] = { "result", NULL };
+	struct metric_family *ok = metrics_family(set, "iolat_config_last_reload_successful",
+		"Whether the last configuration reload (SIGHUP) succeeded; 1 before any.",
+		METRIC_GAUGE, NULL);
+	struct metric_family *when = metrics_family(set,
+		"iolat_config_last_reload_success_timestamp_seconds",
+		"Unix time of the last successful configuration load (the start, before any "
+		"reload).", METRIC_GAUGE, NULL);
+	struct metric_family *n = metrics_family(set, "iolat_config_reloads_total",
+		"Configuration reloads (SIGHUP), by result; a failed one changes nothing.",
+		METRIC_COUNTER, result_l);
+	struct metric_series *v[4];
+	const char *const good[] = { "success" }, *const bad[] = { "failure" };
+
+	if (!ok || !when || !n)
+		return -ENOMEM;
+	v[0] = metrics_series(ok, NULL, NULL);
+	v[1] = metrics_series(when, NULL, NULL);
+	v[2] = metrics_series(n, good, NULL);
+	v[3] = metrics_series(n, bad, NULL);
+	if (!v[0] || !v[1] || !v[2] || !v[3])
+		return -ENOMEM;
+	v[0]->value = s->last_reload_ok;
+	v[1]->value = s->last_reload_ok_time;
+	v[2]->value = (double)s->reloads_ok;
+	v[3]->value = (double)s->reloads_failed;
+	return 0;
+}
+
+/* What the connection limits closed or refused (http.h). */
+static int add_http_metrics(struct serve *s, struct metric_set *set)
+{
+	static const char *const reason_l[] = { "reason", NULL };
+	struct metric_family *f = metrics_family(set, "iolat_http_connections_closed_total",
+		"Connections iolat closed or refused to keep the server available: per_ip_limit, "
+		"full (every slot answering), evicted (replaced by a newer connection), "
+		"header_timeout, write_timeout, body (a request with a body).",
+		METRIC_COUNTER, reason_l);
+	struct http_stats st;
+	const struct {
+		const char *reason;
+		unsigned long long n;
+	} rows[] = {
+		{ "per_ip_limit", 0 }, { "full", 0 }, { "evicted", 0 },
+		{ "header_timeout", 0 }, { "write_timeout", 0 }, { "body", 0 },
+	};
+	double n[6];
+
+	struct metric_family *open = metrics_family(set, "iolat_http_connections",
+		"Connections open now (the one of this scrape included).", METRIC_GAUGE, NULL);
+	struct metric_series *o;
+
+	if (!f || !open || !(o = metrics_series(open, NULL, NULL)))
+		return -ENOMEM;
+	http_get_stats(s->http, &st);
+	o->value = st.open;
+	n[0] = (double)st.refused_per_ip, n[1] = (double)st.refused_full;
+	n[2] = (double)st.evicted, n[3] = (double)st.header_timeouts;
+	n[4] = (double)st.write_timeouts, n[5] = (double)st.bodies_refused;
+	for (size_t i = 0; i < 6; i++) {
+		const char *v[] = { rows[i].reason };
+		struct metric_series *m = metrics_series(f, v, NULL);
+
+		if (!m)
+			return -ENOMEM;
+		m->value = n[i];
+	}
+	return 0;
+}
+
+static int render(void *ctx, enum expo_format fmt, struct buf *out)
+{
+	struct serve *s = ctx;
+	double t0 = now_s();
+	int rc;
+
+	/* Give back what the previous scrape's body and series took, so the
+	 * daemon's RSS between scrapes stays near its working set. */
+	malloc_trim(0);
+	pthread_mutex_lock(&s->state_lock);
+	rc = exporter_collect(s->e, &s->set);
+	if (!rc)
+		rc = userprogs_collect(s->user, &s->set);
+	if (!rc)
+		rc = add_config_metrics(s, &s->set);
+	if (!rc)
+		rc = add_http_metrics(s, &s->set);
+	if (!rc)
+		rc = fmt == EXPO_PROTOBUF ? expo_proto(&s->set, out)
+					  : expo_text(&s->set, fmt == EXPO_OPENMETRICS, out);
+	if (rc)
+		log_error("building metrics failed: %s", strerror(-rc));
+	exporter_scrape_done(s->e, now_s() - t0, out->len);
+	pthread_mutex_unlock(&s->state_lock);
+	return rc;
+}
+
+static bool check_auth(void *ctx, const char *user, const char *pass)
+{
+	return webconfig_check(&((struct serve *)ctx)->web, user, pass);
+}
+
+/* The landing page of a configuration: links and the settings in use. */
+static void build_landing(const struct serve *s, const struct serve_config *cfg,
+			  const struct webconfig *web, char *out, size_t len)
+{
+	char listen[CONFIG_MAX_LISTEN * 130] = "";
+
+	for (size_t i = 0; i < cfg->nlisten; i++)
+		snprintf(listen + strlen(listen), sizeof(listen) - strlen(listen), "%s%s",
+			 i ? ", " : "", cfg->listen[i]);
+	snprintf(out, len,
+		 "<!DOCTYPE html><html><head><title>iolat exporter</title></head><body>\n"
+		 "<h1>iolat exporter %s</h1>\n<p>Block-I/O latency from eBPF.</p>\n"
+		 "<ul><li><a href=\"%s\">Metrics</a></li><li><a href=\"/-/healthy\">Health</a>"
+		 "</li></ul>\n<h2>Configuration</h2>\n<pre>listen: %s\ntelemetry path: %s\n"
+		 "TLS: %s\nbasic auth: %s\ndevice time: %s\ntotal time: %s\nrequest size: %s\n"
+		 "op label: %s\nsize label: %s\nlatency buckets: %zu\nsize buckets: %zu\n"
+		 "workloads: %s\nworkloads max: %zu\nworkload rules: %zu\n"
+		 "BPF stats: %s\nlog level: %d\nattach: %s\n</pre></body></html>\n",
+		 IOLAT_VERSION, cfg->telemetry_path, listen, cfg->telemetry_path,
+		 web->cert_pem ? "on" : "off", web->nusers ? "on" : "off",
+		 cfg->device_view ? "on" : "off", cfg->total_view ? "on" : "off",
+		 cfg->size_view ? "on" : "off", cfg->op_label ? "on" : "off",
+		 cfg->size_label ? "on" : "off", cfg->nlat_le, cfg->nsize_le,
+		 cfg->workloads ? "on" : "off", cfg->workloads_max, cfg->nrules,
+		 cfg->bpf_stats ? "on" : "off", (int)cfg->log_level,
+		 attach_mode_name(collector_mode(s->c)));
+}
+
+/* Loads cfg's web config (if any) into *out. 0 or -errno with a reason in err. */
+static int load_web(const struct serve_config *cfg, struct webconfig *out, char *err, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	if (cfg->web_config_file[0] && webconfig_load(cfg->web_config_file, out, err, len))
+		return -EINVAL;
+	if (out->require_client_cert) {
+		snprintf(err, len, "%s: client certificates (RequireAndVerifyClientCert) are not "
+			 "supported yet; remove client_auth_type", cfg->web_config_file);
+		webconfig_free(out);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* GnuTLS priorities for the web config's min_version (TLS 1.2 by default). */
+static const char *tls_priorities(unsigned int min_version)
+{
+	if (min_version >= 13)
+		return "NORMAL:-VERS-TLS1.0:-VERS-TLS1.1:-VERS-TLS1.2";
+	if (min_version == 12 || !min_version)
+		return "NORMAL:-VERS-TLS1.0:-VERS-TLS1.1";
+	return "NORMAL";
+}
+
+/* The HTTP options of a configuration; listen points into cfg. */
+static void http_opts_of(struct serve *s, const struct serve_config *cfg,
+			 const struct webconfig *web, const char *landing,
+			 const char **listen, struct http_opts *o)
+{
+	for (size_t i = 0; i < cfg->nlisten; i++)
+		listen[i] = cfg->listen[i];
+	*o = (struct http_opts){ .listen = listen, .nlisten = cfg->nlisten,
+				 .telemetry_path = cfg->telemetry_path, .landing_html = landing,
+				 .tls_cert_pem = web->cert_pem, .tls_key_pem = web->key_pem,
+				 .tls_priorities = tls_priorities(web->tls_min_version),
+				 .limits = s->fl.limits, .auth = web->nusers ? check_auth : NULL,
+				 .render = render, .ctx = s };
+}
+
+/* Runs inside http_update with no request being answered: the new state in,
+ * the old one into r, to be freed after. */
+static void reload_commit(void *arg)
+{
+	struct reload *r = arg;
+	struct serve *s = r->s;
+	struct serve_config old_cfg = s->cfg;
+	struct webconfig old_web = s->web;
+
+	pthread_mutex_lock(&s->state_lock);
+	exporter_apply(s->e, r->settings);
+	r->settings = NULL;
+	s->cfg = r->cfg;
+	s->web = r->web;
+	r->cfg = old_cfg;
+	r->web = old_web;
+	s->reloads_ok++;
+	s->last_reload_ok = true;
+	s->last_reload_ok_time = (double)time(NULL);
+	log_set_level(s->cfg.log_level);
+	log_set_format(s->cfg.log_format);
+	if (r->stats_fd >= 0 || !s->cfg.bpf_stats) {
+		/* On now (this reload's fd), or off now (the old fd closes after). */
+		int fd = s->stats_fd;
+
+		s->stats_fd = r->stats_fd;
+		r->stats_fd = fd;
+	}
+	pthread_mutex_unlock(&s->state_lock);
+}
+
+/* Builds a configuration's whole state beside the running one. */
+static int reload_prepare(struct serve *s, struct reload *r, char *err, size_t len)
+{
+	struct exporter_opts eo;
+
+	if (serve_flags_config(&s->fl, &r->cfg, err, len))
+		return -EINVAL;
+	if (r->cfg.workloads_by_process != s->cfg.workloads_by_process ||
+	    r->cfg.size_label != s->cfg.size_label) {
+		snprintf(err, len, "changing workloads.by or labels.size_class needs a restart");
+		return -EINVAL;
+	}
+	r->stats_fd = -1;
+	if (r->cfg.bpf_stats && s->stats_fd < 0 &&
+	    (r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0) {
+		/* After its start serve keeps CAP_BPF and CAP_PERFMON only. */
+		snprintf(err, len, "cannot turn BPF stats on (%s): that takes CAP_SYS_ADMIN, "
+			 "which iolat drops once started; restart it, or run 'sysctl "
+			 "kernel.bpf_stats_enabled=1'", strerror(errno));
+		return -EPERM;
+	}
+	if (load_web(&r->cfg, &r->web, err, len))
+		return -EINVAL;
+	exporter_opts_of(s, &r->cfg, &eo);
+	if (exporter_prepare(s->e, &eo, &r->settings, err, len))
+		return -EINVAL;
+	build_landing(s, &r->cfg, &r->web, r->landing, sizeof(r->landing));
+	return 0;
+}
+
+/*
+ * SIGHUP: the files are read again and everything they make is built
+ * first; only if all of it, listeners included, is ready does it replace
+ * the running state, in one step no scrape sees half of. Otherwise one log
+ * line says why, and nothing changed.
+ */
+static void do_reload(struct serve *s)
+{
+	struct reload *r = calloc(1, sizeof(*r));
+	const char *listen[CONFIG_MAX_LISTEN];
+	struct http_opts o;
+	char err[512] = "out of memory";
+	int rc = -ENOMEM;
+
+	sd_notify(0, "RELOADING=1");
+	if (r) {
+		r->s = s;
+		r->stats_fd = -1;
+		rc = reload_prepare(s, r, err, sizeof(err));
+	}
+	if (!rc) {
+		http_opts_of(s, &r->cfg, &r->web, r->landing, listen, &o);
+		rc = http_update(s->http, &o, reload_commit, r, err, sizeof(err));
+	}
+	if (rc) {
+		pthread_mutex_lock(&s->state_lock);
+		s->reloads_failed++;
+		s->last_reload_ok = false;
+		pthread_mutex_unlock(&s->state_lock);
+		log_error("reload failed, keeping the running configuration: %s", err);
+	} else {
+		log_info("configuration reloaded; counters kept");
+	}
+	if (r) {
+		exporter_settings_free(r->settings);
+		webconfig_free(&r->web);
+		if (r->stats_fd >= 0)
+			close(r->stats_fd);
+	}
+	free(r);
+	sd_notify(0, "READY=1");
+}
+
+static int setup(struct serve *s)
+{
+	/* A daemon looks for new bio-based disks once a minute (device events
+	 * cover most arrivals at once); hist, interactive, every second. */
+	struct collector_opts co = { .attach = s->fl.attach, .disk_rescan_s = DISK_RESCAN_S,
+				     .map_budget = COLLECTOR_SERVE_BUDGET,
+				     .key_cgroup = s->cfg.workloads && !s->cfg.workloads_by_process,
+				     .key_process = s->cfg.workloads && s->cfg.workloads_by_process,
+				     .key_size_class = s->cfg.size_label };
+	const char *listen[CONFIG_MAX_LISTEN];
+	struct exporter_opts eo;
+	struct probe_result pr;
+	struct http_opts o;
+	char err[512] = "", landing[4096];
+
+	if (probe_kernel(&pr)) {
+		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+		       "this kernel has no BTF (%s is missing)", pr.btf_path);
+		return -ENOENT;
+	}
+	if (load_web(&s->cfg, &s->web, err, sizeof(err))) {
+		errorf("fix the web config file", "%s", err);
+		return -EINVAL;
+	}
+	if (collector_open(&s->c, &co, &pr, err, sizeof(err))) {
+		errorf("'iolat check' shows what this kernel offers", "%s", err);
+		return -EINVAL;
+	}
+	if (open_user_programs(s))
+		return -EINVAL;
+	exporter_opts_of(s, &s->cfg, &eo);
+	if (exporter_new(&s->e, s->c, &eo, err, sizeof(err))) {
+		errorf("fix the buckets in the configuration", "%s", err);
+		return -EINVAL;
+	}
+	s->last_reload_ok = true;
+	s->last_reload_ok_time = (double)time(NULL);
+	build_landing(s, &s->cfg, &s->web, landing, sizeof(landing));
+	http_opts_of(s, &s->cfg, &s->web, landing, listen, &o);
+	if (http_start(&s->http, &o, err, sizeof(err))) {
+		errorf("pick a free address with --web.listen-address", "%s", err);
+		return -EADDRINUSE;
+	}
+	return 0;
+}
+
+static void teardown(struct serve *s)
+{
+	http_stop(s->http);
+	exporter_free(s->e);
+	userprogs_close(s->user);
+	collector_close(s->c);
+	if (s->stats_fd >= 0)
+		close(s->stats_fd);
+	webconfig_free(&s->web);
+	metrics_clear(&s->set);
+	pthread_mutex_destroy(&s->state_lock);
+}
+
+/*
+ * Idle, the daemon sleeps in collector_wait: the kernel wakes it when a
+ * request lacks timestamps or a disk appears or is resized, a signal when
+ * it must stop or reload, and once a minute it looks for a bio-based disk
+ * that got a size without an event (a sysfs walk, about 1.5 ms).
+ */
+static void run(struct serve *s)
+{
+	while (!stop) {
+		int what;
+
+		collector_wait(s->c, DISK_RESCAN_S * 1000);
+		if (stop)
+			break;
+		pthread_mutex_lock(&s->state_lock);
+		what = collector_maintain(s->c);
+		pthread_mutex_unlock(&s->state_lock);
+		if (what < 0)
+			log_error("attaching a program on demand failed: %s", strerror(-what));
+		for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_BIO; bit <<= 1)
+			if (what & bit)
+				log_info("%s", collector_now_reason(bit));
+		if (reload) {
+			reload = 0;
+			do_reload(s);
+		}
+	}
+}
+
+/* Socket activation: the listening sockets systemd passed, from fd 3 on
+ * (LISTEN_FDS, unset here so nothing iolat starts inherits them). */
+static int take_systemd_sockets(struct serve_flags *fl)
+{
+	static const char *const what_to_do =
+		"start iolat from a .socket unit or with systemd-socket-activate, or drop "
+		"--web.systemd-socket and give --web.listen-address";
+	int n = sd_listen_fds(1);
+
+	if (n < 0) {
+		errorf(what_to_do, "--web.systemd-socket: the sockets passed are unusable: %s",
+		       strerror(-n));
+		return -EINVAL;
+	}
+	if (n == 0 || n > CONFIG_MAX_LISTEN) {
+		errorf(what_to_do, "--web.systemd-socket: systemd passed %d sockets (1 to %d are "
+		       "served)", n, CONFIG_MAX_LISTEN);
+		return -EINVAL;
+	}
+	fl->systemd_fds = n;
+	return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct sigaction sa_stop = { .sa_handler = on_stop }, sa_hup = { .sa_handler = on_hup };
+	struct serve s = { .stats_fd = -1, .state_lock = PTHREAD_MUTEX_INITIALIZER };
+	char err[512];
+	int rc;
+
+	if (serve_flags_parse(argc, argv, &s.fl))
+		return 2;
+	if (s.fl.systemd_socket && take_systemd_sockets(&s.fl))
+		return 2;
+	if (serve_flags_config(&s.fl, &s.cfg, err, sizeof(err))) {
+		errorf("fix the flag or --config.file; 'iolat serve --help' lists both", "%s", err);
+		return 2;
+	}
+	log_set_level(s.cfg.log_level);
+	log_set_format(s.cfg.log_format);
+	if (!require_bpf_privileges())
+		return 1;
+	if (s.fl.check)
+		return check_user_programs(&s);
+	if (s.cfg.bpf_stats && privileges_bpf_stats(&s.stats_fd))
+		return 1;
+	sigaction(SIGTERM, &sa_stop, NULL);
+	sigaction(SIGINT, &sa_stop, NULL);
+	sigaction(SIGHUP, &sa_hup, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	rc = setup(&s);
+	if (!rc) {
+		/* Serving needs only to read maps and attach on demand. */
+		rc = privileges_drop();
+		if (rc)
+			log_warn("could not drop capabilities: %s", strerror(-rc));
+		for (size_t i = 0; i < s.cfg.nlisten; i++) {
+			char where[128];
+
+			const char *spec = s.cfg.listen[i];
+
+			log_info("listening on %s%s (%s%s%s)",
+				 http_listen_describe(spec, where, sizeof(where)),
+				 s.cfg.telemetry_path, s.web.cert_pem ? "https" : "http",
+				 s.fl.systemd_socket ? ", systemd socket " : "",
+				 s.fl.systemd_socket ? spec : "");
+		}
+		sd_notify(0, "READY=1");
+		run(&s);
+		sd_notify(0, "STOPPING=1");
+		log_info("stopping: detaching the BPF programs");
+		rc = 0;
+	}
+	teardown(&s);
+	return rc ? 1 : 0;
+}

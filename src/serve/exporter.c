@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* exporter.c - collector series and self-statistics as metrics (exporter.h). */
+#include "serve/exporter.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "serve/builtin_configs.h"
+#include "serve/builtin_views.h"
+#include "serve/exporter_disks.h"
+#include "util/log.h"
+#include "sys/procstats.h"
+#include "uprog/umetrics.h"
+#include "serve/wlabels.h"
+
+/* Classic `le` defaults: latency in ns (buckets.c), sizes in bytes. */
+const uint64_t exporter_default_size_le[] = {
+	512, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 4194304,
+};
+const size_t exporter_default_size_le_count =
+	sizeof(exporter_default_size_le) / sizeof(exporter_default_size_le[0]);
+
+struct exporter {
+	struct collector *c;
+	struct exporter_opts o;
+	uint64_t lat_le[IOLAT_LAT_SLOTS], size_le[IOLAT_SIZE_SLOTS];
+	size_t nlat_le, nsize_le;
+	struct snapshot snap;
+	double last_scrape_s;
+	size_t last_scrape_bytes;
+	uint64_t scrapes;
+	time_t started;
+	char kernel[65];
+	/* The per-disk families: builtin/block.yaml, edited by the options,
+	 * over the collector's views; the same path as users' programs. */
+	struct uconfig *block_conf, *wl_conf;
+	struct umetrics *block, *wl_metrics;
+	struct builtin_views views;
+	const struct wl_label **labels; /* per snapshot series, this scrape */
+	size_t labels_cap;
+	struct decoder_env *env;
+	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
+	struct wlabels *wl;
+	uint64_t folded_ios; /* completions under workload="other", this scrape */
+	struct exporter_disks *disks; /* gone disks: keys retired, series expired */
+	uint32_t full_logged; /* 1 << enum iolat_stat: a full map already logged */
+};
+
+
+/* Largest table bound <= want, so the bucket is exact; 0 if none. */
+static uint64_t snap_bound(const struct bucket_table *t, uint64_t want)
+{
+	uint64_t best = 0;
+
+	for (size_t i = 0; i < t->nbounds && t->bound[i] <= want; i++)
+		best = t->bound[i];
+	return best;
+}
+
+static int snap_all(const struct bucket_table *t, const uint64_t *want, size_t n, uint64_t *out,
+		    size_t *nout, const char *what, char *err, size_t len)
+{
+	*nout = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b = snap_bound(t, want[i]);
+
+		if (i && want[i] <= want[i - 1]) {
+			snprintf(err, len, "%s bucket bounds must ascend", what);
+			return -EINVAL;
+		}
+		if (!b) {
+			snprintf(err, len, "%s bucket bound %llu is below the smallest iolat keeps",
+				 what, (unsigned long long)want[i]);
+			return -EINVAL;
+		}
+		if (*nout && out[*nout - 1] == b)
+			continue; /* two wishes snapped to one bound */
+		out[(*nout)++] = b;
+	}
+	return 0;
+}
+
+static int comm_of(void *ctx, uint32_t pid, char *out, size_t len)
+{
+	return collector_comm(ctx, pid, out, len);
+}
+
+/* Everything a reload replaces, built off to the side (exporter_prepare). */
+struct exporter_settings {
+	struct exporter_opts o;
+	struct workload_rule rules[WORKLOAD_MAX_RULES];
+	uint64_t lat_le[IOLAT_LAT_SLOTS], size_le[IOLAT_SIZE_SLOTS];
+	size_t nlat_le, nsize_le;
+	struct uconfig *block_conf, *wl_conf;
+	struct umetrics *block, *wl_metrics;
+	/* Made when workloads are first turned on; label-set ids live as
+	 * long as the exporter, so later settings keep the first ones. */
+	struct workload_cache *names_of;
+	struct wlabels *wl;
+};
+
+/* Checks what workload series need, and makes their state the first time.
+ * Turning them off later only hides them, so label-set ids are never reused. */
+static int workloads_prepare(struct exporter *e, struct exporter_settings *st, char *err,
+			     size_t len)
+{
+	const struct exporter_opts *o = &st->o;
+
+	if (!collector_keyed_by_cgroup(e->c) && !collector_keyed_by_process(e->c)) {
+		snprintf(err, len, "workload series need a restart (iolat started without them)");
+		return -EINVAL;
+	}
+	if (o->nrules > WORKLOAD_MAX_RULES) {
+		snprintf(err, len, "more than %d workload rules", WORKLOAD_MAX_RULES);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < o->nrules; i++)
+		if (workload_rule_check(&o->rules[i], err, len))
+			return -EINVAL;
+	if (e->wl)
+		return 0;
+	st->names_of = workload_cache_new();
+	st->wl = st->names_of ? wlabels_new(e->c, st->names_of, &o->wl) : NULL;
+	if (!st->wl) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One of iolat's own configs as the options want it: views off dropped,
+ * the op and size fields folded away unless they are labels. */
+static int builtin_config(const struct exporter_opts *o, const char *file, const char *yaml,
+			  struct uconfig *c, char *err, size_t len)
+{
+	static const char *const views[] = { "device_latency_seconds", "total_latency_seconds",
+					     "request_size_bytes" };
+	const bool on[] = { o->device_view, o->total_view, o->size_view };
+	char name[64];
+
+	if (uconfig_parse_buffer(file, yaml, strlen(yaml), c, err, len))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		if (on[i])
+			continue;
+		snprintf(name, sizeof(name), "iolat_block_%s", views[i]);
+		uconfig_drop_metric(c, name);
+		snprintf(name, sizeof(name), "iolat_workload_%s", views[i]);
+		uconfig_drop_metric(c, name);
+	}
+	if ((o->no_op_label && uconfig_fold_label(c, "op")) ||
+	    (!o->size_label && uconfig_fold_label(c, "size"))) {
+		uconfig_free(c);
+		snprintf(err, len, "%s: cannot fold a label away", file);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void drop_builtin(struct uconfig **c, struct umetrics **u)
+{
+	umetrics_free(*u);
+	if (*c)
+		uconfig_free(*c);
+	free(*c);
+	*c = NULL;
+	*u = NULL;
+}
+
+/* Makes one built-in config's metrics over the exporter's views (whose
+ * bucket bounds are read at each scrape, so they may change later). */
+static int builtin_make(struct exporter *e, const struct exporter_opts *o, const char *file,
+			const char *yaml, struct uconfig **conf, struct umetrics **out, char *err,
+			size_t len)
+{
+	struct uconfig *c = calloc(1, sizeof(*c));
+	struct usource src;
+
+	if (!c) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	if (builtin_config(o, file, yaml, c, err, len)) {
+		free(c);
+		return -EINVAL;
+	}
+	builtin_views_source(&e->views, &src);
+	if (umetrics_new(out, c, &src, e->env, err, len)) {
+		uconfig_free(c);
+		free(c);
+		return -EINVAL;
+	}
+	*conf = c;
+	return 0;
+}
+
+void exporter_settings_free(struct exporter_settings *st)
+{
+	if (!st)
+		return;
+	drop_builtin(&st->block_conf, &st->block);
+	drop_builtin(&st->wl_conf, &st->wl_metrics);
+	wlabels_free(st->wl);
+	workload_cache_free(st->names_of);
+	free(st);
+}
+
+int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
+		     struct exporter_settings **out, char *err, size_t len)
+{
+	const uint64_t *lat = o->lat_le ? o->lat_le : buckets_default_le_ns;
+	size_t nlat = o->lat_le ? o->nlat_le : buckets_default_le_count;
+	const uint64_t *size = o->size_le ? o->size_le : exporter_default_size_le;
+	size_t nsize = o->size_le ? o->nsize_le : exporter_default_size_le_count;
+	struct exporter_settings *st = calloc(1, sizeof(*st));
+	int rc;
+
+	if (!st) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	st->o = *o;
+	st->o.lat_le = st->o.size_le = NULL;
+	if (o->nrules <= WORKLOAD_MAX_RULES) {
+		memcpy(st->rules, o->rules, o->nrules * sizeof(*o->rules));
+		st->o.rules = st->rules;
+	}
+	rc = -EINVAL;
+	if (nlat > IOLAT_LAT_SLOTS || nsize > IOLAT_SIZE_SLOTS)
+		snprintf(err, len, "too many bucket bounds");
+	else
+		rc = snap_all(collector_lat_table(e->c), lat, nlat, st->lat_le, &st->nlat_le,
+			      "latency", err, len);
+	if (!rc)
+		rc = snap_all(collector_size_table(e->c), size, nsize, st->size_le, &st->nsize_le,
+			      "size", err, len);
+	if (!rc && o->workloads)
+		rc = workloads_prepare(e, st, err, len);
+	if (!rc)
+		rc = builtin_make(e, o, "builtin/block.yaml", builtin_block_yaml, &st->block_conf,
+				  &st->block, err, len);
+	if (!rc && o->workloads)
+		rc = builtin_make(e, o, "builtin/workloads.yaml", builtin_workloads_yaml,
+				  &st->wl_conf, &st->wl_metrics, err, len);
+	if (rc) {
+		exporter_settings_free(st);
+		return rc;
+	}
+	*out = st;
+	return 0;
+}
+
+/* Swaps st's contents with the running ones, so freeing st frees the old. */
+#define SWAP(a, b)                     \
+	do {                           \
+		typeof(a) swap_tmp_ = (a); \
+		(a) = (b);             \
+		(b) = swap_tmp_;       \
+	} while (0)
+
+void exporter_apply(struct exporter *e, struct exporter_settings *st)
+{
+	memcpy(e->lat_le, st->lat_le, sizeof(e->lat_le));
+	memcpy(e->size_le, st->size_le, sizeof(e->size_le));
+	e->nlat_le = e->views.nlat_le = st->nlat_le;
+	e->nsize_le = e->views.nsize_le = st->nsize_le;
+	SWAP(e->block_conf, st->block_conf);
+	SWAP(e->block, st->block);
+	SWAP(e->wl_conf, st->wl_conf);
+	SWAP(e->wl_metrics, st->wl_metrics);
+	if (!e->wl && st->wl) {
+		SWAP(e->wl, st->wl);
+		SWAP(e->names_of, st->names_of);
+	}
+	if (st->o.workloads && e->wl) {
+		char err[128];
+
+		/* Checked in exporter_prepare: cannot fail here. */
+		workload_cache_set_rules(e->names_of, st->o.rules, st->o.nrules, err, sizeof(err));
+		if (collector_keyed_by_process(e->c))
+			workload_cache_set_comm(e->names_of, comm_of, e->c);
+		wlabels_set_opts(e->wl, &st->o.wl);
+	}
+	e->o = st->o;
+	e->o.rules = NULL;
+	exporter_settings_free(st);
+}
+
+int exporter_new(struct exporter **out, struct collector *c, const struct exporter_opts *o,
+		 char *err, size_t len)
+{
+	struct exporter *e = calloc(1, sizeof(*e));
+	struct exporter_settings *st;
+	struct utsname u;
+	int rc;
+
+	if (!e)
+		return -ENOMEM;
+	e->c = c;
+	e->started = time(NULL);
+	uname(&u);
+	snprintf(e->kernel, sizeof(e->kernel), "%s", u.release);
+	e->views.lat = collector_lat_table(c);
+	e->views.size = collector_size_table(c);
+	e->views.lat_le = e->lat_le;
+	e->views.size_le = e->size_le;
+	e->env = decoder_env_new(NULL);
+	rc = e->env ? exporter_prepare(e, o, &st, err, len) : -ENOMEM;
+	if (rc) {
+		exporter_free(e);
+		return rc;
+	}
+	exporter_apply(e, st);
+	*out = e;
+	return 0;
+}
+
+void exporter_free(struct exporter *e)
+{
+	if (!e)
+		return;
+	wlabels_free(e->wl);
+	exporter_disks_free(e->disks);
+	workload_cache_free(e->names_of);
+	drop_builtin(&e->block_conf, &e->block);
+	drop_builtin(&e->wl_conf, &e->wl_metrics);
+	free(e->labels);
+	decoder_env_free(e->env);
+	snapshot_free(&e->snap);
+	free(e);
+}
+
+void exporter_scrape_done(struct exporter *e, double seconds, size_t bytes)
+{
+	e->last_scrape_s = seconds;
+	e->last_scrape_bytes = bytes;
+	e->scrapes++;
+}
+
+static bool shows_workloads(const struct exporter *e)
+{
+	return e->wl && e->o.workloads;
+}
+
+static int add_counter(struct metric_family *f, const char *const *v, double add)
+{
+	struct metric_series *s = metrics_series(f, v, NULL);
+
+	if (!s)
+		return -ENOMEM;
+	s->value += add;
+	return 0;
+}
+
+/*
+ * One warning the first time a counter of I/O that did not fit in a full
+ * kernel map leaves zero: counters never reset, so that is once per run,
+ * whatever the scrape rate. The counter itself says how much since.
+ */
+static void log_full_maps(struct exporter *e, const uint64_t st[IOLAT_STAT_COUNT])
+{
+	struct map_stats m;
+	const char *lost;
+
+	for (int i = 0; i < IOLAT_STAT_COUNT; i++) {
+		if (!st[i] || (e->full_logged & 1u << i) ||
+		    !collector_stat_map(e->c, (enum iolat_stat)i, &m, &lost))
+			continue;
+		e->full_logged |= 1u << i;
+		log_warn("BPF map %s is full (%llu entries): %s; "
+			 "iolat_collector_events_total{event=\"%s\"} counts them",
+			 m.name, (unsigned long long)m.capacity, lost,
+			 collector_stat_name((enum iolat_stat)i));
+	}
+}
+
+static int add_self(struct exporter *e, struct metric_set *set)
+{
+	static const char *const prog_l[] = { "program", NULL }, *const map_l[] = { "map", NULL },
+				  *const ev_l[] = { "event", NULL },
+				  *const build_l[] = { "version", "kernel", "attach", NULL };
+	struct metric_family *runs, *rtime, *miss, *entries, *cap, *ev, *dur, *bytes, *build,
+		*start;
+	struct prog_stats ps[16];
+	struct map_stats ms[8];
+	uint64_t st[IOLAT_STAT_COUNT];
+	int np = collector_prog_stats(e->c, ps, 16), nm = collector_map_stats(e->c, ms, 8), rc = 0;
+	const char *bv[] = { IOLAT_VERSION, e->kernel, attach_mode_name(collector_mode(e->c)) };
+
+	runs = metrics_family(set, "iolat_bpf_program_runs_total",
+		"Runs of each attached BPF program (kernel BPF stats; 0 unless enabled).",
+		METRIC_COUNTER, prog_l);
+	rtime = metrics_family(set, "iolat_bpf_program_run_seconds_total",
+		"Time spent in each attached BPF program (kernel BPF stats; 0 unless enabled).",
+		METRIC_COUNTER, prog_l);
+	miss = metrics_family(set, "iolat_bpf_program_recursion_misses_total",
+		"Runs the kernel skipped because the program was already running on that CPU.",
+		METRIC_COUNTER, prog_l);
+	entries = metrics_family(set, "iolat_bpf_map_entries", "Entries in each BPF map.",
+				 METRIC_GAUGE, map_l);
+	cap = metrics_family(set, "iolat_bpf_map_capacity_entries",
+			     "Maximum entries of each BPF map.", METRIC_GAUGE, map_l);
+	ev = metrics_family(set, "iolat_collector_events_total",
+		"Collector events: I/O that did not fit in a full kernel map (hist_map_full: not "
+		"counted; rq_map_full: untimed; bio_map_full: not counted), completions whose start "
+		"was not kept because they were under way before iolat (rq_map_miss, bio_map_miss), "
+		"partial completions skipped (partial_completion), completions whose kernel start "
+		"and issue stamps were equal (same_stamps: since Linux 6.9 both can be one plug's "
+		"cached clock, and then total time is device time).",
+		METRIC_COUNTER, ev_l);
+	dur = metrics_family(set, "iolat_scrape_duration_seconds",
+			     "How long the previous scrape took to build and render.", METRIC_GAUGE, NULL);
+	bytes = metrics_family(set, "iolat_scrape_size_bytes",
+			       "Size of the previous scrape's response body, before compression.",
+			       METRIC_GAUGE, NULL);
+	build = metrics_family(set, "iolat_build_info",
+			       "iolat's version, the kernel and the attach path in use.",
+			       METRIC_GAUGE, build_l);
+	start = metrics_family(set, "iolat_start_time_seconds",
+			       "Unix time iolat started collecting.", METRIC_GAUGE, NULL);
+	if (!runs || !rtime || !miss || !entries || !cap || !ev || !dur || !bytes || !build ||
+	    !start)
+		return -ENOMEM;
+	for (int i = 0; i < np; i++) {
+		const char *v[] = { ps[i].name };
+
+		rc |= add_counter(runs, v, (double)ps[i].run_cnt);
+		rc |= add_counter(rtime, v, (double)ps[i].run_time_ns / 1e9);
+		rc |= add_counter(miss, v, (double)ps[i].recursion_misses);
+	}
+	for (int i = 0; i < nm; i++) {
+		const char *v[] = { ms[i].name };
+
+		rc |= add_counter(entries, v, (double)ms[i].entries);
+		rc |= add_counter(cap, v, (double)ms[i].capacity);
+	}
+	if (!collector_stats(e->c, st)) {
+		for (int i = 0; i < IOLAT_STAT_COUNT; i++) {
+			const char *v[] = { collector_stat_name((enum iolat_stat)i) };
+
+			rc |= add_counter(ev, v, (double)st[i]);
+		}
+		log_full_maps(e, st);
+	}
+	rc |= add_counter(dur, NULL, e->last_scrape_s);
+	rc |= add_counter(bytes, NULL, (double)e->last_scrape_bytes);
+	rc |= add_counter(build, bv, 1);
+	rc |= add_counter(start, NULL, (double)e->started);
+	return rc ? -ENOMEM : 0;
+}
+
+/* The process_* gauges every Prometheus client library exports, and the heap
+ * (to tell a leak from memory the allocator keeps). Left out when /proc
+ * cannot be read: nothing rather than zeros. */
+static int add_process(struct metric_set *set)
+{
+	static const struct {
+		const char *name, *help;
+		enum metric_type type;
+	} fam[] = {
+		{ "process_cpu_seconds_total", "User and system CPU time spent, in seconds.",
+		  METRIC_COUNTER },
+		{ "process_resident_memory_bytes", "Resident memory size, in bytes.", METRIC_GAUGE },
+		{ "process_virtual_memory_bytes", "Virtual memory size, in bytes.", METRIC_GAUGE },
+		{ "process_open_fds", "Open file descriptors.", METRIC_GAUGE },
+		{ "process_max_fds", "Maximum open file descriptors (soft limit).", METRIC_GAUGE },
+		{ "iolat_heap_allocated_bytes",
+		  "Heap bytes in use by iolat (glibc mallinfo2); flat while resident memory grows "
+		  "means freed memory the allocator keeps, not a leak.",
+		  METRIC_GAUGE },
+	};
+	struct procstats ps;
+	double v[6];
+	int rc = 0;
+
+	if (procstats_read(&ps))
+		return 0;
+	v[0] = ps.cpu_seconds;
+	v[1] = (double)ps.resident_bytes;
+	v[2] = (double)ps.virtual_bytes;
+	v[3] = (double)ps.open_fds;
+	v[4] = (double)ps.max_fds;
+	v[5] = (double)ps.heap_bytes;
+	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
+		struct metric_family *f;
+
+		/* No heap figure under another allocator (a sanitizer's): mallinfo2
+		 * then says 0, and 0 would be a lie. */
+		if (i == 5 && !ps.heap_bytes)
+			continue;
+		f = metrics_family(set, fam[i].name, fam[i].help, fam[i].type, NULL);
+		rc |= f ? add_counter(f, NULL, v[i]) : -ENOMEM;
+	}
+	return rc ? -ENOMEM : 0;
+}
+
+/* How the workload label sets are kept bounded. */
+static int add_workload_self(struct exporter *e, struct metric_set *set)
+{
+	struct metric_family *sets, *max, *fc, *fi, *ret, *exp;
+	struct wlabels_stats st;
+	int rc = 0;
+
+	wlabels_stats(e->wl, &st);
+	sets = metrics_family(set, "iolat_workload_label_sets",
+		"Workload label sets exported now (\"other\" not counted).", METRIC_GAUGE, NULL);
+	max = metrics_family(set, "iolat_workload_label_sets_max",
+		"Cap on workload label sets (workloads.max); past it I/O counts under "
+		"workload=\"other\".", METRIC_GAUGE, NULL);
+	fc = metrics_family(set, "iolat_workload_folded_cgroups_total",
+		"Cgroups counted under workload=\"other\" because of the cap (or never named).",
+		METRIC_COUNTER, NULL);
+	fi = metrics_family(set, "iolat_workload_folded_completions_total",
+		"Completions counted under workload=\"other\".", METRIC_COUNTER, NULL);
+	ret = metrics_family(set, "iolat_workload_retired_cgroups_total",
+		"Removed cgroups whose kernel keys moved to user space (counts kept).",
+		METRIC_COUNTER, NULL);
+	exp = metrics_family(set, "iolat_workload_expired_total",
+		"Workload label sets that left the output after workloads.expire without a live "
+		"cgroup.", METRIC_COUNTER, NULL);
+	if (!sets || !max || !fc || !fi || !ret || !exp)
+		return -ENOMEM;
+	rc |= add_counter(sets, NULL, (double)st.sets);
+	rc |= add_counter(max, NULL, (double)e->o.wl.max_sets);
+	rc |= add_counter(fc, NULL, (double)st.folded_cgroups);
+	rc |= add_counter(fi, NULL, (double)e->folded_ios);
+	rc |= add_counter(ret, NULL, (double)st.retired_cgroups);
+	rc |= add_counter(exp, NULL, (double)st.expired_sets);
+	return rc ? -ENOMEM : 0;
+}
+
+/* The block families, through builtin/block.yaml and, with workloads on,
+ * builtin/workloads.yaml. */
+static int add_block_metrics(struct exporter *e, struct metric_set *set)
+{
+	char err[256];
+
+	e->views.snap = &e->snap;
+	e->views.synthetic = e->o.synthetic_disks;
+	/* The views cannot fail; only memory can. */
+	if (umetrics_collect(e->block, set, err, sizeof(err)))
+		return -ENOMEM;
+	if (e->views.labels && e->wl_metrics &&
+	    umetrics_collect(e->wl_metrics, set, err, sizeof(err)))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Each series' workload label set, looked up once per scrape for every
+ * workload view; and the completions counted under workload="other" (past
+ * the cap).
+ */
+static int label_series(struct exporter *e)
+{
+	if (e->snap.n > e->labels_cap) {
+		const struct wl_label **p = realloc(e->labels, e->snap.n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		e->labels = p;
+		e->labels_cap = e->snap.n;
+	}
+	for (size_t i = 0; i < e->snap.n; i++) {
+		const struct series *s = &e->snap.s[i];
+		const struct wl_label *l = wlabels_of(e->wl, s->key.cgroup);
+
+		e->labels[i] = l;
+		if (l && wlabels_is_other(e->wl, l))
+			e->folded_ios += s->val.ios;
+	}
+	e->views.labels = e->labels;
+	return 0;
+}
+
+int exporter_collect(struct exporter *e, struct metric_set *set)
+{
+	time_t now = time(NULL);
+	int rc;
+
+	metrics_clear(set);
+	e->folded_ios = 0;
+	if (!e->disks)
+		e->disks = exporter_disks_new(e->c, e->env);
+	rc = e->disks ? exporter_disks_check(e->disks) : -ENOMEM;
+	if (!rc)
+		rc = collector_read(e->c, &e->snap);
+	if (!rc && shows_workloads(e))
+		rc = wlabels_assign(e->wl, &e->snap, now);
+	e->views.labels = NULL;
+	if (!rc && shows_workloads(e))
+		rc = label_series(e);
+	if (!rc)
+		rc = add_block_metrics(e, set);
+	if (!rc)
+		rc = add_self(e, set);
+	if (!rc)
+		rc = add_process(set);
+	if (!rc && shows_workloads(e))
+		rc = add_workload_self(e, set);
+	/* After the set is built: retiring keys changes no value it shows. */
+	if (!rc && shows_workloads(e))
+		rc = wlabels_prune(e->wl, &e->snap, now);
+	if (!rc)
+		rc = exporter_disks_prune(e->disks, &e->snap, now, e->o.disk_expire_s, set);
+	if (e->env)
+		decoder_env_scrape_done(e->env); /* disk names: refreshed now and then */
+	return rc;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * exporter.h - turns the collector's cumulative series and its own
+ * statistics into a metric_set for `iolat serve`. Scrapes are serialised by
+ * the caller; counts are cumulative since start and never reset.
+ */
+#ifndef IOLAT_EXPORTER_H
+#define IOLAT_EXPORTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/collector.h"
+#include "metrics/metrics.h"
+#include "serve/wlabels.h"
+
+struct exporter_opts {
+	bool device_view, total_view, size_view; /* which histograms to export */
+	const uint64_t *lat_le; /* classic bounds, ns, ascending; NULL: defaults */
+	size_t nlat_le;
+	const uint64_t *size_le; /* classic bounds, bytes; NULL: defaults */
+	size_t nsize_le;
+	bool no_op_label;	      /* sum operations: series per disk only */
+	bool size_label;	      /* a size label (class) on the per-disk families;
+				       * needs a collector keyed by size class */
+	bool workloads;		      /* iolat_workload_* (needs a cgroup-keyed collector) */
+	struct wlabels_opts wl;
+	const struct workload_rule *rules; /* user naming rules; copied */
+	size_t nrules;
+	unsigned int synthetic_disks; /* testing: this many fake disks' series */
+	unsigned int disk_expire_s;   /* disks.expire: how long a gone disk's series
+				       * stay; 0: 5m */
+};
+
+struct exporter;
+
+/* The classic `le` bounds of request sizes (bytes) when none are configured
+ * (latency's are buckets_default_le_ns). */
+extern const uint64_t exporter_default_size_le[];
+extern const size_t exporter_default_size_le_count;
+
+/*
+ * Snaps the requested `le` bounds to the table (a bound not in the table
+ * becomes the largest table bound below it, so every bucket stays exact).
+ * Returns 0, -ENOMEM, or -EINVAL with a reason in err.
+ */
+int exporter_new(struct exporter **out, struct collector *c, const struct exporter_opts *o,
+		 char *err, size_t errlen);
+void exporter_free(struct exporter *e);
+
+/*
+ * A reload in two steps. exporter_prepare checks new options and builds
+ * everything they need off to the side; it changes nothing the exporter
+ * shows, so it may run while a scrape does. 0, or -errno with a reason in
+ * err. exporter_apply then swaps them in and cannot fail; the caller keeps
+ * it from running during exporter_collect. Counts are untouched.
+ */
+struct exporter_settings;
+int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
+		     struct exporter_settings **out, char *err, size_t errlen);
+void exporter_apply(struct exporter *e, struct exporter_settings *st);
+/* Drops prepared settings that will not be applied; NULL is fine. */
+void exporter_settings_free(struct exporter_settings *st);
+
+/*
+ * Builds the current metrics into set (cleared first). build_info labels
+ * come from the running kernel and the collector's attach path.
+ * Returns 0 or -errno.
+ */
+int exporter_collect(struct exporter *e, struct metric_set *set);
+
+/* Records how long the last scrape took, for iolat_scrape_duration_seconds. */
+void exporter_scrape_done(struct exporter *e, double seconds, size_t bytes);
+
+#endif

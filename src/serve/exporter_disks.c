@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* exporter_disks.c - the exporter's disks that come and go (exporter_disks.h). */
+#define _GNU_SOURCE
+#include "serve/exporter_disks.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve/disklife.h"
+#include "sys/disks.h"
+
+#define DEFAULT_EXPIRE_S 300
+
+struct exporter_disks {
+	struct collector *c;
+	struct decoder_env *env;
+	struct disklife *life;
+};
+
+static int retire(void *ctx, uint32_t dev)
+{
+	return collector_retire_disk(((struct exporter_disks *)ctx)->c, dev);
+}
+
+static int drop(void *ctx, uint32_t dev)
+{
+	return collector_drop_disk(((struct exporter_disks *)ctx)->c, dev);
+}
+
+static void renamed(void *ctx, uint32_t dev)
+{
+	struct exporter_disks *d = ctx;
+
+	if (d->env)
+		decoder_env_forget_disk(d->env, dev);
+}
+
+struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_env *env)
+{
+	struct exporter_disks *d = calloc(1, sizeof(*d));
+	struct disklife_ops ops = { .ctx = d, .retire = retire, .drop = drop, .renamed = renamed };
+
+	if (!d)
+		return NULL;
+	d->c = c;
+	d->env = env;
+	d->life = disklife_new("/sys/dev/block", &ops);
+	if (!d->life) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void exporter_disks_free(struct exporter_disks *d)
+{
+	if (!d)
+		return;
+	disklife_free(d->life);
+	free(d);
+}
+
+int exporter_disks_check(struct exporter_disks *d)
+{
+	return disklife_check(d->life);
+}
+
+struct gone_ctx {
+	struct metric_family *f;
+	int failed;
+};
+
+static void add_gone(void *ctx, uint32_t dev, const char *name, time_t changed)
+{
+	struct gone_ctx *g = ctx;
+	char number[24];
+	const char *v[1] = { name };
+	struct metric_series *s;
+
+	if (!name[0]) {
+		snprintf(number, sizeof(number), "%u:%u", disk_major(dev), disk_minor(dev));
+		v[0] = number;
+	}
+	s = metrics_series(g->f, v, NULL);
+	if (s)
+		s->value = (double)changed;
+	else
+		g->failed = 1;
+}
+
+static int add_counter(struct metric_set *set, const char *name, const char *help, double v)
+{
+	struct metric_family *f = metrics_family(set, name, help, METRIC_COUNTER, NULL);
+	struct metric_series *s = f ? metrics_series(f, NULL, NULL) : NULL;
+
+	if (!s)
+		return -ENOMEM;
+	s->value = v;
+	return 0;
+}
+
+/*
+ * Per disk: what it is (iolat_block_device_info, to group disks by model in
+ * a fleet) and, one series per stacked pair, where it sits
+ * (iolat_block_stack_info: disk `device` has `upper` built on it, dm or md,
+ * so upper's I/O includes device's). Both join the block series on device.
+ */
+static int add_disk_info(struct metric_set *set)
+{
+	static const char *const stack_l[] = { "device", "upper", NULL },
+			  *const info_l[] = { "device", "model", "rotational", NULL };
+	static struct disk_info d[256];
+	struct metric_family *stack = metrics_family(set, "iolat_block_stack_info",
+		"Stacked block devices (LVM/dm, dm-crypt, md): 1 for each disk `device` and a disk "
+		"`upper` built on it; each is timed on its own, and upper's I/O includes device's.",
+		METRIC_GAUGE, stack_l);
+	struct metric_family *info = metrics_family(set, "iolat_block_device_info",
+		"1 for each disk: its model (sysfs device/model; \"unknown\" when the disk has "
+		"none, as loop, zram, dm, md and virtio disks) and whether it is rotational.",
+		METRIC_GAUGE, info_l);
+	int n = disks_list(d, 256);
+
+	if (!stack || !info)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		char up[sizeof(d[i].stack.holders)], *save = NULL, *w;
+		const char *iv[] = { d[i].name, d[i].model[0] ? d[i].model : "unknown",
+				     d[i].rotational ? "1" : "0" };
+		struct metric_series *s = metrics_series(info, iv, NULL);
+
+		if (!s)
+			return -ENOMEM;
+		s->value = 1;
+		snprintf(up, sizeof(up), "%s", d[i].stack.holders);
+		for (w = strtok_r(up, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+			const char *v[] = { d[i].name, w };
+
+			s = metrics_series(stack, v, NULL);
+			if (!s)
+				return -ENOMEM;
+			s->value = 1;
+		}
+	}
+	return 0;
+}
+
+/* After the prune, so a disk shows as gone from the scrape that found it
+ * gone, and no longer from the one that saw it busy again. */
+static int add_metrics(struct exporter_disks *d, struct metric_set *set)
+{
+	static const char *const dev_l[] = { "device", NULL };
+	struct gone_ctx g = { 0 };
+	struct disklife_stats st;
+
+	disklife_stats(d->life, &st);
+	g.f = metrics_family(set, "iolat_disks_gone_since_seconds",
+		"Gone disks (detached, removed, no medium) whose series are still exported: Unix "
+		"time their series last changed; they leave the output disks.expire after it.",
+		METRIC_GAUGE, dev_l);
+	if (!g.f)
+		return -ENOMEM;
+	disklife_each_gone(d->life, add_gone, &g);
+	if (g.failed ||
+	    add_counter(set, "iolat_disks_retired_total",
+			"Times a gone disk's kernel map keys moved to user space (counts kept).",
+			(double)st.retired) ||
+	    add_counter(set, "iolat_disks_expired_total",
+			"Gone disks whose series left the output (after disks.expire, or at once "
+			"when another disk took their number).", (double)st.expired))
+		return -ENOMEM;
+	return add_disk_info(set);
+}
+
+int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,
+			 unsigned int expire_s, struct metric_set *set)
+{
+	int rc = disklife_prune(d->life, snap, now, expire_s ? expire_s : DEFAULT_EXPIRE_S);
+
+	return rc ? rc : add_metrics(d, set);
+}

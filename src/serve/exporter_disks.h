@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * exporter_disks.h - the exporter's disks that come and go: disklife.h's
+ * decisions carried out on the collector (collector_retire_disk,
+ * collector_drop_disk) and the name cache, and their self-metrics
+ * (iolat_disks_*). Called from the scrape path only.
+ */
+#ifndef IOLAT_EXPORTER_DISKS_H
+#define IOLAT_EXPORTER_DISKS_H
+
+#include <time.h>
+
+#include "core/collector.h"
+#include "uprog/decoders.h"
+#include "metrics/metrics.h"
+#include "core/snapshot.h"
+
+struct exporter_disks;
+
+/* env: the decoders naming the disks (a name is forgotten when another
+ * disk takes its number); may be NULL. NULL when out of memory. */
+struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_env *env);
+void exporter_disks_free(struct exporter_disks *d);
+
+/* Before the scrape reads the collector. 0 or -errno. */
+int exporter_disks_check(struct exporter_disks *d);
+
+/*
+ * After the scrape's series are in set: retires and expires gone disks
+ * (expire_s: disks.expire, 0 for the default, 5m), then adds the
+ * iolat_disks_* families to set. 0 or -errno.
+ */
+int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,
+			 unsigned int expire_s, struct metric_set *set);
+
+#endif /* IOLAT_EXPORTER_DISKS_H */

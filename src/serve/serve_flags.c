@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* serve_flags.c - `iolat serve`'s command line (serve_flags.h). */
+#include "serve/serve_flags.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+
+#include "util/errors.h"
+#include "serve/http.h"
+#include "util/parse.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iolat serve [OPTIONS]\n"
+		"\n"
+		"Prometheus/OpenMetrics exporter: serves block-I/O latency histograms\n"
+		"(device time, total time), request sizes, counters and iolat's own cost.\n"
+		"Defaults, then --config.file, then flags. SIGHUP reloads the files;\n"
+		"counters never reset. SIGTERM/SIGINT detach and exit.\n"
+		"\n"
+		"Options:\n"
+		"      --web.listen-address=ADDR  host:port, :port or [v6]:port; repeat for\n"
+		"                                 several (default :19617)\n"
+		"      --web.telemetry-path=PATH  metrics path (default /metrics)\n"
+		"      --web.systemd-socket       serve on the sockets systemd passes (socket\n"
+		"                                 activation, LISTEN_FDS), not on listen\n"
+		"                                 addresses of its own\n"
+		"      --web.config.file=FILE     TLS and basic auth, in the exporter-toolkit\n"
+		"                                 format (tls_server_config, basic_auth_users)\n"
+		"      --web.max-connections=N    open connections at most (default 64); past\n"
+		"                                 it a new one replaces the longest-waiting\n"
+		"                                 connection that has no request under way\n"
+		"      --web.max-connections-per-ip=N  from one client address (default 16)\n"
+		"      --web.read-header-timeout=DUR  time a connection has to send a request's\n"
+		"                                 headers, from connect or its last response (10s)\n"
+		"      --web.write-timeout=DUR    time to answer a request, from its headers to\n"
+		"                                 the last byte sent (30s)\n"
+		"      --config.file=FILE         YAML settings (see docs/serve.md)\n"
+		"      --[no-]collector.device-time   device-time histograms (default on)\n"
+		"      --[no-]collector.total-time    total-time histograms (default on)\n"
+		"      --[no-]collector.request-size  request-size histograms (default on)\n"
+		"      --[no-]collector.workloads  iolat_workload_* series per VM, pod,\n"
+		"                                 container, service or cgroup (default on)\n"
+		"      --workloads.by=cgroup|process  a workload is the cgroup each bio was\n"
+		"                                 charged to (default), or the submitting\n"
+		"                                 process, COMM[PID] (hosts without cgroups)\n"
+		"      --workloads.max=N          at most N workload label sets; past it I/O\n"
+		"                                 counts under workload=\"other\" (default 500)\n"
+		"      --workloads.expire=DUR     a removed workload's series stay DUR (5m)\n"
+		"      --disks.expire=DUR         a gone disk's series stay DUR (5m)\n"
+		"      --[no-]label.op            an op label (read, write, ...) on block\n"
+		"                                 metrics; without it ops sum per disk (default on)\n"
+		"      --[no-]label.size-class    a size label (<=4KiB, 4-16KiB, 16-64KiB,\n"
+		"                                 64KiB-1MiB, >1MiB) on block metrics: latency\n"
+		"                                 by request size class (default off)\n"
+		"      --bpf.stats                keep kernel BPF run-time stats on while\n"
+		"                                 serving, for iolat_bpf_program_* metrics\n"
+		"      --log.level=LEVEL          debug, info, warn or error (default info)\n"
+		"      --log.format=FORMAT        logfmt (default) or json (one JSON\n"
+		"                                 object per line, for log collectors)\n"
+		"      --attach=MODE              auto (default), tp_btf or raw_tp\n"
+		"\n"
+		"User programs (docs/userprogs.md): compiled BPF objects whose maps a YAML\n"
+		"config turns into metrics.\n"
+		"      --config.dir=DIR           where the user program configs are\n"
+		"      --config.names=A,B         load DIR/A.yaml and DIR/B.yaml (default:\n"
+		"                                 every *.yaml in DIR)\n"
+		"      --config.strict            a config that fails stops iolat (default:\n"
+		"                                 it is disabled, logged and shown as\n"
+		"                                 iolat_user_config_up 0)\n"
+		"      --config.check             load and attach the configs, print what\n"
+		"                                 they export, and exit (1 if one failed)\n"
+		"  -h, --help                     this help\n"
+		"\n"
+		"Examples:\n"
+		"  iolat serve\n"
+		"  iolat serve --web.listen-address=127.0.0.1:19617 --bpf.stats\n"
+		"  iolat serve --config.file=/etc/iolat/iolat.yml --web.config.file=/etc/iolat/web.yml\n"
+		"  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,timers\n");
+}
+
+enum {
+	OPT_LISTEN = 256, OPT_PATH, OPT_WEBCFG, OPT_CONFIG, OPT_DEV, OPT_NODEV, OPT_TOT, OPT_NOTOT,
+	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH, OPT_OPL, OPT_NOOPL,
+	OPT_WL, OPT_NOWL, OPT_WLMAX, OPT_WLEXP, OPT_WLBY, OPT_SZL, OPT_NOSZL,
+	OPT_UDIR, OPT_UNAMES, OPT_USTRICT, OPT_UCHECK, OPT_DKEXP, OPT_MAXCONN, OPT_MAXIP,
+	OPT_HDRTO, OPT_WRTO, OPT_LOGFMT, OPT_SDSOCK,
+};
+
+static int parse_flag(struct serve_flags *f, int c, const char *arg)
+{
+	struct serve_config *s = &f->set;
+	uint64_t n;
+
+	switch (c) {
+	case OPT_LISTEN:
+		if (s->nlisten == CONFIG_MAX_LISTEN) {
+			errorf(NULL, "at most %d --web.listen-address flags", CONFIG_MAX_LISTEN);
+			return -EINVAL;
+		}
+		snprintf(s->listen[s->nlisten++], sizeof(s->listen[0]), "%s", arg);
+		f->has_listen = true;
+		return 0;
+	case OPT_PATH:
+		if (arg[0] != '/') {
+			errorf("e.g. /metrics", "--web.telemetry-path must start with /");
+			return -EINVAL;
+		}
+		snprintf(s->telemetry_path, sizeof(s->telemetry_path), "%s", arg);
+		f->has_path = true;
+		return 0;
+	case OPT_WEBCFG:
+		snprintf(s->web_config_file, sizeof(s->web_config_file), "%s", arg);
+		f->has_web = true;
+		return 0;
+	case OPT_MAXCONN:
+	case OPT_MAXIP:
+		if (parse_uint(arg, 1, HTTP_MAX_CONNECTIONS, &n)) {
+			errorf(NULL, "--web.max-connections%s takes a number from 1 to %d",
+			       c == OPT_MAXIP ? "-per-ip" : "", HTTP_MAX_CONNECTIONS);
+			return -EINVAL;
+		}
+		*(c == OPT_MAXIP ? &f->limits.max_per_ip : &f->limits.max_connections) =
+			(unsigned int)n;
+		return 0;
+	case OPT_HDRTO:
+	case OPT_WRTO: {
+		unsigned int secs;
+
+		if (parse_duration(arg, &secs) || !secs || secs > 3600) {
+			errorf("e.g. 5s, 30s or 2m (1 s to 1 h)", "bad --web.%s-timeout '%s'",
+			       c == OPT_HDRTO ? "read-header" : "write", arg);
+			return -EINVAL;
+		}
+		*(c == OPT_HDRTO ? &f->limits.read_header_timeout_s : &f->limits.write_timeout_s) =
+			secs;
+		return 0;
+	}
+	case OPT_CONFIG: f->config_file = arg; return 0;
+	case OPT_DEV: f->device = 1; return 0;
+	case OPT_NODEV: f->device = 0; return 0;
+	case OPT_TOT: f->total = 1; return 0;
+	case OPT_NOTOT: f->total = 0; return 0;
+	case OPT_SIZE: f->size = 1; return 0;
+	case OPT_NOSIZE: f->size = 0; return 0;
+	case OPT_OPL: f->op_label = 1; return 0;
+	case OPT_SZL: f->size_label = 1; return 0;
+	case OPT_NOSZL: f->size_label = 0; return 0;
+	case OPT_NOOPL: f->op_label = 0; return 0;
+	case OPT_WL: f->workloads = 1; return 0;
+	case OPT_WLBY:
+		if (strcmp(arg, "cgroup") && strcmp(arg, "process")) {
+			errorf("use cgroup or process", "unknown --workloads.by '%s'", arg);
+			return -EINVAL;
+		}
+		f->by_process = !strcmp(arg, "process");
+		return 0;
+	case OPT_NOWL: f->workloads = 0; return 0;
+	case OPT_WLMAX:
+		if (parse_uint(arg, 1, 100000, &n)) {
+			errorf(NULL, "--workloads.max takes a number from 1 to 100000");
+			return -EINVAL;
+		}
+		s->workloads_max = (size_t)n;
+		return 0;
+	case OPT_WLEXP:
+		if (parse_duration(arg, &s->workloads_expire_s)) {
+			errorf("e.g. 300, 90s, 5m or 1h", "bad --workloads.expire '%s'", arg);
+			return -EINVAL;
+		}
+		f->has_expire = true;
+		return 0;
+	case OPT_DKEXP:
+		if (parse_duration(arg, &s->disks_expire_s) || !s->disks_expire_s) {
+			errorf("at least 1s, e.g. 300, 90s, 5m or 1h", "bad --disks.expire '%s'", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_STATS: s->bpf_stats = f->has_stats = true; return 0;
+	case OPT_LEVEL:
+		if (log_level_from_name(arg) < 0) {
+			errorf("use debug, info, warn or error", "unknown --log.level '%s'", arg);
+			return -EINVAL;
+		}
+		s->log_level = (enum log_level)log_level_from_name(arg);
+		f->has_level = true;
+		return 0;
+	case OPT_LOGFMT:
+		if (log_format_from_name(arg) < 0) {
+			errorf("use logfmt or json", "unknown --log.format '%s'", arg);
+			return -EINVAL;
+		}
+		s->log_format = (enum log_format)log_format_from_name(arg);
+		f->has_format = true;
+		return 0;
+	case OPT_SDSOCK: f->systemd_socket = true; return 0;
+	case OPT_ATTACH:
+		return attach_mode_parse(arg, &f->attach);
+	case OPT_UDIR: f->user.dir = arg; return 0;
+	case OPT_UNAMES: f->user.names = arg; return 0;
+	case OPT_USTRICT: f->user.strict = true; return 0;
+	case OPT_UCHECK: f->check = true; return 0;
+	case OPT_SYNTH:
+		if (parse_uint(arg, 0, 100000, &n)) {
+			errorf(NULL, "--test.synthetic-disks takes a number up to 100000");
+			return -EINVAL;
+		}
+		f->synthetic = (unsigned int)n;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
+{
+	static const struct option opts[] = {
+		{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
+		{ "web.telemetry-path", required_argument, NULL, OPT_PATH },
+		{ "web.config.file", required_argument, NULL, OPT_WEBCFG },
+		{ "web.max-connections", required_argument, NULL, OPT_MAXCONN },
+		{ "web.max-connections-per-ip", required_argument, NULL, OPT_MAXIP },
+		{ "web.read-header-timeout", required_argument, NULL, OPT_HDRTO },
+		{ "web.write-timeout", required_argument, NULL, OPT_WRTO },
+		{ "config.file", required_argument, NULL, OPT_CONFIG },
+		{ "collector.device-time", no_argument, NULL, OPT_DEV },
+		{ "no-collector.device-time", no_argument, NULL, OPT_NODEV },
+		{ "collector.total-time", no_argument, NULL, OPT_TOT },
+		{ "no-collector.total-time", no_argument, NULL, OPT_NOTOT },
+		{ "collector.request-size", no_argument, NULL, OPT_SIZE },
+		{ "no-collector.request-size", no_argument, NULL, OPT_NOSIZE },
+		{ "label.op", no_argument, NULL, OPT_OPL },
+		{ "no-label.op", no_argument, NULL, OPT_NOOPL },
+		{ "label.size-class", no_argument, NULL, OPT_SZL },
+		{ "no-label.size-class", no_argument, NULL, OPT_NOSZL },
+		{ "collector.workloads", no_argument, NULL, OPT_WL },
+		{ "no-collector.workloads", no_argument, NULL, OPT_NOWL },
+		{ "workloads.max", required_argument, NULL, OPT_WLMAX },
+		{ "workloads.by", required_argument, NULL, OPT_WLBY },
+		{ "workloads.expire", required_argument, NULL, OPT_WLEXP },
+		{ "disks.expire", required_argument, NULL, OPT_DKEXP },
+		{ "bpf.stats", no_argument, NULL, OPT_STATS },
+		{ "log.level", required_argument, NULL, OPT_LEVEL },
+		{ "log.format", required_argument, NULL, OPT_LOGFMT },
+		{ "web.systemd-socket", no_argument, NULL, OPT_SDSOCK },
+		{ "attach", required_argument, NULL, OPT_ATTACH },
+		{ "test.synthetic-disks", required_argument, NULL, OPT_SYNTH },
+		{ "config.dir", required_argument, NULL, OPT_UDIR },
+		{ "config.names", required_argument, NULL, OPT_UNAMES },
+		{ "config.strict", no_argument, NULL, OPT_USTRICT },
+		{ "config.check", no_argument, NULL, OPT_UCHECK },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	bool per_ip_given = false;
+	int c;
+
+	memset(f, 0, sizeof(*f));
+	http_limits_default(&f->limits);
+	f->device = f->total = f->size = f->op_label = f->workloads = f->by_process = -1;
+	f->size_label = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (c == '?' || c == ':') {
+			errorf("see 'iolat serve --help'", "unknown or incomplete option '%s'",
+			       argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (parse_flag(f, c, optarg))
+			return -EINVAL;
+		per_ip_given |= c == OPT_MAXIP;
+	}
+	if (optind < argc) {
+		errorf("see 'iolat serve --help'", "unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (!per_ip_given && f->limits.max_per_ip > f->limits.max_connections)
+		f->limits.max_per_ip = f->limits.max_connections; /* a default yields */
+	if (f->limits.max_per_ip > f->limits.max_connections) {
+		errorf("lower --web.max-connections-per-ip or raise --web.max-connections",
+		       "--web.max-connections-per-ip (%u) is above --web.max-connections (%u)",
+		       f->limits.max_per_ip, f->limits.max_connections);
+		return -EINVAL;
+	}
+	if (f->systemd_socket && f->has_listen) {
+		errorf("give one of them", "--web.systemd-socket and --web.listen-address "
+		       "both say where to listen");
+		return -EINVAL;
+	}
+	if (!f->user.dir && (f->user.names || f->user.strict || f->check)) {
+		errorf("give the directory of the configs, e.g. --config.dir=/etc/iolat/programs",
+		       "--config.names, --config.strict and --config.check need --config.dir");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int serve_flags_config(const struct serve_flags *f, struct serve_config *out, char *err,
+		       size_t len)
+{
+	config_defaults(out);
+	if (f->config_file && config_load(f->config_file, out, err, len))
+		return -EINVAL;
+	if (f->has_listen) {
+		memcpy(out->listen, f->set.listen, sizeof(out->listen));
+		out->nlisten = f->set.nlisten;
+	}
+	if (f->systemd_socket) {
+		/* The sockets replace every listen address, the file's too. */
+		for (int i = 0; i < f->systemd_fds; i++)
+			snprintf(out->listen[i], sizeof(out->listen[i]), "%s%d",
+				 HTTP_LISTEN_FD_PREFIX, SD_LISTEN_FDS_START + i);
+		out->nlisten = (size_t)f->systemd_fds;
+	}
+	if (f->has_path)
+		memcpy(out->telemetry_path, f->set.telemetry_path, sizeof(out->telemetry_path));
+	if (f->has_web)
+		memcpy(out->web_config_file, f->set.web_config_file, sizeof(out->web_config_file));
+	if (f->has_stats)
+		out->bpf_stats = true;
+	if (f->has_level)
+		out->log_level = f->set.log_level;
+	if (f->has_format)
+		out->log_format = f->set.log_format;
+	if (f->device >= 0)
+		out->device_view = f->device;
+	if (f->total >= 0)
+		out->total_view = f->total;
+	if (f->size >= 0)
+		out->size_view = f->size;
+	if (f->op_label >= 0)
+		out->op_label = f->op_label;
+	if (f->size_label >= 0)
+		out->size_label = f->size_label;
+	if (f->workloads >= 0)
+		out->workloads = f->workloads;
+	if (f->by_process >= 0)
+		out->workloads_by_process = f->by_process;
+	if (f->set.workloads_max)
+		out->workloads_max = f->set.workloads_max;
+	if (f->has_expire)
+		out->workloads_expire_s = f->set.workloads_expire_s;
+	if (f->set.disks_expire_s)
+		out->disks_expire_s = f->set.disks_expire_s;
+	for (size_t i = 0; i < out->nlisten && !f->systemd_socket; i++)
+		if (!http_listen_valid(out->listen[i])) {
+			snprintf(err, len, "bad listen address '%s' (use host:port, :port or "
+				 "[v6]:port)", out->listen[i]);
+			return -EINVAL;
+		}
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * serve_flags.h - `iolat serve`'s command line: its usage text, its options,
+ * and how they combine with the defaults and --config.file into the
+ * daemon's configuration (again on every SIGHUP).
+ */
+#ifndef IOLAT_SERVE_FLAGS_H
+#define IOLAT_SERVE_FLAGS_H
+
+#include <stdbool.h>
+
+#include "core/collector.h" /* enum attach_mode */
+#include "serve/serve_config.h"
+#include "serve/http.h"
+#include "uprog/userprogs.h"
+
+/* What the command line said, kept to re-apply over the file on SIGHUP. */
+struct serve_flags {
+	const char *config_file;
+	struct serve_config set; /* values of the flags given */
+	bool has_listen, has_path, has_web, has_stats, has_level, has_expire;
+	bool has_format;
+	bool systemd_socket;	    /* --web.systemd-socket */
+	int systemd_fds;	    /* how many systemd passed (from fd 3) */
+	int device, total, size, op_label, size_label, workloads, by_process; /* -1: not given */
+	enum attach_mode attach;
+	unsigned int synthetic;
+	struct http_limits limits;  /* --web.max-connections, timeouts */
+	struct userprogs_opts user; /* --config.dir/names/strict */
+	bool check;		    /* --config.check */
+};
+
+/*
+ * Reads argv into f. --help prints the usage and exits 0; anything wrong
+ * is printed (errorf) and gives -EINVAL.
+ */
+int serve_flags_parse(int argc, char **argv, struct serve_flags *f);
+
+/*
+ * Defaults, then the file, then the flags, into out. 0, or -EINVAL with
+ * what is wrong in err (the caller prints it: at start, or logs it on
+ * SIGHUP).
+ */
+int serve_flags_config(const struct serve_flags *f, struct serve_config *out, char *err,
+		       size_t len);
+
+#endif

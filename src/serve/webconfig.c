@@ -1,0 +1,764 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * webconfig.c - loads the exporter-toolkit web configuration file and checks
+ * basic-auth credentials against its bcrypt hashes (webconfig.h).
+ *
+ * Parsed with libyaml's document API: it keeps every node's position, so each
+ * error names the line and column to fix. Strict like exporter-toolkit (which
+ * rejects unknown keys): a misspelt key_file must not quietly mean "no TLS".
+ */
+#define _GNU_SOURCE
+#include "serve/webconfig.h"
+
+#include <crypt.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <nettle/hmac.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+#include <yaml.h>
+
+/* Config and PEM files are small; the cap stops a mistaken /dev/zero. */
+#define MAX_FILE_SIZE (1 << 20)
+
+#define BCRYPT_LEN 60 /* "$2b$" + 2-digit cost + "$" + 22 salt + 31 hash chars */
+
+/*
+ * Successful checks are remembered this long. Long enough that a scrape every
+ * few seconds pays one bcrypt a minute, short enough to bound how long a
+ * credential stays warm. Entries are not refreshed on a hit for that reason.
+ */
+#define CACHE_TTL_NS (60ULL * 1000000000ULL)
+#define CACHE_SLOTS 16 /* one per distinct client is plenty */
+
+struct cache_slot {
+	uint8_t mac[SHA256_DIGEST_SIZE];
+	uint64_t expires; /* CLOCK_MONOTONIC ns; 0 = empty */
+};
+
+struct webconfig_auth {
+	pthread_mutex_t lock; /* guards slot[]; libmicrohttpd may call from several threads */
+	/*
+	 * Keyed per load so the cache never holds a plain fast hash of a
+	 * password: a core dump would otherwise undo what bcrypt buys.
+	 */
+	uint8_t key[32];
+	char dummy[BCRYPT_LEN + 1];
+	struct cache_slot slot[CACHE_SLOTS];
+};
+
+static const char *const top_keys = "tls_server_config, basic_auth_users";
+
+/* State of one load: where errors go and what paths are relative to. */
+struct parse {
+	const char *path;
+	const char *dir; /* relative PEM paths are from here; NULL: the working directory */
+	yaml_document_t *doc;
+	char *err;
+	size_t errlen;
+};
+
+static int vfail(struct parse *p, const yaml_node_t *at, int ret, const char *fmt, va_list ap)
+{
+	int n;
+
+	if (!p->errlen)
+		return ret;
+	if (at)
+		n = snprintf(p->err, p->errlen, "%s:%zu:%zu: ", p->path, at->start_mark.line + 1,
+			     at->start_mark.column + 1);
+	else
+		n = snprintf(p->err, p->errlen, "%s: ", p->path);
+	if (n >= 0 && (size_t)n < p->errlen)
+		vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+	return ret;
+}
+
+/* Sets the error, with at's position if at is not NULL, and returns ret. */
+__attribute__((format(printf, 4, 5))) static int fail(struct parse *p, const yaml_node_t *at,
+						      int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(p, at, ret, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/*
+ * Reads all of path into a NUL-terminated *out. Returns 0, -errno, or -EFBIG
+ * past MAX_FILE_SIZE. Reading (not fstat) catches directories and FIFOs alike.
+ */
+static int read_file(const char *path, char **out, size_t *len)
+{
+	size_t n = 0, cap = 4096;
+	char *data, *d;
+	ssize_t r;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	data = malloc(cap);
+	if (!data) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (n + 1 >= cap) {
+			if (cap > MAX_FILE_SIZE) {
+				ret = -EFBIG;
+				goto fail;
+			}
+			d = realloc(data, cap * 2);
+			if (!d) {
+				ret = -ENOMEM;
+				goto fail;
+			}
+			data = d;
+			cap *= 2;
+		}
+		r = read(fd, data + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n > MAX_FILE_SIZE) {
+		ret = -EFBIG;
+		fd = -1;
+		goto fail;
+	}
+	data[n] = '\0';
+	*out = data;
+	if (len)
+		*len = n;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	explicit_bzero(data, cap); /* it may be a private key */
+	free(data);
+	return ret;
+}
+
+/* Frees a buffer that may hold a secret. */
+static void free_secret(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+static const char *read_errstr(int ret)
+{
+	return ret == -EFBIG ? "larger than 1 MiB" : strerror(-ret);
+}
+
+/* YAML's null: nothing, ~ or null (untagged or !!null). */
+static bool is_null(const yaml_node_t *n)
+{
+	const char *v;
+
+	if (!n)
+		return true;
+	if (n->type != YAML_SCALAR_NODE)
+		return false;
+	if (n->tag && !strcmp((const char *)n->tag, YAML_NULL_TAG))
+		return true;
+	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	v = (const char *)n->data.scalar.value;
+	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+	       !strcmp(v, "NULL");
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+static const char *node_kind(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	case YAML_SEQUENCE_NODE:
+		return "a list";
+	default:
+		return "a scalar";
+	}
+}
+
+/* The value of key as a string; an error unless it is a scalar. */
+static int want_string(struct parse *p, const yaml_node_t *key, const yaml_node_t *v,
+		       const char **out)
+{
+	if (v->type != YAML_SCALAR_NODE)
+		return fail(p, v, -EINVAL, "%s must be a string, not %s", scalar(key),
+			    node_kind(v));
+	*out = is_null(v) ? "" : scalar(v);
+	return 0;
+}
+
+/*
+ * A relative PEM path is taken from the config file's directory, as
+ * exporter-toolkit does, so the result does not depend on the working
+ * directory the service was started in.
+ */
+static char *resolve(const struct parse *p, const char *file)
+{
+	char *s;
+
+	if (file[0] == '/' || !p->dir)
+		return strdup(file);
+	if (asprintf(&s, "%s/%s", p->dir, file) < 0)
+		return NULL;
+	return s;
+}
+
+/* Resolves and reads the PEM file named by the scalar v (for key `what`). */
+static int load_pem(struct parse *p, const char *what, const yaml_node_t *v, char **path,
+		    char **pem)
+{
+	int ret;
+
+	*path = resolve(p, scalar(v));
+	if (!*path)
+		return fail(p, NULL, -ENOMEM, "out of memory");
+	ret = read_file(*path, pem, NULL);
+	if (ret == -ENOMEM)
+		return fail(p, NULL, ret, "out of memory");
+	if (ret)
+		return fail(p, v, ret, "cannot read %s %s: %s", what, *path, read_errstr(ret));
+	/* Caught here it names the file; libmicrohttpd would only fail the start. */
+	if (!strstr(*pem, "-----BEGIN "))
+		return fail(p, v, -EINVAL, "%s %s is not PEM (no -----BEGIN line)", what, *path);
+	return 0;
+}
+
+/* Each pair of a mapping, in file order. */
+#define for_each_pair(map, pair)                                                                   \
+	for (pair = (map)->data.mapping.pairs.start; pair < (map)->data.mapping.pairs.top; pair++)
+
+/* The keys of tls_server_config, in the order the known-keys list gives them. */
+enum { TLS_CERT, TLS_KEY, TLS_AUTH, TLS_CA, TLS_MINV, TLS_NKEYS };
+static const char *const tls_key_names[TLS_NKEYS] = {
+	"cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version",
+};
+static const char *const tls_keys = "cert_file, key_file, client_auth_type, client_ca_file, "
+				    "min_version";
+
+static int parse_tls(struct parse *p, const yaml_node_t *tls_key, const yaml_node_t *map,
+		     struct webconfig *wc)
+{
+	/* node[i] is the value of key i if set to a non-empty string; val[i] is "" if unset. */
+	const yaml_node_t *node[TLS_NKEYS] = { NULL }, *seen[TLS_NKEYS] = { NULL };
+	const char *val[TLS_NKEYS] = { "", "", "", "", "" };
+	const char *first_set = NULL;
+	yaml_node_pair_t *pair;
+	int ret, i;
+
+	if (is_null(map))
+		return 0;
+	if (map->type != YAML_MAPPING_NODE)
+		return fail(p, map, -EINVAL, "tls_server_config must be a mapping, not %s",
+			    node_kind(map));
+	for_each_pair(map, pair) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(p->doc, pair->value);
+
+		if (k->type != YAML_SCALAR_NODE)
+			return fail(p, k, -EINVAL, "keys of tls_server_config must be strings");
+		for (i = 0; i < TLS_NKEYS; i++)
+			if (!strcmp(scalar(k), tls_key_names[i]))
+				break;
+		if (i == TLS_NKEYS)
+			return fail(p, k, -EINVAL,
+				    "unknown key \"%s\" in tls_server_config (known: %s)",
+				    scalar(k), tls_keys);
+		if (seen[i])
+			return fail(p, k, -EINVAL, "duplicate key \"%s\" in tls_server_config",
+				    scalar(k));
+		seen[i] = k;
+		ret = want_string(p, k, v, &val[i]);
+		if (ret)
+			return ret;
+		/* An empty value means unset, as in exporter-toolkit. */
+		if (*val[i]) {
+			node[i] = v;
+			if (!first_set)
+				first_set = tls_key_names[i];
+		}
+	}
+	if (!first_set)
+		return 0;
+
+	if (node[TLS_CERT] && !node[TLS_KEY])
+		return fail(p, node[TLS_CERT], -EINVAL,
+			    "cert_file is set but key_file is not (both or neither)");
+	if (node[TLS_KEY] && !node[TLS_CERT])
+		return fail(p, node[TLS_KEY], -EINVAL,
+			    "key_file is set but cert_file is not (both or neither)");
+	if (!node[TLS_CERT])
+		return fail(p, tls_key, -EINVAL,
+			    "tls_server_config sets %s but not cert_file and key_file", first_set);
+
+	/*
+	 * exporter-toolkit knows three more client_auth_type values; each needs
+	 * verification hooks iolat's server does not have, so they are refused
+	 * rather than silently weakened to one of these two.
+	 */
+	if (!node[TLS_AUTH] || !strcmp(val[TLS_AUTH], "NoClientCert"))
+		wc->require_client_cert = false;
+	else if (!strcmp(val[TLS_AUTH], "RequireAndVerifyClientCert"))
+		wc->require_client_cert = true;
+	else
+		return fail(p, node[TLS_AUTH], -EINVAL,
+			    "unsupported client_auth_type \"%s\" (supported: NoClientCert, "
+			    "RequireAndVerifyClientCert)",
+			    val[TLS_AUTH]);
+	if (wc->require_client_cert && !node[TLS_CA])
+		return fail(p, node[TLS_AUTH], -EINVAL,
+			    "client_auth_type RequireAndVerifyClientCert needs client_ca_file");
+	/* exporter-toolkit refuses this too: the CA would be loaded and never used. */
+	if (node[TLS_CA] && !wc->require_client_cert)
+		return fail(p, node[TLS_CA], -EINVAL,
+			    "client_ca_file is set but client_auth_type is not "
+			    "RequireAndVerifyClientCert, so clients would not be verified");
+
+	wc->tls_min_version = 12; /* exporter-toolkit's default */
+	if (node[TLS_MINV]) {
+		const char *m = val[TLS_MINV];
+
+		if (strlen(m) != 5 || strncmp(m, "TLS1", 4) || m[4] < '0' || m[4] > '3')
+			return fail(p, node[TLS_MINV], -EINVAL,
+				    "unknown min_version \"%s\" (known: TLS10, TLS11, TLS12, "
+				    "TLS13)",
+				    m);
+		wc->tls_min_version = 10 + (unsigned int)(m[4] - '0');
+	}
+
+	ret = load_pem(p, "cert_file", node[TLS_CERT], &wc->cert_file, &wc->cert_pem);
+	if (!ret)
+		ret = load_pem(p, "key_file", node[TLS_KEY], &wc->key_file, &wc->key_pem);
+	if (!ret && node[TLS_CA])
+		ret = load_pem(p, "client_ca_file", node[TLS_CA], &wc->client_ca_file,
+			       &wc->client_ca_pem);
+	return ret;
+}
+
+/* The cost of a well-formed bcrypt hash, or -1 if s is not one. */
+static int bcrypt_cost(const char *s)
+{
+	static const char b64[] =
+		"./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	int cost, i;
+
+	/* Length first: strchr() below would match the terminating NUL. */
+	if (strlen(s) != BCRYPT_LEN || strncmp(s, "$2", 2) || !strchr("aby", s[2]) ||
+	    s[3] != '$' || s[6] != '$')
+		return -1;
+	if (s[4] < '0' || s[4] > '9' || s[5] < '0' || s[5] > '9')
+		return -1;
+	cost = (s[4] - '0') * 10 + (s[5] - '0');
+	if (cost < 4 || cost > 31)
+		return -1;
+	for (i = 7; i < BCRYPT_LEN; i++)
+		if (!strchr(b64, s[i]))
+			return -1;
+	return cost;
+}
+
+static int parse_users(struct parse *p, const yaml_node_t *map, struct webconfig *wc, int *cost)
+{
+	yaml_node_pair_t *pair;
+	size_t n, i;
+	int c;
+
+	if (is_null(map))
+		return 0;
+	if (map->type != YAML_MAPPING_NODE)
+		return fail(p, map, -EINVAL,
+			    "basic_auth_users must be a mapping of user names to bcrypt hashes, "
+			    "not %s",
+			    node_kind(map));
+	n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+	if (!n)
+		return 0;
+	wc->users = calloc(n, sizeof(*wc->users));
+	if (!wc->users)
+		return fail(p, NULL, -ENOMEM, "out of memory");
+	for_each_pair(map, pair) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(p->doc, pair->value);
+		const char *name;
+
+		if (k->type != YAML_SCALAR_NODE || is_null(k) || !*scalar(k))
+			return fail(p, k, -EINVAL, "user names in basic_auth_users must be "
+						   "non-empty strings");
+		name = scalar(k);
+		/* Basic auth splits "user:password" at the first colon. */
+		if (strchr(name, ':'))
+			return fail(p, k, -EINVAL, "user name \"%s\" contains ':'", name);
+		for (i = 0; i < wc->nusers; i++)
+			if (!strcmp(wc->users[i].name, name))
+				return fail(p, k, -EINVAL, "duplicate user \"%s\"", name);
+		/* The hash itself is not quoted: it is a secret worth keeping out of logs. */
+		c = v->type == YAML_SCALAR_NODE ? bcrypt_cost(scalar(v)) : -1;
+		if (c < 0)
+			return fail(p, v, -EINVAL,
+				    "user \"%s\": not a bcrypt hash ($2a$, $2b$ or $2y$, a cost "
+				    "from 04 to 31, '$', 53 characters; htpasswd -nBC 10 %s "
+				    "makes one)",
+				    name, name);
+		if (c > *cost)
+			*cost = c;
+		wc->users[wc->nusers].name = strdup(name);
+		wc->users[wc->nusers].hash = strdup(scalar(v));
+		wc->nusers++;
+		if (!wc->users[wc->nusers - 1].name || !wc->users[wc->nusers - 1].hash)
+			return fail(p, NULL, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int parse_root(struct parse *p, struct webconfig *wc, int *cost)
+{
+	const yaml_node_t *root = yaml_document_get_root_node(p->doc);
+	const yaml_node_t *seen_tls = NULL, *seen_users = NULL;
+	yaml_node_pair_t *pair;
+	int ret;
+
+	if (is_null(root))
+		return 0;
+	if (root->type != YAML_MAPPING_NODE)
+		return fail(p, root, -EINVAL, "the top level must be a mapping, not %s",
+			    node_kind(root));
+	for_each_pair(root, pair) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(p->doc, pair->value);
+
+		if (k->type != YAML_SCALAR_NODE)
+			return fail(p, k, -EINVAL, "top-level keys must be strings");
+		if (!strcmp(scalar(k), "tls_server_config")) {
+			if (seen_tls)
+				return fail(p, k, -EINVAL, "duplicate key \"tls_server_config\"");
+			seen_tls = k;
+			ret = parse_tls(p, k, v, wc);
+		} else if (!strcmp(scalar(k), "basic_auth_users")) {
+			if (seen_users)
+				return fail(p, k, -EINVAL, "duplicate key \"basic_auth_users\"");
+			seen_users = k;
+			ret = parse_users(p, v, wc, cost);
+		} else {
+			ret = fail(p, k, -EINVAL, "unknown top-level key \"%s\" (known: %s)",
+				   scalar(k), top_keys);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* libyaml's own message, at its mark, for a parser that failed. */
+static int yaml_fail(struct parse *p, const yaml_parser_t *y)
+{
+	yaml_node_t at = { .start_mark = y->problem_mark };
+
+	if (y->error == YAML_MEMORY_ERROR)
+		return fail(p, NULL, -ENOMEM, "out of memory");
+	if (y->error == YAML_READER_ERROR)
+		return fail(p, NULL, -EINVAL, "YAML error at byte %zu: %s", y->problem_offset,
+			    y->problem ? y->problem : "unreadable input");
+	if (y->context)
+		return fail(p, &at, -EINVAL, "YAML syntax error: %s (%s at line %zu)",
+			    y->problem ? y->problem : "", y->context, y->context_mark.line + 1);
+	return fail(p, &at, -EINVAL, "YAML syntax error: %s", y->problem ? y->problem : "");
+}
+
+/*
+ * A scalar holding a NUL (YAML's "\0") would be cut short there, so that
+ * "cert_file\0x" read as cert_file and "alice\0" as alice: refused instead.
+ */
+static int check_nul(struct parse *p)
+{
+	const yaml_node_t *n;
+
+	for (n = p->doc->nodes.start; n < p->doc->nodes.top; n++)
+		if (n->type == YAML_SCALAR_NODE && strlen(scalar(n)) != n->data.scalar.length)
+			return fail(p, n, -EINVAL, "string holds a NUL character");
+	return 0;
+}
+
+/* Parses text into wc; path only names the file in errors and anchors relative paths. */
+static int parse_text(struct parse *p, const char *text, size_t len, struct webconfig *wc,
+		      int *cost)
+{
+	yaml_document_t doc, next;
+	yaml_parser_t y;
+	int ret;
+
+	if (!yaml_parser_initialize(&y))
+		return fail(p, NULL, -ENOMEM, "out of memory");
+	yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&y, &doc)) {
+		ret = yaml_fail(p, &y);
+		yaml_parser_delete(&y);
+		return ret;
+	}
+	p->doc = &doc;
+	ret = check_nul(p);
+	if (!ret)
+		ret = parse_root(p, wc, cost);
+	if (!ret) {
+		/* A second document would be ignored by a plain load: refuse it instead. */
+		if (!yaml_parser_load(&y, &next)) {
+			ret = yaml_fail(p, &y);
+		} else {
+			yaml_node_t *r = yaml_document_get_root_node(&next);
+
+			if (r)
+				ret = fail(p, r, -EINVAL, "only one YAML document is allowed");
+			yaml_document_delete(&next);
+		}
+	}
+	p->doc = NULL;
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&y);
+	return ret;
+}
+
+/*
+ * The dummy that unknown users are checked against: a fixed salt at the
+ * highest configured cost, so a miss costs what the slowest hit costs.
+ */
+static void make_dummy(char *out, size_t len, int cost)
+{
+	snprintf(out, len, "$2b$%02d$%s", cost,
+		 "UOsUHWZ821XM98uojkxesOjwRNkZQZKY1GhutOdanAMM4kR7qwRJ2");
+}
+
+static int make_auth(struct parse *p, struct webconfig *wc, int cost)
+{
+	struct webconfig_auth *a = calloc(1, sizeof(*a));
+	size_t got = 0;
+	ssize_t r;
+
+	if (!a)
+		return fail(p, NULL, -ENOMEM, "out of memory");
+	while (got < sizeof(a->key)) {
+		r = getrandom(a->key + got, sizeof(a->key) - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = -errno;
+
+			free(a);
+			return fail(p, NULL, e, "getrandom: %s", strerror(-e));
+		}
+		got += (size_t)r;
+	}
+	pthread_mutex_init(&a->lock, NULL);
+	make_dummy(a->dummy, sizeof(a->dummy), cost);
+	wc->auth = a;
+	return 0;
+}
+
+int webconfig_parse(const char *name, const char *dir, const char *text, size_t len,
+		    struct webconfig *out, char *err, size_t errlen)
+{
+	struct parse p = { .path = name, .dir = dir, .err = err, .errlen = errlen };
+	int ret, cost = 4;
+
+	memset(out, 0, sizeof(*out));
+	if (errlen)
+		err[0] = '\0';
+	ret = parse_text(&p, text, len, out, &cost);
+	if (!ret && out->nusers)
+		ret = make_auth(&p, out, cost);
+	if (ret)
+		webconfig_free(out);
+	return ret;
+}
+
+int webconfig_load(const char *path, struct webconfig *out, char *err, size_t errlen)
+{
+	struct parse p = { .path = path, .err = err, .errlen = errlen };
+	const char *slash;
+	char *text = NULL, *dir = NULL;
+	size_t len = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (errlen)
+		err[0] = '\0';
+	ret = read_file(path, &text, &len);
+	if (ret == -ENOMEM)
+		return fail(&p, NULL, ret, "out of memory");
+	if (ret)
+		return fail(&p, NULL, ret, "cannot read web config: %s", read_errstr(ret));
+	slash = strrchr(path, '/');
+	if (slash) {
+		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+		if (!dir) {
+			free(text);
+			return fail(&p, NULL, -ENOMEM, "out of memory");
+		}
+	}
+	ret = webconfig_parse(path, dir, text, len, out, err, errlen);
+	free(dir);
+	free(text);
+	return ret;
+}
+
+void webconfig_free(struct webconfig *wc)
+{
+	size_t i;
+
+	if (!wc)
+		return;
+	free(wc->cert_file);
+	free(wc->key_file);
+	free(wc->client_ca_file);
+	free(wc->cert_pem);
+	free_secret(wc->key_pem);
+	free(wc->client_ca_pem);
+	for (i = 0; i < wc->nusers; i++) {
+		free(wc->users[i].name);
+		free(wc->users[i].hash);
+	}
+	free(wc->users);
+	if (wc->auth) {
+		pthread_mutex_destroy(&wc->auth->lock);
+		explicit_bzero(wc->auth, sizeof(*wc->auth));
+		free(wc->auth);
+	}
+	memset(wc, 0, sizeof(*wc));
+}
+
+/* Equal, in time that depends only on len. */
+static bool ct_equal(const void *a, const void *b, size_t len)
+{
+	const volatile uint8_t *x = a, *y = b;
+	uint8_t d = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void cache_mac(const struct webconfig_auth *a, const char *user, const char *password,
+		      uint8_t mac[SHA256_DIGEST_SIZE])
+{
+	struct hmac_sha256_ctx ctx;
+
+	hmac_sha256_set_key(&ctx, sizeof(a->key), a->key);
+	/* With the NUL, ("ab", "c") and ("a", "bc") cannot collide. */
+	hmac_sha256_update(&ctx, strlen(user) + 1, (const uint8_t *)user);
+	hmac_sha256_update(&ctx, strlen(password), (const uint8_t *)password);
+	hmac_sha256_digest(&ctx, SHA256_DIGEST_SIZE, mac);
+	explicit_bzero(&ctx, sizeof(ctx));
+}
+
+static bool cache_hit(struct webconfig_auth *a, const uint8_t mac[SHA256_DIGEST_SIZE])
+{
+	uint64_t now = now_ns();
+	bool hit = false;
+	int i;
+
+	pthread_mutex_lock(&a->lock);
+	for (i = 0; i < CACHE_SLOTS; i++)
+		if (a->slot[i].expires > now && ct_equal(a->slot[i].mac, mac, SHA256_DIGEST_SIZE))
+			hit = true;
+	pthread_mutex_unlock(&a->lock);
+	return hit;
+}
+
+/* Into an empty or expired slot, else over the one closest to expiry. */
+static void cache_put(struct webconfig_auth *a, const uint8_t mac[SHA256_DIGEST_SIZE])
+{
+	uint64_t now = now_ns();
+	int i, victim = 0;
+
+	pthread_mutex_lock(&a->lock);
+	for (i = 0; i < CACHE_SLOTS; i++)
+		if (a->slot[i].expires < a->slot[victim].expires)
+			victim = i;
+	memcpy(a->slot[victim].mac, mac, SHA256_DIGEST_SIZE);
+	a->slot[victim].expires = now + CACHE_TTL_NS;
+	pthread_mutex_unlock(&a->lock);
+}
+
+/*
+ * One bcrypt of password with hash's salt and cost, compared in constant
+ * time. crypt_data is 32 KiB: on the heap, not on a server thread's stack.
+ */
+static bool bcrypt_matches(const char *password, const char *hash)
+{
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	const char *r;
+	bool ok;
+
+	if (!cd)
+		return false;
+	r = crypt_rn(password, hash, cd, sizeof(*cd));
+	ok = r && strlen(r) == BCRYPT_LEN && ct_equal(r, hash, BCRYPT_LEN);
+	explicit_bzero(cd, sizeof(*cd));
+	free(cd);
+	return ok;
+}
+
+bool webconfig_check(const struct webconfig *wc, const char *user, const char *password)
+{
+	const struct webconfig_user *u = NULL;
+	uint8_t mac[SHA256_DIGEST_SIZE];
+	size_t i;
+	bool ok;
+
+	/*
+	 * A hash of "" would let a blank login in: nobody means that, and
+	 * clients send it when no credentials were configured.
+	 */
+	if (!wc || !wc->auth || !user || !password || !*password)
+		return false;
+	/* Not stopping at the match keeps the position of the name in the file hidden. */
+	for (i = 0; i < wc->nusers; i++)
+		if (!strcmp(wc->users[i].name, user) && !u)
+			u = &wc->users[i];
+
+	cache_mac(wc->auth, user, password, mac);
+	if (u && cache_hit(wc->auth, mac)) {
+		explicit_bzero(mac, sizeof(mac));
+		return true;
+	}
+	ok = bcrypt_matches(password, u ? u->hash : wc->auth->dummy) && u;
+	if (ok)
+		cache_put(wc->auth, mac);
+	explicit_bzero(mac, sizeof(mac));
+	return ok;
+}

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* wlabels.c - bounded workload label sets (wlabels.h). */
+#include "serve/wlabels.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/idmap.h"
+
+/* User-space cgroup ids (collector_retire) for retired series. */
+#define ID_OTHER (COLLECTOR_CG_USER | 1)
+#define ID_EXPIRED (COLLECTOR_CG_USER | 2)
+#define ID_FIRST_SET (COLLECTOR_CG_USER | 16)
+/* idmap keys must be non-zero: I/O charged to no cgroup (id 0) uses this. */
+#define ID_NONE (COLLECTOR_CG_USER - 1)
+
+static uint64_t track_id(uint64_t cgroup)
+{
+	return cgroup ? cgroup : ID_NONE;
+}
+
+struct lset {
+	struct wl_label label;
+	uint64_t id;	    /* its retired series' cgroup id */
+	uint64_t hash;	    /* its key in by_name */
+	size_t members;	    /* live cgroups in it */
+	time_t empty_since; /* when members fell to 0 */
+};
+
+/* A cgroup seen doing I/O. */
+struct tracked {
+	struct lset *set; /* NULL: not named yet */
+	time_t first_seen;
+	uint64_t ios, ios_now; /* completions at the last scrape, and now */
+	bool gone;
+};
+
+struct wlabels {
+	struct collector *c;
+	struct workload_cache *names;
+	struct wlabels_opts o;
+	struct idmap cgroups; /* cgroup id -> struct tracked */
+	struct idmap sets;    /* set id -> struct lset */
+	struct idmap by_name; /* hash of kind/name -> struct lset (chained by probing) */
+	struct lset other;
+	uint64_t next_id;
+	struct wlabels_stats st;
+};
+
+struct wlabels *wlabels_new(struct collector *c, struct workload_cache *names,
+			    const struct wlabels_opts *o)
+{
+	struct wlabels *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->c = c;
+	w->names = names;
+	w->o = *o;
+	w->next_id = ID_FIRST_SET;
+	strcpy(w->other.label.kind, "other");
+	strcpy(w->other.label.name, "other");
+	w->other.id = ID_OTHER;
+	return w;
+}
+
+static void free_tracked(void *ctx, uint64_t id, void *val)
+{
+	(void)ctx;
+	(void)id;
+	free(val);
+}
+
+void wlabels_free(struct wlabels *w)
+{
+	if (!w)
+		return;
+	idmap_each(&w->cgroups, free_tracked, NULL);
+	idmap_each(&w->sets, free_tracked, NULL);
+	idmap_free(&w->cgroups);
+	idmap_free(&w->sets);
+	idmap_free(&w->by_name);
+	free(w);
+}
+
+void wlabels_set_opts(struct wlabels *w, const struct wlabels_opts *o)
+{
+	w->o = *o; /* a lower cap applies to sets made from now on */
+}
+
+/* FNV-1a of kind and name; never 0 (idmap's empty mark). */
+static uint64_t name_hash(const struct workload *n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (const char *p = n->kind; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	h = (h ^ '/') * 0x100000001b3ULL;
+	for (const char *p = n->name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	return h ? h : 1;
+}
+
+/* The set named n, made if the cap allows; &other if not. */
+static struct lset *set_for(struct wlabels *w, const struct workload *n)
+{
+	uint64_t h = name_hash(n);
+	struct lset *s;
+
+	/* Collisions of the 64-bit hash are resolved by probing h+1, h+2... */
+	for (; (s = idmap_get(&w->by_name, h)); h = h + 1 ? h + 1 : 1)
+		if (!strcmp(s->label.kind, n->kind) && !strcmp(s->label.name, n->name))
+			return s;
+	if (w->st.sets >= w->o.max_sets)
+		goto fold;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto fold;
+	snprintf(s->label.kind, sizeof(s->label.kind), "%s", n->kind);
+	snprintf(s->label.name, sizeof(s->label.name), "%s", n->name);
+	s->id = w->next_id++;
+	s->hash = h;
+	if (idmap_put(&w->sets, s->id, s) || idmap_put(&w->by_name, h, s)) {
+		idmap_del(&w->sets, s->id);
+		free(s);
+		goto fold;
+	}
+	w->st.sets++;
+	return s;
+fold:
+	w->st.folded_cgroups++;
+	return &w->other;
+}
+
+/* Names a followed cgroup once the cache can: a cgroup younger than the
+ * cache's last walk waits a scrape; one never found is gone: "other". */
+static void name_it(struct wlabels *w, uint64_t id, struct tracked *t, time_t now)
+{
+	const struct workload *n = workload_lookup(w->names, id);
+
+	if (workload_is_unknown(n)) {
+		if (now - t->first_seen < 2)
+			return;
+		w->st.folded_cgroups++;
+		t->set = &w->other;
+	} else {
+		t->set = set_for(w, n);
+	}
+	t->set->members++;
+}
+
+static struct tracked *follow(struct wlabels *w, uint64_t id, time_t now)
+{
+	struct tracked *t = idmap_get(&w->cgroups, id);
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t || idmap_put(&w->cgroups, id, t)) {
+		free(t);
+		return NULL;
+	}
+	t->first_seen = now;
+	w->st.cgroups++;
+	return t;
+}
+
+int wlabels_assign(struct wlabels *w, const struct snapshot *snap, time_t now)
+{
+	for (size_t i = 0; i < snap->n; i++) {
+		uint64_t id = snap->s[i].key.cgroup;
+		struct tracked *t;
+
+		if (id >= COLLECTOR_CG_USER)
+			continue;
+		t = follow(w, track_id(id), now);
+		if (!t)
+			return -ENOMEM;
+		t->ios_now += snap->s[i].val.ios;
+	}
+	for (size_t i = 0; i < snap->n; i++) {
+		uint64_t id = snap->s[i].key.cgroup;
+		struct tracked *t =
+			id < COLLECTOR_CG_USER ? idmap_get(&w->cgroups, track_id(id)) : NULL;
+
+		if (t && !t->set)
+			name_it(w, id, t, now);
+	}
+	return 0;
+}
+
+const struct wl_label *wlabels_of(struct wlabels *w, uint64_t cgroup)
+{
+	struct tracked *t;
+	struct lset *s;
+
+	if (cgroup == ID_OTHER)
+		return &w->other.label;
+	if (cgroup >= COLLECTOR_CG_USER) {
+		s = idmap_get(&w->sets, cgroup);
+		return s ? &s->label : NULL;
+	}
+	t = idmap_get(&w->cgroups, track_id(cgroup));
+	return t && t->set ? &t->set->label : NULL;
+}
+
+int wlabels_is_other(const struct wlabels *w, const struct wl_label *l)
+{
+	return l == &w->other.label;
+}
+
+/* Ids gathered while walking a map, acted on after the walk. */
+struct idlist {
+	uint64_t *id;
+	size_t n, cap;
+	int failed;
+	struct wlabels *w;
+	time_t now;
+};
+
+static void idlist_add(struct idlist *l, uint64_t id)
+{
+	if (array_make_room((void **)&l->id, &l->cap, l->n, sizeof(*l->id), 16))
+		l->failed = 1;
+	else
+		l->id[l->n++] = id;
+}
+
+/* A named cgroup with no I/O since the last scrape whose directory is gone. */
+static void check_gone(void *ctx, uint64_t id, void *val)
+{
+	struct idlist *l = ctx;
+	struct tracked *t = val;
+	bool idle = t->ios_now == t->ios;
+
+	t->ios = t->ios_now;
+	t->ios_now = 0;
+	if (!t->set || !idle || id == ID_NONE)
+		return;
+	if (workload_alive(l->w->names, id))
+		return;
+	t->gone = true;
+	idlist_add(l, id);
+}
+
+/* Moves a gone cgroup's kernel keys under its label set's user-space id. */
+static int retire_keys(struct wlabels *w, const struct snapshot *snap)
+{
+	for (size_t i = 0; i < snap->n; i++) {
+		const struct iolat_key *k = &snap->s[i].key;
+		struct tracked *t;
+		int rc;
+
+		if (k->cgroup >= COLLECTOR_CG_USER)
+			continue;
+		t = idmap_get(&w->cgroups, track_id(k->cgroup));
+		if (!t || !t->gone)
+			continue;
+		rc = collector_retire(w->c, k, t->set->id);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void unfollow(struct wlabels *w, uint64_t id, time_t now)
+{
+	struct tracked *t = idmap_del(&w->cgroups, id);
+
+	if (!t)
+		return;
+	if (t->set && --t->set->members == 0)
+		t->set->empty_since = now;
+	workload_forget(w->names, id);
+	w->st.cgroups--;
+	w->st.retired_cgroups++;
+	free(t);
+}
+
+static void check_expired(void *ctx, uint64_t id, void *val)
+{
+	struct idlist *l = ctx;
+	struct lset *s = val;
+
+	if (!s->members && l->now - s->empty_since >= (time_t)l->w->o.expire_s)
+		idlist_add(l, id);
+}
+
+/* An expired set's counts stay in the per-disk totals, under no workload. */
+static int expire(struct wlabels *w, uint64_t id)
+{
+	struct lset *s = idmap_del(&w->sets, id);
+	int rc;
+
+	if (!s)
+		return 0;
+	idmap_del(&w->by_name, s->hash);
+	rc = collector_refold(w->c, s->id, ID_EXPIRED);
+	free(s);
+	w->st.sets--;
+	w->st.expired_sets++;
+	return rc;
+}
+
+int wlabels_prune(struct wlabels *w, const struct snapshot *snap, time_t now)
+{
+	struct idlist gone = { .w = w, .now = now }, old = { .w = w, .now = now };
+	int rc;
+
+	idmap_each(&w->cgroups, check_gone, &gone);
+	rc = retire_keys(w, snap);
+	for (size_t i = 0; i < gone.n; i++)
+		unfollow(w, gone.id[i], now);
+	idmap_each(&w->sets, check_expired, &old);
+	for (size_t i = 0; !rc && i < old.n; i++)
+		rc = expire(w, old.id[i]);
+	free(gone.id);
+	free(old.id);
+	if (!rc && (gone.failed || old.failed))
+		rc = -ENOMEM;
+	return rc;
+}
+
+void wlabels_stats(const struct wlabels *w, struct wlabels_stats *out)
+{
+	*out = w->st;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * wlabels.h - the workload label sets `iolat serve` exports, kept bounded.
+ *
+ * Every cgroup that does I/O is named (workload.h) and joins the label set
+ * of its (kind, name); several cgroups may share one (a VM's threads).
+ * At most `max_sets` label sets exist; cgroups past the cap are counted
+ * under kind="other" and the fold is counted. A cgroup that is gone has its
+ * kernel keys moved to user space (collector_retire) under its label set,
+ * so it stops taking kernel map space but keeps its name and counts; a
+ * label set with no live cgroup left expires after `expire_s` and leaves
+ * the output (its counts stay in the per-disk totals). So short-lived
+ * cgroups never make series or memory grow without bound.
+ */
+#ifndef IOLAT_WLABELS_H
+#define IOLAT_WLABELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "core/collector.h"
+#include "sys/workload.h"
+
+struct wlabels_opts {
+	size_t max_sets;      /* cap on label sets, "other" not counted */
+	unsigned int expire_s; /* how long a set with no live cgroup stays */
+};
+
+struct wl_label {
+	char kind[16];
+	char name[128];
+};
+
+struct wlabels;
+
+struct wlabels *wlabels_new(struct collector *c, struct workload_cache *names,
+			    const struct wlabels_opts *o);
+void wlabels_free(struct wlabels *w);
+void wlabels_set_opts(struct wlabels *w, const struct wlabels_opts *o);
+
+/* Names the cgroups of a fresh snapshot (collector_read). 0 or -ENOMEM. */
+int wlabels_assign(struct wlabels *w, const struct snapshot *snap, time_t now);
+
+/* The label set a snapshot series' cgroup id belongs to; NULL: not exported
+ * (expired, or a cgroup not named yet: it shows on the next scrape). */
+const struct wl_label *wlabels_of(struct wlabels *w, uint64_t cgroup);
+
+/* Whether that label set is the "other" fold. */
+int wlabels_is_other(const struct wlabels *w, const struct wl_label *l);
+
+/*
+ * After the snapshot has been exported: retires the keys of cgroups that
+ * are gone and expires label sets. 0 or -errno.
+ */
+int wlabels_prune(struct wlabels *w, const struct snapshot *snap, time_t now);
+
+struct wlabels_stats {
+	size_t sets;		 /* label sets now, "other" not counted */
+	size_t cgroups;		 /* cgroups followed now */
+	uint64_t folded_cgroups; /* cgroups put under "other", cumulative */
+	uint64_t retired_cgroups; /* cgroups gone and moved out of the kernel map */
+	uint64_t expired_sets;	 /* label sets that left the output */
+};
+void wlabels_stats(const struct wlabels *w, struct wlabels_stats *out);
+
+#endif

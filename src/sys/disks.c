@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* disks.c - block devices by name and number, from sysfs (disks.h). */
+#include "sys/disks.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Reads a small sysfs file into buf without its trailing newline. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+static int read_dev(const char *sysdir, uint32_t *dev)
+{
+	char path[PATH_MAX], line[32];
+	unsigned int maj, min;
+
+	snprintf(path, sizeof(path), "%s/dev", sysdir);
+	if (read_line(path, line, sizeof(line)) || sscanf(line, "%u:%u", &maj, &min) != 2)
+		return -ENOENT;
+	*dev = disk_mkdev(maj, min);
+	return 0;
+}
+
+int disks_resolve(const char *name, uint32_t *dev, char *whole, size_t wholelen)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	const char *base;
+
+	if (strncmp(name, "/dev/", 5) == 0)
+		name += 5;
+	if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/sys/class/block/%s", name);
+	if (!realpath(path, real))
+		return -ENOENT;
+	/* A partition's sysfs directory sits inside its disk's. */
+	snprintf(path, sizeof(path), "%s/partition", real);
+	if (access(path, F_OK) == 0) {
+		char *slash = strrchr(real, '/');
+
+		if (!slash)
+			return -ENOENT;
+		*slash = '\0';
+	}
+	if (read_dev(real, dev))
+		return -ENOENT;
+	base = strrchr(real, '/');
+	if (whole)
+		snprintf(whole, wholelen, "%s", base ? base + 1 : real);
+	return 0;
+}
+
+void disks_name(uint32_t dev, char *buf, size_t len)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	const char *base;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", disk_major(dev), disk_minor(dev));
+	if (!realpath(path, real) || !(base = strrchr(real, '/'))) {
+		snprintf(buf, len, "%u:%u", disk_major(dev), disk_minor(dev));
+		return;
+	}
+	snprintf(buf, len, "%s", base + 1);
+}
+
+int disks_lookup(const char *dir, uint32_t dev, char *name, size_t len, uint64_t *sectors)
+{
+	char path[PATH_MAX + 48], line[256];
+	bool named = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u:%u/uevent", dir, disk_major(dev), disk_minor(dev));
+	f = fopen(path, "re");
+	if (!f)
+		return -ENOENT;
+	while (!named && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(name, len, "%s", line + 8);
+			named = true;
+		}
+	fclose(f);
+	if (!named)
+		snprintf(name, len, "%u:%u", disk_major(dev), disk_minor(dev));
+	if (sectors) {
+		snprintf(path, sizeof(path), "%s/%u:%u/size", dir, disk_major(dev), disk_minor(dev));
+		*sectors = read_line(path, line, sizeof(line)) == 0 ? strtoull(line, NULL, 10) : 0;
+	}
+	return 0;
+}
+
+/* Appends word to the space-separated list out (once). */
+static void add_word(char *out, size_t len, const char *word)
+{
+	size_t n = strlen(out), w = strlen(word);
+	const char *p = out;
+
+	while ((p = strstr(p, word))) {
+		if ((p == out || p[-1] == ' ') && (p[w] == ' ' || p[w] == '\0'))
+			return;
+		p += w;
+	}
+	if (n + (n ? 1 : 0) + w < len)
+		snprintf(out + n, len - n, "%s%s", n ? " " : "", word);
+}
+
+/* The entries of directory dir (holders/ or slaves/) into out; a slave
+ * that is a partition is named by its whole disk. */
+static void list_links(const char *dir, bool whole, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char name[DISK_NAME_MAX];
+		uint32_t dev;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (!whole || disks_resolve(e->d_name, &dev, name, sizeof(name)))
+			snprintf(name, sizeof(name), "%s", e->d_name);
+		add_word(out, len, name);
+	}
+	closedir(d);
+}
+
+int disks_stack(uint32_t dev, struct disk_stack *out)
+{
+	char base[PATH_MAX], path[PATH_MAX + 300];
+	DIR *d;
+	struct dirent *e;
+
+	out->holders[0] = out->slaves[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", disk_major(dev), disk_minor(dev));
+	if (!realpath(path, base))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/holders", base);
+	list_links(path, false, out->holders, sizeof(out->holders));
+	snprintf(path, sizeof(path), "%s/slaves", base);
+	list_links(path, true, out->slaves, sizeof(out->slaves));
+	/* Partitions are subdirectories with a "partition" file. */
+	d = opendir(base);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/partition", base, e->d_name);
+		if (access(path, F_OK))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/holders", base, e->d_name);
+		list_links(path, false, out->holders, sizeof(out->holders));
+	}
+	closedir(d);
+	return 0;
+}
+
+/* "[mq-deadline] none" -> "mq-deadline"; a queue with no list -> "". */
+static void active_scheduler(const char *line, char *out, size_t len)
+{
+	const char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (open && close)
+		snprintf(out, len, "%.*s", (int)(close - open - 1), open + 1);
+	else
+		snprintf(out, len, "%s", line);
+}
+
+/* A sysfs model string without the blanks SCSI pads it with. */
+static void read_model(const char *name, char *out, size_t len)
+{
+	char path[PATH_MAX], line[256], *s = line, *e;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/block/%s/device/model", name);
+	if (read_line(path, line, sizeof(line)))
+		return;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	snprintf(out, len, "%s", s);
+}
+
+static void fill_info(struct disk_info *d, const char *name)
+{
+	char path[PATH_MAX], line[256];
+
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(path, sizeof(path), "/sys/block/%s/mq", name);
+	d->bio_based = access(path, F_OK) != 0;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/iostats", name);
+	d->iostats = read_line(path, line, sizeof(line)) == 0 && atoi(line) != 0;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/wbt_lat_usec", name);
+	d->wbt = read_line(path, line, sizeof(line)) == 0 && atol(line) > 0;
+	snprintf(path, sizeof(path), "/sys/block/%s/size", name);
+	d->sectors = read_line(path, line, sizeof(line)) == 0 ? strtoull(line, NULL, 10) : 0;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", name);
+	d->scheduler[0] = '\0';
+	if (read_line(path, line, sizeof(line)) == 0)
+		active_scheduler(line, d->scheduler, sizeof(d->scheduler));
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/rotational", name);
+	d->rotational = read_line(path, line, sizeof(line)) == 0 && atoi(line) != 0;
+	read_model(name, d->model, sizeof(d->model));
+}
+
+int disks_list(struct disk_info *out, size_t max)
+{
+	DIR *dir = opendir("/sys/block");
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!dir)
+		return -errno;
+	while ((e = readdir(dir)) && n < max) {
+		char path[PATH_MAX];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s", e->d_name);
+		if (read_dev(path, &out[n].dev))
+			continue;
+		fill_info(&out[n], e->d_name);
+		disks_stack(out[n].dev, &out[n].stack);
+		n++;
+	}
+	closedir(dir);
+	return (int)n;
+}

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* workload.c - cgroup ids to workload names (workload.h). */
+#define _GNU_SOURCE
+#include "sys/workload.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "sys/cgroups.h"
+#include "util/idmap.h"
+#include <linux/types.h>
+#include "iolat.h"
+#include "util/regex_guard.h"
+
+/* systemd escapes unit-name characters as \xHH ("-" is \x2d). */
+static void unescape(const char *in, size_t len, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 1 < outlen; i++) {
+		unsigned int c;
+
+		if (in[i] == '\\' && i + 3 < len && in[i + 1] == 'x' &&
+		    sscanf(in + i + 2, "%2x", &c) == 1) {
+			out[o++] = (char)c;
+			i += 3;
+		} else {
+			out[o++] = in[i];
+		}
+	}
+	out[o] = '\0';
+}
+
+static bool ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && !strncmp(s + len - n, suffix, n);
+}
+
+/* "machine-qemu-3-web01.scope" or "qemu-3-web01.libvirt-qemu" -> "web01". */
+static bool vm_name(const char *c, char *name, size_t len)
+{
+	const char *p = strncmp(c, "machine-qemu-", 13) == 0 ? c + 13
+			: strncmp(c, "qemu-", 5) == 0	       ? c + 5
+							       : NULL;
+	const char *end;
+
+	if (!p)
+		return false;
+	end = strstr(p, ".scope");
+	if (!end)
+		end = strstr(p, ".libvirt-qemu");
+	if (!end)
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p != '-' || p + 1 >= end)
+		return false;
+	snprintf(name, len, "%.*s", (int)(end - p - 1), p + 1);
+	return true;
+}
+
+/* "kubepods-burstable-pod12_34.slice" or "pod12-34" (under kubepods) -> "12-34". */
+static bool pod_name(const char *c, bool under_kubepods, char *name, size_t len)
+{
+	const char *p = strstr(c, "-pod");
+	size_t n;
+
+	if (p && !strncmp(c, "kubepods", 8))
+		p += 4;
+	else if (under_kubepods && !strncmp(c, "pod", 3))
+		p = c + 3;
+	else
+		return false;
+	n = strcspn(p, ".");
+	snprintf(name, len, "%.*s", (int)n, p);
+	for (char *q = name; *q; q++)
+		if (*q == '_')
+			*q = '-';
+	return true;
+}
+
+/* docker-ID.scope, cri-containerd-ID.scope, crio-ID.scope, docker/ID. */
+static bool container_name(const char *c, const char *parent, char *name, size_t len)
+{
+	static const char *const prefixes[] = { "docker-", "cri-containerd-", "crio-" };
+	const char *id = NULL;
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]) && !id; i++)
+		if (!strncmp(c, prefixes[i], strlen(prefixes[i])) && strstr(c, ".scope"))
+			id = c + strlen(prefixes[i]);
+	if (!id && parent && !strcmp(parent, "docker") && strlen(c) >= 12)
+		id = c;
+	if (!id)
+		return false;
+	snprintf(name, len, "%.12s", id); /* the short id docker ps shows */
+	return true;
+}
+
+/* Ranks: the most telling kind found anywhere on the path wins. */
+enum rank { R_CGROUP, R_SCOPE, R_SERVICE, R_CONTAINER, R_POD, R_VM };
+
+void workload_classify(const char *path, struct workload *out)
+{
+	static const char *const kinds[] = { "cgroup", "scope", "service", "container", "pod", "vm" };
+	char comp[256], prev[256] = "", name[128];
+	enum rank best = R_CGROUP;
+	bool kubepods = false;
+	const char *p = path;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->path, sizeof(out->path), "%s", path[0] ? path : "/");
+	snprintf(out->name, sizeof(out->name), "%s", out->path);
+	while (*p) {
+		size_t n;
+
+		p += strspn(p, "/");
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		unescape(p, n, comp, sizeof(comp));
+		kubepods |= !strncmp(comp, "kubepods", 8);
+		if (vm_name(comp, name, sizeof(name)) && best < R_VM)
+			best = R_VM;
+		else if (pod_name(comp, kubepods, name, sizeof(name)) && best < R_POD)
+			best = R_POD;
+		else if (container_name(comp, prev, name, sizeof(name)) && best < R_CONTAINER)
+			best = R_CONTAINER;
+		else if (ends_with(comp, strlen(comp), ".service") && best < R_SERVICE) {
+			snprintf(name, sizeof(name), "%.*s", (int)(strlen(comp) - 8), comp);
+			best = R_SERVICE;
+		} else if (ends_with(comp, strlen(comp), ".scope") && best < R_SCOPE) {
+			snprintf(name, sizeof(name), "%.*s", (int)(strlen(comp) - 6), comp);
+			best = R_SCOPE;
+		} else {
+			snprintf(prev, sizeof(prev), "%s", comp);
+			p += n;
+			continue;
+		}
+		snprintf(out->name, sizeof(out->name), "%s", name);
+		snprintf(prev, sizeof(prev), "%s", comp);
+		p += n;
+	}
+	snprintf(out->kind, sizeof(out->kind), "%s", kinds[best]);
+}
+
+struct rule {
+	regex_t re;
+	struct workload_rule spec;
+};
+
+struct workload_cache {
+	struct idmap names; /* cgroup id -> struct workload (owned) */
+	time_t walked;
+	char root[4096];
+	struct workload unknown, unattributed;
+	struct rule rules[WORKLOAD_MAX_RULES];
+	size_t nrules;
+	workload_comm_fn comm_of; /* names processes (keyed by process) */
+	void *comm_ctx;
+};
+
+/* Expands \0-\9 in a rule's name template from the match groups. */
+static void expand(const char *tmpl, const char *path, const regmatch_t *m, char *out,
+		   size_t len)
+{
+	size_t o = 0;
+
+	for (const char *t = tmpl; *t && o + 1 < len; t++) {
+		if (t[0] == '\\' && t[1] >= '0' && t[1] <= '9') {
+			const regmatch_t *g = &m[t[1] - '0'];
+
+			for (regoff_t i = g->rm_so; g->rm_so >= 0 && i < g->rm_eo && o + 1 < len; i++)
+				out[o++] = path[i];
+			t++;
+		} else {
+			out[o++] = *t;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* The first user rule matching path names it; false if none does. */
+static bool apply_rules(const struct workload_cache *c, const char *path, struct workload *out)
+{
+	regmatch_t m[10];
+
+	for (size_t i = 0; i < c->nrules; i++) {
+		if (regexec(&c->rules[i].re, path, 10, m, 0))
+			continue;
+		memset(out, 0, sizeof(*out));
+		snprintf(out->path, sizeof(out->path), "%s", path[0] ? path : "/");
+		snprintf(out->kind, sizeof(out->kind), "%s", c->rules[i].spec.kind);
+		expand(c->rules[i].spec.name, path, m, out->name, sizeof(out->name));
+		if (!out->name[0])
+			snprintf(out->name, sizeof(out->name), "%s", out->path);
+		return true;
+	}
+	return false;
+}
+
+int workload_rule_check(const struct workload_rule *r, char *err, size_t len)
+{
+	regex_t re;
+	int rc;
+
+	/* Before regcomp, which some patterns make take gigabytes or minutes. */
+	if (regex_guard_nodes(r->match) > REGEX_GUARD_MAX_NODES) {
+		snprintf(err, len, "regular expression \"%s\" is too complex (nested or large "
+			 "repetitions): simplify it", r->match);
+		return -EINVAL;
+	}
+	rc = regcomp(&re, r->match, REG_EXTENDED);
+	if (rc) {
+		char why[128];
+
+		regerror(rc, &re, why, sizeof(why));
+		snprintf(err, len, "bad regular expression \"%s\": %s", r->match, why);
+		return -EINVAL;
+	}
+	if (re.re_nsub > 9) {
+		snprintf(err, len, "regular expression \"%s\" has more than 9 groups", r->match);
+		regfree(&re);
+		return -EINVAL;
+	}
+	regfree(&re);
+	if (!r->kind[0]) {
+		snprintf(err, len, "rule \"%s\" has no kind", r->match);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+
+static void clear_rules(struct workload_cache *c)
+{
+	for (size_t i = 0; i < c->nrules; i++)
+		regfree(&c->rules[i].re);
+	c->nrules = 0;
+}
+
+static void remember(void *ctx, uint64_t id, const char *rel)
+{
+	struct workload_cache *c = ctx;
+	struct workload *w;
+
+	if (idmap_get(&c->names, id))
+		return; /* known: keep its name, even if the path is reused */
+	w = malloc(sizeof(*w));
+	if (!w)
+		return;
+	if (!apply_rules(c, rel, w))
+		workload_classify(rel, w);
+	if (idmap_put(&c->names, id, w))
+		free(w);
+}
+
+static void walk(struct workload_cache *c)
+{
+	if (!c->root[0] || time(NULL) == c->walked)
+		return;
+	c->walked = time(NULL);
+	cgroups_walk(c->root, remember, c);
+}
+
+struct workload_cache *workload_cache_new(void)
+{
+	struct workload_cache *c = calloc(1, sizeof(*c));
+	const char *root = cgroups_io_root();
+
+	if (!c)
+		return NULL;
+	snprintf(c->root, sizeof(c->root), "%s", root ? root : "");
+	snprintf(c->unattributed.kind, sizeof(c->unattributed.kind), "none");
+	snprintf(c->unattributed.name, sizeof(c->unattributed.name), "unattributed");
+	walk(c);
+	return c;
+}
+
+void workload_cache_free(struct workload_cache *c)
+{
+	if (!c)
+		return;
+	clear_rules(c);
+	idmap_free_all(&c->names);
+	free(c);
+}
+
+int workload_cache_set_rules(struct workload_cache *c, const struct workload_rule *r, size_t n,
+			     char *err, size_t len)
+{
+	int rc;
+
+	if (n > WORKLOAD_MAX_RULES) {
+		snprintf(err, len, "more than %d workload rules", WORKLOAD_MAX_RULES);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rc = workload_rule_check(&r[i], err, len);
+		if (rc)
+			return rc;
+	}
+	clear_rules(c);
+	for (size_t i = 0; i < n; i++) {
+		regcomp(&c->rules[i].re, r[i].match, REG_EXTENDED);
+		c->rules[i].spec = r[i];
+		c->nrules++;
+	}
+	/* Names follow the new rules: start over (the next lookup walks). */
+	idmap_free_all(&c->names);
+	c->walked = 0;
+	return 0;
+}
+
+void workload_forget(struct workload_cache *c, uint64_t id)
+{
+	free(idmap_del(&c->names, id));
+}
+
+bool workload_alive(struct workload_cache *c, uint64_t id)
+{
+	const struct workload *w;
+	char path[4096 + 512];
+	struct stat st;
+
+	if (id & IOLAT_KEY_PROCESS) {
+		uint32_t pid = (uint32_t)(id & ~IOLAT_KEY_PROCESS);
+
+		snprintf(path, sizeof(path), "/proc/%u", pid);
+		return !pid || stat(path, &st) == 0;
+	}
+	w = idmap_get(&c->names, id);
+	if (!w) {
+		walk(c); /* names dropped by new rules come back from the hierarchy */
+		w = idmap_get(&c->names, id);
+	}
+	if (!w || !c->root[0])
+		return false;
+	snprintf(path, sizeof(path), "%s%s", c->root, strcmp(w->path, "/") ? w->path : "");
+	/* The directory's inode number is the cgroup id: a new cgroup at the
+	 * same path is a different cgroup. */
+	return stat(path, &st) == 0 && (uint64_t)st.st_ino == id;
+}
+
+bool workload_is_unknown(const struct workload *w)
+{
+	return !strcmp(w->path, "?");
+}
+
+void workload_cache_set_comm(struct workload_cache *c, workload_comm_fn fn, void *ctx)
+{
+	c->comm_of = fn;
+	c->comm_ctx = ctx;
+}
+
+/* A process key: "COMM[PID]", from the kernel's note of its name (kept after
+ * the process exits), else /proc. */
+static const struct workload *process_of(struct workload_cache *c, uint64_t id)
+{
+	uint32_t pid = (uint32_t)(id & ~IOLAT_KEY_PROCESS);
+	struct workload *w = idmap_get(&c->names, id);
+	char comm[64] = "", path[64];
+	FILE *f;
+
+	if (w)
+		return w;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return &c->unattributed;
+	if (!pid) {
+		snprintf(w->name, sizeof(w->name), "unknown");
+	} else {
+		if (!c->comm_of || c->comm_of(c->comm_ctx, pid, comm, sizeof(comm))) {
+			snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+			f = fopen(path, "re");
+			if (!f || !fgets(comm, sizeof(comm), f))
+				snprintf(comm, sizeof(comm), "pid");
+			if (f)
+				fclose(f);
+			comm[strcspn(comm, "\n")] = '\0';
+		}
+		snprintf(w->name, sizeof(w->name), "%s[%u]", comm, pid);
+	}
+	snprintf(w->kind, sizeof(w->kind), "process");
+	snprintf(w->path, sizeof(w->path), "/proc/%u", pid);
+	if (idmap_put(&c->names, id, w)) {
+		free(w);
+		return &c->unattributed;
+	}
+	return w;
+}
+
+const struct workload *workload_lookup(struct workload_cache *c, uint64_t id)
+{
+	const struct workload *w;
+
+	if (!id)
+		return &c->unattributed;
+	if (id & IOLAT_KEY_PROCESS)
+		return process_of(c, id);
+	w = idmap_get(&c->names, id);
+	if (!w) {
+		walk(c);
+		w = idmap_get(&c->names, id);
+	}
+	if (w)
+		return w;
+	snprintf(c->unknown.kind, sizeof(c->unknown.kind), "cgroup");
+	snprintf(c->unknown.name, sizeof(c->unknown.name), "cgroup-%" PRIu64, id);
+	snprintf(c->unknown.path, sizeof(c->unknown.path), "?");
+	return &c->unknown;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * userprogs.h - the user programs `iolat serve` runs (docs/userprogs.md):
+ * configs named by --config.dir and --config.names, each parsed, loaded,
+ * attached and collected on its own, so that one broken config disables
+ * itself, not the exporter (unless --config.strict).
+ */
+#ifndef IOLAT_USERPROGS_H
+#define IOLAT_USERPROGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "metrics/metrics.h"
+
+struct userprogs_opts {
+	const char *dir;   /* where the configs are */
+	const char *names; /* comma-separated config names (NAME.yaml in dir);
+			    * NULL: every *.yaml and *.yml in dir */
+	bool strict;	   /* the first failure fails the whole */
+};
+
+struct userprogs;
+
+/*
+ * Parses and loads every config. Returns 0 with *out (some configs may
+ * have failed: userprogs_config tells), or -1 with one line in err: the
+ * directory cannot be read, a name has no file, or with strict, the first
+ * config that failed.
+ */
+int userprogs_open(struct userprogs **out, const struct userprogs_opts *o, char *err,
+		   size_t errlen);
+void userprogs_close(struct userprogs *u);
+
+/* The i-th config's name, and its error (NULL if it runs). False past the
+ * last. */
+bool userprogs_config(const struct userprogs *u, size_t i, const char **name,
+		      const char **error);
+
+/* Every running config's families, then iolat_user_config_* self-metrics.
+ * 0, or -ENOMEM. A config whose maps cannot be read is reported in the
+ * self-metrics and left out of this scrape. */
+int userprogs_collect(struct userprogs *u, struct metric_set *set);
+
+/* For --config.check: each config's state, programs and metrics. */
+void userprogs_describe(const struct userprogs *u, FILE *f);
+
+#endif /* IOLAT_USERPROGS_H */
