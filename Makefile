@@ -23,7 +23,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VERSION := $(shell sh scripts/version.sh)
 
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes -Wno-missing-field-initializers \
 	  -Wno-format-truncation \
 	  -I$(OUT) -Ibpf -Isrc -MMD -MP -DIOLAT_VERSION='"$(VERSION)"'
 ifeq ($(STATIC),1)
@@ -61,12 +61,24 @@ ALL_SRCS := $(foreach d,$(LAYERS),$(wildcard src/$(d)/*.c))
 CMD_SRCS := src/main.c $(filter src/%/cmd_serve.c src/cli/cmd_%.c,$(ALL_SRCS))
 LIB_SRCS := $(filter-out $(CMD_SRCS),$(ALL_SRCS))
 vpath %.c $(LAYERS:%=src/%) src
+# Modules that need a BPF skeleton to build (bpftool, and a kernel with
+# BTF for vmlinux.h), their own or one they call. The rest is the pure
+# library, $(OUT)/libiolat.a, which is all most unit tests link: they build
+# and run without bpftool or BTF (make unit-nobpf checks it).
+BPF_SRCS := src/core/collector.c src/core/tracer.c src/uprog/mapiter.c src/uprog/uprog.c \
+	    src/uprog/umetrics.c src/uprog/userprogs.c src/serve/exporter.c \
+	    src/serve/exporter_disks.c src/serve/wlabels.c src/cli/cmdutil.c src/cli/trace_out.c
+PURE_SRCS := $(filter-out $(BPF_SRCS),$(LIB_SRCS))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(LIB_SRCS)))
+PURE_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(PURE_SRCS)))
+BPF_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(BPF_SRCS)))
 # protoc-c output: its object joins the library like any other module.
 LIB_OBJS += $(OUT)/prometheus.pb-c.o
+PURE_OBJS += $(OUT)/prometheus.pb-c.o
 # iolat's own metric configs, carried as strings (scripts/embed_configs.sh).
 BUILTIN_CONFIGS := $(wildcard builtin/*.yaml)
 LIB_OBJS += $(OUT)/builtin_configs.o
+PURE_OBJS += $(OUT)/builtin_configs.o
 CMD_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(CMD_SRCS)))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/%)
@@ -96,7 +108,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: mixin mixin-check all deps run unit test integration sanitize tsan fuzz soak clean helpers examples \
+.PHONY: mixin mixin-check all deps run unit unit-nobpf lint format format-check test integration sanitize tsan fuzz soak clean helpers examples \
 	$(FUZZ_TARGETS:%=fuzz-%)
 
 all: $(OUT)/iolat examples
@@ -190,9 +202,23 @@ $(OUT)/iolat: $(LIB_OBJS) $(CMD_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUT)/test_%: tests/unit/test_%.c $(LIB_OBJS)
+$(OUT)/libiolat.a: $(PURE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OUT)/libiolat-bpf.a: $(BPF_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# A unit test links the pure library; those named in UNIT_BPF_TESTS test
+# modules that need the skeletons and link those too.
+UNIT_BPF_TESTS := config_file
+$(OUT)/test_%: tests/unit/test_%.c $(OUT)/libiolat.a
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c,$^) \
+		$(if $(filter $*,$(UNIT_BPF_TESTS)),$(OUT)/libiolat-bpf.a) $(OUT)/libiolat.a \
+		$(LDLIBS) -lcmocka -o $@
+$(foreach t,$(UNIT_BPF_TESTS),$(eval $(OUT)/test_$(t): $(OUT)/libiolat-bpf.a))
 
 $(OUT)/dio: tests/helpers/dio.c | $(OUT)
 	$(call msg,CC,$@)
@@ -243,6 +269,37 @@ $(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(OUT)/fuzz_%
 
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do ./$$t; done
+
+# The pure library's unit tests built and run with no bpftool and no clang
+# for BPF: what a contributor without a BTF kernel can run.
+unit-nobpf:
+	$(Q)$(MAKE) --no-print-directory OUT=build-nobpf BPFTOOL=/bin/false CLANG=/bin/false \
+		UNIT_BINS="$(filter-out $(UNIT_BPF_TESTS:%=build-nobpf/test_%),$(UNIT_BINS:$(OUT)/%=build-nobpf/%))" unit
+
+# One static analyser (cppcheck), shellcheck on every script, and the
+# layers' include rule (src/README.md). Findings fail the target.
+SHELL_SCRIPTS = $(shell git ls-files '*.sh' 2>/dev/null) contrib/completion/iolat.bash .ci/run
+lint:
+	$(call msg,LAYERS,src/)
+	$(Q)bash tests/lint/check_layers.sh >/dev/null || bash tests/lint/check_layers.sh
+	$(call msg,CPPCHECK,src/)
+	$(Q)cppcheck --quiet --enable=warning,performance,portability --std=c11 --max-configs=1 \
+		--inline-suppr -I src -I bpf --suppress=missingInclude \
+		--suppress=missingIncludeSystem --error-exitcode=1 \
+		'-DLIBBPF_OPTS(TYPE,NAME,...)=struct TYPE NAME = {__VA_ARGS__}' \
+		src tests/unit tests/helpers fuzz
+	$(call msg,SHELLCHECK,scripts and tests)
+	$(Q)shellcheck -x $(SHELL_SCRIPTS)
+
+# .clang-format enforced on the C sources (make format rewrites them).
+FORMAT_SRCS = $(shell git ls-files 'src/*.[ch]' 'bpf/*.[ch]' 'tests/unit/*.c' 'tests/helpers/*.c' \
+	'fuzz/*.c' 'examples/*.[ch]' 'tests/data/*.c' 2>/dev/null)
+format-check:
+	$(call msg,FORMAT,check)
+	$(Q)clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+format:
+	$(Q)clang-format -i $(FORMAT_SRCS)
 
 integration: $(OUT)/iolat $(HELPER_BINS) examples
 	$(Q)OUT=$(OUT) bash tests/integration/run.sh
@@ -295,7 +352,10 @@ run: deps
 	$(OUT)/iolat hist
 
 test: deps
+	$(Q)$(MAKE) --no-print-directory lint
+	$(Q)$(MAKE) --no-print-directory format-check
 	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory unit-nobpf
 	$(Q)$(MAKE) --no-print-directory mixin-check
 	$(Q)$(MAKE) --no-print-directory check-docs
 	$(Q)$(MAKE) --no-print-directory check-deploy
