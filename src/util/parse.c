@@ -2,17 +2,25 @@
 /* parse.c - numbers and durations from flags and config files (parse.h). */
 #include "util/parse.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* strtoull and strtod skip leading blanks and take a sign: a number here
+ * starts with a digit (or a point), so " 1" and "+1" are refused too. */
+static int starts_number(const char *s, int point_ok)
+{
+	return s && (isdigit((unsigned char)*s) || (point_ok && *s == '.'));
+}
 
 int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!starts_number(s, 0))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -27,7 +35,7 @@ int parse_seconds(const char *s, double *out)
 	char *end;
 	double v;
 
-	if (!s || !*s)
+	if (!starts_number(s, 1))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
@@ -39,14 +47,17 @@ int parse_seconds(const char *s, double *out)
 
 int parse_duration(const char *s, unsigned int *out)
 {
-	char *end;
-	double d = strtod(s, &end);
-	double scale = !strcmp(end, "") || !strcmp(end, "s") ? 1
-		       : !strcmp(end, "m")		   ? 60
-		       : !strcmp(end, "h")		   ? 3600
-							   : 0;
+	char *unit;
+	double d, scale;
 
-	if (end == s || !scale || !isfinite(d) || d < 0 || d * scale > 30 * 86400)
+	if (!starts_number(s, 1))
+		return -EINVAL;
+	d = strtod(s, &unit);
+	scale = !strcmp(unit, "") || !strcmp(unit, "s") ? 1
+		: !strcmp(unit, "m")			? 60
+		: !strcmp(unit, "h")			? 3600
+							: 0;
+	if (unit == s || !scale || !isfinite(d) || d * scale > 30 * 86400)
 		return -EINVAL;
 	*out = (unsigned int)llround(d * scale);
 	return 0;
