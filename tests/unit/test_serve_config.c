@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_serve_config.c - serve's settings file (serve/serve_config.c): every
+ * key lands in its field, and each kind of mistake is refused with
+ * FILE:LINE:COLUMN and a reason, whatever the rest of the file says. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "serve/serve_config.h"
+
+/* Writes text to a temporary file; its path in path. */
+static void write_file(char *path, size_t len, const char *text)
+{
+	int fd;
+	FILE *f;
+
+	snprintf(path, len, "/tmp/iolat-test-config.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int load(const char *text, struct serve_config *c, char *err, size_t len)
+{
+	char path[64];
+	int rc;
+
+	write_file(path, sizeof(path), text);
+	config_defaults(c);
+	rc = config_load(path, c, err, len);
+	unlink(path);
+	return rc;
+}
+
+static void test_every_key(void **state)
+{
+	struct serve_config c;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(load("web:\n"
+			      "  listen_addresses: ['127.0.0.1:1', '[::1]:2']\n"
+			      "  telemetry_path: /m\n"
+			      "  config_file: /etc/iolat/web.yml\n"
+			      "views: {device_time: false, total_time: true, request_size: false}\n"
+			      "buckets:\n"
+			      "  latency_seconds: [0.001, 0.01]\n"
+			      "  size_bytes: [4096, 65536, 1048576]\n"
+			      "labels: {op: false, size_class: true}\n"
+			      "workloads:\n"
+			      "  enabled: false\n"
+			      "  by: process\n"
+			      "  max: 42\n"
+			      "  expire: 2m\n"
+			      "  rules:\n"
+			      "    - {match: '^/tenants/([^/]+)', kind: tenant, name: '\\1'}\n"
+			      "disks: {expire: 90s}\n"
+			      "bpf_stats: true\n"
+			      "log_level: warn\n"
+			      "log_format: json\n",
+			      &c, err, sizeof(err)),
+			 0);
+	assert_string_equal(err, "");
+	assert_int_equal(c.nlisten, 2);
+	assert_string_equal(c.listen[1], "[::1]:2");
+	assert_string_equal(c.telemetry_path, "/m");
+	assert_string_equal(c.web_config_file, "/etc/iolat/web.yml");
+	assert_false(c.device_view);
+	assert_true(c.total_view);
+	assert_false(c.size_view);
+	assert_int_equal(c.nlat_le, 2);
+	assert_int_equal(c.lat_le[0], 1000000);
+	assert_int_equal(c.lat_le[1], 10000000);
+	assert_int_equal(c.nsize_le, 3);
+	assert_int_equal(c.size_le[2], 1048576);
+	assert_false(c.op_label);
+	assert_true(c.size_label);
+	assert_false(c.workloads);
+	assert_true(c.workloads_by_process);
+	assert_int_equal(c.workloads_max, 42);
+	assert_int_equal(c.workloads_expire_s, 120);
+	assert_int_equal(c.nrules, 1);
+	assert_string_equal(c.rules[0].kind, "tenant");
+	assert_string_equal(c.rules[0].name, "\\1");
+	assert_int_equal(c.disks_expire_s, 90);
+	assert_true(c.bpf_stats);
+	assert_int_equal(c.log_level, LOG_WARN_L);
+	assert_int_equal(c.log_format, LOG_JSON);
+}
+
+/* Each bad file gives an error at its place (":LINE:COL: ") with a reason. */
+static void test_mistakes(void **state)
+{
+	static const struct {
+		const char *text, *where, *why;
+	} cases[] = {
+		{ "web:\n  listen_adresses: [':1']\n", ":2:3: ", "unknown key 'listen_adresses'" },
+		{ "views:\n  device_time: maybe\n", ":2:16: ", "expected true or false" },
+		{ "buckets:\n  latency_seconds: [0.01, 0.001]\n", ":2:", "bounds must ascend" },
+		{ "workloads:\n  by: pod\n", ":2:7: ", "workloads.by is cgroup or process" },
+		{ "workloads:\n  max: 0\n", ":2:8: ", "expected a whole number from 1 to 100000" },
+		{ "workloads:\n  expire: soon\n", ":2:11: ", "expected a duration" },
+		{ "workloads:\n  rules:\n    - {kind: x}\n", ":3:", "a rule needs a match" },
+		{ "workloads:\n  rules:\n    - {match: '('}\n", ":3:7: ", "bad regular expression" },
+		{ "disks:\n  expire: 0\n", ":2:11: ", "at least 1s" },
+		{ "log_level: loud\n", ":1:12: ", "log_level is one of debug, info, warn, error" },
+		{ "log_format: xml\n", ":1:13: ", "log_format is logfmt or json" },
+		{ "views: [\n", ":2:1: ", "did not find expected node content" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct serve_config c;
+		char err[512] = "";
+
+		if (load(cases[i].text, &c, err, sizeof(err)) == 0)
+			fail_msg("accepted: %s", cases[i].text);
+		if (!strstr(err, "/tmp/iolat-test-config.") || !strstr(err, cases[i].where) ||
+		    !strstr(err, cases[i].why))
+			fail_msg("for %s: '%s' lacks '%s' or '%s'", cases[i].text, err,
+				 cases[i].where, cases[i].why);
+	}
+}
+
+static void test_missing_file(void **state)
+{
+	struct serve_config c;
+	char err[512] = "";
+
+	(void)state;
+	config_defaults(&c);
+	assert_true(config_load("/nonexistent/iolat.yml", &c, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "/nonexistent/iolat.yml"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_mistakes),
+		cmocka_unit_test(test_missing_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
