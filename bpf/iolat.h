@@ -33,7 +33,7 @@ enum iolat_op {
 
 /*
  * Request flags, normalised: the kernel's __REQ_* bit positions moved between
- * releases, so the collector maps them through CO-RE enum relocations.
+ * releases, so flags_of() (bpf/block.h) maps them through CO-RE enum relocations.
  */
 enum iolat_flag {
 	IOLAT_F_SYNC = 1 << 0,

@@ -58,7 +58,7 @@ struct trace_record {
 	__u16 flags;	/* TRACE_F_* */
 	__u8 op;	/* enum iolat_op (iolat.h) */
 	__u8 pad;
-	__u32 rq_flags;	/* enum iolat_flag bits (iolat.h) */
+	__u32 rq_flags;	/* enum iolat_flag bits (iolat.h), all IOLAT_F_COUNT of them */
 	char comm[16];
 	/* With syscall linkage: the listed syscall the queueing thread was in
 	 * (its number and entry time); sys_enter_ns 0: none. */
