@@ -34,7 +34,8 @@ const volatile bool key_cgroup = false;
 const volatile bool key_size_class = false;
 const volatile bool key_process = false;  /* submitting process, from block_io_start */
 const volatile bool force_rq_map = false; /* testing: ignore struct request times */
-const volatile __u32 queue_stats_bit = 64;   /* QUEUE_FLAG_STATS; 64 = unknown */
+/* QUEUE_FLAG_STATS, or IOLAT_QUEUE_STATS_BIT_UNKNOWN */
+const volatile __u32 queue_stats_bit = IOLAT_QUEUE_STATS_BIT_UNKNOWN;
 
 const volatile bool shared_values = false; /* count in hists_shared, atomically */
 
@@ -85,7 +86,7 @@ struct {
 /* Keyed by process: each submitter's command name, for user space to show
  * after the process is gone. */
 struct comm {
-	char comm[16];
+	char comm[IOLAT_COMM_LEN];
 };
 
 struct {
@@ -311,7 +312,7 @@ static __always_inline bool queue_stamps_issue(struct request *rq, bool direct)
 {
 	unsigned long qflags;
 
-	if (force_rq_map || queue_stats_bit >= 64)
+	if (force_rq_map || queue_stats_bit >= IOLAT_QUEUE_STATS_BIT_UNKNOWN)
 		return false;
 	qflags = direct ? rq->q->queue_flags : BPF_CORE_READ(rq, q, queue_flags);
 	return (qflags >> queue_stats_bit) & 1;

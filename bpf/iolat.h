@@ -49,6 +49,14 @@ enum iolat_flag {
 	IOLAT_F_COUNT = 10,
 };
 
+/* queue_stats_bit when BTF does not say where QUEUE_FLAG_STATS is: past the
+ * 64 bits of queue_flags, so no bit is tested. */
+#define IOLAT_QUEUE_STATS_BIT_UNKNOWN 64
+
+/* A task's command name, as bpf_get_current_comm() gives it (TASK_COMM_LEN):
+ * the collector's `comms` values and the tracer's records. */
+#define IOLAT_COMM_LEN 16
+
 /* Request size classes, so 4 KiB latency is not mixed with 1 MiB latency. */
 enum iolat_size_class {
 	IOLAT_SIZE_4K = 0, /* <= 4 KiB */

@@ -56,13 +56,9 @@ struct {
 	__type(value, __u64);
 } id_seq SEC(".maps");
 
-/* Bios of one request walked at its events: a request holds at most
- * max_segments bios (128 on most disks); past this, bios are not seen. */
-#define TRACE_WALK_MAX 256
-
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, TRACE_BIOS_MAX);
 	__type(key, __u64);
 	__type(value, struct trace_record);
 } bios SEC(".maps");
@@ -110,7 +106,7 @@ struct {
 /* Sized by user space (--ringbuf-kib). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, TRACE_RINGBUF_DEFAULT_BYTES);
 } records SEC(".maps");
 
 /* With a pid filter, whether the task (pid_tgid: bpf_get_current_pid_tgid())
