@@ -166,10 +166,11 @@ _Static_assert(IOLAT_F_COUNT <= 16, "enum iolat_flag must fit iolat_key.flags (_
  * above the 8 operation bits from 4.10 (ef295ecf090d), and later kernels
  * added, renamed and dropped flags around them (e.g. REQ_HIPRI became
  * REQ_POLLED in 5.16, commit 6ce913fe3eee). The ten mapped here sat at the
- * same positions (11-21) in 5.10 and 6.18, but CO-RE reads each one from
- * the running kernel's BTF rather than trusting that. __REQ_NOWAIT is the
- * newest of them (4.13, commit 03a07c92a9ed, "block: return on congested
- * block device"), so only it is checked for.
+ * same positions (11-21) in 5.10, 6.1, 6.12 and 6.18 (checked in their
+ * BTF), but CO-RE reads each one from the running kernel's BTF rather than
+ * trusting that to last. __REQ_NOWAIT is the newest of them (4.13, commit
+ * 03a07c92a9ed, "block: return on congested block device"), so only it is
+ * checked for.
  */
 static __always_inline __u16 flags_of(__u64 f)
 {
