@@ -158,7 +158,7 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	struct json j;
 
 	rwbs(r, op);
-	/* Every flag, by the names `hist --by-flags` uses; RWBS has letters for
+	/* Every flag, by the names `hist --flags-split` uses; RWBS has letters for
 	 * only five of them. */
 	render_flags((int)r->rq_flags, flags, sizeof(flags));
 	snprintf(dev, sizeof(dev), "%u:%u", disk_major(r->dev), disk_minor(r->dev));
