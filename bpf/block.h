@@ -1,24 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * block.h - block-layer reads both BPF objects make (iolat.bpf.c, trace.bpf.c):
- * operations, flag bits, the disk of a request or bio, cgroup ids, and the
- * older kernels' layouts they need through CO-RE. `direct`: typed loads
- * (tp_btf) rather than probe reads (raw_tp).
+ * block.h - what both BPF objects (iolat.bpf.c, trace.bpf.c) read from the
+ * block layer, once: tracepoint arguments, operations and flag bits, the
+ * disk of a request or bio, a bio's cgroup, the request stamps' validity,
+ * and the older kernels' layouts all of that needs through CO-RE; and the
+ * counter bump both objects' `stats` maps take. Each helper that exists
+ * because kernels differ names the kernel change it follows. `direct`:
+ * typed loads (tp_btf) rather than probe reads (raw_tp).
+ *
+ * Kernels supported: 5.10 and later with BTF (tests/integration/
+ * test_kernels.sh loads both objects on 5.10, 6.1 and 6.12).
  */
 #ifndef IOLAT_BLOCK_H
 #define IOLAT_BLOCK_H
 
-/* Kernels before 5.17 kept the disk in the request; later ones in its queue. */
+/*
+ * Kernels before 5.17 kept the disk in the request (rq->rq_disk); since
+ * commit f3fa33acca9f ("block: remove the ->rq_disk field in struct
+ * request") it is rq->q->disk.
+ */
 struct request___old {
 	struct gendisk *rq_disk;
 } __attribute__((preserve_access_index));
 
-/* Kernels before 5.12 pointed bios at the disk, not the block device. */
+/*
+ * Kernels before 5.12 pointed bios at the disk (bio->bi_disk); since commit
+ * 309dca309fc3 ("block: store a block_device pointer in struct bio") at the
+ * block device, whose bd_disk is the disk.
+ */
 struct bio___old {
 	struct gendisk *bi_disk;
 } __attribute__((preserve_access_index));
 
-/* Kernels before 6.2 (commit 7f203bc89eb6) kept ancestor ids, not pointers. */
+/*
+ * Kernels before 6.1 kept each cgroup's ancestors' ids (ancestor_ids[]);
+ * since commit 7f203bc89eb6 ("cgroup: Replace cgroup->ancestor_ids[] with
+ * ->ancestors[]") pointers to the ancestors themselves.
+ */
 struct cgroup___old {
 	int level;
 	__u64 ancestor_ids[];
@@ -91,9 +109,16 @@ static __always_inline bool issue_stamped(__u32 rq_flags)
 }
 
 /*
- * Tracepoint arguments. block_rq_issue, block_rq_insert, block_bio_queue and
- * their kin lost their request-queue argument in 5.11 (commit a54895fa057c
- * and its series); user space reads which layout this kernel has from BTF.
+ * Tracepoint arguments. The block tracepoints lost their request-queue
+ * argument in 5.11: the request events (block_rq_insert, _issue, _requeue)
+ * in commit a54895fa057c ("block: remove the request_queue to argument
+ * request based tracepoints"), the bio events (block_bio_queue, block_getrq,
+ * the merges) in commit e8a676d61c07 ("block: simplify and extend the
+ * block_bio_merge tracepoint class"), block_split and block_bio_remap in
+ * eb6f7f7cd3af and 1c02fca620f7. The two layouts are separate flags because
+ * a kernel can have one without the other: Debian's 5.10 (5.10.0-46) has
+ * block_rq_issue(rq) but block_bio_queue(q, bio). User space reads which
+ * layouts this kernel has from BTF.
  */
 const volatile bool rq_tp_has_queue = false; /* rq events: (q, rq) */
 const volatile bool bio_tp_has_queue = false; /* bio events: (q, bio) */
@@ -108,9 +133,15 @@ static __always_inline struct bio *bio_arg(unsigned long long *ctx)
 	return (struct bio *)ctx_word(ctx, bio_tp_has_queue ? 1 : 0);
 }
 
+/*
+ * enum iolat_op of a bio's bi_opf or a request's cmd_flags. The operation
+ * has been the low 8 bits, with these numbers, since 4.10 (commit
+ * ef295ecf090d, "block: better op and flags encoding"); the enum holding them
+ * was renamed (req_opf, then req_op in 6.0), so the numbers are written here
+ * rather than relocated by the enum's name.
+ */
 static __always_inline __u8 op_of(__u64 cmd_flags)
 {
-	/* REQ_OP_* numbers, include/linux/blk_types.h; stable since 4.10. */
 	switch (cmd_flags & 0xff) {
 	case 0: return IOLAT_OP_READ;
 	case 1: return IOLAT_OP_WRITE;
@@ -124,6 +155,42 @@ static __always_inline __u8 op_of(__u64 cmd_flags)
 static __always_inline __u32 flag_if(__u64 cmd_flags, __u32 kbit, __u32 ours)
 {
 	return (cmd_flags >> kbit) & 1 ? ours : 0;
+}
+
+_Static_assert(IOLAT_F_COUNT <= 16, "enum iolat_flag must fit iolat_key.flags (__u16)");
+
+/*
+ * enum iolat_flag bits of a bio's bi_opf or a request's cmd_flags. The
+ * kernel's __REQ_* bits are numbered by position in enum req_flag_bits, so
+ * they move whenever a flag is added or removed before them: they sat just
+ * above the 8 operation bits from 4.10 (ef295ecf090d), and later kernels
+ * added, renamed and dropped flags around them (e.g. REQ_HIPRI became
+ * REQ_POLLED in 5.16, commit 6ce913fe3eee). The ten mapped here sat at the
+ * same positions (11-21) in 5.10, 6.1, 6.12 and 6.18 (checked in their
+ * BTF), but CO-RE reads each one from the running kernel's BTF rather than
+ * trusting that to last. __REQ_NOWAIT is the newest of them (4.13, commit
+ * 03a07c92a9ed, "block: return on congested block device"), so only it is
+ * checked for.
+ */
+static __always_inline __u16 flags_of(__u64 f)
+{
+	__u16 out = 0;
+
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC), IOLAT_F_SYNC);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_META), IOLAT_F_META);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_PRIO), IOLAT_F_PRIO);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_NOMERGE), IOLAT_F_NOMERGE);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_IDLE), IOLAT_F_IDLE);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_FUA), IOLAT_F_FUA);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH),
+		       IOLAT_F_PREFLUSH);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD), IOLAT_F_RAHEAD);
+	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_BACKGROUND),
+		       IOLAT_F_BACKGROUND);
+	if (bpf_core_enum_value_exists(enum req_flag_bits, __REQ_NOWAIT))
+		out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_NOWAIT),
+			       IOLAT_F_NOWAIT);
+	return out;
 }
 
 static __always_inline __u32 disk_dev(struct gendisk *disk, bool direct)
@@ -160,15 +227,25 @@ static __always_inline struct gendisk *bio_disk(struct bio *bio, bool direct)
 		      : BPF_CORE_READ((struct bio___old *)bio, bi_disk);
 }
 
-static __always_inline __u64 cgroup_id(struct cgroup *cg)
+/*
+ * A cgroup's id, the inode number user space sees: kernfs_node->id, a u64
+ * since 5.5 (commit 67c0496e87d1, "kernfs: convert kernfs_node->id from
+ * union kernfs_node_id to u64"). 0 for no cgroup.
+ */
+static __always_inline __u64 cgroup_id(struct cgroup *cg, bool direct)
 {
+	if (!cg)
+		return 0;
+	if (direct) /* tp_btf: typed loads, no helper call per pointer */
+		return cg->kn ? cg->kn->id : 0;
 	return BPF_CORE_READ(cg, kn, id);
 }
 
 /*
  * The id of cg's ancestor at `level` (cg itself at its own level), so that
  * a filter on a parent cgroup takes in its children; 0 when cg is above
- * that level. cgroup->ancestors replaced ancestor_ids in 6.1: CO-RE picks.
+ * that level. cgroup->ancestors replaced ancestor_ids in 6.1 (cgroup___old,
+ * above): CO-RE picks.
  */
 static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, int level)
 {
@@ -178,7 +255,7 @@ static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, int level)
 		struct cgroup *anc = NULL;
 
 		bpf_core_read(&anc, sizeof(anc), &cg->ancestors[level & 0xff]);
-		return anc ? cgroup_id(anc) : 0;
+		return cgroup_id(anc, false);
 	} else {
 		struct cgroup___old *old = (void *)cg;
 		__u64 id = 0;
@@ -186,6 +263,71 @@ static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, int level)
 		bpf_core_read(&id, sizeof(id), &old->ancestor_ids[level & 0xff]);
 		return id;
 	}
+}
+
+/*
+ * The cgroup filter both objects take (0: none): a cgroup id and its level,
+ * so that a bio's cgroup is compared at that level (cgroup_ancestor_id).
+ */
+const volatile __u64 filter_cgroup = 0;
+const volatile __s32 filter_cgroup_level = 0;
+
+/*
+ * The cgroup a bio was issued for: its blkcg's. Bios have pointed at a blkg
+ * (blkcg_gq) since 5.0, commit c839e7a03f92 ("blkcg: remove bio->bi_css and
+ * instead use bio->bi_blkg"). Kernels built without CONFIG_BLK_CGROUP have
+ * no bi_blkg: no cgroup, but the program must still load. NULL: none.
+ */
+static __always_inline struct cgroup *bio_blkcg_cgroup(struct bio *bio, bool direct)
+{
+	struct blkcg_gq *blkg;
+
+	if (!bio || !bpf_core_field_exists(bio->bi_blkg))
+		return NULL;
+	if (!direct)
+		return BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup);
+	blkg = bio->bi_blkg;
+	if (!blkg || !blkg->blkcg)
+		return NULL;
+	return blkg->blkcg->css.cgroup;
+}
+
+/*
+ * The id of the cgroup a bio was issued for, as the filter compares it: with
+ * a filter set, its ancestor at the filter's level, so that filtering on a
+ * parent cgroup takes in its children. 0 when the bio has no association.
+ */
+static __always_inline __u64 bio_cgroup(struct bio *bio, bool direct)
+{
+	struct cgroup *cg = bio_blkcg_cgroup(bio, direct);
+
+	if (!cg)
+		return 0;
+	if (!filter_cgroup)
+		return cgroup_id(cg, direct);
+	return cgroup_ancestor_id(cg, filter_cgroup_level);
+}
+
+/* Whether a queue takes bios itself (dm, md, zram: no blk-mq, so no request
+ * events; its bios complete through block_bio_complete). */
+static __always_inline bool queue_bio_based(struct request_queue *q, bool direct)
+{
+	return !(direct ? q->mq_ops : BPF_CORE_READ(q, mq_ops));
+}
+
+static __always_inline bool disk_bio_based(struct gendisk *disk, bool direct)
+{
+	return queue_bio_based(direct ? disk->queue : BPF_CORE_READ(disk, queue), direct);
+}
+
+/* Adds one to slot `which` of a per-CPU array of counters (the objects'
+ * `stats` maps). */
+static __always_inline void stat_inc(void *stats_map, __u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(stats_map, &which);
+
+	if (c)
+		*c += 1;
 }
 
 #endif /* IOLAT_BLOCK_H */

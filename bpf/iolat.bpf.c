@@ -28,14 +28,14 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 lat_bounds[IOLAT_LAT_SLOTS] = {};
 const volatile __u64 size_bounds[IOLAT_SIZE_SLOTS] = {};
 const volatile __u32 filter_dev = 0;	  /* 0: every disk */
-const volatile __u64 filter_cgroup = 0;	  /* 0: every cgroup */
-const volatile __s32 filter_cgroup_level = 0;
+/* filter_cgroup, filter_cgroup_level: block.h */
 const volatile bool key_flags = false;
 const volatile bool key_cgroup = false;
 const volatile bool key_size_class = false;
 const volatile bool key_process = false;  /* submitting process, from block_io_start */
 const volatile bool force_rq_map = false; /* testing: ignore struct request times */
-const volatile __u32 queue_stats_bit = 64;   /* QUEUE_FLAG_STATS; 64 = unknown */
+/* QUEUE_FLAG_STATS, or IOLAT_QUEUE_STATS_BIT_UNKNOWN */
+const volatile __u32 queue_stats_bit = IOLAT_QUEUE_STATS_BIT_UNKNOWN;
 
 const volatile bool shared_values = false; /* count in hists_shared, atomically */
 
@@ -86,7 +86,7 @@ struct {
 /* Keyed by process: each submitter's command name, for user space to show
  * after the process is gone. */
 struct comm {
-	char comm[16];
+	char comm[IOLAT_COMM_LEN];
 };
 
 struct {
@@ -141,14 +141,6 @@ struct {
 /* Source of a zeroed value when a key is first seen (too big for the stack). */
 static struct iolat_val zero_val;
 
-static __always_inline void stat_inc(__u32 which)
-{
-	__u64 *c = bpf_map_lookup_elem(&stats, &which);
-
-	if (c)
-		*c += 1;
-}
-
 /*
  * Index of the slot holding v in a table of 2^log2n inclusive upper bounds:
  * the number of bounds below v. A fixed number of halvings, unrolled.
@@ -167,27 +159,6 @@ static __always_inline __u32 slot_of(const volatile __u64 *bounds, int log2n, __
 	return i;
 }
 
-
-
-/* The kernel's __REQ_* bits, mapped through CO-RE to our stable bits. */
-static __always_inline __u16 flags_of(__u64 f)
-{
-	__u16 out = 0;
-
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC), IOLAT_F_SYNC);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_META), IOLAT_F_META);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_PRIO), IOLAT_F_PRIO);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_NOMERGE), IOLAT_F_NOMERGE);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_IDLE), IOLAT_F_IDLE);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_FUA), IOLAT_F_FUA);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH), IOLAT_F_PREFLUSH);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD), IOLAT_F_RAHEAD);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_BACKGROUND), IOLAT_F_BACKGROUND);
-	if (bpf_core_enum_value_exists(enum req_flag_bits, __REQ_NOWAIT))
-		out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_NOWAIT), IOLAT_F_NOWAIT);
-	return out;
-}
-
 /*
  * A write with a preflush or FUA runs as a flush sequence (block/blk-flush.c)
  * when the device has a volatile write cache: its data step completes like
@@ -202,40 +173,6 @@ static __always_inline bool in_flush_seq(__u32 rq_flags)
 {
 	/* RQF_FLUSH_SEQ was (1 << 4) while the flags were macros. */
 	return rqf(rq_flags, rqf_enum ? rqf_flush_seq_bit : 4);
-}
-
-
-
-/*
- * The cgroup a bio was issued for (its blkcg's cgroup), or its ancestor at
- * the filter's level when a filter is set, so that filtering on a parent
- * cgroup takes in its children. 0 when the bio has no association.
- */
-static __always_inline __u64 bio_cgroup(struct bio *bio, bool direct)
-{
-	struct blkcg_gq *blkg;
-	struct cgroup *cg;
-
-	/* Kernels without CONFIG_BLK_CGROUP have no bi_blkg: no cgroup, but
-	 * the program must still load. */
-	if (!bio || !bpf_core_field_exists(bio->bi_blkg))
-		return 0;
-	if (direct) {
-		/* tp_btf: typed loads, no helper call per pointer. */
-		blkg = bio->bi_blkg;
-		if (!blkg || !blkg->blkcg)
-			return 0;
-		cg = blkg->blkcg->css.cgroup;
-		if (cg && !filter_cgroup)
-			return cg->kn ? cg->kn->id : 0;
-	} else {
-		cg = BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup);
-	}
-	if (!cg)
-		return 0;
-	if (!filter_cgroup)
-		return cgroup_id(cg);
-	return cgroup_ancestor_id(cg, filter_cgroup_level);
 }
 
 static __always_inline void lat_add(struct iolat_lat *l, __u64 start, __u64 now)
@@ -273,7 +210,7 @@ static __always_inline struct iolat_val *value_of(const struct iolat_key *key)
 	bpf_map_update_elem(map, key, &zero_val, BPF_NOEXIST);
 	v = bpf_map_lookup_elem(map, key);
 	if (!v)
-		stat_inc(IOLAT_STAT_HIST_FULL);
+		stat_inc(&stats, IOLAT_STAT_HIST_FULL);
 	return v;
 }
 
@@ -375,7 +312,7 @@ static __always_inline bool queue_stamps_issue(struct request *rq, bool direct)
 {
 	unsigned long qflags;
 
-	if (force_rq_map || queue_stats_bit >= 64)
+	if (force_rq_map || queue_stats_bit >= IOLAT_QUEUE_STATS_BIT_UNKNOWN)
 		return false;
 	qflags = direct ? rq->q->queue_flags : BPF_CORE_READ(rq, q, queue_flags);
 	return (qflags >> queue_stats_bit) & 1;
@@ -434,14 +371,14 @@ static __always_inline void count_rq_map(struct request *rq, __u32 rq_flags,
 	if (!found) {
 		if (created_after_fill(rq, rq_flags, direct) ||
 		    issued_after_fill(rq, rq_flags, direct))
-			stat_inc(IOLAT_STAT_RQMAP_FULL);
+			stat_inc(&stats, IOLAT_STAT_RQMAP_FULL);
 		else
-			stat_inc(IOLAT_STAT_RQMAP_MISS);
+			stat_inc(&stats, IOLAT_STAT_RQMAP_MISS);
 		return;
 	}
 	if ((short_start && created_after_fill(rq, rq_flags, direct)) ||
 	    (short_issue && issued_after_fill(rq, rq_flags, direct)))
-		stat_inc(IOLAT_STAT_RQMAP_FULL);
+		stat_inc(&stats, IOLAT_STAT_RQMAP_FULL);
 }
 
 static __always_inline struct rq_times *rq_start_slot(struct request *rq)
@@ -511,7 +448,7 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 
 		if (s)
 			s->partial = 1;
-		stat_inc(IOLAT_STAT_PARTIAL);
+		stat_inc(&stats, IOLAT_STAT_PARTIAL);
 		return 0;
 	}
 	key.dev = disk_dev(rq_disk(rq, direct), direct);
@@ -555,7 +492,7 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 		sectors = 0; /* written with io_start_time_ns */
 	}
 	if (c.issue_ns && c.issue_ns == c.start_ns)
-		stat_inc(IOLAT_STAT_SAME_STAMPS);
+		stat_inc(&stats, IOLAT_STAT_SAME_STAMPS);
 	/*
 	 * The size is what completes now, unless earlier pieces completed
 	 * already: then the size at issue (stats_sectors). The two also differ
@@ -675,13 +612,6 @@ static __always_inline int on_rq_issue(struct request *rq, bool direct)
 	return 0;
 }
 
-static __always_inline bool queue_is_bio_based(struct request_queue *q, bool direct)
-{
-	const void *ops = direct ? q->mq_ops : BPF_CORE_READ(q, mq_ops);
-
-	return !ops;
-}
-
 static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 {
 	struct gendisk *disk = bio_disk(bio, direct);
@@ -690,7 +620,7 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 
 	if (!disk)
 		return 0;
-	if (!queue_is_bio_based(direct ? disk->queue : BPF_CORE_READ(disk, queue), direct))
+	if (!disk_bio_based(disk, direct))
 		return 0;
 	if (filter_dev && disk_dev(disk, direct) != filter_dev)
 		return 0;
@@ -704,7 +634,7 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	/* An LRU makes room by evicting older bios (their completions then
 	 * count as bio_map_miss); it fails only when it cannot. */
 	if (bpf_map_update_elem(&bio_starts, &key, &s, BPF_ANY))
-		stat_inc(IOLAT_STAT_BIOMAP_FULL);
+		stat_inc(&stats, IOLAT_STAT_BIOMAP_FULL);
 	return 0;
 }
 
@@ -716,7 +646,7 @@ static __always_inline int on_bio_complete(struct request_queue *q, struct bio *
 	__u64 bkey = (__u64)bio;
 	__u64 opf;
 
-	if (!queue_is_bio_based(q, direct))
+	if (!queue_bio_based(q, direct))
 		return 0;
 	key.dev = disk_dev(bio_disk(bio, direct), direct);
 	if (filter_dev && key.dev != filter_dev)
@@ -725,7 +655,7 @@ static __always_inline int on_bio_complete(struct request_queue *q, struct bio *
 	if (!s) {
 		/* Filtered out at queue time, or queued before iolat started. */
 		if (!filter_cgroup)
-			stat_inc(IOLAT_STAT_BIOMAP_MISS);
+			stat_inc(&stats, IOLAT_STAT_BIOMAP_MISS);
 		return 0;
 	}
 	c.now = bpf_ktime_get_ns();
@@ -745,7 +675,6 @@ static __always_inline int on_bio_complete(struct request_queue *q, struct bio *
 	account(&key, &c);
 	return 0;
 }
-
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(rq_complete_btf, struct request *rq, int error, unsigned int nr_bytes)

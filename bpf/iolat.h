@@ -33,7 +33,7 @@ enum iolat_op {
 
 /*
  * Request flags, normalised: the kernel's __REQ_* bit positions moved between
- * releases, so the collector maps them through CO-RE enum relocations.
+ * releases, so flags_of() (bpf/block.h) maps them through CO-RE enum relocations.
  */
 enum iolat_flag {
 	IOLAT_F_SYNC = 1 << 0,
@@ -48,6 +48,14 @@ enum iolat_flag {
 	IOLAT_F_NOWAIT = 1 << 9,
 	IOLAT_F_COUNT = 10,
 };
+
+/* queue_stats_bit when BTF does not say where QUEUE_FLAG_STATS is: past the
+ * 64 bits of queue_flags, so no bit is tested. */
+#define IOLAT_QUEUE_STATS_BIT_UNKNOWN 64
+
+/* A task's command name, as bpf_get_current_comm() gives it (TASK_COMM_LEN):
+ * the collector's `comms` values and the tracer's records. */
+#define IOLAT_COMM_LEN 16
 
 /* Request size classes, so 4 KiB latency is not mixed with 1 MiB latency. */
 enum iolat_size_class {

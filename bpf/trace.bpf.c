@@ -31,15 +31,12 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space between open and load. */
 const volatile __u32 filter_dev = 0;	  /* 0: every disk */
-const volatile __u64 filter_cgroup = 0;	  /* 0: every cgroup */
-const volatile __s32 filter_cgroup_level = 0;
+/* filter_cgroup, filter_cgroup_level: block.h */
 const volatile __u32 filter_pid = 0;	  /* tgid; 0: every process */
 const volatile __u32 filter_op = TRACE_OP_ANY;
 const volatile __u32 sample_every = 1;	  /* follow 1 bio in N (per CPU) */
 const volatile __u64 min_ns = 0;	  /* emit only Q2C >= min_ns; 0: all */
 const volatile __u64 wake_bytes = 0;	  /* wake the reader at this much data */
-/* The bio merges were (q, rq, bio) before 5.11 (rq_tp_has_queue and
- * bio_tp_has_queue, bpf/block.h, say which layouts this kernel has). */
 /* Syscall linkage (--syscalls): the syscall numbers to link, a bit each.
  * The sys_enter/sys_exit programs are loaded only when it is on. */
 const volatile bool link_syscalls = false;
@@ -59,17 +56,12 @@ struct {
 	__type(value, __u64);
 } id_seq SEC(".maps");
 
-/* Bios of one request walked at its events: a request holds at most
- * max_segments bios (128 on most disks); past this, bios are not seen. */
-#define TRACE_WALK_MAX 256
-
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, TRACE_BIOS_MAX);
 	__type(key, __u64);
 	__type(value, struct trace_record);
 } bios SEC(".maps");
-
 
 /* Followed bios of bio-based disks (dm, md), by disk and first sector:
  * what block_bio_remap names, to link the bios they are remapped to. */
@@ -114,54 +106,14 @@ struct {
 /* Sized by user space (--ringbuf-kib). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, TRACE_RINGBUF_DEFAULT_BYTES);
 } records SEC(".maps");
 
-static __always_inline void stat_inc(__u32 which)
+/* With a pid filter, whether the task (pid_tgid: bpf_get_current_pid_tgid())
+ * belongs to another process. */
+static __always_inline bool pid_filtered_out(__u64 pid_tgid)
 {
-	__u64 *c = bpf_map_lookup_elem(&stats, &which);
-
-	if (c)
-		*c += 1;
-}
-
-
-
-/* The kernel's __REQ_* bits (they moved between releases), via CO-RE. */
-static __always_inline __u32 flags_of(__u64 f)
-{
-	__u32 out = 0;
-
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC), IOLAT_F_SYNC);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_META), IOLAT_F_META);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_FUA), IOLAT_F_FUA);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH), IOLAT_F_PREFLUSH);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD), IOLAT_F_RAHEAD);
-	return out;
-}
-
-
-
-
-/*
- * The cgroup a bio was issued for (its blkcg's cgroup); with a cgroup
- * filter, its ancestor at the filter's level, so a parent takes in its
- * children. 0 when the bio has no association.
- */
-static __always_inline __u64 bio_cgroup(struct bio *bio, __u64 *own)
-{
-	struct cgroup *cg;
-
-	*own = 0;
-	if (!bpf_core_field_exists(bio->bi_blkg))
-		return 0;
-	cg = BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup);
-	if (!cg)
-		return 0;
-	*own = cgroup_id(cg);
-	if (!filter_cgroup)
-		return *own;
-	return cgroup_ancestor_id(cg, filter_cgroup_level);
+	return filter_pid && (__u32)(pid_tgid >> 32) != filter_pid;
 }
 
 /* Whether this CPU's turn to follow a bio has come (1 in sample_every). */
@@ -198,7 +150,7 @@ struct queued {
 static __always_inline bool follows(struct bio *bio, bool direct, struct queued *q)
 {
 	struct gendisk *disk = bio_disk(bio, direct);
-	__u64 cg;
+	struct cgroup *cg = NULL;
 
 	if (!disk)
 		return false;
@@ -206,24 +158,35 @@ static __always_inline bool follows(struct bio *bio, bool direct, struct queued 
 	if (filter_dev && q->dev != filter_dev)
 		return false;
 	q->id = bpf_get_current_pid_tgid();
-	if (filter_pid && (__u32)(q->id >> 32) != filter_pid)
+	if (pid_filtered_out(q->id))
 		return false;
 	q->opf = direct ? bio->bi_opf : BPF_CORE_READ(bio, bi_opf);
 	q->op = op_of(q->opf);
 	if ((filter_op == TRACE_OP_READ && q->op != IOLAT_OP_READ) ||
 	    (filter_op == TRACE_OP_WRITE && q->op != IOLAT_OP_WRITE))
 		return false;
+	/* The record keeps the bio's own cgroup; the filter compares its
+	 * ancestor at the filter's level. */
 	if (filter_cgroup) {
-		cg = bio_cgroup(bio, &q->own_cgroup);
-		if (cg != filter_cgroup)
+		cg = bio_blkcg_cgroup(bio, false);
+		if (!cg || cgroup_ancestor_id(cg, filter_cgroup_level) != filter_cgroup)
 			return false;
 	}
 	if (!sampled())
 		return false;
 	if (!filter_cgroup)
-		bio_cgroup(bio, &q->own_cgroup);
-	/* Disks without requests (dm, md, zram) complete bios themselves. */
-	q->bio_based = !(direct ? disk->queue->mq_ops : BPF_CORE_READ(disk, queue, mq_ops));
+		cg = bio_blkcg_cgroup(bio, false);
+	q->own_cgroup = cgroup_id(cg, false);
+	q->bio_based = disk_bio_based(disk, direct);
+	return true;
+}
+
+/* Stops following the bio at `key`; false if it was not followed. */
+static __always_inline bool unfollow(__u64 key)
+{
+	if (bpf_map_delete_elem(&bios, &key))
+		return false;
+	__sync_fetch_and_sub(&in_flight, 1);
 	return true;
 }
 
@@ -235,10 +198,8 @@ static __always_inline bool follows(struct bio *bio, bool direct, struct queued 
  */
 static __always_inline void forget_stale(__u64 key)
 {
-	if (in_flight && bpf_map_delete_elem(&bios, &key) == 0) {
-		__sync_fetch_and_sub(&in_flight, 1);
-		stat_inc(TRACE_STAT_STALE);
-	}
+	if (in_flight && unfollow(key))
+		stat_inc(&stats, TRACE_STAT_STALE);
 }
 
 /* A new record id: CPU + 1 in bits 40-52, then that CPU's count (a
@@ -262,7 +223,7 @@ static __always_inline void follow(__u64 key, struct trace_record *r)
 	if (bpf_map_update_elem(&bios, &key, r, BPF_NOEXIST) == 0) {
 		__sync_fetch_and_add(&in_flight, 1);
 	} else {
-		stat_inc(TRACE_STAT_STALE);
+		stat_inc(&stats, TRACE_STAT_STALE);
 		bpf_map_update_elem(&bios, &key, r, BPF_ANY);
 	}
 }
@@ -306,7 +267,7 @@ static __always_inline int on_remap(struct bio *bio, __u32 dev, __u64 from)
 	struct upper_key u = { .sector = from, .dev = dev };
 	struct trace_record r;
 	struct gendisk *disk;
-	__u64 *parent;
+	__u64 *parent, opf;
 
 	if (!in_flight || !bio)
 		return 0;
@@ -318,11 +279,12 @@ static __always_inline int on_remap(struct bio *bio, __u32 dev, __u64 from)
 	r.parent = *parent;
 	r.flags = TRACE_F_REMAP;
 	r.dev = disk_dev(disk, false);
-	if (!BPF_CORE_READ(disk, queue, mq_ops))
+	if (disk_bio_based(disk, false))
 		r.flags |= TRACE_F_BIO_BASED;
-	r.op = op_of(BPF_CORE_READ(bio, bi_opf));
-	r.rq_flags = flags_of(BPF_CORE_READ(bio, bi_opf));
-	bio_cgroup(bio, &r.cgroup);
+	opf = BPF_CORE_READ(bio, bi_opf);
+	r.op = op_of(opf);
+	r.rq_flags = flags_of(opf);
+	r.cgroup = cgroup_id(bio_blkcg_cgroup(bio, false), false);
 	r.pid = bpf_get_current_pid_tgid() >> 32;
 	r.tid = (__u32)bpf_get_current_pid_tgid();
 	r.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
@@ -419,23 +381,29 @@ static __always_inline int on_split(struct bio *split)
 	return 0;
 }
 
+/*
+ * How to submit a ring buffer sample. Waking the reader per sample costs an
+ * interrupt (irq_work) per I/O: measured at ~8 us per completion here. So it
+ * is woken once wake_bytes (user space: a quarter of the buffer) are
+ * waiting; it also polls on a short timer for the rest.
+ */
+static __always_inline __u64 wake_flag(void)
+{
+	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes ? BPF_RB_FORCE_WAKEUP
+									     : BPF_RB_NO_WAKEUP;
+}
+
 /* Copies r to the ring buffer, or counts it lost. */
 static __always_inline void submit(const struct trace_record *r)
 {
 	struct trace_record *out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
 
 	if (!out) {
-		stat_inc(TRACE_STAT_LOST);
+		stat_inc(&stats, TRACE_STAT_LOST);
 		return;
 	}
 	__builtin_memcpy(out, r, sizeof(*out));
-	/*
-	 * Waking the reader per record costs an interrupt (irq_work) per I/O:
-	 * measured at ~8 us per completion here. Wake it once a quarter of the
-	 * buffer is waiting; it also polls on a short timer for the rest.
-	 */
-	bpf_ringbuf_submit(out, bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes
-					? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(out, wake_flag());
 }
 
 /* A followed bio's end: emitted unless the threshold drops it. */
@@ -444,11 +412,10 @@ static __always_inline void finish(__u64 key, struct trace_record *r, __u64 now,
 	r->ts[TRACE_C] = now;
 	r->error = error;
 	if (min_ns && now - r->ts[TRACE_Q] < min_ns)
-		stat_inc(TRACE_STAT_FAST);
+		stat_inc(&stats, TRACE_STAT_FAST);
 	else
 		submit(r);
-	if (bpf_map_delete_elem(&bios, &key) == 0)
-		__sync_fetch_and_sub(&in_flight, 1);
+	unfollow(key);
 }
 
 /* A request's events, applied to each followed bio it holds. */
@@ -469,10 +436,8 @@ static __always_inline bool stale_at_start(__u64 key, struct trace_record *r)
 {
 	if (!r->ts[TRACE_D] || r->ts[TRACE_R] >= r->ts[TRACE_D])
 		return false;
-	if (bpf_map_delete_elem(&bios, &key) == 0) {
-		__sync_fetch_and_sub(&in_flight, 1);
-		stat_inc(TRACE_STAT_STALE);
-	}
+	if (unfollow(key))
+		stat_inc(&stats, TRACE_STAT_STALE);
 	return true;
 }
 
@@ -608,8 +573,8 @@ static __always_inline int on_bio_complete(struct bio *bio)
 	return 0;
 }
 
-
-/* block_bio_backmerge/frontmerge were (q, rq, bio) before 5.11. */
+/* block_bio_backmerge/frontmerge were (q, rq, bio) before 5.11 (commit
+ * e8a676d61c07, block.h); bio_tp_has_queue says which this kernel has. */
 static __always_inline struct bio *merge_arg(unsigned long long *ctx)
 {
 	return (struct bio *)ctx_word(ctx, bio_tp_has_queue ? 2 : 0);
@@ -652,7 +617,9 @@ int trace_x_raw(unsigned long long *ctx)
 	return on_split(bio_arg(ctx));
 }
 
-/* block_bio_remap(bio, dev, from); (q, bio, dev, from) before 5.11. */
+/* block_bio_remap(bio, dev, from); (q, bio, dev, from) before 5.11 (commit
+ * 1c02fca620f7, "block: remove the request_queue argument to the
+ * block_bio_remap tracepoint"). */
 static __always_inline int remap_args(unsigned long long *ctx)
 {
 	int at = bio_tp_has_queue ? 1 : 0;
@@ -782,7 +749,7 @@ static __always_inline int on_sys_enter(long nr)
 	if (!sys_listed((__u64)nr))
 		return 0;
 	id = bpf_get_current_pid_tgid();
-	if (filter_pid && (__u32)(id >> 32) != filter_pid)
+	if (pid_filtered_out(id))
 		return 0;
 	tid = (__u32)id;
 	st = bpf_map_lookup_elem(&sys_threads, &tid);
@@ -828,7 +795,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
 	if (nr >= 0 && !sys_listed((__u64)nr))
 		return 0;
 	id = bpf_get_current_pid_tgid();
-	if (filter_pid && (__u32)(id >> 32) != filter_pid)
+	if (pid_filtered_out(id))
 		return 0;
 	tid = (__u32)id;
 	st = bpf_map_lookup_elem(&sys_threads, &tid);
@@ -847,7 +814,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
 	}
 	out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
 	if (!out) {
-		stat_inc(TRACE_STAT_LOST);
+		stat_inc(&stats, TRACE_STAT_LOST);
 		st->enter_ns = 0;
 		return 0;
 	}
@@ -860,8 +827,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
 	out->bios = st->bios;
 	bpf_get_current_comm(out->comm, sizeof(out->comm));
 	st->enter_ns = 0;
-	bpf_ringbuf_submit(out, bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes
-					? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(out, wake_flag());
 	return 0;
 }
 

@@ -9,6 +9,19 @@
 #ifndef IOLAT_TRACE_H
 #define IOLAT_TRACE_H
 
+#include "iolat.h" /* enum iolat_op, enum iolat_flag, IOLAT_COMM_LEN */
+
+/* Followed bios in flight the kernel keeps (`bios`, an LRU): past this, the
+ * oldest are evicted and their records lost (tracer_in_flight counts them). */
+#define TRACE_BIOS_MAX 16384
+
+/* Bios of one request walked at its events: a request holds at most
+ * max_segments bios (128 on most disks); past this, bios are not seen. */
+#define TRACE_WALK_MAX 256
+
+/* The ring buffer's size unless user space sets another (--ringbuf-kib). */
+#define TRACE_RINGBUF_DEFAULT_BYTES (256u * 1024)
+
 /*
  * The stages a sampled bio can go through, in blktrace's letters. Each is a
  * bpf_ktime_get_ns() (CLOCK_MONOTONIC) timestamp in ns; 0: not seen.
@@ -58,8 +71,8 @@ struct trace_record {
 	__u16 flags;	/* TRACE_F_* */
 	__u8 op;	/* enum iolat_op (iolat.h) */
 	__u8 pad;
-	__u32 rq_flags;	/* enum iolat_flag bits (iolat.h) */
-	char comm[16];
+	__u32 rq_flags;	/* enum iolat_flag bits (iolat.h), all IOLAT_F_COUNT of them */
+	char comm[IOLAT_COMM_LEN];
 	/* With syscall linkage: the listed syscall the queueing thread was in
 	 * (its number and entry time); sys_enter_ns 0: none. */
 	__u64 sys_enter_ns;
@@ -87,7 +100,7 @@ struct trace_syscall {
 	__u32 tid;
 	__u32 nr;	/* syscall number (the kernel's own ABI) */
 	__u32 bios;	/* followed bios queued inside it */
-	char comm[16];
+	char comm[IOLAT_COMM_LEN];
 };
 
 /* Per thread, while it is inside a listed syscall. */

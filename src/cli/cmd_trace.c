@@ -80,7 +80,7 @@ static void usage(FILE *f)
 		"                         tracing, no privileges needed\n"
 		"  -D, --duration=SECONDS stop after SECONDS\n"
 		"      --ringbuf-kib=K    ring buffer size in KiB, a power of two >= 4\n"
-		"                         (default 256)\n"
+		"                         (default %u)\n"
 		"      --attach=MODE      auto (default), tp_btf or raw_tp\n"
 		"  -v, --verbose          show libbpf's messages\n"
 		"  -h, --help             this help\n"
@@ -90,7 +90,8 @@ static void usage(FILE *f)
 		"  iolat trace -m 10 -j               I/O slower than 10 ms, as JSON\n"
 		"  iolat trace -s 100 -o write -D 60  1 write in 100, for a minute\n"
 		"  iolat trace --summary -D 30        where 30 s of I/O spent its time\n"
-		"  iolat trace -w io.trace -D 60; iolat trace -r io.trace --summary\n");
+		"  iolat trace -w io.trace -D 60; iolat trace -r io.trace --summary\n",
+		TRACE_RINGBUF_DEFAULT_BYTES / 1024);
 }
 
 static int bad(const char *hint, const char *what, const char *arg)
@@ -117,7 +118,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->sample_every = 1;
-	a->ringbuf_kib = 256;
+	a->ringbuf_kib = TRACE_RINGBUF_DEFAULT_BYTES / 1024;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+d:p:c:o:s:m:jD:w:r:vh", opts, NULL)) != -1) {
 		switch (c) {

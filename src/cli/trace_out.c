@@ -7,6 +7,7 @@
 
 #include "util/json.h"
 #include "iolat.h"
+#include "cli/render.h"
 #include "cli/trace_file.h"
 #include "core/tracer.h"
 
@@ -155,10 +156,13 @@ static void print_text(struct trace_out *t, const struct trace_record *r)
 static void print_json(struct trace_out *t, const struct trace_record *r)
 {
 	static const char *const stage[TRACE_STAGES] = { "q", "g", "m", "i", "d", "r", "c" };
-	char op[8], dev[24], comm[sizeof(r->comm) + 1], status[24];
+	char op[8], dev[24], comm[sizeof(r->comm) + 1], status[24], flags[96];
 	struct json j;
 
 	rwbs(r, op);
+	/* Every flag, by the names `hist --flags-split` uses; RWBS has letters for
+	 * only five of them. */
+	render_flags((int)r->rq_flags, flags, sizeof(flags));
 	snprintf(dev, sizeof(dev), "%u:%u", disk_major(r->dev), disk_minor(r->dev));
 	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(r->comm), r->comm);
 	json_init(&j, stdout);
@@ -168,6 +172,7 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	json_kv_string(&j, "dev", dev);
 	json_kv_string(&j, "disk", disk_name(t, r->dev));
 	json_kv_string(&j, "rwbs", op);
+	json_kv_string(&j, "flags", flags);
 	json_kv_uint(&j, "pid", r->pid);
 	json_kv_uint(&j, "tid", r->tid);
 	json_kv_string(&j, "comm", comm);

@@ -147,7 +147,8 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	ro->key_size_class = o->key_size_class;
 	ro->force_rq_map = c->force_rq_map;
 	PROBE_SET_BLOCK_RODATA(ro, pr);
-	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : 64;
+	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit
+						      : IOLAT_QUEUE_STATS_BIT_UNKNOWN;
 	/* Keyed by cgroup, values are shared (see the map's comment in
 	 * iolat.bpf.c), and so they are when per-CPU values would leave too
 	 * few keys; the map not in use shrinks to one entry. */
@@ -552,7 +553,7 @@ bool collector_keyed_by_process(const struct collector *c) { return c->key_proce
 
 int collector_comm(struct collector *c, uint32_t tgid, char *out, size_t len)
 {
-	char comm[16];
+	char comm[IOLAT_COMM_LEN];
 
 	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.comms), &tgid, comm))
 		return -ENOENT;

@@ -157,7 +157,7 @@ static void configure(struct tracer *t, const struct tracer_opts *o,
 	for (size_t i = 0; o->syscalls && i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++)
 		if (sys_linked[i].nr >= 0 && sys_linked[i].nr < TRACE_SYS_MAX)
 			ro->sys_mask[sys_linked[i].nr / 64] |= 1ull << (sys_linked[i].nr % 64);
-	rb = o->ringbuf_bytes ? o->ringbuf_bytes : 256 * 1024;
+	rb = o->ringbuf_bytes ? o->ringbuf_bytes : TRACE_RINGBUF_DEFAULT_BYTES;
 	bpf_map__set_max_entries(t->skel->maps.records, rb);
 	ro->wake_bytes = rb / 4;
 }

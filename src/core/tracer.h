@@ -25,7 +25,8 @@ struct tracer_opts {
 	enum trace_op_filter filter_op;
 	uint32_t sample_every;	 /* 1 in N; 0 or 1: every I/O */
 	uint64_t min_ns;	 /* emit only Q2C >= min_ns; 0: all (forces N = 1) */
-	uint32_t ringbuf_bytes;	 /* power of two, >= page size; 0: 256 KiB */
+	uint32_t ringbuf_bytes;	 /* power of two, >= page size;
+				  * 0: TRACE_RINGBUF_DEFAULT_BYTES */
 	enum attach_mode attach;
 	/* Link block I/O to the synchronous read/write/fsync syscall it was
 	 * queued in: attaches raw_syscalls sys_enter/sys_exit, and delivers a
@@ -69,7 +70,7 @@ enum attach_mode tracer_mode(const struct tracer *t);
 
 /* Followed I/Os not completed yet: at exit, their records are not emitted.
  * *evicted: followed I/Os the kernel's map evicted to make room for newer
- * ones (more than its 16384 entries in flight at once). */
+ * ones (more than its TRACE_BIOS_MAX entries in flight at once). */
 uint64_t tracer_in_flight(const struct tracer *t, uint64_t *evicted);
 
 /* Detaches and frees; records still in the ring buffer are discarded,
