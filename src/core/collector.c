@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "util/buf.h"
-#include "util/errors.h"
 #include "sys/disks.h"
 #include "core/histo.h"
 #include "core/percpu.h"
@@ -50,28 +49,11 @@ struct collector {
 	uint64_t size_store[IOLAT_SIZE_SLOTS];
 };
 
-
-/* The two program sets: index 0 tp_btf, 1 raw_tp. */
+/* A tracepoint's program in both forms (attach.h). */
 struct prog_pair {
 	enum probe_tp tp;
-	struct bpf_program *prog[2];
+	struct bpf_program *prog[ATTACH_FORMS];
 };
-
-const char *attach_mode_name(enum attach_mode m)
-{
-	return m == ATTACH_TP_BTF ? "tp_btf" : m == ATTACH_RAW_TP ? "raw_tp" : "auto";
-}
-
-int attach_mode_parse(const char *arg, enum attach_mode *out)
-{
-	for (enum attach_mode m = ATTACH_AUTO; m <= ATTACH_RAW_TP; m++)
-		if (!strcmp(arg, attach_mode_name(m))) {
-			*out = m;
-			return 0;
-		}
-	errorf("use auto, tp_btf or raw_tp", "unknown --attach mode '%s'", arg);
-	return -EINVAL;
-}
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
 {
@@ -357,19 +339,15 @@ int collector_maintain(struct collector *c)
 
 
 /*
- * Testing only: IOLAT_TEST_DISK=NAME keeps the collector to one disk (so a
+ * Testing only: IOLAT_FORCE_RQ_MAP=1 (see attach_needed), and
+ * IOLAT_TEST_DISK=NAME keeps the collector to one disk (so a
  * test's counts are its own on a shared machine). Returns 0 or -errno with
  * a reason in err.
  */
 static int env_overrides(struct collector_opts *o, char *err, size_t len)
 {
-	const char *a = getenv("IOLAT_FORCE_ATTACH"), *m = getenv("IOLAT_FORCE_RQ_MAP");
-	const char *d = getenv("IOLAT_TEST_DISK");
+	const char *m = getenv("IOLAT_FORCE_RQ_MAP"), *d = getenv("IOLAT_TEST_DISK");
 
-	if (a && strcmp(a, "tp_btf") == 0)
-		o->attach = ATTACH_TP_BTF;
-	else if (a && strcmp(a, "raw_tp") == 0)
-		o->attach = ATTACH_RAW_TP;
 	if (m && strcmp(m, "1") == 0)
 		o->force_rq_map = true;
 	if (d && disks_resolve(d, &o->filter_dev, NULL, 0)) {
@@ -418,30 +396,36 @@ bad:
 	return -EINVAL;
 }
 
+/* What an attempt at a mode needs (attach_try_fn's ctx). */
+struct open_attempt {
+	struct collector *c;
+	const struct collector_opts *o;
+	const struct probe_result *pr;
+};
+
 /* One attempt at one mode: open, configure, load, attach. */
-static int try_mode(struct collector *c, const struct collector_opts *o,
-		    const struct probe_result *pr, enum attach_mode mode, char *err, size_t len)
+static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 {
+	struct open_attempt *at = ctx;
+	struct collector *c = at->c;
+	const struct probe_result *pr = at->pr;
 	struct prog_pair pairs[TP_COUNT];
 	bool want[TP_COUNT] = {};
-	int n, which = mode == ATTACH_TP_BTF ? 0 : 1, rc;
+	int n, rc;
 
 	c->skel = iolat_bpf__open();
 	if (!c->skel) {
 		set_err(err, len, "cannot open the BPF object: %s", strerror(errno));
 		return -errno;
 	}
-	configure(c, o, pr);
+	configure(c, at->o, pr);
 	rc = env_map_sizes(c, err, len);
 	if (rc)
 		goto fail;
 	choose_tps(pr, want);
 	n = pairs_of(c->skel, pairs);
-	for (int i = 0; i < n; i++) {
-		for (int k = 0; k < 2; k++)
-			bpf_program__set_autoload(pairs[i].prog[k], k == which && want[pairs[i].tp]);
-		c->prog[pairs[i].tp] = want[pairs[i].tp] ? pairs[i].prog[which] : NULL;
-	}
+	for (int i = 0; i < n; i++)
+		c->prog[pairs[i].tp] = attach_pick(pairs[i].prog, mode, want[pairs[i].tp]);
 	rc = iolat_bpf__load(c->skel);
 	if (rc) {
 		char why[400];
@@ -486,8 +470,8 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 		   const struct probe_result *pr, char *err, size_t len)
 {
 	struct collector_opts o = *opts;
+	struct open_attempt at = { .o = &o, .pr = pr };
 	struct collector *c;
-	char first[256] = "";
 	int rc;
 
 	rc = env_overrides(&o, err, len);
@@ -512,15 +496,8 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	rc = build_tables(c, &o, err, len);
 	if (rc)
 		goto fail;
-	if (o.attach == ATTACH_RAW_TP || (o.attach == ATTACH_AUTO && !pr->tp_btf[TP_RQ_COMPLETE])) {
-		rc = try_mode(c, &o, pr, ATTACH_RAW_TP, err, len);
-	} else {
-		rc = try_mode(c, &o, pr, ATTACH_TP_BTF, first, sizeof(first));
-		if (rc && o.attach == ATTACH_AUTO)
-			rc = try_mode(c, &o, pr, ATTACH_RAW_TP, err, len);
-		else if (rc)
-			set_err(err, len, "%s", first);
-	}
+	at.c = c;
+	rc = attach_with_fallback(o.attach, pr, try_mode, &at, err, len);
 	if (rc)
 		goto fail;
 	*out = c;

@@ -13,21 +13,10 @@
 
 #include <linux/types.h>
 #include "iolat.h"
+#include "core/attach.h"
 #include "core/buckets.h"
 #include "core/probe.h"
 #include "core/snapshot.h"
-
-enum attach_mode {
-	ATTACH_AUTO = 0, /* tp_btf, else raw_tp */
-	ATTACH_TP_BTF,
-	ATTACH_RAW_TP,
-};
-
-const char *attach_mode_name(enum attach_mode m);
-
-/* --attach MODE: auto, tp_btf or raw_tp. Anything else is printed as an
- * error (util/errors.h) and gives -EINVAL. */
-int attach_mode_parse(const char *arg, enum attach_mode *out);
 
 /* The histogram map's kernel memory for the commands (hist, top, check);
  * serve, with a key per workload, takes COLLECTOR_SERVE_BUDGET. */
