@@ -26,6 +26,7 @@
 #include "serve/exporter.h"
 #include "serve/http.h"
 #include "util/log.h"
+#include "util/monotonic.h"
 #include "sys/privileges.h"
 #include "serve/serve_flags.h"
 #include "uprog/userprogs.h"
@@ -155,14 +156,6 @@ static void exporter_opts_of(const struct serve *s, const struct serve_config *c
 	o->nrules = cfg->nrules;
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static int add_config_metrics(struct serve *s, struct metric_set *set)
 {
 	static const char *const result_l[] = { "result", NULL };
@@ -238,7 +231,7 @@ static int add_http_metrics(struct serve *s, struct metric_set *set)
 static int render(void *ctx, enum expo_format fmt, struct buf *out)
 {
 	struct serve *s = ctx;
-	double t0 = now_s();
+	double t0 = monotonic_s();
 	int rc;
 
 	/* Give back what the previous scrape's body and series took, so the
@@ -257,7 +250,7 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 					  : expo_text(&s->set, fmt == EXPO_OPENMETRICS, out);
 	if (rc)
 		log_error("building metrics failed: %s", strerror(-rc));
-	exporter_scrape_done(s->e, now_s() - t0, out->len);
+	exporter_scrape_done(s->e, monotonic_s() - t0, out->len);
 	pthread_mutex_unlock(&s->state_lock);
 	return rc;
 }
