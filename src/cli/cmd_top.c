@@ -20,6 +20,7 @@
 #include "util/errors.h"
 #include "core/histo.h"
 #include "util/json.h"
+#include "util/monotonic.h"
 #include "sys/workload.h"
 
 enum column {
@@ -309,25 +310,6 @@ static void print_csv(const struct table *t, bool header)
 	}
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Waits an interval in short naps, letting the collector attach on demand. */
-static void nap_until(struct collector *c, double until)
-{
-	while (!cmd_stop && mono_s() < until) {
-		struct timespec nap = { 0, 50 * 1000 * 1000 };
-
-		nanosleep(&nap, NULL);
-		collector_maintain(c);
-	}
-}
-
 /*
  * Keys of cgroups (or processes) that are gone and did no I/O this
  * interval leave the kernel map, so a long top on a host where cgroups come
@@ -355,7 +337,7 @@ static int run(struct top_args *a, struct collector *c)
 {
 	struct snapshot before = { 0 }, now = { 0 }, tmp;
 	struct table t = { .a = a, .lat = collector_lat_table(c) };
-	double start = mono_s(), last = start;
+	uint64_t start = monotonic_ns(), last = start, end, now_ns;
 	int rc = 0;
 
 	t.names = workload_cache_new();
@@ -366,14 +348,18 @@ static int run(struct top_args *a, struct collector *c)
 	sort_col = a->sort;
 	rc = collector_read(c, &before); /* the baseline: only I/O from now on */
 	for (uint64_t i = 0; !rc && (!a->count || i < a->count) && !cmd_stop; i++) {
-		nap_until(c, start + a->interval * (double)(i + 1));
-		rc = collector_read(c, &now);
+		/* From the start, not from the last read: intervals do not drift. */
+		end = start + (uint64_t)(a->interval * (double)(i + 1) * NSEC_PER_SEC);
+		rc = cmd_wait_until(c, end, NULL);
+		if (!rc)
+			rc = collector_read(c, &now);
 		if (rc)
 			break;
 		t.n = 0;
 		find_lower(&t);
-		t.seconds = mono_s() - last;
-		last = mono_s();
+		now_ns = monotonic_ns();
+		t.seconds = (double)(now_ns - last) / NSEC_PER_SEC;
+		last = now_ns;
 		rc = snapshot_deltas(&now, &before, add_key, &t);
 		for (size_t k = 0; k < t.n; k++)
 			compute(&t, &t.r[k]);

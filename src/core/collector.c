@@ -5,6 +5,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +13,10 @@
 #include <linux/netlink.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/monotonic.h"
 #include "sys/disks.h"
 #include "core/histo.h"
 #include "core/percpu.h"
@@ -33,7 +34,7 @@ struct collector {
 	struct ring_buffer *wakeups;	    /* the kernel's "attach the fallback" nudge */
 	int uevents;			    /* kernel device events (netlink), or -1 */
 	int epoll;			    /* waits on both, for collector_wait */
-	time_t bio_checked;		    /* last look for active bio-based disks */
+	uint64_t bio_checked_ns;	    /* last look for active bio-based disks */
 	unsigned int rescan_s;		    /* and how often to look without events */
 	int ncpus;
 	struct bpf_map *hists;	  /* the histogram map in use (hists or hists_shared) */
@@ -212,7 +213,7 @@ static int attach_needed(struct collector *c)
 		rc = attach_fallback(c);
 	if (!rc && !c->link[TP_BIO_QUEUE] && bio_disk_active())
 		rc = attach_bio(c);
-	c->bio_checked = time(NULL);
+	c->bio_checked_ns = monotonic_ns();
 	return rc;
 }
 
@@ -257,10 +258,36 @@ static bool block_uevents(int fd)
 	return block;
 }
 
-int collector_wait(struct collector *c, int timeout_ms)
+/* When collector_maintain next looks for bio-based disks without an event. */
+static uint64_t rescan_due_ns(const struct collector *c)
+{
+	return c->bio_checked_ns + c->rescan_s * NSEC_PER_SEC;
+}
+
+/* Whether a bio-based disk would still need the bio-layer programs attached. */
+static bool bio_pending(const struct collector *c)
+{
+	return c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE];
+}
+
+/* timeout_ms (-1: none), shortened to end when the timed rescan is due. */
+static int until_rescan_ms(const struct collector *c, int timeout_ms)
+{
+	uint64_t now = monotonic_ns(), due = rescan_due_ns(c), ms;
+
+	if (!bio_pending(c))
+		return timeout_ms;
+	/* Rounded up: a wake just before it is due would find nothing to do. */
+	ms = due > now ? (due - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC : 0;
+	if (timeout_ms >= 0 && (uint64_t)timeout_ms < ms)
+		return timeout_ms;
+	return ms < INT_MAX ? (int)ms : INT_MAX;
+}
+
+int collector_wait(struct collector *c, int timeout_ms, const sigset_t *sigmask)
 {
 	struct epoll_event ev[2];
-	int n = epoll_wait(c->epoll, ev, 2, timeout_ms);
+	int n = epoll_pwait(c->epoll, ev, 2, until_rescan_ms(c, timeout_ms), sigmask);
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
@@ -322,10 +349,10 @@ int collector_maintain(struct collector *c)
 	 * non-zero sends none (set_capacity_and_notify() stays silent then),
 	 * and that is how zram gets its size. A timer covers it.
 	 */
-	if (time(NULL) >= c->bio_checked + c->rescan_s)
+	if (monotonic_ns() >= rescan_due_ns(c))
 		disks_changed = true;
-	if (c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE] && disks_changed) {
-		c->bio_checked = time(NULL);
+	if (bio_pending(c) && disks_changed) {
+		c->bio_checked_ns = monotonic_ns();
 		if (bio_disk_active()) {
 			rc = attach_bio(c);
 			if (rc)

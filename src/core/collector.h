@@ -7,6 +7,7 @@
 #ifndef IOLAT_COLLECTOR_H
 #define IOLAT_COLLECTOR_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,18 +76,24 @@ void collector_hist_map(const struct collector *c, struct hist_map_info *out);
 bool collector_fallback_attached(const struct collector *c);
 
 /*
+ * Sleeps until the kernel asks for the fallback programs, a block device is
+ * added or resized, collector_maintain's timed look for bio-based disks
+ * (disk_rescan_s) is due, a signal arrives, or timeout_ms pass (-1: no
+ * limit), using no CPU meanwhile. Then call collector_maintain.
+ *
+ * sigmask, if not NULL, is the signal mask while it sleeps (epoll_pwait):
+ * a caller that blocks its stop signals around its check of them and lets
+ * them in here cannot miss one that comes between the check and the sleep.
+ * Returns 0 (also when a signal woke it) or -errno.
+ */
+int collector_wait(struct collector *c, int timeout_ms, const sigset_t *sigmask);
+
+/*
  * Attaches programs that became needed since open (the request-map fallback
  * after an unstamped request, the bio layer when a bio-based disk appears).
- * Call it every few hundred ms while collecting. Returns what it attached
+ * Call it after each collector_wait. Returns what it attached
  * (COLLECTOR_NOW_* bits, 0 for nothing) or -errno.
  */
-/*
- * Sleeps until the kernel asks for the fallback programs, a block device is
- * added or resized, a signal arrives, or timeout_ms pass, using no CPU
- * meanwhile. Then call collector_maintain. Returns 0 or -errno.
- */
-int collector_wait(struct collector *c, int timeout_ms);
-
 #define COLLECTOR_NOW_FALLBACK 1
 #define COLLECTOR_NOW_BIO 2
 int collector_maintain(struct collector *c);

@@ -502,7 +502,7 @@ static void run(struct serve *s)
 	while (!stop) {
 		int what;
 
-		collector_wait(s->c, DISK_RESCAN_S * 1000);
+		collector_wait(s->c, DISK_RESCAN_S * 1000, NULL);
 		if (stop)
 			break;
 		pthread_mutex_lock(&s->state_lock);
