@@ -126,9 +126,10 @@ int cmd_resolve_filters(const char *disk, const char *cgroup, uint32_t *dev,
 	if (cgroup) {
 		rc = cgroups_resolve(cgroup, &cg);
 		if (rc == -EXDEV) {
-			char hint[PATH_MAX + 64];
+			char root[PATH_MAX], hint[PATH_MAX + 64];
 
-			snprintf(hint, sizeof(hint), "give a cgroup under %s", cgroups_io_root());
+			cgroups_io_root(root, sizeof(root));
+			snprintf(hint, sizeof(hint), "give a cgroup under %s", root);
 			errorf(hint, "cgroup '%s' is in a hierarchy without the io (blkio) "
 			       "controller, so no I/O is charged to it", cgroup);
 			return rc;
