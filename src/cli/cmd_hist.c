@@ -205,16 +205,19 @@ static int group_one(void *ctx, const struct iolat_key *k, const struct iolat_va
 static int group_interval(const struct hist_args *a, const struct snapshot *now,
 			  const struct snapshot *before, struct grouping *g)
 {
-	static struct group_ctx x;
+	struct group_ctx *x = calloc(1, sizeof(*x)); /* its disks: too big for the stack */
 	int rc;
 
-	x.a = a;
-	x.g = g;
-	x.nd = disks_list(x.disks, 256);
+	if (!x)
+		return -ENOMEM;
+	x->a = a;
+	x->g = g;
+	x->nd = disks_list(x->disks, 256);
 	g->n = 0;
-	rc = snapshot_deltas(now, before, group_one, &x);
+	rc = snapshot_deltas(now, before, group_one, x);
 	if (!rc && g->n > 1)
 		qsort(g->s, g->n, sizeof(*g->s), cmp_shown);
+	free(x);
 	return rc;
 }
 
