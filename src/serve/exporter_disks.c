@@ -101,6 +101,30 @@ static int add_counter(struct metric_set *set, const char *name, const char *hel
 	return 0;
 }
 
+/* Disk d's series: its info, and one per disk built on it. 0 or -ENOMEM. */
+static int add_one_disk(struct metric_family *stack, struct metric_family *info,
+			const struct disk_info *d)
+{
+	char up[sizeof(d->stack.holders)], *save = NULL, *w;
+	const char *iv[] = { d->name, d->model[0] ? d->model : "unknown",
+			     d->rotational ? "1" : "0" };
+	struct metric_series *s = metrics_series(info, iv, NULL);
+
+	if (!s)
+		return -ENOMEM;
+	s->value = 1;
+	snprintf(up, sizeof(up), "%s", d->stack.holders);
+	for (w = strtok_r(up, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		const char *v[] = { d->name, w };
+
+		s = metrics_series(stack, v, NULL);
+		if (!s)
+			return -ENOMEM;
+		s->value = 1;
+	}
+	return 0;
+}
+
 /*
  * Per disk: what it is (iolat_block_device_info, to group disks by model in
  * a fleet) and, one series per stacked pair, where it sits
@@ -111,7 +135,6 @@ static int add_disk_info(struct metric_set *set)
 {
 	static const char *const stack_l[] = { "device", "upper", NULL },
 			  *const info_l[] = { "device", "model", "rotational", NULL };
-	static struct disk_info d[256];
 	struct metric_family *stack = metrics_family(set, "iolat_block_stack_info",
 		"Stacked block devices (LVM/dm, dm-crypt, md): 1 for each disk `device` and a disk "
 		"`upper` built on it; each is timed on its own, and upper's I/O includes device's.",
@@ -120,30 +143,19 @@ static int add_disk_info(struct metric_set *set)
 		"1 for each disk: its model (sysfs device/model; \"unknown\" when the disk has "
 		"none, as loop, zram, dm, md and virtio disks) and whether it is rotational.",
 		METRIC_GAUGE, info_l);
-	int n = disks_list(d, 256);
+	struct disk_info *d;
+	int n, rc = 0;
 
 	if (!stack || !info)
 		return -ENOMEM;
-	for (int i = 0; i < n; i++) {
-		char up[sizeof(d[i].stack.holders)], *save = NULL, *w;
-		const char *iv[] = { d[i].name, d[i].model[0] ? d[i].model : "unknown",
-				     d[i].rotational ? "1" : "0" };
-		struct metric_series *s = metrics_series(info, iv, NULL);
-
-		if (!s)
-			return -ENOMEM;
-		s->value = 1;
-		snprintf(up, sizeof(up), "%s", d[i].stack.holders);
-		for (w = strtok_r(up, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-			const char *v[] = { d[i].name, w };
-
-			s = metrics_series(stack, v, NULL);
-			if (!s)
-				return -ENOMEM;
-			s->value = 1;
-		}
-	}
-	return 0;
+	d = calloc(256, sizeof(*d)); /* too big for the stack */
+	if (!d)
+		return -ENOMEM;
+	n = disks_list(d, 256);
+	for (int i = 0; !rc && i < n; i++)
+		rc = add_one_disk(stack, info, &d[i]);
+	free(d);
+	return rc;
 }
 
 /* After the prune, so a disk shows as gone from the scrape that found it
