@@ -70,6 +70,7 @@ struct reload {
 /* How often the daemon looks for bio-based disks that got a size (see run). */
 #define DISK_RESCAN_S 60
 
+/* Process-wide: a signal handler has no other way to tell the daemon. */
 static volatile sig_atomic_t stop, reload;
 
 static void on_stop(int sig)

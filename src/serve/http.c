@@ -256,7 +256,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			      size_t *upload_size, void **req_ctx)
 {
 	struct http_server *s = cls;
-	static int first_call;
+	static int first_call; /* never written: its address marks "headers seen" */
 	enum MHD_Result ret;
 
 	(void)version, (void)upload, (void)upload_size;
