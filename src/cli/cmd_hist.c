@@ -308,7 +308,7 @@ static void report_attached(int what)
 static int run(const struct hist_args *a, struct collector *c)
 {
 	/* Without INTERVAL, one interval that only a signal ends. */
-	double seconds = a->interval > 0 ? a->interval : 1e9;
+	uint64_t interval_ns = (uint64_t)((a->interval > 0 ? a->interval : 1e9) * NSEC_PER_SEC);
 	struct snapshot before = {}, now = {}, tmp;
 	struct grouping g = {};
 	uint64_t started;
@@ -319,7 +319,7 @@ static int run(const struct hist_args *a, struct collector *c)
 	fflush(NULL);
 	for (uint64_t i = 0; !a->count || i < a->count; i++) {
 		started = monotonic_ns();
-		rc = cmd_wait_until(c, started + (uint64_t)(seconds * NSEC_PER_SEC), report_attached);
+		rc = cmd_wait_until(c, started + interval_ns, report_attached);
 		if (!rc)
 			rc = collector_read(c, &now);
 		if (!rc)
