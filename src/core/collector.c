@@ -366,10 +366,10 @@ int collector_maintain(struct collector *c)
 
 
 /*
- * Testing only: IOLAT_FORCE_RQ_MAP=1 (see attach_needed), and
- * IOLAT_TEST_DISK=NAME keeps the collector to one disk (so a
- * test's counts are its own on a shared machine). Returns 0 or -errno with
- * a reason in err.
+ * Testing only: IOLAT_FORCE_RQ_MAP=1 makes every request look unstamped
+ * (attach_needed), IOLAT_TEST_DISK=NAME keeps the collector to one disk (so
+ * a test's counts are its own on a shared machine). IOLAT_FORCE_ATTACH is
+ * attach.c's. Returns 0 or -errno with a reason in err.
  */
 static int env_overrides(struct collector_opts *o, char *err, size_t len)
 {
