@@ -12,11 +12,15 @@
 #include "sys/disks.h"
 
 #define DEFAULT_EXPIRE_S 300
+#define MAX_DISKS 256 /* listed per scrape for their info series */
 
 struct exporter_disks {
 	struct collector *c;
 	struct decoder_env *env;
 	struct disklife *life;
+	/* Each scrape's list of disks: too big for the stack, and kept from
+	 * one scrape to the next so the daemon's memory stays flat. */
+	struct disk_info *listed;
 };
 
 static int retire(void *ctx, uint32_t dev)
@@ -47,8 +51,9 @@ struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_en
 	d->c = c;
 	d->env = env;
 	d->life = disklife_new("/sys/dev/block", &ops);
-	if (!d->life) {
-		free(d);
+	d->listed = calloc(MAX_DISKS, sizeof(*d->listed));
+	if (!d->life || !d->listed) {
+		exporter_disks_free(d);
 		return NULL;
 	}
 	return d;
@@ -59,6 +64,7 @@ void exporter_disks_free(struct exporter_disks *d)
 	if (!d)
 		return;
 	disklife_free(d->life);
+	free(d->listed);
 	free(d);
 }
 
@@ -131,7 +137,7 @@ static int add_one_disk(struct metric_family *stack, struct metric_family *info,
  * (iolat_block_stack_info: disk `device` has `upper` built on it, dm or md,
  * so upper's I/O includes device's). Both join the block series on device.
  */
-static int add_disk_info(struct metric_set *set)
+static int add_disk_info(struct exporter_disks *d, struct metric_set *set)
 {
 	static const char *const stack_l[] = { "device", "upper", NULL },
 			  *const info_l[] = { "device", "model", "rotational", NULL };
@@ -143,18 +149,13 @@ static int add_disk_info(struct metric_set *set)
 		"1 for each disk: its model (sysfs device/model; \"unknown\" when the disk has "
 		"none, as loop, zram, dm, md and virtio disks) and whether it is rotational.",
 		METRIC_GAUGE, info_l);
-	struct disk_info *d;
 	int n, rc = 0;
 
 	if (!stack || !info)
 		return -ENOMEM;
-	d = calloc(256, sizeof(*d)); /* too big for the stack */
-	if (!d)
-		return -ENOMEM;
-	n = disks_list(d, 256);
+	n = disks_list(d->listed, MAX_DISKS);
 	for (int i = 0; !rc && i < n; i++)
-		rc = add_one_disk(stack, info, &d[i]);
-	free(d);
+		rc = add_one_disk(stack, info, &d->listed[i]);
 	return rc;
 }
 
@@ -182,7 +183,7 @@ static int add_metrics(struct exporter_disks *d, struct metric_set *set)
 			"Gone disks whose series left the output (after disks.expire, or at once "
 			"when another disk took their number).", (double)st.expired))
 		return -ENOMEM;
-	return add_disk_info(set);
+	return add_disk_info(d, set);
 }
 
 int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,
