@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,10 +90,9 @@ static void print_tracepoints(const struct probe_result *pr)
 /* Where bios' cgroups come from: the hierarchy the io controller is on. */
 static void print_cgroups(void)
 {
-	const char *root = cgroups_io_root();
-	char path[4200];
+	char root[PATH_MAX], path[PATH_MAX + 32];
 
-	if (!root) {
+	if (cgroups_io_root(root, sizeof(root))) {
 		printf("\nCgroups: no io (blkio) controller mounted: I/O is per disk and process only\n");
 		return;
 	}

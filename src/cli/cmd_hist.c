@@ -22,6 +22,7 @@
 #include "util/errors.h"
 #include "core/histo.h"
 #include "cli/render.h"
+#include "util/monotonic.h"
 
 struct hist_args {
 	bool per_disk, per_flags, per_op, per_size, total, msecs, timestamps, json, sizes;
@@ -204,16 +205,19 @@ static int group_one(void *ctx, const struct iolat_key *k, const struct iolat_va
 static int group_interval(const struct hist_args *a, const struct snapshot *now,
 			  const struct snapshot *before, struct grouping *g)
 {
-	static struct group_ctx x;
+	struct group_ctx *x = calloc(1, sizeof(*x)); /* its disks: too big for the stack */
 	int rc;
 
-	x.a = a;
-	x.g = g;
-	x.nd = disks_list(x.disks, 256);
+	if (!x)
+		return -ENOMEM;
+	x->a = a;
+	x->g = g;
+	x->nd = disks_list(x->disks, 256);
 	g->n = 0;
-	rc = snapshot_deltas(now, before, group_one, &x);
+	rc = snapshot_deltas(now, before, group_one, x);
 	if (!rc && g->n > 1)
 		qsort(g->s, g->n, sizeof(*g->s), cmp_shown);
+	free(x);
 	return rc;
 }
 
@@ -301,57 +305,29 @@ static void report_attached(int what)
 			fprintf(stderr, "iolat: %s\n", collector_now_reason(bit));
 }
 
-/* Sleeps up to `seconds`, returning early when a signal asks to stop, and
- * lets the collector attach what new I/O needs meanwhile. */
-static void wait_interval(struct collector *c, double seconds)
-{
-	struct timespec end, now;
-
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += (time_t)seconds;
-	end.tv_nsec += (long)((seconds - (double)(time_t)seconds) * 1e9);
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
-	while (!cmd_stop) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
-			return;
-		struct timespec nap = { 0, 50 * 1000 * 1000 };
-		nanosleep(&nap, NULL);
-		report_attached(collector_maintain(c));
-	}
-}
-
-static double elapsed(const struct timespec *from)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - from->tv_sec) + (double)(now.tv_nsec - from->tv_nsec) / 1e9;
-}
-
 static int run(const struct hist_args *a, struct collector *c)
 {
+	/* Without INTERVAL, one interval that only a signal ends. */
+	uint64_t interval_ns = (uint64_t)((a->interval > 0 ? a->interval : 1e9) * NSEC_PER_SEC);
 	struct snapshot before = {}, now = {}, tmp;
 	struct grouping g = {};
-	struct timespec started;
+	uint64_t started;
 	int rc = 0;
 
 	fprintf(a->json ? stderr : stdout,
 		"Tracing block device I/O... Hit Ctrl-C to end.\n");
 	fflush(NULL);
 	for (uint64_t i = 0; !a->count || i < a->count; i++) {
-		clock_gettime(CLOCK_MONOTONIC, &started);
-		wait_interval(c, a->interval > 0 ? a->interval : 1e9);
-		rc = collector_read(c, &now);
+		started = monotonic_ns();
+		rc = cmd_wait_until(c, started + interval_ns, report_attached);
+		if (!rc)
+			rc = collector_read(c, &now);
 		if (!rc)
 			rc = group_interval(a, &now, &before, &g);
 		if (rc)
 			break;
 		if (a->json)
-			print_json(elapsed(&started), c, &g);
+			print_json((double)(monotonic_ns() - started) / NSEC_PER_SEC, c, &g);
 		else
 			print_text(a, c, &g);
 		fflush(stdout);

@@ -4,6 +4,7 @@
  * container, service, cgroup): IOPS, throughput, block size and latency
  * percentiles, from the cgroup each bio was charged to.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include "util/errors.h"
 #include "core/histo.h"
 #include "util/json.h"
+#include "util/monotonic.h"
 #include "sys/workload.h"
 
 enum column {
@@ -165,16 +167,25 @@ static struct row *row_for(struct table *t, const struct workload *w)
 	return &t->r[t->n++];
 }
 
-/* The lower layers of device stacks now (they come and go with dm and md). */
-static void find_lower(struct table *t)
+/* The lower layers of device stacks now (they come and go with dm and md).
+ * 0 or -ENOMEM. */
+static int find_lower(struct table *t)
 {
-	static struct disk_info d[256];
-	int n = t->a->disk ? 0 : disks_list(d, 256);
+	struct disk_info *d;
+	int n;
 
 	t->nlower = 0;
+	if (t->a->disk)
+		return 0;
+	d = calloc(256, sizeof(*d)); /* too big for the stack */
+	if (!d)
+		return -ENOMEM;
+	n = disks_list(d, 256);
 	for (int i = 0; i < n && t->nlower < (int)(sizeof(t->lower) / sizeof(t->lower[0])); i++)
 		if (d[i].stack.holders[0])
 			t->lower[t->nlower++] = d[i].dev;
+	free(d);
+	return 0;
 }
 
 static int add_key(void *ctx, const struct iolat_key *k, const struct iolat_val *delta)
@@ -218,11 +229,11 @@ static void compute(struct table *t, struct row *r)
 	r->v[COL_WP99] = pct_ms(&r->wr.lat[view], t->lat, 0.99);
 }
 
-static enum column sort_col;
-
-static int cmp_rows(const void *pa, const void *pb)
+/* Rows by the column in *col (qsort_r's argument); COL_COUNT: total IOPS. */
+static int cmp_rows(const void *pa, const void *pb, void *col)
 {
 	const struct row *a = pa, *b = pb;
+	enum column sort_col = *(const enum column *)col;
 	double x, y;
 
 	if (sort_col == COL_NAME)
@@ -309,25 +320,6 @@ static void print_csv(const struct table *t, bool header)
 	}
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Waits an interval in short naps, letting the collector attach on demand. */
-static void nap_until(struct collector *c, double until)
-{
-	while (!cmd_stop && mono_s() < until) {
-		struct timespec nap = { 0, 50 * 1000 * 1000 };
-
-		nanosleep(&nap, NULL);
-		collector_maintain(c);
-	}
-}
-
 /*
  * Keys of cgroups (or processes) that are gone and did no I/O this
  * interval leave the kernel map, so a long top on a host where cgroups come
@@ -355,7 +347,7 @@ static int run(struct top_args *a, struct collector *c)
 {
 	struct snapshot before = { 0 }, now = { 0 }, tmp;
 	struct table t = { .a = a, .lat = collector_lat_table(c) };
-	double start = mono_s(), last = start;
+	uint64_t start = monotonic_ns(), last = start, end, now_ns;
 	int rc = 0;
 
 	t.names = workload_cache_new();
@@ -363,22 +355,27 @@ static int run(struct top_args *a, struct collector *c)
 		return -ENOMEM;
 	if (a->process)
 		workload_cache_set_comm(t.names, comm_of, c);
-	sort_col = a->sort;
 	rc = collector_read(c, &before); /* the baseline: only I/O from now on */
 	for (uint64_t i = 0; !rc && (!a->count || i < a->count) && !cmd_stop; i++) {
-		nap_until(c, start + a->interval * (double)(i + 1));
-		rc = collector_read(c, &now);
+		/* From the start, not from the last read: intervals do not drift. */
+		end = start + (uint64_t)(a->interval * (double)(i + 1) * NSEC_PER_SEC);
+		rc = cmd_wait_until(c, end, NULL);
+		if (!rc)
+			rc = collector_read(c, &now);
 		if (rc)
 			break;
 		t.n = 0;
-		find_lower(&t);
-		t.seconds = mono_s() - last;
-		last = mono_s();
+		rc = find_lower(&t);
+		if (rc)
+			break;
+		now_ns = monotonic_ns();
+		t.seconds = (double)(now_ns - last) / NSEC_PER_SEC;
+		last = now_ns;
 		rc = snapshot_deltas(&now, &before, add_key, &t);
 		for (size_t k = 0; k < t.n; k++)
 			compute(&t, &t.r[k]);
 		if (t.n > 1)
-			qsort(t.r, t.n, sizeof(*t.r), cmp_rows);
+			qsort_r(t.r, t.n, sizeof(*t.r), cmp_rows, &a->sort);
 		forget_gone(c, &now, &before, t.names);
 		if (a->json)
 			print_json(&t);

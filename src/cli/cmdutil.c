@@ -12,8 +12,10 @@
 #include "util/errors.h"
 #include "sys/privileges.h"
 #include "core/probe.h"
+#include "util/monotonic.h"
 #include "util/parse.h"
 
+/* Process-wide: a signal handler has no other way to tell the command. */
 volatile sig_atomic_t cmd_stop;
 
 static void on_stop(int sig)
@@ -76,6 +78,40 @@ int cmd_open_collector(struct collector **c, const struct collector_opts *o)
 	return 0;
 }
 
+/* From now to end_ns in whole milliseconds, rounded up so a wait does not
+ * end just before it, and capped at what epoll takes. */
+static int ms_until(uint64_t now_ns, uint64_t end_ns)
+{
+	uint64_t ms = (end_ns - now_ns + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+
+	return ms < INT_MAX ? (int)ms : INT_MAX;
+}
+
+int cmd_wait_until(struct collector *c, uint64_t end_ns, void (*on_attach)(int what))
+{
+	sigset_t stops, unblocked;
+	uint64_t now;
+	int rc = 0, what;
+
+	/*
+	 * The stop signals are let in only while it sleeps: one that comes
+	 * between the check of cmd_stop and the sleep stays pending and ends
+	 * the sleep at once, instead of waiting for the interval to end.
+	 */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stops, &unblocked);
+	while (!rc && !cmd_stop && (now = monotonic_ns()) < end_ns) {
+		rc = collector_wait(c, ms_until(now, end_ns), &unblocked);
+		what = collector_maintain(c);
+		if (on_attach)
+			on_attach(what);
+	}
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
+	return rc;
+}
+
 int cmd_resolve_filters(const char *disk, const char *cgroup, uint32_t *dev,
 			uint64_t *cgroup_id, int *cgroup_level)
 {
@@ -90,9 +126,10 @@ int cmd_resolve_filters(const char *disk, const char *cgroup, uint32_t *dev,
 	if (cgroup) {
 		rc = cgroups_resolve(cgroup, &cg);
 		if (rc == -EXDEV) {
-			char hint[PATH_MAX + 64];
+			char root[PATH_MAX], hint[PATH_MAX + 64];
 
-			snprintf(hint, sizeof(hint), "give a cgroup under %s", cgroups_io_root());
+			cgroups_io_root(root, sizeof(root));
+			snprintf(hint, sizeof(hint), "give a cgroup under %s", root);
 			errorf(hint, "cgroup '%s' is in a hierarchy without the io (blkio) "
 			       "controller, so no I/O is charged to it", cgroup);
 			return rc;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * cmdutil.h - what the tracing commands (hist, top) share: the positional
- * INTERVAL [COUNT] arguments, the stop signal, and opening the collector
- * with one clear message per failure.
+ * INTERVAL [COUNT] arguments, the stop signal, opening the collector with
+ * one clear message per failure, and sleeping through an interval.
  */
 #ifndef IOLAT_CMDUTIL_H
 #define IOLAT_CMDUTIL_H
@@ -36,6 +36,15 @@ int cmd_prepare_bpf(struct probe_result *pr);
  * success.
  */
 int cmd_open_collector(struct collector **c, const struct collector_opts *o);
+
+/*
+ * Sleeps in collector_wait until CLOCK_MONOTONIC reaches end_ns
+ * (util/monotonic.h) or a stop signal sets cmd_stop, and lets the collector
+ * attach what new I/O needs whenever it wakes; on_attach, if not NULL, is
+ * given each collector_maintain result (COLLECTOR_NOW_* bits or -errno).
+ * Returns 0, or -errno if the wait itself failed.
+ */
+int cmd_wait_until(struct collector *c, uint64_t end_ns, void (*on_attach)(int what));
 
 /*
  * The -d DISK and -c CGROUP filters of hist and trace (either may be NULL):

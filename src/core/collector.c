@@ -5,6 +5,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +13,10 @@
 #include <linux/netlink.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/buf.h"
-#include "util/errors.h"
+#include "util/monotonic.h"
 #include "sys/disks.h"
 #include "core/histo.h"
 #include "core/percpu.h"
@@ -34,7 +34,7 @@ struct collector {
 	struct ring_buffer *wakeups;	    /* the kernel's "attach the fallback" nudge */
 	int uevents;			    /* kernel device events (netlink), or -1 */
 	int epoll;			    /* waits on both, for collector_wait */
-	time_t bio_checked;		    /* last look for active bio-based disks */
+	uint64_t bio_checked_ns;	    /* last look for active bio-based disks */
 	unsigned int rescan_s;		    /* and how often to look without events */
 	int ncpus;
 	struct bpf_map *hists;	  /* the histogram map in use (hists or hists_shared) */
@@ -50,28 +50,11 @@ struct collector {
 	uint64_t size_store[IOLAT_SIZE_SLOTS];
 };
 
-
-/* The two program sets: index 0 tp_btf, 1 raw_tp. */
+/* A tracepoint's program in both forms (attach.h). */
 struct prog_pair {
 	enum probe_tp tp;
-	struct bpf_program *prog[2];
+	struct bpf_program *prog[ATTACH_FORMS];
 };
-
-const char *attach_mode_name(enum attach_mode m)
-{
-	return m == ATTACH_TP_BTF ? "tp_btf" : m == ATTACH_RAW_TP ? "raw_tp" : "auto";
-}
-
-int attach_mode_parse(const char *arg, enum attach_mode *out)
-{
-	for (enum attach_mode m = ATTACH_AUTO; m <= ATTACH_RAW_TP; m++)
-		if (!strcmp(arg, attach_mode_name(m))) {
-			*out = m;
-			return 0;
-		}
-	errorf("use auto, tp_btf or raw_tp", "unknown --attach mode '%s'", arg);
-	return -EINVAL;
-}
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
 {
@@ -231,7 +214,7 @@ static int attach_needed(struct collector *c)
 		rc = attach_fallback(c);
 	if (!rc && !c->link[TP_BIO_QUEUE] && bio_disk_active())
 		rc = attach_bio(c);
-	c->bio_checked = time(NULL);
+	c->bio_checked_ns = monotonic_ns();
 	return rc;
 }
 
@@ -276,10 +259,36 @@ static bool block_uevents(int fd)
 	return block;
 }
 
-int collector_wait(struct collector *c, int timeout_ms)
+/* When collector_maintain next looks for bio-based disks without an event. */
+static uint64_t rescan_due_ns(const struct collector *c)
+{
+	return c->bio_checked_ns + c->rescan_s * NSEC_PER_SEC;
+}
+
+/* Whether a bio-based disk would still need the bio-layer programs attached. */
+static bool bio_pending(const struct collector *c)
+{
+	return c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE];
+}
+
+/* timeout_ms (-1: none), shortened to end when the timed rescan is due. */
+static int until_rescan_ms(const struct collector *c, int timeout_ms)
+{
+	uint64_t now = monotonic_ns(), due = rescan_due_ns(c), ms;
+
+	if (!bio_pending(c))
+		return timeout_ms;
+	/* Rounded up: a wake just before it is due would find nothing to do. */
+	ms = due > now ? (due - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC : 0;
+	if (timeout_ms >= 0 && (uint64_t)timeout_ms < ms)
+		return timeout_ms;
+	return ms < INT_MAX ? (int)ms : INT_MAX;
+}
+
+int collector_wait(struct collector *c, int timeout_ms, const sigset_t *sigmask)
 {
 	struct epoll_event ev[2];
-	int n = epoll_wait(c->epoll, ev, 2, timeout_ms);
+	int n = epoll_pwait(c->epoll, ev, 2, until_rescan_ms(c, timeout_ms), sigmask);
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
@@ -341,10 +350,10 @@ int collector_maintain(struct collector *c)
 	 * non-zero sends none (set_capacity_and_notify() stays silent then),
 	 * and that is how zram gets its size. A timer covers it.
 	 */
-	if (time(NULL) >= c->bio_checked + c->rescan_s)
+	if (monotonic_ns() >= rescan_due_ns(c))
 		disks_changed = true;
-	if (c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE] && disks_changed) {
-		c->bio_checked = time(NULL);
+	if (bio_pending(c) && disks_changed) {
+		c->bio_checked_ns = monotonic_ns();
 		if (bio_disk_active()) {
 			rc = attach_bio(c);
 			if (rc)
@@ -358,19 +367,15 @@ int collector_maintain(struct collector *c)
 
 
 /*
- * Testing only: IOLAT_TEST_DISK=NAME keeps the collector to one disk (so a
- * test's counts are its own on a shared machine). Returns 0 or -errno with
- * a reason in err.
+ * Testing only: IOLAT_FORCE_RQ_MAP=1 makes every request look unstamped
+ * (attach_needed), IOLAT_TEST_DISK=NAME keeps the collector to one disk (so
+ * a test's counts are its own on a shared machine). IOLAT_FORCE_ATTACH is
+ * attach.c's. Returns 0 or -errno with a reason in err.
  */
 static int env_overrides(struct collector_opts *o, char *err, size_t len)
 {
-	const char *a = getenv("IOLAT_FORCE_ATTACH"), *m = getenv("IOLAT_FORCE_RQ_MAP");
-	const char *d = getenv("IOLAT_TEST_DISK");
+	const char *m = getenv("IOLAT_FORCE_RQ_MAP"), *d = getenv("IOLAT_TEST_DISK");
 
-	if (a && strcmp(a, "tp_btf") == 0)
-		o->attach = ATTACH_TP_BTF;
-	else if (a && strcmp(a, "raw_tp") == 0)
-		o->attach = ATTACH_RAW_TP;
 	if (m && strcmp(m, "1") == 0)
 		o->force_rq_map = true;
 	if (d && disks_resolve(d, &o->filter_dev, NULL, 0)) {
@@ -419,30 +424,36 @@ bad:
 	return -EINVAL;
 }
 
+/* What an attempt at a mode needs (attach_try_fn's ctx). */
+struct open_attempt {
+	struct collector *c;
+	const struct collector_opts *o;
+	const struct probe_result *pr;
+};
+
 /* One attempt at one mode: open, configure, load, attach. */
-static int try_mode(struct collector *c, const struct collector_opts *o,
-		    const struct probe_result *pr, enum attach_mode mode, char *err, size_t len)
+static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 {
+	struct open_attempt *at = ctx;
+	struct collector *c = at->c;
+	const struct probe_result *pr = at->pr;
 	struct prog_pair pairs[TP_COUNT];
 	bool want[TP_COUNT] = {};
-	int n, which = mode == ATTACH_TP_BTF ? 0 : 1, rc;
+	int n, rc;
 
 	c->skel = iolat_bpf__open();
 	if (!c->skel) {
 		set_err(err, len, "cannot open the BPF object: %s", strerror(errno));
 		return -errno;
 	}
-	configure(c, o, pr);
+	configure(c, at->o, pr);
 	rc = env_map_sizes(c, err, len);
 	if (rc)
 		goto fail;
 	choose_tps(pr, want);
 	n = pairs_of(c->skel, pairs);
-	for (int i = 0; i < n; i++) {
-		for (int k = 0; k < 2; k++)
-			bpf_program__set_autoload(pairs[i].prog[k], k == which && want[pairs[i].tp]);
-		c->prog[pairs[i].tp] = want[pairs[i].tp] ? pairs[i].prog[which] : NULL;
-	}
+	for (int i = 0; i < n; i++)
+		c->prog[pairs[i].tp] = attach_pick(pairs[i].prog, mode, want[pairs[i].tp]);
 	rc = iolat_bpf__load(c->skel);
 	if (rc) {
 		char why[400];
@@ -487,8 +498,8 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 		   const struct probe_result *pr, char *err, size_t len)
 {
 	struct collector_opts o = *opts;
+	struct open_attempt at = { .o = &o, .pr = pr };
 	struct collector *c;
-	char first[256] = "";
 	int rc;
 
 	rc = env_overrides(&o, err, len);
@@ -513,15 +524,8 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	rc = build_tables(c, &o, err, len);
 	if (rc)
 		goto fail;
-	if (o.attach == ATTACH_RAW_TP || (o.attach == ATTACH_AUTO && !pr->tp_btf[TP_RQ_COMPLETE])) {
-		rc = try_mode(c, &o, pr, ATTACH_RAW_TP, err, len);
-	} else {
-		rc = try_mode(c, &o, pr, ATTACH_TP_BTF, first, sizeof(first));
-		if (rc && o.attach == ATTACH_AUTO)
-			rc = try_mode(c, &o, pr, ATTACH_RAW_TP, err, len);
-		else if (rc)
-			set_err(err, len, "%s", first);
-	}
+	at.c = c;
+	rc = attach_with_fallback(o.attach, pr, try_mode, &at, err, len);
 	if (rc)
 		goto fail;
 	*out = c;

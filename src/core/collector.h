@@ -7,27 +7,17 @@
 #ifndef IOLAT_COLLECTOR_H
 #define IOLAT_COLLECTOR_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <linux/types.h>
 #include "iolat.h"
+#include "core/attach.h"
 #include "core/buckets.h"
 #include "core/probe.h"
 #include "core/snapshot.h"
-
-enum attach_mode {
-	ATTACH_AUTO = 0, /* tp_btf, else raw_tp */
-	ATTACH_TP_BTF,
-	ATTACH_RAW_TP,
-};
-
-const char *attach_mode_name(enum attach_mode m);
-
-/* --attach MODE: auto, tp_btf or raw_tp. Anything else is printed as an
- * error (util/errors.h) and gives -EINVAL. */
-int attach_mode_parse(const char *arg, enum attach_mode *out);
 
 /* The histogram map's kernel memory for the commands (hist, top, check);
  * serve, with a key per workload, takes COLLECTOR_SERVE_BUDGET. */
@@ -86,18 +76,24 @@ void collector_hist_map(const struct collector *c, struct hist_map_info *out);
 bool collector_fallback_attached(const struct collector *c);
 
 /*
+ * Sleeps until the kernel asks for the fallback programs, a block device is
+ * added or resized, collector_maintain's timed look for bio-based disks
+ * (disk_rescan_s) is due, a signal arrives, or timeout_ms pass (-1: no
+ * limit), using no CPU meanwhile. Then call collector_maintain.
+ *
+ * sigmask, if not NULL, is the signal mask while it sleeps (epoll_pwait):
+ * a caller that blocks its stop signals around its check of them and lets
+ * them in here cannot miss one that comes between the check and the sleep.
+ * Returns 0 (also when a signal woke it) or -errno.
+ */
+int collector_wait(struct collector *c, int timeout_ms, const sigset_t *sigmask);
+
+/*
  * Attaches programs that became needed since open (the request-map fallback
  * after an unstamped request, the bio layer when a bio-based disk appears).
- * Call it every few hundred ms while collecting. Returns what it attached
+ * Call it after each collector_wait. Returns what it attached
  * (COLLECTOR_NOW_* bits, 0 for nothing) or -errno.
  */
-/*
- * Sleeps until the kernel asks for the fallback programs, a block device is
- * added or resized, a signal arrives, or timeout_ms pass, using no CPU
- * meanwhile. Then call collector_maintain. Returns 0 or -errno.
- */
-int collector_wait(struct collector *c, int timeout_ms);
-
 #define COLLECTOR_NOW_FALLBACK 1
 #define COLLECTOR_NOW_BIO 2
 int collector_maintain(struct collector *c);

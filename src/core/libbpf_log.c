@@ -7,6 +7,7 @@
 
 #include "util/verifier_log.h"
 
+/* Process-wide: libbpf has one print callback, and it takes no context. */
 static bool verbose;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)

@@ -184,21 +184,19 @@ int snapshot_deltas(const struct snapshot *now, const struct snapshot *before,
 		    int (*fn)(void *ctx, const struct iolat_key *k, const struct iolat_val *delta),
 		    void *ctx)
 {
-	static struct iolat_val delta; /* 10 KiB: not on the stack */
-	int rc;
+	struct iolat_val *delta = malloc(sizeof(*delta)); /* 10 KiB: not on the stack */
+	int rc = delta ? 0 : -ENOMEM;
 
-	for (size_t i = 0; i < now->n; i++) {
+	for (size_t i = 0; !rc && i < now->n; i++) {
 		const struct series *cur = &now->s[i], *old = snapshot_find(before, &cur->key);
 
 		if (old)
-			histo_sub(&delta, &cur->val, &old->val);
+			histo_sub(delta, &cur->val, &old->val);
 		else
-			delta = cur->val;
-		if (!delta.ios)
-			continue;
-		rc = fn(ctx, &cur->key, &delta);
-		if (rc)
-			return rc;
+			*delta = cur->val;
+		if (delta->ios)
+			rc = fn(ctx, &cur->key, delta);
 	}
-	return 0;
+	free(delta);
+	return rc;
 }

@@ -59,7 +59,8 @@ int snapshot_append(struct snapshot *dst, const struct snapshot *src);
 
 /*
  * Calls fn for every series of `now` that completed I/O since `before`,
- * with the interval's delta (histo_sub). Stops at fn's first non-zero return.
+ * with the interval's delta (histo_sub). Stops at fn's first non-zero return
+ * and returns it; 0 when done, -ENOMEM without room for the delta.
  */
 int snapshot_deltas(const struct snapshot *now, const struct snapshot *before,
 		    int (*fn)(void *ctx, const struct iolat_key *k, const struct iolat_val *delta),

@@ -66,11 +66,11 @@ bool tracer_syscall_async(uint32_t nr)
 	return i >= 0 && sys_linked[i].async;
 }
 
-/* One stage's program pair: index 0 tp_btf, 1 raw_tp. */
+/* One stage's program in both forms (attach.h). */
 struct stage_prog {
 	const char *tp;
 	bool required;
-	struct bpf_program *prog[2];
+	struct bpf_program *prog[ATTACH_FORMS];
 };
 
 #define TRACER_PROGS 13
@@ -162,13 +162,23 @@ static void configure(struct tracer *t, const struct tracer_opts *o,
 	ro->wake_bytes = rb / 4;
 }
 
+/* What an attempt at a mode needs (attach_try_fn's ctx). */
+struct open_attempt {
+	struct tracer *t;
+	const struct tracer_opts *o;
+	const struct probe_result *pr;
+	const struct btf *btf;
+};
+
 /* One attempt at one mode: open, configure, load, attach every present stage. */
-static int try_mode(struct tracer *t, const struct tracer_opts *o, const struct probe_result *pr,
-		    const struct btf *btf, enum attach_mode mode, char *err, size_t len)
+static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 {
+	struct open_attempt *at = ctx;
+	struct tracer *t = at->t;
+	const struct tracer_opts *o = at->o;
 	struct stage_prog sp[TRACER_PROGS];
-	bool present[TRACER_PROGS];
-	int which = mode == ATTACH_TP_BTF ? 0 : 1, rc;
+	struct bpf_program *prog[TRACER_PROGS];
+	int rc;
 
 	t->skel = trace_bpf__open();
 	if (!t->skel) {
@@ -176,24 +186,22 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o, const struct 
 		set_err(err, len, "cannot open the trace BPF object: %s", strerror(errno));
 		return rc;
 	}
-	configure(t, o, pr);
+	configure(t, o, at->pr);
 	stage_progs(t->skel, sp);
 	for (int i = 0; i < TRACER_PROGS; i++) {
-		present[i] = probe_tp_params(btf, sp[i].tp) > 0;
+		bool present = probe_tp_params(at->btf, sp[i].tp) > 0;
+
 		if (i >= TRACER_PROGS - TRACER_SYS_PROGS && !o->syscalls) {
 			/* Linkage off: sys_enter/exit are not loaded, not paid for. */
-			present[i] = false;
-			for (int k = 0; k < 2; k++)
-				bpf_program__set_autoload(sp[i].prog[k], false);
+			prog[i] = attach_pick(sp[i].prog, mode, false);
 			continue;
 		}
-		if (sp[i].required && !present[i]) {
+		if (sp[i].required && !present) {
 			set_err(err, len, "this kernel has no %s tracepoint", sp[i].tp);
 			rc = -ENOTSUP;
 			goto fail;
 		}
-		for (int k = 0; k < 2; k++)
-			bpf_program__set_autoload(sp[i].prog[k], k == which && present[i]);
+		prog[i] = attach_pick(sp[i].prog, mode, present);
 	}
 	rc = trace_bpf__load(t->skel);
 	if (rc) {
@@ -204,9 +212,9 @@ static int try_mode(struct tracer *t, const struct tracer_opts *o, const struct 
 		goto fail;
 	}
 	for (int i = 0; i < TRACER_PROGS; i++) {
-		if (!present[i])
+		if (!prog[i])
 			continue;
-		t->link[i] = bpf_program__attach(sp[i].prog[which]);
+		t->link[i] = bpf_program__attach(prog[i]);
 		if (!t->link[i]) {
 			rc = -errno;
 			set_err(err, len, "attaching the %s program on %s failed: %s",
@@ -232,17 +240,11 @@ fail:
 int tracer_open(struct tracer **out, const struct tracer_opts *opts, const struct probe_result *pr,
 		tracer_fn fn, void *ctx, char *err, size_t len)
 {
-	const char *force = getenv("IOLAT_FORCE_ATTACH");
-	enum attach_mode mode = opts->attach;
-	char first[256] = "";
+	struct open_attempt at = { .o = opts, .pr = pr };
 	struct tracer *t;
 	struct btf *btf;
 	int rc;
 
-	if (force && !strcmp(force, "tp_btf"))
-		mode = ATTACH_TP_BTF;
-	else if (force && !strcmp(force, "raw_tp"))
-		mode = ATTACH_RAW_TP;
 	btf = btf__parse(pr->btf_path, NULL);
 	if (!btf) {
 		rc = -errno;
@@ -258,15 +260,9 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, const struc
 	t->syscall_fn = opts->syscall_fn;
 	t->ctx = ctx;
 	t->ncpus = libbpf_num_possible_cpus();
-	if (mode == ATTACH_RAW_TP || (mode == ATTACH_AUTO && !pr->tp_btf[TP_RQ_COMPLETE])) {
-		rc = try_mode(t, opts, pr, btf, ATTACH_RAW_TP, err, len);
-	} else {
-		rc = try_mode(t, opts, pr, btf, ATTACH_TP_BTF, first, sizeof(first));
-		if (rc && mode == ATTACH_AUTO)
-			rc = try_mode(t, opts, pr, btf, ATTACH_RAW_TP, err, len);
-		else if (rc)
-			set_err(err, len, "%s", first);
-	}
+	at.t = t;
+	at.btf = btf;
+	rc = attach_with_fallback(opts->attach, pr, try_mode, &at, err, len);
 	btf__free(btf);
 	if (rc) {
 		free(t);

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include <linux/types.h>
-#include "core/collector.h" /* enum attach_mode */
+#include "core/attach.h"
 #include "core/probe.h"
 #include "trace.h"
 

@@ -144,9 +144,9 @@ static void family_name(const struct metric_family *f, bool om, char *out, size_
 	snprintf(out, len, "%.*s", (int)n, f->name);
 }
 
-static void put_family(struct buf *b, const struct metric_family *f, bool om)
+/* le: room for MAX_LE bounds' strings, the caller's. */
+static void put_family(struct buf *b, const struct metric_family *f, bool om, char (*le)[32])
 {
-	static char le[MAX_LE][32]; /* scrapes are serialised (http.c) */
 	char name[256];
 
 	family_name(f, om, name, sizeof(name));
@@ -167,9 +167,14 @@ static void put_family(struct buf *b, const struct metric_family *f, bool om)
 
 int expo_text(const struct metric_set *set, bool openmetrics, struct buf *out)
 {
+	char (*le)[32] = malloc(MAX_LE * sizeof(*le)); /* 16 KiB: not on the stack */
+
+	if (!le)
+		return -ENOMEM;
 	for (size_t i = 0; i < set->n; i++)
 		if (set->fam[i].n)
-			put_family(out, &set->fam[i], openmetrics);
+			put_family(out, &set->fam[i], openmetrics, le);
+	free(le);
 	if (openmetrics)
 		buf_puts(out, "# EOF\n");
 	return buf_failed(out) ? -ENOMEM : 0;

@@ -114,8 +114,8 @@ static struct uvalue value_of(const struct iolat_val *val, enum view view)
 }
 
 /* A series under its workload's label set l; none for a workload not shown. */
-static int workload_entry(const struct series *s, const struct wl_label *l, enum view view,
-			  usource_fn fn, void *arg)
+static int workload_entry(const struct iolat_key *key, const struct iolat_val *val,
+			  const struct wl_label *l, enum view view, usource_fn fn, void *arg)
 {
 	struct builtin_workload_key k;
 	struct uvalue v;
@@ -123,27 +123,29 @@ static int workload_entry(const struct series *s, const struct wl_label *l, enum
 	if (!l)
 		return 0;
 	memset(&k, 0, sizeof(k));
-	k.dev = s->key.dev;
-	k.op = s->key.op;
+	k.dev = key->dev;
+	k.op = key->op;
 	memcpy(k.kind, l->kind, sizeof(k.kind));
 	memcpy(k.workload, l->name, sizeof(k.workload));
-	v = value_of(&s->val, view);
+	v = value_of(val, view);
 	return fn(arg, &k, &v);
 }
 
-/* One series' entry (two for untimed: the device view's, then the total's);
- * l: its workload's label set, for the workload views. */
-static int series_entry(const struct series *s, const struct wl_label *l, enum view view,
-			usource_fn fn, void *arg)
+/*
+ * One series' entry (two for untimed: the device view's, then the total's);
+ * l: its workload's label set, for the workload views. The metrics borrow
+ * val's slots until the scrape is written: val must outlive the call.
+ */
+static int series_entry(const struct iolat_key *key, const struct iolat_val *val,
+			const struct wl_label *l, enum view view, usource_fn fn, void *arg)
 {
-	const struct iolat_val *val = &s->val;
-	struct builtin_block_key k = { s->key.dev, s->key.op, s->key.size_class, 0 };
-	struct builtin_untimed_key u = { s->key.dev, s->key.op, s->key.size_class, 0, 0 };
+	struct builtin_block_key k = { key->dev, key->op, key->size_class, 0 };
+	struct builtin_untimed_key u = { key->dev, key->op, key->size_class, 0, 0 };
 	struct uvalue v;
 	int rc;
 
 	if (view >= VIEW_WORKLOAD)
-		return workload_entry(s, l, (enum view)(view - VIEW_WORKLOAD), fn, arg);
+		return workload_entry(key, val, l, (enum view)(view - VIEW_WORKLOAD), fn, arg);
 	if (view != VIEW_UNTIMED) {
 		v = value_of(val, view);
 		return fn(arg, &k, &v);
@@ -165,20 +167,26 @@ static int series_entry(const struct series *s, const struct wl_label *l, enum v
 static int synthetic_entries(const struct builtin_views *bv, enum view view, usource_fn fn,
 			     void *arg)
 {
-	static struct series s; /* its slots are borrowed by the series: static */
+	/*
+	 * Process-wide, a one-time constant: every fake disk has these values,
+	 * and the metrics borrow its slots until the scrape is written, so it
+	 * outlives this call. Filled on the first call, never changed after.
+	 */
+	static struct iolat_val spread;
+	struct iolat_key key = {};
 	int rc = 0;
 
-	if (!s.val.ios) {
+	if (!spread.ios) {
 		for (size_t i = 0; i < IOLAT_LAT_SLOTS; i += 7)
-			s.val.lat[0].slots[i] = s.val.lat[1].slots[i] = i + 1;
-		s.val.ios = s.val.lat[0].count = s.val.lat[1].count = 1000;
-		s.val.size_slots[100] = 1000;
+			spread.lat[0].slots[i] = spread.lat[1].slots[i] = i + 1;
+		spread.ios = spread.lat[0].count = spread.lat[1].count = 1000;
+		spread.size_slots[100] = 1000;
 	}
 	for (unsigned int d = 0; !rc && d < bv->synthetic; d++)
 		for (int op = 0; !rc && op < 2; op++) {
-			s.key.dev = (4095u << 20) | d;
-			s.key.op = (__u8)op;
-			rc = series_entry(&s, NULL, view, fn, arg);
+			key.dev = (4095u << 20) | d;
+			key.op = (__u8)op;
+			rc = series_entry(&key, &spread, NULL, view, fn, arg);
 		}
 	return rc;
 }
@@ -195,8 +203,8 @@ static int views_read(void *ctx, const struct umap *m, usource_fn fn, void *arg,
 	if (view >= VIEW_WORKLOAD && !bv->labels)
 		return 0;
 	for (size_t i = 0; !rc && bv->snap && i < bv->snap->n; i++)
-		rc = series_entry(&bv->snap->s[i], bv->labels ? bv->labels[i] : NULL, view, fn,
-				  arg);
+		rc = series_entry(&bv->snap->s[i].key, &bv->snap->s[i].val,
+				  bv->labels ? bv->labels[i] : NULL, view, fn, arg);
 	if (!rc && view < VIEW_WORKLOAD)
 		rc = synthetic_entries(bv, view, fn, arg);
 	return rc;

@@ -26,6 +26,7 @@
 #include "serve/exporter.h"
 #include "serve/http.h"
 #include "util/log.h"
+#include "util/monotonic.h"
 #include "sys/privileges.h"
 #include "serve/serve_flags.h"
 #include "uprog/userprogs.h"
@@ -69,6 +70,7 @@ struct reload {
 /* How often the daemon looks for bio-based disks that got a size (see run). */
 #define DISK_RESCAN_S 60
 
+/* Process-wide: a signal handler has no other way to tell the daemon. */
 static volatile sig_atomic_t stop, reload;
 
 static void on_stop(int sig)
@@ -155,14 +157,6 @@ static void exporter_opts_of(const struct serve *s, const struct serve_config *c
 	o->nrules = cfg->nrules;
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static int add_config_metrics(struct serve *s, struct metric_set *set)
 {
 	static const char *const result_l[] = { "result", NULL };
@@ -238,7 +232,7 @@ static int add_http_metrics(struct serve *s, struct metric_set *set)
 static int render(void *ctx, enum expo_format fmt, struct buf *out)
 {
 	struct serve *s = ctx;
-	double t0 = now_s();
+	double t0 = monotonic_s();
 	int rc;
 
 	/* Give back what the previous scrape's body and series took, so the
@@ -257,7 +251,7 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 					  : expo_text(&s->set, fmt == EXPO_OPENMETRICS, out);
 	if (rc)
 		log_error("building metrics failed: %s", strerror(-rc));
-	exporter_scrape_done(s->e, now_s() - t0, out->len);
+	exporter_scrape_done(s->e, monotonic_s() - t0, out->len);
 	pthread_mutex_unlock(&s->state_lock);
 	return rc;
 }
@@ -509,7 +503,7 @@ static void run(struct serve *s)
 	while (!stop) {
 		int what;
 
-		collector_wait(s->c, DISK_RESCAN_S * 1000);
+		collector_wait(s->c, DISK_RESCAN_S * 1000, NULL);
 		if (stop)
 			break;
 		pthread_mutex_lock(&s->state_lock);

@@ -12,11 +12,15 @@
 #include "sys/disks.h"
 
 #define DEFAULT_EXPIRE_S 300
+#define MAX_DISKS 256 /* listed per scrape for their info series */
 
 struct exporter_disks {
 	struct collector *c;
 	struct decoder_env *env;
 	struct disklife *life;
+	/* Each scrape's list of disks: too big for the stack, and kept from
+	 * one scrape to the next so the daemon's memory stays flat. */
+	struct disk_info *listed;
 };
 
 static int retire(void *ctx, uint32_t dev)
@@ -47,8 +51,9 @@ struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_en
 	d->c = c;
 	d->env = env;
 	d->life = disklife_new("/sys/dev/block", &ops);
-	if (!d->life) {
-		free(d);
+	d->listed = calloc(MAX_DISKS, sizeof(*d->listed));
+	if (!d->life || !d->listed) {
+		exporter_disks_free(d);
 		return NULL;
 	}
 	return d;
@@ -59,6 +64,7 @@ void exporter_disks_free(struct exporter_disks *d)
 	if (!d)
 		return;
 	disklife_free(d->life);
+	free(d->listed);
 	free(d);
 }
 
@@ -101,17 +107,40 @@ static int add_counter(struct metric_set *set, const char *name, const char *hel
 	return 0;
 }
 
+/* Disk d's series: its info, and one per disk built on it. 0 or -ENOMEM. */
+static int add_one_disk(struct metric_family *stack, struct metric_family *info,
+			const struct disk_info *d)
+{
+	char up[sizeof(d->stack.holders)], *save = NULL, *w;
+	const char *iv[] = { d->name, d->model[0] ? d->model : "unknown",
+			     d->rotational ? "1" : "0" };
+	struct metric_series *s = metrics_series(info, iv, NULL);
+
+	if (!s)
+		return -ENOMEM;
+	s->value = 1;
+	snprintf(up, sizeof(up), "%s", d->stack.holders);
+	for (w = strtok_r(up, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		const char *v[] = { d->name, w };
+
+		s = metrics_series(stack, v, NULL);
+		if (!s)
+			return -ENOMEM;
+		s->value = 1;
+	}
+	return 0;
+}
+
 /*
  * Per disk: what it is (iolat_block_device_info, to group disks by model in
  * a fleet) and, one series per stacked pair, where it sits
  * (iolat_block_stack_info: disk `device` has `upper` built on it, dm or md,
  * so upper's I/O includes device's). Both join the block series on device.
  */
-static int add_disk_info(struct metric_set *set)
+static int add_disk_info(struct exporter_disks *d, struct metric_set *set)
 {
 	static const char *const stack_l[] = { "device", "upper", NULL },
 			  *const info_l[] = { "device", "model", "rotational", NULL };
-	static struct disk_info d[256];
 	struct metric_family *stack = metrics_family(set, "iolat_block_stack_info",
 		"Stacked block devices (LVM/dm, dm-crypt, md): 1 for each disk `device` and a disk "
 		"`upper` built on it; each is timed on its own, and upper's I/O includes device's.",
@@ -120,30 +149,14 @@ static int add_disk_info(struct metric_set *set)
 		"1 for each disk: its model (sysfs device/model; \"unknown\" when the disk has "
 		"none, as loop, zram, dm, md and virtio disks) and whether it is rotational.",
 		METRIC_GAUGE, info_l);
-	int n = disks_list(d, 256);
+	int n, rc = 0;
 
 	if (!stack || !info)
 		return -ENOMEM;
-	for (int i = 0; i < n; i++) {
-		char up[sizeof(d[i].stack.holders)], *save = NULL, *w;
-		const char *iv[] = { d[i].name, d[i].model[0] ? d[i].model : "unknown",
-				     d[i].rotational ? "1" : "0" };
-		struct metric_series *s = metrics_series(info, iv, NULL);
-
-		if (!s)
-			return -ENOMEM;
-		s->value = 1;
-		snprintf(up, sizeof(up), "%s", d[i].stack.holders);
-		for (w = strtok_r(up, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-			const char *v[] = { d[i].name, w };
-
-			s = metrics_series(stack, v, NULL);
-			if (!s)
-				return -ENOMEM;
-			s->value = 1;
-		}
-	}
-	return 0;
+	n = disks_list(d->listed, MAX_DISKS);
+	for (int i = 0; !rc && i < n; i++)
+		rc = add_one_disk(stack, info, &d->listed[i]);
+	return rc;
 }
 
 /* After the prune, so a disk shows as gone from the scrape that found it
@@ -170,7 +183,7 @@ static int add_metrics(struct exporter_disks *d, struct metric_set *set)
 			"Gone disks whose series left the output (after disks.expire, or at once "
 			"when another disk took their number).", (double)st.expired))
 		return -ENOMEM;
-	return add_disk_info(set);
+	return add_disk_info(d, set);
 }
 
 int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,

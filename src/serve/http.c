@@ -256,7 +256,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			      size_t *upload_size, void **req_ctx)
 {
 	struct http_server *s = cls;
-	static int first_call;
+	static int first_call; /* never written: its address marks "headers seen" */
 	enum MHD_Result ret;
 
 	(void)version, (void)upload, (void)upload_size;
@@ -401,7 +401,6 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **sock_ct
 static void *sweep(void *arg)
 {
 	struct http_server *s = arg;
-	struct timespec at;
 
 	pthread_mutex_lock(&s->conn_lock);
 	while (!s->stopping) {
@@ -410,19 +409,15 @@ static void *sweep(void *arg)
 		for (struct conn *c = s->conns; c; c = c->next) {
 			uint64_t limit = (uint64_t)(c->busy ? s->lim.write_timeout_s
 							    : s->lim.read_header_timeout_s) *
-					 1000000000ULL;
+					 NSEC_PER_SEC;
 
 			if (c->closing || now - c->since_ns <= limit)
 				continue;
 			conn_close(c);
 			(*(c->busy ? &s->stats.write_timeouts : &s->stats.header_timeouts))++;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &at);
-		at.tv_nsec += 250 * 1000000L;
-		if (at.tv_nsec >= 1000000000L) {
-			at.tv_sec++;
-			at.tv_nsec -= 1000000000L;
-		}
+		struct timespec at = monotonic_timespec(monotonic_ns() + 250 * NSEC_PER_MSEC);
+
 		pthread_cond_timedwait(&s->wake, &s->conn_lock, &at);
 	}
 	pthread_mutex_unlock(&s->conn_lock);
@@ -647,7 +642,7 @@ static bool tls_loads(const struct site *t)
  * stops it. d no longer accepts (quiesced). */
 static void drain_and_stop(struct http_server *s, struct MHD_Daemon *d)
 {
-	uint64_t until = monotonic_ns() + (uint64_t)s->lim.write_timeout_s * 1000000000ULL;
+	uint64_t until = monotonic_ns() + (uint64_t)s->lim.write_timeout_s * NSEC_PER_SEC;
 
 	for (;;) {
 		bool busy = false;

@@ -196,14 +196,12 @@ static int get_uint(struct ctx *x, const yaml_node_t *n, uint64_t lo, uint64_t h
 	return 0;
 }
 
-/* The rule being filled while reading one item of workloads.rules. */
-static struct workload_rule *rule_filling;
-
+/* A key of one item of workloads.rules: the item is filling the rule after
+ * the last complete one, c->rules[c->nrules] (get_rules). */
 static int rule_key(struct ctx *x, const char *k, yaml_node_t *v, struct serve_config *c)
 {
-	struct workload_rule *r = rule_filling;
+	struct workload_rule *r = &c->rules[c->nrules];
 
-	(void)c;
 	if (!strcmp(k, "match"))
 		return get_string(x, v, r->match, sizeof(r->match));
 	if (!strcmp(k, "kind"))
@@ -223,18 +221,19 @@ static int get_rules(struct ctx *x, yaml_node_t *v, struct serve_config *c)
 	c->nrules = 0;
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
 		yaml_node_t *item = yaml_document_get_node(&x->doc, *it);
+		struct workload_rule *r;
 		int rc;
 
 		if (c->nrules == WORKLOAD_MAX_RULES)
 			return fail(x, item, "at most %d rules", WORKLOAD_MAX_RULES);
-		rule_filling = &c->rules[c->nrules];
-		memset(rule_filling, 0, sizeof(*rule_filling));
+		r = &c->rules[c->nrules];
+		memset(r, 0, sizeof(*r));
 		rc = each_key(x, item, "match, kind, name", rule_key, c);
 		if (rc)
 			return rc;
-		if (!rule_filling->match[0])
+		if (!r->match[0])
 			return fail(x, item, "a rule needs a match (a regular expression)");
-		if (workload_rule_check(rule_filling, why, sizeof(why)))
+		if (workload_rule_check(r, why, sizeof(why)))
 			return fail(x, item, "%s", why);
 		c->nrules++;
 	}

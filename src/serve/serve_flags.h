@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "core/collector.h" /* enum attach_mode */
+#include "core/attach.h"
 #include "serve/serve_config.h"
 #include "serve/http.h"
 #include "uprog/userprogs.h"

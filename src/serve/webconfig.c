@@ -21,9 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 #include <yaml.h>
+
+#include "util/monotonic.h"
 
 /* Config and PEM files are small; the cap stops a mistaken /dev/zero. */
 #define MAX_FILE_SIZE (1 << 20)
@@ -35,7 +36,7 @@
  * few seconds pays one bcrypt a minute, short enough to bound how long a
  * credential stays warm. Entries are not refreshed on a hit for that reason.
  */
-#define CACHE_TTL_NS (60ULL * 1000000000ULL)
+#define CACHE_TTL_NS (60 * NSEC_PER_SEC)
 #define CACHE_SLOTS 16 /* one per distinct client is plenty */
 
 struct cache_slot {
@@ -664,14 +665,6 @@ static bool ct_equal(const void *a, const void *b, size_t len)
 	return d == 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void cache_mac(const struct webconfig_auth *a, const char *user, const char *password,
 		      uint8_t mac[SHA256_DIGEST_SIZE])
 {
@@ -687,7 +680,7 @@ static void cache_mac(const struct webconfig_auth *a, const char *user, const ch
 
 static bool cache_hit(struct webconfig_auth *a, const uint8_t mac[SHA256_DIGEST_SIZE])
 {
-	uint64_t now = now_ns();
+	uint64_t now = monotonic_ns();
 	bool hit = false;
 	int i;
 
@@ -702,7 +695,7 @@ static bool cache_hit(struct webconfig_auth *a, const uint8_t mac[SHA256_DIGEST_
 /* Into an empty or expired slot, else over the one closest to expiry. */
 static void cache_put(struct webconfig_auth *a, const uint8_t mac[SHA256_DIGEST_SIZE])
 {
-	uint64_t now = now_ns();
+	uint64_t now = monotonic_ns();
 	int i, victim = 0;
 
 	pthread_mutex_lock(&a->lock);

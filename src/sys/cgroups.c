@@ -45,20 +45,19 @@ static int cgroup_mounts(struct mount *m, int max)
 	return n;
 }
 
-const char *cgroups_io_root(void)
+int cgroups_io_root(char *out, size_t len)
 {
-	static char root[PATH_MAX];
 	struct mount m[32];
 	int n = cgroup_mounts(m, 32);
 
-	root[0] = '\0';
+	out[0] = '\0';
 	for (int i = 0; i < n; i++)
 		if (m[i].blkio)
-			snprintf(root, sizeof(root), "%s", m[i].dir);
-	for (int i = 0; i < n && !root[0]; i++)
+			snprintf(out, len, "%s", m[i].dir);
+	for (int i = 0; i < n && !out[0]; i++)
 		if (m[i].v2)
-			snprintf(root, sizeof(root), "%s", m[i].dir);
-	return root[0] ? root : NULL;
+			snprintf(out, len, "%s", m[i].dir);
+	return out[0] ? 0 : -ENOENT;
 }
 
 /* The cgroup mount that holds path (longest prefix), or NULL. */
@@ -93,8 +92,8 @@ int cgroups_resolve(const char *arg, struct cgroup_ref *out)
 {
 	struct mount m[32];
 	int n = cgroup_mounts(m, 32);
-	char joined[PATH_MAX], real[PATH_MAX];
-	const char *root, *io = cgroups_io_root();
+	char joined[PATH_MAX], real[PATH_MAX], io_root[PATH_MAX];
+	const char *root, *io = cgroups_io_root(io_root, sizeof(io_root)) ? NULL : io_root;
 	struct stat st;
 
 	if (!realpath(arg, real) || !mount_of(real, m, n)) {

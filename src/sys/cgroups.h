@@ -27,8 +27,9 @@ struct cgroup_ref {
  */
 int cgroups_resolve(const char *arg, struct cgroup_ref *out);
 
-/* The mount point of the hierarchy the io controller is on, or NULL. */
-const char *cgroups_io_root(void);
+/* The mount point of the hierarchy the io controller is on, into out:
+ * 0, or -ENOENT (and "") when none is mounted. */
+int cgroups_io_root(char *out, size_t len);
 
 /*
  * Calls fn for every cgroup directory under root (root included), with its

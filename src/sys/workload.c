@@ -274,11 +274,10 @@ static void walk(struct workload_cache *c)
 struct workload_cache *workload_cache_new(void)
 {
 	struct workload_cache *c = calloc(1, sizeof(*c));
-	const char *root = cgroups_io_root();
 
 	if (!c)
 		return NULL;
-	snprintf(c->root, sizeof(c->root), "%s", root ? root : "");
+	cgroups_io_root(c->root, sizeof(c->root)); /* "" if none: nothing to walk */
 	snprintf(c->unattributed.kind, sizeof(c->unattributed.kind), "none");
 	snprintf(c->unattributed.name, sizeof(c->unattributed.name), "unattributed");
 	walk(c);

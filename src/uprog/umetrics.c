@@ -255,23 +255,23 @@ struct walk {
 	struct umetrics *u;
 	struct umetric *m;
 	struct metric_family *f;
+	char (*vals)[LABEL_VALUE_MAX]; /* an entry's decoded labels, METRIC_MAX_LABELS */
 };
 
 /* The series of the entry's label values; NULL with *dropped when a
  * decoder left it out. */
 static struct metric_series *series_of(struct walk *w, const unsigned char *k, bool *dropped)
 {
-	static char vals[METRIC_MAX_LABELS][LABEL_VALUE_MAX]; /* scrapes are serialised */
 	const char *pv[METRIC_MAX_LABELS];
 	const struct umetric *m = w->m;
 
 	for (size_t i = 0; i < m->nlabels; i++) {
-		if (label_decode(m->dec[i], w->u->env, k + m->offset[i], vals[i],
-				 sizeof(vals[i])) != DECODE_OK) {
+		if (label_decode(m->dec[i], w->u->env, k + m->offset[i], w->vals[i],
+				 sizeof(w->vals[i])) != DECODE_OK) {
 			*dropped = true;
 			return NULL;
 		}
-		pv[i] = vals[i];
+		pv[i] = w->vals[i];
 	}
 	return metrics_series(w->f, pv, m->table);
 }
@@ -322,7 +322,9 @@ static int collect_metric(struct umetrics *u, struct umetric *m, struct metric_s
 		w.f->le = u->src.le(u->src.ctx, mc->bucket_type, &w.f->nle);
 	w.f->ule = m->ule;
 	w.f->nule = m->nule;
-	rc = u->src.read(u->src.ctx, &m->map, on_entry, &w, err, errlen);
+	w.vals = malloc(METRIC_MAX_LABELS * sizeof(*w.vals)); /* 8 KiB: not on the stack */
+	rc = w.vals ? u->src.read(u->src.ctx, &m->map, on_entry, &w, err, errlen) : -ENOMEM;
+	free(w.vals);
 	if (rc > 0 || rc == -ENOMEM) {
 		snprintf(err, errlen, "out of memory reading map '%s'", mc->map);
 		return -1;

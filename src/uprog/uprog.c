@@ -621,7 +621,7 @@ int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn
 		   char *err, size_t errlen)
 {
 	struct walk w = {.m = m, .ncpus = (unsigned)p->ncpus, .fn = fn, .arg = arg};
-	static enum read_state other = READ_KEYS;
+	enum read_state other = READ_KEYS; /* a map not among p's: key by key */
 	int i = index_of(p, m->fd);
 	enum read_state *how = i < 0 ? &other : &p->how[i];
 	bool refused = false;

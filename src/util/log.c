@@ -11,6 +11,8 @@
 static const char *const level_names[] = { "debug", "info", "warn", "error" };
 static const char *const format_names[] = { "logfmt", "json" };
 
+/* Process-wide: the daemon has one log, set from its flags and config on
+ * start and on each reload, and every module logs without a handle. */
 static enum log_level threshold = LOG_INFO_L;
 static enum log_format format = LOG_LOGFMT;
 

@@ -8,6 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Process-wide: libbpf's print callback, which feeds this, takes no
+ * context argument, so the last refusal's reason waits here until the
+ * loader that caused it reads it; locked, as libbpf prints from whichever
+ * thread loads.
+ */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char last[256]; /* the last refusal's reason, until read */
 
