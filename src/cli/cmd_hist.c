@@ -21,6 +21,7 @@
 #include "sys/disks.h"
 #include "util/errors.h"
 #include "core/histo.h"
+#include "core/names.h"
 #include "cli/render.h"
 
 struct hist_args {
@@ -264,7 +265,7 @@ static void collector_json(struct json *j, struct collector *c)
 	json_kv_bool(j, "rq_map", collector_fallback_attached(c));
 	if (!collector_stats(c, st))
 		for (int i = 0; i < IOLAT_STAT_COUNT; i++)
-			json_kv_uint(j, collector_stat_name((enum iolat_stat)i), st[i]);
+			json_kv_uint(j, names_stat(i), st[i]);
 	json_kv_uint(j, "recursion_misses", misses);
 	json_end_object(j);
 }

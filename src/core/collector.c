@@ -720,21 +720,6 @@ int collector_refold(struct collector *c, uint64_t from, uint64_t into)
 	return snapshot_refold(&c->retired, from, into);
 }
 
-const char *collector_stat_name(enum iolat_stat s)
-{
-	static const char *const names[IOLAT_STAT_COUNT] = {
-		[IOLAT_STAT_HIST_FULL] = "hist_map_full",
-		[IOLAT_STAT_RQMAP_MISS] = "rq_map_miss",
-		[IOLAT_STAT_BIOMAP_MISS] = "bio_map_miss",
-		[IOLAT_STAT_PARTIAL] = "partial_completion",
-		[IOLAT_STAT_RQMAP_FULL] = "rq_map_full",
-		[IOLAT_STAT_BIOMAP_FULL] = "bio_map_full",
-		[IOLAT_STAT_SAME_STAMPS] = "same_stamps",
-	};
-
-	return (unsigned int)s < IOLAT_STAT_COUNT ? names[s] : "unknown";
-}
-
 bool collector_stat_map(const struct collector *c, enum iolat_stat s, struct map_stats *out,
 			const char **lost)
 {

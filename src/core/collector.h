@@ -142,8 +142,7 @@ int collector_refold(struct collector *c, uint64_t from, uint64_t into);
 /* Collector-wide counters (enum iolat_stat), summed over CPUs. */
 int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT]);
 
-/* A counter's name in metrics and JSON: iolat_collector_events_total{event=NAME}. */
-const char *collector_stat_name(enum iolat_stat s);
+/* Their names are names_stat's (core/names.h). */
 
 struct map_stats;
 

@@ -12,6 +12,7 @@
 #include "serve/builtin_configs.h"
 #include "serve/builtin_views.h"
 #include "serve/exporter_disks.h"
+#include "core/names.h"
 #include "util/log.h"
 #include "sys/procstats.h"
 #include "uprog/umetrics.h"
@@ -48,7 +49,24 @@ struct exporter {
 	uint64_t folded_ios; /* completions under workload="other", this scrape */
 	struct exporter_disks *disks; /* gone disks: keys retired, series expired */
 	uint32_t full_logged; /* 1 << enum iolat_stat: a full map already logged */
+	char events_help[640]; /* iolat_collector_events_total's, naming each event */
 };
+
+/* The help of iolat_collector_events_total, with the events' names from the
+ * one table every output uses. */
+static void events_help(char *out, size_t len)
+{
+	snprintf(out, len,
+		 "Collector events: I/O that did not fit in a full kernel map (%s: not counted; "
+		 "%s: untimed; %s: not counted), completions whose start was not kept because "
+		 "they were under way before iolat (%s, %s), partial completions skipped (%s), "
+		 "completions whose kernel start and issue stamps were equal (%s: since Linux 6.9 "
+		 "both can be one plug's cached clock, and then total time is device time).",
+		 names_stat(IOLAT_STAT_HIST_FULL), names_stat(IOLAT_STAT_RQMAP_FULL),
+		 names_stat(IOLAT_STAT_BIOMAP_FULL), names_stat(IOLAT_STAT_RQMAP_MISS),
+		 names_stat(IOLAT_STAT_BIOMAP_MISS), names_stat(IOLAT_STAT_PARTIAL),
+		 names_stat(IOLAT_STAT_SAME_STAMPS));
+}
 
 
 /* Largest table bound <= want, so the bucket is exact; 0 if none. */
@@ -304,6 +322,7 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 	e->started = time(NULL);
 	uname(&u);
 	snprintf(e->kernel, sizeof(e->kernel), "%s", u.release);
+	events_help(e->events_help, sizeof(e->events_help));
 	e->views.lat = collector_lat_table(c);
 	e->views.size = collector_size_table(c);
 	e->views.lat_le = e->lat_le;
@@ -374,7 +393,7 @@ static void log_full_maps(struct exporter *e, const uint64_t st[IOLAT_STAT_COUNT
 		log_warn("BPF map %s is full (%llu entries): %s; "
 			 "iolat_collector_events_total{event=\"%s\"} counts them",
 			 m.name, (unsigned long long)m.capacity, lost,
-			 collector_stat_name((enum iolat_stat)i));
+			 names_stat(i));
 	}
 }
 
@@ -404,14 +423,8 @@ static int add_self(struct exporter *e, struct metric_set *set)
 				 METRIC_GAUGE, map_l);
 	cap = metrics_family(set, "iolat_bpf_map_capacity_entries",
 			     "Maximum entries of each BPF map.", METRIC_GAUGE, map_l);
-	ev = metrics_family(set, "iolat_collector_events_total",
-		"Collector events: I/O that did not fit in a full kernel map (hist_map_full: not "
-		"counted; rq_map_full: untimed; bio_map_full: not counted), completions whose start "
-		"was not kept because they were under way before iolat (rq_map_miss, bio_map_miss), "
-		"partial completions skipped (partial_completion), completions whose kernel start "
-		"and issue stamps were equal (same_stamps: since Linux 6.9 both can be one plug's "
-		"cached clock, and then total time is device time).",
-		METRIC_COUNTER, ev_l);
+	ev = metrics_family(set, "iolat_collector_events_total", e->events_help, METRIC_COUNTER,
+			    ev_l);
 	dur = metrics_family(set, "iolat_scrape_duration_seconds",
 			     "How long the previous scrape took to build and render.", METRIC_GAUGE, NULL);
 	bytes = metrics_family(set, "iolat_scrape_size_bytes",
@@ -440,7 +453,7 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	}
 	if (!collector_stats(e->c, st)) {
 		for (int i = 0; i < IOLAT_STAT_COUNT; i++) {
-			const char *v[] = { collector_stat_name((enum iolat_stat)i) };
+			const char *v[] = { names_stat(i) };
 
 			rc |= add_counter(ev, v, (double)st[i]);
 		}
