@@ -277,14 +277,21 @@ static bool block_uevents(int fd)
 
 int collector_wait(struct collector *c, int timeout_ms)
 {
-	struct epoll_event ev[2];
-	int n = epoll_wait(c->epoll, ev, 2, timeout_ms);
+	struct epoll_event ev[4];
+	int n = epoll_wait(c->epoll, ev, 4, timeout_ms);
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (n > 0)
 		ring_buffer__consume(c->wakeups);
 	return 0;
+}
+
+int collector_wait_also(struct collector *c, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(c->epoll, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
 static int setup_wait(struct collector *c)

@@ -86,18 +86,23 @@ void collector_hist_map(const struct collector *c, struct hist_map_info *out);
 bool collector_fallback_attached(const struct collector *c);
 
 /*
+ * Sleeps until the kernel asks for the fallback programs, a block device is
+ * added or resized, a signal arrives, a descriptor given to
+ * collector_wait_also is readable, or timeout_ms pass, using no CPU
+ * meanwhile. Then call collector_maintain. Returns 0 or -errno.
+ */
+int collector_wait(struct collector *c, int timeout_ms);
+
+/* Makes collector_wait return when fd is readable as well (the caller's own
+ * wake-ups); the caller drains it. 0 or -errno. */
+int collector_wait_also(struct collector *c, int fd);
+
+/*
  * Attaches programs that became needed since open (the request-map fallback
  * after an unstamped request, the bio layer when a bio-based disk appears).
  * Call it every few hundred ms while collecting. Returns what it attached
  * (COLLECTOR_NOW_* bits, 0 for nothing) or -errno.
  */
-/*
- * Sleeps until the kernel asks for the fallback programs, a block device is
- * added or resized, a signal arrives, or timeout_ms pass, using no CPU
- * meanwhile. Then call collector_maintain. Returns 0 or -errno.
- */
-int collector_wait(struct collector *c, int timeout_ms);
-
 #define COLLECTOR_NOW_FALLBACK 1
 #define COLLECTOR_NOW_BIO 2
 int collector_maintain(struct collector *c);
