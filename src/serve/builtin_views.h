@@ -25,7 +25,7 @@ struct wl_label;
 
 struct builtin_views {
 	const struct snapshot *snap; /* this scrape's series */
-	const struct bucket_table *lat, *size;
+	const struct bucket_table *lat, *size; /* also read by umetrics_new, at any time */
 	const uint64_t *lat_le, *size_le; /* classic bounds, raw units */
 	size_t nlat_le, nsize_le;
 	unsigned int synthetic; /* testing: this many fake disks of 2 ops each */

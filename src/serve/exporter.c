@@ -314,23 +314,28 @@ static bool shows_workloads(const struct exporter *e)
 }
 
 /*
- * The views' whole state, from the exporter's: the one place it is written.
+ * The views' state, from the exporter's: the one place it is written.
  * umetrics reads it through the views at every collect, so a render fills
- * it first (labels: this render's per-series label sets, or none).
+ * it first (labels: this render's per-series label sets, or none). The
+ * bucket tables are the collector's, fixed for its life, and are written
+ * once, at the start: a reload's exporter_prepare asks the views for them
+ * (umetrics_new) while a render may be filling the rest.
  */
 static void views_fill(struct exporter *e, bool labels)
 {
-	e->views = (struct builtin_views){
-		.snap = &e->snap,
-		.lat = collector_lat_table(e->c),
-		.size = collector_size_table(e->c),
-		.lat_le = e->lat_le,
-		.size_le = e->size_le,
-		.nlat_le = e->nlat_le,
-		.nsize_le = e->nsize_le,
-		.synthetic = e->o.synthetic_disks,
-		.labels = labels ? e->labels : NULL,
-	};
+	struct builtin_views *v = &e->views;
+
+	if (!v->lat) {
+		v->lat = collector_lat_table(e->c);
+		v->size = collector_size_table(e->c);
+	}
+	v->snap = &e->snap;
+	v->lat_le = e->lat_le;
+	v->size_le = e->size_le;
+	v->nlat_le = e->nlat_le;
+	v->nsize_le = e->nsize_le;
+	v->synthetic = e->o.synthetic_disks;
+	v->labels = labels ? e->labels : NULL;
 }
 
 int exporter_new(struct exporter **out, struct collector *c, const struct exporter_opts *o,
