@@ -16,6 +16,7 @@
 #include "core/libbpf_log.h"
 #include "sys/cgroups.h"
 #include "core/collector.h"
+#include "core/names.h"
 #include "commands.h"
 #include "sys/disks.h"
 #include "util/errors.h"
@@ -77,7 +78,7 @@ static void print_tracepoints(const struct probe_result *pr)
 		printf("  plug clock: yes (6.9+): a request created and issued inside one plug gets\n"
 		       "    one cached time for both stamps, so its total time equals its device time\n"
 		       "    and both include the time it waited in the plug; iolat counts such\n"
-		       "    completions as same_stamps\n");
+		       "    completions as %s\n", names_stat(IOLAT_STAT_SAME_STAMPS));
 	else
 		printf("  plug clock: no: start and issue stamps are each read when they happen\n");
 	if (pr->queue_stats_bit >= 0)
@@ -182,9 +183,10 @@ static int try_load(const struct probe_result *pr)
 	       attach_mode_name(collector_mode(c)),
 	       collector_bio_attached(c) ? " (bio-layer programs too)" : "");
 	printf("  histogram map: %s, %u keys of %d x %zu bytes, preallocated: %.1f MiB of kernel\n"
-	       "    memory; I/O of keys beyond these is counted as hist_map_full\n",
+	       "    memory; I/O of keys beyond these is counted as %s\n",
 	       h.name, h.keys, h.values_per_key, h.value_bytes,
-	       (double)h.keys * h.values_per_key * h.value_bytes / (1 << 20));
+	       (double)h.keys * h.values_per_key * h.value_bytes / (1 << 20),
+	       names_stat(IOLAT_STAT_HIST_FULL));
 	collector_close(c);
 	return 0;
 }

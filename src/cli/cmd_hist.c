@@ -21,6 +21,7 @@
 #include "sys/disks.h"
 #include "util/errors.h"
 #include "core/histo.h"
+#include "core/names.h"
 #include "cli/render.h"
 #include "util/monotonic.h"
 
@@ -53,8 +54,8 @@ static void usage(FILE *f)
 		"  -D, --disk-split     a histogram per disk\n"
 		"  -O, --op-split       a histogram per operation (read, write, flush, ...)\n"
 		"  -F, --flags-split    a histogram per request flag set (sync, fua, ...)\n"
-		"  -S, --size-split     a histogram per request size class (<=4KiB, 4-16KiB,\n"
-		"                       16-64KiB, 64KiB-1MiB, >1MiB)\n"
+		"  -S, --size-split     a histogram per request size class (%s, %s,\n"
+		"                       %s, %s, %s)\n"
 		"  -Q, --queued         show total time instead of device time\n"
 		"  -m, --milliseconds   rows in msecs instead of usecs\n"
 		"  -T, --timestamp      print a timestamp with each interval\n"
@@ -70,7 +71,10 @@ static void usage(FILE *f)
 		"  iolat hist                   all disks, until Ctrl-C\n"
 		"  iolat hist -DO 1 5           per disk and operation, 5 x 1 s\n"
 		"  iolat hist -Q -m -d sda1     total time on sda, in msecs\n"
-		"  iolat hist -c /sys/fs/cgroup/machine.slice --json 10\n");
+		"  iolat hist -c /sys/fs/cgroup/machine.slice --json 10\n",
+		names_size_class(IOLAT_SIZE_4K), names_size_class(IOLAT_SIZE_16K),
+		names_size_class(IOLAT_SIZE_64K), names_size_class(IOLAT_SIZE_1M),
+		names_size_class(IOLAT_SIZE_LARGER));
 }
 
 static int parse_args(int argc, char **argv, struct hist_args *a)
@@ -268,7 +272,7 @@ static void collector_json(struct json *j, struct collector *c)
 	json_kv_bool(j, "rq_map", collector_fallback_attached(c));
 	if (!collector_stats(c, st))
 		for (int i = 0; i < IOLAT_STAT_COUNT; i++)
-			json_kv_uint(j, collector_stat_name((enum iolat_stat)i), st[i]);
+			json_kv_uint(j, names_stat(i), st[i]);
 	json_kv_uint(j, "recursion_misses", misses);
 	json_end_object(j);
 }

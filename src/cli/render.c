@@ -7,31 +7,24 @@
 #include <string.h>
 
 #include "core/histo.h"
+#include "core/names.h"
 
 #define BAR_WIDTH 40
 #define MAX_ROWS 64
 
-static const char *const op_names[IOLAT_OP_COUNT] = {
-	"read", "write", "flush", "discard", "write_zeroes", "other",
-};
-
-static const char *const flag_names[IOLAT_F_COUNT] = {
-	"sync", "meta", "prio", "nomerge", "idle", "fua", "preflush", "rahead", "background",
-	"nowait",
-};
-
+/* A series summed over every size class or op is shown as "all". */
 const char *render_size_class_name(int c)
 {
-	static const char *const names[IOLAT_SIZE_CLASSES] = {
-		"<=4KiB", "4-16KiB", "16-64KiB", "64KiB-1MiB", ">1MiB",
-	};
+	const char *name = names_size_class(c);
 
-	return c >= 0 && c < IOLAT_SIZE_CLASSES ? names[c] : "all";
+	return name ? name : "all";
 }
 
 const char *render_op_name(int op)
 {
-	return op >= 0 && op < IOLAT_OP_COUNT ? op_names[op] : "all";
+	const char *name = names_op(op);
+
+	return name ? name : "all";
 }
 
 void render_flags(int flags, char *buf, size_t len)
@@ -42,7 +35,7 @@ void render_flags(int flags, char *buf, size_t len)
 	for (int i = 0; i < IOLAT_F_COUNT && used < len; i++)
 		if (flags & (1 << i))
 			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "|" : "",
-						 flag_names[i]);
+						 names_flag(i));
 	if (!buf[0])
 		snprintf(buf, len, "none");
 }

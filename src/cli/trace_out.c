@@ -9,6 +9,7 @@
 #include "iolat.h"
 #include "cli/render.h"
 #include "cli/trace_file.h"
+#include "core/names.h"
 #include "core/tracer.h"
 
 static const char *disk_name(struct trace_out *t, uint32_t dev)
@@ -27,12 +28,11 @@ static const char *disk_name(struct trace_out *t, uint32_t dev)
 /* blktrace's RWBS letters: F(preflush) then the op, then F(ua) A(head) S M. */
 static void rwbs(const struct trace_record *r, char *out)
 {
-	static const char ops[IOLAT_OP_COUNT] = { 'R', 'W', 'F', 'D', 'N', 'N' };
 	int n = 0;
 
 	if (r->rq_flags & IOLAT_F_PREFLUSH)
 		out[n++] = 'F';
-	out[n++] = ops[r->op < IOLAT_OP_COUNT ? r->op : IOLAT_OP_OTHER];
+	out[n++] = names_op_rwbs(r->op);
 	if (r->rq_flags & IOLAT_F_FUA)
 		out[n++] = 'F';
 	if (r->rq_flags & IOLAT_F_RAHEAD)

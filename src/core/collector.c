@@ -287,14 +287,21 @@ static int until_rescan_ms(const struct collector *c, int timeout_ms)
 
 int collector_wait(struct collector *c, int timeout_ms, const sigset_t *sigmask)
 {
-	struct epoll_event ev[2];
-	int n = epoll_pwait(c->epoll, ev, 2, until_rescan_ms(c, timeout_ms), sigmask);
+	struct epoll_event ev[4];
+	int n = epoll_pwait(c->epoll, ev, 4, until_rescan_ms(c, timeout_ms), sigmask);
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (n > 0)
 		ring_buffer__consume(c->wakeups);
 	return 0;
+}
+
+int collector_wait_also(struct collector *c, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(c->epoll, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
 static int setup_wait(struct collector *c)
@@ -723,21 +730,6 @@ int collector_drop_disk(struct collector *c, uint32_t dev)
 int collector_refold(struct collector *c, uint64_t from, uint64_t into)
 {
 	return snapshot_refold(&c->retired, from, into);
-}
-
-const char *collector_stat_name(enum iolat_stat s)
-{
-	static const char *const names[IOLAT_STAT_COUNT] = {
-		[IOLAT_STAT_HIST_FULL] = "hist_map_full",
-		[IOLAT_STAT_RQMAP_MISS] = "rq_map_miss",
-		[IOLAT_STAT_BIOMAP_MISS] = "bio_map_miss",
-		[IOLAT_STAT_PARTIAL] = "partial_completion",
-		[IOLAT_STAT_RQMAP_FULL] = "rq_map_full",
-		[IOLAT_STAT_BIOMAP_FULL] = "bio_map_full",
-		[IOLAT_STAT_SAME_STAMPS] = "same_stamps",
-	};
-
-	return (unsigned int)s < IOLAT_STAT_COUNT ? names[s] : "unknown";
 }
 
 bool collector_stat_map(const struct collector *c, enum iolat_stat s, struct map_stats *out,

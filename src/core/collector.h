@@ -78,8 +78,9 @@ bool collector_fallback_attached(const struct collector *c);
 /*
  * Sleeps until the kernel asks for the fallback programs, a block device is
  * added or resized, collector_maintain's timed look for bio-based disks
- * (disk_rescan_s) is due, a signal arrives, or timeout_ms pass (-1: no
- * limit), using no CPU meanwhile. Then call collector_maintain.
+ * (disk_rescan_s) is due, a descriptor given to collector_wait_also is
+ * readable, a signal arrives, or timeout_ms pass (-1: no limit), using no
+ * CPU meanwhile. Then call collector_maintain.
  *
  * sigmask, if not NULL, is the signal mask while it sleeps (epoll_pwait):
  * a caller that blocks its stop signals around its check of them and lets
@@ -87,6 +88,10 @@ bool collector_fallback_attached(const struct collector *c);
  * Returns 0 (also when a signal woke it) or -errno.
  */
 int collector_wait(struct collector *c, int timeout_ms, const sigset_t *sigmask);
+
+/* Makes collector_wait return when fd is readable as well (the caller's own
+ * wake-ups); the caller drains it. 0 or -errno. */
+int collector_wait_also(struct collector *c, int fd);
 
 /*
  * Attaches programs that became needed since open (the request-map fallback
@@ -138,8 +143,7 @@ int collector_refold(struct collector *c, uint64_t from, uint64_t into);
 /* Collector-wide counters (enum iolat_stat), summed over CPUs. */
 int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT]);
 
-/* A counter's name in metrics and JSON: iolat_collector_events_total{event=NAME}. */
-const char *collector_stat_name(enum iolat_stat s);
+/* Their names are names_stat's (core/names.h). */
 
 struct map_stats;
 

@@ -10,6 +10,13 @@
 
 #include "serve/wlabels.h"
 
+/*
+ * The views' keys. builtin/block.yaml reads the block and untimed keys,
+ * builtin/workloads.yaml the workload key (a series under its cgroup's
+ * workload label set, wlabels.h). Their labels (size, padding) spell these
+ * layouts byte for byte; tests/unit/test_builtin.c packs a series here and
+ * decodes it there, field by field.
+ */
 struct builtin_block_key {
 	__u32 dev;
 	__u8 op;

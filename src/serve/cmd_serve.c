@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,12 +34,34 @@
 #include "serve/webconfig.h"
 
 /*
+ * The exporter's maintenance (exporter_maintain: the only kernel map
+ * writes) is the main thread's. A scrape asks for a pass and waits for it
+ * before it renders, so it shows what was decided just before it; the
+ * main thread also runs one every MAINTAIN_S without scrapes. While the
+ * main thread is busy elsewhere (a reload, which waits for requests to
+ * end; stopping) it is closed, and a scrape renders without a pass rather
+ * than wait on it. A scrape waits holding http.c's req_lock (and no
+ * state_lock), so the main thread closes this before anything that takes
+ * req_lock or waits for requests (http_update, http_stop), and holds lock
+ * only briefly, never together with state_lock.
+ */
+struct maint {
+	pthread_mutex_t lock;
+	pthread_cond_t done; /* a pass has begun and ended */
+	int efd;	     /* eventfd: a scrape's call to the main thread */
+	uint64_t asked;	     /* passes scrapes asked for */
+	uint64_t answered;   /* asks a finished pass began after */
+	bool open;	     /* the main thread answers asks */
+};
+
+/*
  * Two threads meet here: libmicrohttpd's, which answers requests one at a
- * time (render, check_auth), and the main one, which reloads and keeps the
- * collector attached. A reload builds its new state beside the running one
- * and swaps it in inside http_update's commit, while no request is being
- * answered; state_lock keeps the main thread's collector work and the
- * scrape apart.
+ * time (render, check_auth), and the main one, which reloads, keeps the
+ * collector attached and runs the exporter's maintenance. A reload builds
+ * its new state beside the running one and swaps it in inside
+ * http_update's commit, while no request is being answered; state_lock
+ * keeps the main thread's collector and maintenance work and the render
+ * apart.
  */
 struct serve {
 	struct serve_flags fl;
@@ -50,6 +73,7 @@ struct serve {
 	struct http_server *http;
 	struct metric_set set;
 	pthread_mutex_t state_lock;
+	struct maint maint;
 	int stats_fd;
 	/* iolat_config_* self-metrics; written by the main thread under state_lock */
 	uint64_t reloads_ok, reloads_failed;
@@ -69,6 +93,9 @@ struct reload {
 
 /* How often the daemon looks for bio-based disks that got a size (see run). */
 #define DISK_RESCAN_S 60
+/* How often it runs the exporter's maintenance when no scrape asks: gone
+ * cgroups' and disks' keys leave the kernel map even when nobody scrapes. */
+#define MAINTAIN_S 10
 
 /* Process-wide: a signal handler has no other way to tell the daemon. */
 static volatile sig_atomic_t stop, reload;
@@ -229,6 +256,67 @@ static int add_http_metrics(struct serve *s, struct metric_set *set)
 	return 0;
 }
 
+/* A scrape's ask: a maintenance pass that begins after it, unless the main
+ * thread is closed (then the render goes on without one). */
+static void maint_ask(struct maint *m)
+{
+	uint64_t one = 1, want;
+
+	pthread_mutex_lock(&m->lock);
+	if (m->open) {
+		want = ++m->asked;
+		if (write(m->efd, &one, sizeof(one)) != sizeof(one))
+			log_warn("cannot wake the main thread for maintenance: %s", strerror(errno));
+		while (m->open && m->answered < want)
+			pthread_cond_wait(&m->done, &m->lock);
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Opens or closes the main thread to asks; closing releases the waiters. */
+static void maint_open(struct maint *m, bool open)
+{
+	pthread_mutex_lock(&m->lock);
+	m->open = open;
+	pthread_cond_broadcast(&m->done);
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Whether a scrape is waiting for a pass (draining the eventfd). */
+static bool maint_asked(struct maint *m)
+{
+	uint64_t n;
+	bool asked;
+
+	if (read(m->efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		log_warn("reading the maintenance eventfd: %s", strerror(errno));
+	pthread_mutex_lock(&m->lock);
+	asked = m->asked > m->answered;
+	pthread_mutex_unlock(&m->lock);
+	return asked;
+}
+
+/* One maintenance pass; answers the asks made before it began. */
+static void maintain(struct serve *s)
+{
+	struct maint *m = &s->maint;
+	uint64_t asked;
+	int rc;
+
+	pthread_mutex_lock(&m->lock);
+	asked = m->asked;
+	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_lock(&s->state_lock);
+	rc = exporter_maintain(s->e);
+	pthread_mutex_unlock(&s->state_lock);
+	if (rc)
+		log_error("exporter maintenance failed: %s", strerror(-rc));
+	pthread_mutex_lock(&m->lock);
+	m->answered = asked;
+	pthread_cond_broadcast(&m->done);
+	pthread_mutex_unlock(&m->lock);
+}
+
 static int render(void *ctx, enum expo_format fmt, struct buf *out)
 {
 	struct serve *s = ctx;
@@ -238,8 +326,9 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 	/* Give back what the previous scrape's body and series took, so the
 	 * daemon's RSS between scrapes stays near its working set. */
 	malloc_trim(0);
+	maint_ask(&s->maint);
 	pthread_mutex_lock(&s->state_lock);
-	rc = exporter_collect(s->e, &s->set);
+	rc = exporter_render(s->e, &s->set);
 	if (!rc)
 		rc = userprogs_collect(s->user, &s->set);
 	if (!rc)
@@ -461,6 +550,11 @@ static int setup(struct serve *s)
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return -EINVAL;
 	}
+	s->maint.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->maint.efd < 0 || collector_wait_also(s->c, s->maint.efd)) {
+		errorf(NULL, "cannot make the maintenance eventfd: %s", strerror(errno));
+		return -EINVAL;
+	}
 	if (open_user_programs(s))
 		return -EINVAL;
 	exporter_opts_of(s, &s->cfg, &eo);
@@ -472,6 +566,8 @@ static int setup(struct serve *s)
 	s->last_reload_ok_time = (double)time(NULL);
 	build_landing(s, &s->cfg, &s->web, landing, sizeof(landing));
 	http_opts_of(s, &s->cfg, &s->web, landing, listen, &o);
+	/* A scrape may come at once; its pass waits for run's first turn. */
+	maint_open(&s->maint, true);
 	if (http_start(&s->http, &o, err, sizeof(err))) {
 		errorf("pick a free address with --web.listen-address", "%s", err);
 		return -EADDRINUSE;
@@ -481,6 +577,7 @@ static int setup(struct serve *s)
 
 static void teardown(struct serve *s)
 {
+	maint_open(&s->maint, false); /* http_stop waits for requests under way */
 	http_stop(s->http);
 	exporter_free(s->e);
 	userprogs_close(s->user);
@@ -489,23 +586,36 @@ static void teardown(struct serve *s)
 		close(s->stats_fd);
 	webconfig_free(&s->web);
 	metrics_clear(&s->set);
+	if (s->maint.efd >= 0)
+		close(s->maint.efd);
 	pthread_mutex_destroy(&s->state_lock);
+	pthread_mutex_destroy(&s->maint.lock);
+	pthread_cond_destroy(&s->maint.done);
 }
 
 /*
  * Idle, the daemon sleeps in collector_wait: the kernel wakes it when a
  * request lacks timestamps or a disk appears or is resized, a signal when
- * it must stop or reload, and once a minute it looks for a bio-based disk
- * that got a size without an event (a sysfs walk, about 1.5 ms).
+ * it must stop or reload, a scrape when it wants a maintenance pass; every
+ * MAINTAIN_S it runs one anyway, and once a minute (collector_maintain)
+ * it looks for a bio-based disk that got a size without an event (a sysfs
+ * walk, about 1.5 ms).
  */
 static void run(struct serve *s)
 {
+	double next_pass = monotonic_s() + MAINTAIN_S;
+
 	while (!stop) {
+		double wait_s = next_pass - monotonic_s();
 		int what;
 
-		collector_wait(s->c, DISK_RESCAN_S * 1000, NULL);
+		collector_wait(s->c, wait_s > 0 ? (int)(wait_s * 1000) + 1 : 0, NULL);
 		if (stop)
 			break;
+		if (maint_asked(&s->maint) || monotonic_s() >= next_pass) {
+			maintain(s);
+			next_pass = monotonic_s() + MAINTAIN_S;
+		}
 		pthread_mutex_lock(&s->state_lock);
 		what = collector_maintain(s->c);
 		pthread_mutex_unlock(&s->state_lock);
@@ -516,9 +626,14 @@ static void run(struct serve *s)
 				log_info("%s", collector_now_reason(bit));
 		if (reload) {
 			reload = 0;
+			/* http_update waits for the request under way, which must
+			 * not wait for this thread. */
+			maint_open(&s->maint, false);
 			do_reload(s);
+			maint_open(&s->maint, true);
 		}
 	}
+	maint_open(&s->maint, false);
 }
 
 /* Socket activation: the listening sockets systemd passed, from fd 3 on
@@ -547,7 +662,9 @@ static int take_systemd_sockets(struct serve_flags *fl)
 int cmd_serve(int argc, char **argv)
 {
 	struct sigaction sa_stop = { .sa_handler = on_stop }, sa_hup = { .sa_handler = on_hup };
-	struct serve s = { .stats_fd = -1, .state_lock = PTHREAD_MUTEX_INITIALIZER };
+	struct serve s = { .stats_fd = -1, .state_lock = PTHREAD_MUTEX_INITIALIZER,
+			   .maint = { .lock = PTHREAD_MUTEX_INITIALIZER,
+				      .done = PTHREAD_COND_INITIALIZER, .efd = -1 } };
 	char err[512];
 	int rc;
 

@@ -14,11 +14,11 @@
 
 /* A disk with series. */
 struct disk {
-	uint64_t ios;		  /* completions over its series at the previous scrape */
+	uint64_t ios;		  /* completions over its series at the previous pass */
 	uint64_t ios_now;	  /* ... at this one, summed while pruning */
 	time_t changed;		  /* when ios last changed, or the disk was first seen */
-	bool seen;		  /* has series in this scrape's snapshot */
-	bool fresh;		  /* first seen in this scrape */
+	bool seen;		  /* has series in this pass's snapshot */
+	bool fresh;		  /* first seen in this pass */
 	bool gone;		  /* found gone: its kernel keys are in user space */
 	char name[DISK_NAME_MAX]; /* its sysfs name when last found; "" unknown */
 };
@@ -138,7 +138,7 @@ static int sum_disks(struct disklife *d, const struct snapshot *snap)
 	return 0;
 }
 
-/* One disk after the scrape; see disklife.h. */
+/* One disk, on the pass's snapshot; see disklife.h. */
 static int prune_one(struct disklife *d, uint64_t id, time_t now, unsigned int expire_s)
 {
 	struct disk *k = idmap_get(&d->disks, id);
@@ -161,7 +161,7 @@ static int prune_one(struct disklife *d, uint64_t id, time_t now, unsigned int e
 		k->gone = false;
 		return 0;
 	}
-	/* Idle since the last scrape: still there? */
+	/* Idle since the previous pass: still there? */
 	found = disks_lookup(d->dir, dev_of(id), name, sizeof(name), &sectors);
 	if (taken(k, name, found))
 		return drop(d, id, true);

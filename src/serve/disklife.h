@@ -5,8 +5,9 @@
  * The collector keys its series by disk number (dev_t). A disk that goes
  * away (a loop device detached or removed, a disk unplugged, a medium
  * ejected) would leave its keys in the kernel map for good and its series
- * in the output forever. So at each scrape, every disk whose completions
- * did not change since the previous scrape is looked up in sysfs; one that
+ * in the output forever. So at each maintenance pass (exporter_maintain: before
+ * every scrape, and on the daemon's timer), every disk whose completions
+ * did not change since the previous pass is looked up in sysfs; one that
  * is gone (no such number, or a size of 0) has its kernel keys moved to
  * user space (the `retire` op), where they still add to its series: a disk
  * that comes back under the same number and name continues its series, and
@@ -14,12 +15,12 @@
  * `expire_s` leaves the output (the `drop` op forgets its counts; if it
  * comes back later, its series start again from 0, as after a restart). A
  * gone disk whose number a disk of another name has taken is dropped at
- * once, before the newcomer's first scrape, so its counts never show under
- * the newcomer's name (`renamed` tells the name cache).
+ * once, in the pass before the newcomer's first scrape, so its counts never
+ * show under the newcomer's name (`renamed` tells the name cache).
  *
  * The ops are the collector's (collector_retire_disk, collector_drop_disk)
- * in the exporter, fakes in the unit tests. Not thread-safe: call from the
- * scrape path only.
+ * in the exporter, fakes in the unit tests. Not thread-safe: the exporter
+ * serialises its maintenance and renders.
  */
 #ifndef IOLAT_DISKLIFE_H
 #define IOLAT_DISKLIFE_H
@@ -47,14 +48,14 @@ struct disklife *disklife_new(const char *sys_dev_block, const struct disklife_o
 void disklife_free(struct disklife *d);
 
 /*
- * Before the scrape reads the collector: drops gone disks whose number a
+ * Before the pass reads the collector: drops gone disks whose number a
  * disk of another name has now. 0 or -errno.
  */
 int disklife_check(struct disklife *d);
 
 /*
- * After the scrape's snapshot (collector_read) has been exported: notes
- * which disks' completions changed, retires the keys of disks found gone,
+ * On the pass's snapshot (collector_read): notes which disks' completions
+ * changed since the previous pass, retires the keys of disks found gone,
  * drops gone ones unchanged for expire_s seconds. 0 or -errno.
  */
 int disklife_prune(struct disklife *d, const struct snapshot *snap, time_t now,

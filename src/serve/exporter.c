@@ -12,6 +12,7 @@
 #include "serve/builtin_configs.h"
 #include "serve/builtin_views.h"
 #include "serve/exporter_disks.h"
+#include "core/names.h"
 #include "util/log.h"
 #include "sys/procstats.h"
 #include "uprog/umetrics.h"
@@ -29,7 +30,7 @@ struct exporter {
 	struct exporter_opts o;
 	uint64_t lat_le[IOLAT_LAT_SLOTS], size_le[IOLAT_SIZE_SLOTS];
 	size_t nlat_le, nsize_le;
-	struct snapshot snap;
+	struct snapshot snap; /* the last render's or maintenance pass's read */
 	double last_scrape_s;
 	size_t last_scrape_bytes;
 	uint64_t scrapes;
@@ -39,16 +40,33 @@ struct exporter {
 	 * over the collector's views; the same path as users' programs. */
 	struct uconfig *block_conf, *wl_conf;
 	struct umetrics *block, *wl_metrics;
-	struct builtin_views views;
-	const struct wl_label **labels; /* per snapshot series, this scrape */
+	struct builtin_views views; /* written by views_fill only */
+	const struct wl_label **labels; /* per snapshot series, this render */
 	size_t labels_cap;
 	struct decoder_env *env;
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
 	struct wlabels *wl;
-	uint64_t folded_ios; /* completions under workload="other", this scrape */
+	uint64_t folded_ios; /* completions under workload="other", this render */
 	struct exporter_disks *disks; /* gone disks: keys retired, series expired */
 	uint32_t full_logged; /* 1 << enum iolat_stat: a full map already logged */
+	char events_help[640]; /* iolat_collector_events_total's, naming each event */
 };
+
+/* The help of iolat_collector_events_total, with the events' names from the
+ * one table every output uses. */
+static void events_help(char *out, size_t len)
+{
+	snprintf(out, len,
+		 "Collector events: I/O that did not fit in a full kernel map (%s: not counted; "
+		 "%s: untimed; %s: not counted), completions whose start was not kept because "
+		 "they were under way before iolat (%s, %s), partial completions skipped (%s), "
+		 "completions whose kernel start and issue stamps were equal (%s: since Linux 6.9 "
+		 "both can be one plug's cached clock, and then total time is device time).",
+		 names_stat(IOLAT_STAT_HIST_FULL), names_stat(IOLAT_STAT_RQMAP_FULL),
+		 names_stat(IOLAT_STAT_BIOMAP_FULL), names_stat(IOLAT_STAT_RQMAP_MISS),
+		 names_stat(IOLAT_STAT_BIOMAP_MISS), names_stat(IOLAT_STAT_PARTIAL),
+		 names_stat(IOLAT_STAT_SAME_STAMPS));
+}
 
 
 /* Largest table bound <= want, so the bucket is exact; 0 if none. */
@@ -266,8 +284,8 @@ void exporter_apply(struct exporter *e, struct exporter_settings *st)
 {
 	memcpy(e->lat_le, st->lat_le, sizeof(e->lat_le));
 	memcpy(e->size_le, st->size_le, sizeof(e->size_le));
-	e->nlat_le = e->views.nlat_le = st->nlat_le;
-	e->nsize_le = e->views.nsize_le = st->nsize_le;
+	e->nlat_le = st->nlat_le;
+	e->nsize_le = st->nsize_le;
 	SWAP(e->block_conf, st->block_conf);
 	SWAP(e->block, st->block);
 	SWAP(e->wl_conf, st->wl_conf);
@@ -290,6 +308,36 @@ void exporter_apply(struct exporter *e, struct exporter_settings *st)
 	exporter_settings_free(st);
 }
 
+static bool shows_workloads(const struct exporter *e)
+{
+	return e->wl && e->o.workloads;
+}
+
+/*
+ * The views' state, from the exporter's: the one place it is written.
+ * umetrics reads it through the views at every collect, so a render fills
+ * it first (labels: this render's per-series label sets, or none). The
+ * bucket tables are the collector's, fixed for its life, and are written
+ * once, at the start: a reload's exporter_prepare asks the views for them
+ * (umetrics_new) while a render may be filling the rest.
+ */
+static void views_fill(struct exporter *e, bool labels)
+{
+	struct builtin_views *v = &e->views;
+
+	if (!v->lat) {
+		v->lat = collector_lat_table(e->c);
+		v->size = collector_size_table(e->c);
+	}
+	v->snap = &e->snap;
+	v->lat_le = e->lat_le;
+	v->size_le = e->size_le;
+	v->nlat_le = e->nlat_le;
+	v->nsize_le = e->nsize_le;
+	v->synthetic = e->o.synthetic_disks;
+	v->labels = labels ? e->labels : NULL;
+}
+
 int exporter_new(struct exporter **out, struct collector *c, const struct exporter_opts *o,
 		 char *err, size_t len)
 {
@@ -304,12 +352,11 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 	e->started = time(NULL);
 	uname(&u);
 	snprintf(e->kernel, sizeof(e->kernel), "%s", u.release);
-	e->views.lat = collector_lat_table(c);
-	e->views.size = collector_size_table(c);
-	e->views.lat_le = e->lat_le;
-	e->views.size_le = e->size_le;
+	events_help(e->events_help, sizeof(e->events_help));
+	views_fill(e, false); /* umetrics_new asks the views for their tables */
 	e->env = decoder_env_new(NULL);
-	rc = e->env ? exporter_prepare(e, o, &st, err, len) : -ENOMEM;
+	e->disks = e->env ? exporter_disks_new(c, e->env) : NULL;
+	rc = e->disks ? exporter_prepare(e, o, &st, err, len) : -ENOMEM;
 	if (rc) {
 		exporter_free(e);
 		return rc;
@@ -341,11 +388,6 @@ void exporter_scrape_done(struct exporter *e, double seconds, size_t bytes)
 	e->scrapes++;
 }
 
-static bool shows_workloads(const struct exporter *e)
-{
-	return e->wl && e->o.workloads;
-}
-
 static int add_counter(struct metric_family *f, const char *const *v, double add)
 {
 	struct metric_series *s = metrics_series(f, v, NULL);
@@ -374,7 +416,7 @@ static void log_full_maps(struct exporter *e, const uint64_t st[IOLAT_STAT_COUNT
 		log_warn("BPF map %s is full (%llu entries): %s; "
 			 "iolat_collector_events_total{event=\"%s\"} counts them",
 			 m.name, (unsigned long long)m.capacity, lost,
-			 collector_stat_name((enum iolat_stat)i));
+			 names_stat(i));
 	}
 }
 
@@ -404,14 +446,8 @@ static int add_self(struct exporter *e, struct metric_set *set)
 				 METRIC_GAUGE, map_l);
 	cap = metrics_family(set, "iolat_bpf_map_capacity_entries",
 			     "Maximum entries of each BPF map.", METRIC_GAUGE, map_l);
-	ev = metrics_family(set, "iolat_collector_events_total",
-		"Collector events: I/O that did not fit in a full kernel map (hist_map_full: not "
-		"counted; rq_map_full: untimed; bio_map_full: not counted), completions whose start "
-		"was not kept because they were under way before iolat (rq_map_miss, bio_map_miss), "
-		"partial completions skipped (partial_completion), completions whose kernel start "
-		"and issue stamps were equal (same_stamps: since Linux 6.9 both can be one plug's "
-		"cached clock, and then total time is device time).",
-		METRIC_COUNTER, ev_l);
+	ev = metrics_family(set, "iolat_collector_events_total", e->events_help, METRIC_COUNTER,
+			    ev_l);
 	dur = metrics_family(set, "iolat_scrape_duration_seconds",
 			     "How long the previous scrape took to build and render.", METRIC_GAUGE, NULL);
 	bytes = metrics_family(set, "iolat_scrape_size_bytes",
@@ -440,7 +476,7 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	}
 	if (!collector_stats(e->c, st)) {
 		for (int i = 0; i < IOLAT_STAT_COUNT; i++) {
-			const char *v[] = { collector_stat_name((enum iolat_stat)i) };
+			const char *v[] = { names_stat(i) };
 
 			rc |= add_counter(ev, v, (double)st[i]);
 		}
@@ -539,8 +575,6 @@ static int add_block_metrics(struct exporter *e, struct metric_set *set)
 {
 	char err[256];
 
-	e->views.snap = &e->snap;
-	e->views.synthetic = e->o.synthetic_disks;
 	/* The views cannot fail; only memory can. */
 	if (umetrics_collect(e->block, set, err, sizeof(err)))
 		return -ENOMEM;
@@ -551,9 +585,10 @@ static int add_block_metrics(struct exporter *e, struct metric_set *set)
 }
 
 /*
- * Each series' workload label set, looked up once per scrape for every
+ * Each series' workload label set, looked up once per render for every
  * workload view; and the completions counted under workload="other" (past
- * the cap).
+ * the cap). Only looks: naming and expiring are exporter_maintain's, so a
+ * cgroup it has not named yet shows from the render after it has.
  */
 static int label_series(struct exporter *e)
 {
@@ -573,41 +608,54 @@ static int label_series(struct exporter *e)
 		if (l && wlabels_is_other(e->wl, l))
 			e->folded_ios += s->val.ios;
 	}
-	e->views.labels = e->labels;
 	return 0;
 }
 
-int exporter_collect(struct exporter *e, struct metric_set *set)
+/* read a snapshot -> attach labels -> build families; see exporter.h. */
+int exporter_render(struct exporter *e, struct metric_set *set)
 {
-	time_t now = time(NULL);
+	bool workloads = shows_workloads(e);
 	int rc;
 
 	metrics_clear(set);
 	e->folded_ios = 0;
-	if (!e->disks)
-		e->disks = exporter_disks_new(e->c, e->env);
-	rc = e->disks ? exporter_disks_check(e->disks) : -ENOMEM;
-	if (!rc)
-		rc = collector_read(e->c, &e->snap);
-	if (!rc && shows_workloads(e))
-		rc = wlabels_assign(e->wl, &e->snap, now);
-	e->views.labels = NULL;
-	if (!rc && shows_workloads(e))
+	rc = collector_read(e->c, &e->snap);
+	if (!rc && workloads)
 		rc = label_series(e);
+	views_fill(e, workloads);
 	if (!rc)
 		rc = add_block_metrics(e, set);
 	if (!rc)
 		rc = add_self(e, set);
 	if (!rc)
 		rc = add_process(set);
-	if (!rc && shows_workloads(e))
+	if (!rc && workloads)
 		rc = add_workload_self(e, set);
-	/* After the set is built: retiring keys changes no value it shows. */
+	if (!rc)
+		rc = exporter_disks_metrics(e->disks, set);
+	decoder_env_scrape_done(e->env); /* disk names: refreshed now and then */
+	return rc;
+}
+
+/*
+ * The kernel map writes, in the order a pass needs them: a gone disk whose
+ * number another disk took is dropped before the read, so the read cannot
+ * count the newcomer's keys under the old name; then, on what the read
+ * found, cgroups are named and the idle gone ones retired, label sets and
+ * disks expired.
+ */
+int exporter_maintain(struct exporter *e)
+{
+	time_t now = time(NULL);
+	int rc = exporter_disks_check(e->disks);
+
+	if (!rc)
+		rc = collector_read(e->c, &e->snap);
+	if (!rc && shows_workloads(e))
+		rc = wlabels_assign(e->wl, &e->snap, now);
 	if (!rc && shows_workloads(e))
 		rc = wlabels_prune(e->wl, &e->snap, now);
 	if (!rc)
-		rc = exporter_disks_prune(e->disks, &e->snap, now, e->o.disk_expire_s, set);
-	if (e->env)
-		decoder_env_scrape_done(e->env); /* disk names: refreshed now and then */
+		rc = exporter_disks_prune(e->disks, &e->snap, now, e->o.disk_expire_s);
 	return rc;
 }

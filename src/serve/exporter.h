@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * exporter.h - turns the collector's cumulative series and its own
- * statistics into a metric_set for `iolat serve`. Scrapes are serialised by
- * the caller; counts are cumulative since start and never reset.
+ * statistics into a metric_set for `iolat serve` (exporter_render), and
+ * keeps the kernel maps bounded in a separate step (exporter_maintain).
+ * Both are serialised by the caller; counts are cumulative since start and
+ * never reset.
  */
 #ifndef IOLAT_EXPORTER_H
 #define IOLAT_EXPORTER_H
@@ -54,7 +56,8 @@ void exporter_free(struct exporter *e);
  * everything they need off to the side; it changes nothing the exporter
  * shows, so it may run while a scrape does. 0, or -errno with a reason in
  * err. exporter_apply then swaps them in and cannot fail; the caller keeps
- * it from running during exporter_collect. Counts are untouched.
+ * it from running during exporter_render or exporter_maintain. Counts are
+ * untouched.
  */
 struct exporter_settings;
 int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
@@ -64,11 +67,27 @@ void exporter_apply(struct exporter *e, struct exporter_settings *st);
 void exporter_settings_free(struct exporter_settings *st);
 
 /*
- * Builds the current metrics into set (cleared first). build_info labels
- * come from the running kernel and the collector's attach path.
+ * A render: builds the current metrics into set (cleared first) in one
+ * direction, reading the collector, giving each series its workload label
+ * set and making the families. It writes no kernel map and changes no
+ * label set or disk state: that is exporter_maintain's. build_info labels
+ * come from the running kernel and the collector's attach path. The
+ * caller keeps it apart from exporter_maintain and exporter_apply.
  * Returns 0 or -errno.
  */
-int exporter_collect(struct exporter *e, struct metric_set *set);
+int exporter_render(struct exporter *e, struct metric_set *set);
+
+/*
+ * Maintenance, the exporter's only writes to kernel maps: names the
+ * cgroups of a fresh read, moves the keys of gone cgroups and gone disks
+ * to user space, expires workload label sets (workloads.expire) and gone
+ * disks (disks.expire), and forgets a gone disk whose number another disk
+ * took. Each pass compares what it reads with the pass before: the daemon
+ * runs one before every scrape (so a scrape shows what was decided just
+ * before it, as docs/serve.md says) and others on its own timer. The
+ * caller keeps it apart from renders and exporter_apply. 0 or -errno.
+ */
+int exporter_maintain(struct exporter *e);
 
 /* Records how long the last scrape took, for iolat_scrape_duration_seconds. */
 void exporter_scrape_done(struct exporter *e, double seconds, size_t bytes);

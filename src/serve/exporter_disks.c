@@ -159,9 +159,7 @@ static int add_disk_info(struct exporter_disks *d, struct metric_set *set)
 	return rc;
 }
 
-/* After the prune, so a disk shows as gone from the scrape that found it
- * gone, and no longer from the one that saw it busy again. */
-static int add_metrics(struct exporter_disks *d, struct metric_set *set)
+int exporter_disks_metrics(struct exporter_disks *d, struct metric_set *set)
 {
 	static const char *const dev_l[] = { "device", NULL };
 	struct gone_ctx g = { 0 };
@@ -187,9 +185,7 @@ static int add_metrics(struct exporter_disks *d, struct metric_set *set)
 }
 
 int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,
-			 unsigned int expire_s, struct metric_set *set)
+			 unsigned int expire_s)
 {
-	int rc = disklife_prune(d->life, snap, now, expire_s ? expire_s : DEFAULT_EXPIRE_S);
-
-	return rc ? rc : add_metrics(d, set);
+	return disklife_prune(d->life, snap, now, expire_s ? expire_s : DEFAULT_EXPIRE_S);
 }

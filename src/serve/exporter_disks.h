@@ -2,8 +2,9 @@
 /*
  * exporter_disks.h - the exporter's disks that come and go: disklife.h's
  * decisions carried out on the collector (collector_retire_disk,
- * collector_drop_disk) and the name cache, and their self-metrics
- * (iolat_disks_*). Called from the scrape path only.
+ * collector_drop_disk) and the name cache, in exporter_maintain; and their
+ * self-metrics (iolat_disks_*), read-only, in exporter_render. Not
+ * thread-safe: the caller serialises the two.
  */
 #ifndef IOLAT_EXPORTER_DISKS_H
 #define IOLAT_EXPORTER_DISKS_H
@@ -22,15 +23,23 @@ struct exporter_disks;
 struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_env *env);
 void exporter_disks_free(struct exporter_disks *d);
 
-/* Before the scrape reads the collector. 0 or -errno. */
+/* Maintenance, before its read of the collector: drops gone disks whose
+ * number another disk has taken. 0 or -errno. */
 int exporter_disks_check(struct exporter_disks *d);
 
 /*
- * After the scrape's series are in set: retires and expires gone disks
- * (expire_s: disks.expire, 0 for the default, 5m), then adds the
- * iolat_disks_* families to set. 0 or -errno.
+ * Maintenance, on its read (snap): retires and expires gone disks
+ * (expire_s: disks.expire, 0 for the default, 5m). 0 or -errno.
  */
 int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,
-			 unsigned int expire_s, struct metric_set *set);
+			 unsigned int expire_s);
+
+/*
+ * A render: the iolat_disks_* families as the last maintenance pass left
+ * them (a disk shows as gone from the pass that found it gone, and no
+ * longer from the one that saw it busy again), and the disks' info
+ * families. Changes nothing. 0 or -errno.
+ */
+int exporter_disks_metrics(struct exporter_disks *d, struct metric_set *set);
 
 #endif /* IOLAT_EXPORTER_DISKS_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* config.c - `iolat serve` settings from a YAML file (config.h), via libyaml. */
+/* serve_config.c - `iolat serve` settings from a YAML file (serve_config.h), via libyaml. */
 #include "serve/serve_config.h"
 #include "util/parse.h"
 #include "util/yamldoc.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 
+#include "core/names.h"
 #include "util/errors.h"
 #include "serve/http.h"
 #include "util/parse.h"
@@ -55,8 +56,8 @@ static void usage(FILE *f)
 		"      --disks.expire=DUR         a gone disk's series stay DUR (5m)\n"
 		"      --[no-]label.op            an op label (read, write, ...) on block\n"
 		"                                 metrics; without it ops sum per disk (default on)\n"
-		"      --[no-]label.size-class    a size label (<=4KiB, 4-16KiB, 16-64KiB,\n"
-		"                                 64KiB-1MiB, >1MiB) on block metrics: latency\n"
+		"      --[no-]label.size-class    a size label (%s, %s, %s,\n"
+		"                                 %s, %s) on block metrics: latency\n"
 		"                                 by request size class (default off)\n"
 		"      --bpf.stats                keep kernel BPF run-time stats on while\n"
 		"                                 serving, for iolat_bpf_program_* metrics\n"
@@ -81,7 +82,10 @@ static void usage(FILE *f)
 		"  iolat serve\n"
 		"  iolat serve --web.listen-address=127.0.0.1:19617 --bpf.stats\n"
 		"  iolat serve --config.file=/etc/iolat/iolat.yml --web.config.file=/etc/iolat/web.yml\n"
-		"  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,timers\n");
+		"  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,timers\n",
+		names_size_class(IOLAT_SIZE_4K), names_size_class(IOLAT_SIZE_16K),
+		names_size_class(IOLAT_SIZE_64K), names_size_class(IOLAT_SIZE_1M),
+		names_size_class(IOLAT_SIZE_LARGER));
 }
 
 enum {

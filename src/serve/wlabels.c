@@ -35,7 +35,7 @@ struct lset {
 struct tracked {
 	struct lset *set; /* NULL: not named yet */
 	time_t first_seen;
-	uint64_t ios, ios_now; /* completions at the last scrape, and now */
+	uint64_t ios, ios_now; /* completions at the previous pass, and this one */
 	bool gone;
 };
 
@@ -137,7 +137,7 @@ fold:
 }
 
 /* Names a followed cgroup once the cache can: a cgroup younger than the
- * cache's last walk waits a scrape; one never found is gone: "other". */
+ * cache's last walk waits a pass; one never found is gone: "other". */
 static void name_it(struct wlabels *w, uint64_t id, struct tracked *t, time_t now)
 {
 	const struct workload *n = workload_lookup(w->names, id);
@@ -230,7 +230,7 @@ static void idlist_add(struct idlist *l, uint64_t id)
 		l->id[l->n++] = id;
 }
 
-/* A named cgroup with no I/O since the last scrape whose directory is gone. */
+/* A named cgroup with no I/O since the previous pass whose directory is gone. */
 static void check_gone(void *ctx, uint64_t id, void *val)
 {
 	struct idlist *l = ctx;

@@ -39,19 +39,22 @@ struct wlabels *wlabels_new(struct collector *c, struct workload_cache *names,
 void wlabels_free(struct wlabels *w);
 void wlabels_set_opts(struct wlabels *w, const struct wlabels_opts *o);
 
-/* Names the cgroups of a fresh snapshot (collector_read). 0 or -ENOMEM. */
+/* Maintenance: follows and names the cgroups of a fresh snapshot
+ * (collector_read). 0 or -ENOMEM. */
 int wlabels_assign(struct wlabels *w, const struct snapshot *snap, time_t now);
 
 /* The label set a snapshot series' cgroup id belongs to; NULL: not exported
- * (expired, or a cgroup not named yet: it shows on the next scrape). */
+ * (expired, or a cgroup not named yet: it shows once a maintenance pass has
+ * named it). Only looks: a render calls it. */
 const struct wl_label *wlabels_of(struct wlabels *w, uint64_t cgroup);
 
 /* Whether that label set is the "other" fold. */
 int wlabels_is_other(const struct wlabels *w, const struct wl_label *l);
 
 /*
- * After the snapshot has been exported: retires the keys of cgroups that
- * are gone and expires label sets. 0 or -errno.
+ * Maintenance, after wlabels_assign of the same snapshot: retires the keys
+ * of cgroups gone with no I/O since the previous pass (collector_retire)
+ * and expires label sets (collector_refold). 0 or -errno.
  */
 int wlabels_prune(struct wlabels *w, const struct snapshot *snap, time_t now);
 
