@@ -535,19 +535,17 @@ static int add_workload_self(struct exporter *e, struct metric_set *set)
 
 /* The block families, through builtin/block.yaml and, with workloads on,
  * builtin/workloads.yaml. */
-static int add_block_metrics(struct exporter *e, struct metric_set *set)
+static int add_block_metrics(struct exporter *e, struct metric_set *set, char *err,
+			     size_t errlen)
 {
-	char err[256];
+	int rc;
 
 	e->views.snap = &e->snap;
 	e->views.synthetic = e->o.synthetic_disks;
-	/* The views cannot fail; only memory can. */
-	if (umetrics_collect(e->block, set, err, sizeof(err)))
-		return -ENOMEM;
-	if (e->views.labels && e->wl_metrics &&
-	    umetrics_collect(e->wl_metrics, set, err, sizeof(err)))
-		return -ENOMEM;
-	return 0;
+	rc = umetrics_collect(e->block, set, err, errlen);
+	if (!rc && e->views.labels && e->wl_metrics)
+		rc = umetrics_collect(e->wl_metrics, set, err, errlen);
+	return rc;
 }
 
 /*
@@ -577,11 +575,13 @@ static int label_series(struct exporter *e)
 	return 0;
 }
 
-int exporter_collect(struct exporter *e, struct metric_set *set)
+int exporter_collect(struct exporter *e, struct metric_set *set, char *err, size_t errlen)
 {
 	time_t now = time(NULL);
 	int rc;
 
+	if (errlen)
+		err[0] = '\0';
 	metrics_clear(set);
 	e->folded_ios = 0;
 	if (!e->disks)
@@ -595,7 +595,7 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 	if (!rc && shows_workloads(e))
 		rc = label_series(e);
 	if (!rc)
-		rc = add_block_metrics(e, set);
+		rc = add_block_metrics(e, set, err, errlen);
 	if (!rc)
 		rc = add_self(e, set);
 	if (!rc)
@@ -609,5 +609,8 @@ int exporter_collect(struct exporter *e, struct metric_set *set)
 		rc = exporter_disks_prune(e->disks, &e->snap, now, e->o.disk_expire_s, set);
 	if (e->env)
 		decoder_env_scrape_done(e->env); /* disk names: refreshed now and then */
+	/* Only umetrics words its failures; for the rest the errno says it all. */
+	if (rc && errlen && !err[0])
+		snprintf(err, errlen, "%s", strerror(-rc));
 	return rc;
 }

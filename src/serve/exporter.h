@@ -66,9 +66,10 @@ void exporter_settings_free(struct exporter_settings *st);
 /*
  * Builds the current metrics into set (cleared first). build_info labels
  * come from the running kernel and the collector's attach path.
- * Returns 0 or -errno.
+ * Returns 0, or -errno with what failed in err (a map read's own words
+ * when the block families could not be read).
  */
-int exporter_collect(struct exporter *e, struct metric_set *set);
+int exporter_collect(struct exporter *e, struct metric_set *set, char *err, size_t errlen);
 
 /* Records how long the last scrape took, for iolat_scrape_duration_seconds. */
 void exporter_scrape_done(struct exporter *e, double seconds, size_t bytes);
