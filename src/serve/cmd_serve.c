@@ -239,13 +239,14 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 {
 	struct serve *s = ctx;
 	double t0 = now_s();
+	char err[256] = "";
 	int rc;
 
 	/* Give back what the previous scrape's body and series took, so the
 	 * daemon's RSS between scrapes stays near its working set. */
 	malloc_trim(0);
 	pthread_mutex_lock(&s->state_lock);
-	rc = exporter_collect(s->e, &s->set);
+	rc = exporter_collect(s->e, &s->set, err, sizeof(err));
 	if (!rc)
 		rc = userprogs_collect(s->user, &s->set);
 	if (!rc)
@@ -256,7 +257,7 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 		rc = fmt == EXPO_PROTOBUF ? expo_proto(&s->set, out)
 					  : expo_text(&s->set, fmt == EXPO_OPENMETRICS, out);
 	if (rc)
-		log_error("building metrics failed: %s", strerror(-rc));
+		log_error("building metrics failed: %s", err[0] ? err : strerror(-rc));
 	exporter_scrape_done(s->e, now_s() - t0, out->len);
 	pthread_mutex_unlock(&s->state_lock);
 	return rc;
@@ -298,9 +299,14 @@ static void build_landing(const struct serve *s, const struct serve_config *cfg,
 /* Loads cfg's web config (if any) into *out. 0 or -errno with a reason in err. */
 static int load_web(const struct serve_config *cfg, struct webconfig *out, char *err, size_t len)
 {
+	int rc;
+
 	memset(out, 0, sizeof(*out));
-	if (cfg->web_config_file[0] && webconfig_load(cfg->web_config_file, out, err, len))
-		return -EINVAL;
+	if (cfg->web_config_file[0]) {
+		rc = webconfig_load(cfg->web_config_file, out, err, len);
+		if (rc)
+			return rc;
+	}
 	if (out->require_client_cert) {
 		snprintf(err, len, "%s: client certificates (RequireAndVerifyClientCert) are not "
 			 "supported yet; remove client_auth_type", cfg->web_config_file);
@@ -370,9 +376,11 @@ static void reload_commit(void *arg)
 static int reload_prepare(struct serve *s, struct reload *r, char *err, size_t len)
 {
 	struct exporter_opts eo;
+	int rc;
 
-	if (serve_flags_config(&s->fl, &r->cfg, err, len))
-		return -EINVAL;
+	rc = serve_flags_config(&s->fl, &r->cfg, err, len);
+	if (rc)
+		return rc;
 	if (r->cfg.workloads_by_process != s->cfg.workloads_by_process ||
 	    r->cfg.size_label != s->cfg.size_label) {
 		snprintf(err, len, "changing workloads.by or labels.size_class needs a restart");
@@ -387,11 +395,13 @@ static int reload_prepare(struct serve *s, struct reload *r, char *err, size_t l
 			 "kernel.bpf_stats_enabled=1'", strerror(errno));
 		return -EPERM;
 	}
-	if (load_web(&r->cfg, &r->web, err, len))
-		return -EINVAL;
+	rc = load_web(&r->cfg, &r->web, err, len);
+	if (rc)
+		return rc;
 	exporter_opts_of(s, &r->cfg, &eo);
-	if (exporter_prepare(s->e, &eo, &r->settings, err, len))
-		return -EINVAL;
+	rc = exporter_prepare(s->e, &eo, &r->settings, err, len);
+	if (rc)
+		return rc;
 	build_landing(s, &r->cfg, &r->web, r->landing, sizeof(r->landing));
 	return 0;
 }
