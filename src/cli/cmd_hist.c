@@ -298,7 +298,7 @@ static void report_attached(int what)
 		errorf(NULL, "attaching a program on demand failed: %s", strerror(-what));
 	for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_BIO; bit <<= 1)
 		if (what & bit)
-			fprintf(stderr, "iolat: %s\n", collector_now_reason(bit));
+			errorf(NULL, "%s", collector_now_reason(bit));
 }
 
 /* Sleeps up to `seconds`, returning early when a signal asks to stop, and
