@@ -48,6 +48,20 @@ int yamldoc_fail(struct yamldoc *d, const yaml_node_t *n, const char *fmt, ...)
 	return -EINVAL;
 }
 
+int yamldoc_fail_file(struct yamldoc *d, int rc, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!d->errlen)
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(d->err, d->errlen, "%s: %s", d->file, msg);
+	return rc;
+}
+
 /* Out of memory is -ENOMEM, so a caller can tell it from a wrong file. */
 static int out_of_memory(struct yamldoc *d, const yaml_node_t *n)
 {
@@ -162,6 +176,17 @@ int yamldoc_load(struct yamldoc *d, const char *buf, size_t len, const char *emp
 		yaml_document_delete(&d->doc);
 	yaml_parser_delete(&p);
 	return rc;
+}
+
+int yamldoc_check_nul(struct yamldoc *d)
+{
+	const yaml_node_t *n;
+
+	for (n = d->doc.nodes.start; n < d->doc.nodes.top; n++)
+		if (n->type == YAML_SCALAR_NODE &&
+		    strlen((const char *)n->data.scalar.value) != n->data.scalar.length)
+			return yamldoc_fail(d, n, "string holds a NUL character");
+	return 0;
 }
 
 /* ---- scalars ---- */
@@ -338,6 +363,7 @@ int yamldoc_each_key(struct yamldoc *d, yaml_node_t *map, const char *what, cons
 			return words(d, k, YAMLDOC_KEY_NOT_STRING, NULL, what, known);
 		if (!d->repeat_wins && key_seen(d, map, p, name))
 			return words(d, k, YAMLDOC_REPEATED_KEY, name, what, known);
+		d->key = k;
 		rc = fn(d, name, yamldoc_node(d, p->value), arg);
 		if (rc == 1)
 			return words(d, k, YAMLDOC_UNKNOWN_KEY, name, what, known);

@@ -50,6 +50,7 @@ struct yamldoc {
 	size_t work_limit; /* 0: no limit (a file only its owner writes) */
 	yamldoc_words_fn words; /* NULL: yamldoc_default_words */
 	bool repeat_wins; /* a repeated key overrides the first rather than failing */
+	const yaml_node_t *key; /* in a yamldoc_key_fn: the key node, for errors about it */
 };
 
 /*
@@ -73,6 +74,15 @@ int yamldoc_fail_at(struct yamldoc *d, size_t line, size_t col, const char *fmt,
     __attribute__((format(printf, 4, 5)));
 int yamldoc_fail(struct yamldoc *d, const yaml_node_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* For what has no place in the file (it cannot be read): "file: <fmt...>"; returns rc. */
+int yamldoc_fail_file(struct yamldoc *d, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Refuses a document with a scalar holding a NUL (YAML's "\0"): C strings
+ * would end there, so "cert_file\0x" would pass for the key cert_file.
+ */
+int yamldoc_check_nul(struct yamldoc *d);
 
 /*
  * Spends units of d->work_limit on node n. YAML aliases let one node be read
