@@ -68,7 +68,8 @@ static int get_bounds(struct yamldoc *x, yaml_node_t *n, double scale, uint64_t 
 		if (yamldoc_number(v, &d) || d <= 0)
 			return yamldoc_fail(x, v, "expected a positive number");
 		if (*nout == CONFIG_MAX_BOUNDS)
-			return yamldoc_fail(x, v, "too many bounds (at most %d)", CONFIG_MAX_BOUNDS);
+			return yamldoc_fail(x, v, "too many bounds (at most %d)",
+					    CONFIG_MAX_BOUNDS);
 		out[*nout] = (uint64_t)llround(d * scale);
 		if (*nout && out[*nout] <= out[*nout - 1])
 			return yamldoc_fail(x, v, "bounds must ascend");
@@ -93,9 +94,11 @@ static int web_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 		return yamldoc_get_strbuf(x, v, c->web_config_file, sizeof(c->web_config_file));
 	if (strcmp(k, "listen_addresses"))
 		return 1;
-	if (v->type != YAML_SEQUENCE_NODE || v->data.sequence.items.start == v->data.sequence.items.top)
+	len = v->type == YAML_SEQUENCE_NODE
+		      ? (size_t)(v->data.sequence.items.top - v->data.sequence.items.start)
+		      : 0;
+	if (!len)
 		return yamldoc_fail(x, v, "expected a non-empty list of addresses");
-	len = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
 	if (len > CONFIG_MAX_LISTEN)
 		return yamldoc_fail(x, v, "at most %d listen addresses", CONFIG_MAX_LISTEN);
 	for (c->nlisten = 0; c->nlisten < len; c->nlisten++) {
@@ -225,8 +228,9 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 	struct serve_config *c = arg;
 
 	if (!strcmp(k, "web"))
-		return yamldoc_each_key(x, v, "web", "listen_addresses, telemetry_path, config_file",
-					web_key, c);
+		return yamldoc_each_key(x, v, "web",
+					"listen_addresses, telemetry_path, config_file", web_key,
+					c);
 	if (!strcmp(k, "views"))
 		return yamldoc_each_key(x, v, "views", "device_time, total_time, request_size",
 					views_key, c);

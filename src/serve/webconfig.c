@@ -208,7 +208,7 @@ static const char *const tls_keys = "cert_file, key_file, client_auth_type, clie
 				    "min_version";
 
 /* What tls_server_config says, key by key. */
-struct tls_keys {
+struct tls_values {
 	/* node[i] is the value of key i if set to a non-empty string; val[i] is "" if unset. */
 	const yaml_node_t *node[TLS_NKEYS];
 	const char *val[TLS_NKEYS];
@@ -218,7 +218,7 @@ struct tls_keys {
 static int tls_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
 {
 	struct parse *p = (struct parse *)d; /* d is p's first member */
-	struct tls_keys *t = arg;
+	struct tls_values *t = arg;
 	int ret, i;
 
 	for (i = 0; i < TLS_NKEYS; i++)
@@ -241,7 +241,7 @@ static int tls_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
 static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node_t *map,
 		     struct webconfig *wc)
 {
-	struct tls_keys t = { .val = { "", "", "", "", "" } };
+	struct tls_values t = { .val = { "", "", "", "", "" } };
 	const yaml_node_t *const *node = t.node;
 	const char *const *val = t.val;
 	const char *first_set;
@@ -258,13 +258,14 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 
 	if (node[TLS_CERT] && !node[TLS_KEY])
 		return yamldoc_fail(&p->d, node[TLS_CERT],
-			    "cert_file is set but key_file is not (both or neither)");
+				    "cert_file is set but key_file is not (both or neither)");
 	if (node[TLS_KEY] && !node[TLS_CERT])
 		return yamldoc_fail(&p->d, node[TLS_KEY],
-			    "key_file is set but cert_file is not (both or neither)");
+				    "key_file is set but cert_file is not (both or neither)");
 	if (!node[TLS_CERT])
 		return yamldoc_fail(&p->d, tls_key_node,
-			    "tls_server_config sets %s but not cert_file and key_file", first_set);
+				    "tls_server_config sets %s but not cert_file and key_file",
+				    first_set);
 
 	/*
 	 * exporter-toolkit knows three more client_auth_type values; each needs
@@ -277,17 +278,17 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 		wc->require_client_cert = true;
 	else
 		return yamldoc_fail(&p->d, node[TLS_AUTH],
-			    "unsupported client_auth_type \"%s\" (supported: NoClientCert, "
-			    "RequireAndVerifyClientCert)",
-			    val[TLS_AUTH]);
+				    "unsupported client_auth_type \"%s\" (supported: NoClientCert, "
+				    "RequireAndVerifyClientCert)",
+				    val[TLS_AUTH]);
 	if (wc->require_client_cert && !node[TLS_CA])
-		return yamldoc_fail(&p->d, node[TLS_AUTH],
-			    "client_auth_type RequireAndVerifyClientCert needs client_ca_file");
+		return yamldoc_fail(&p->d, node[TLS_AUTH], "client_auth_type "
+				    "RequireAndVerifyClientCert needs client_ca_file");
 	/* exporter-toolkit refuses this too: the CA would be loaded and never used. */
 	if (node[TLS_CA] && !wc->require_client_cert)
 		return yamldoc_fail(&p->d, node[TLS_CA],
-			    "client_ca_file is set but client_auth_type is not "
-			    "RequireAndVerifyClientCert, so clients would not be verified");
+				    "client_ca_file is set but client_auth_type is not "
+				    "RequireAndVerifyClientCert, so clients would not be verified");
 
 	wc->tls_min_version = 12; /* exporter-toolkit's default */
 	if (node[TLS_MINV]) {
@@ -295,9 +296,9 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 
 		if (strlen(m) != 5 || strncmp(m, "TLS1", 4) || m[4] < '0' || m[4] > '3')
 			return yamldoc_fail(&p->d, node[TLS_MINV],
-				    "unknown min_version \"%s\" (known: TLS10, TLS11, TLS12, "
-				    "TLS13)",
-				    m);
+					    "unknown min_version \"%s\" (known: TLS10, TLS11, "
+					    "TLS12, TLS13)",
+					    m);
 		wc->tls_min_version = 10 + (unsigned int)(m[4] - '0');
 	}
 
@@ -342,9 +343,9 @@ static int parse_users(struct parse *p, const yaml_node_t *map, struct webconfig
 		return 0;
 	if (map->type != YAML_MAPPING_NODE)
 		return yamldoc_fail(&p->d, map,
-			    "basic_auth_users must be a mapping of user names to bcrypt hashes, "
-			    "not %s",
-			    node_kind(map));
+				    "basic_auth_users must be a mapping of user names to bcrypt "
+				    "hashes, not %s",
+				    node_kind(map));
 	n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
 	if (!n)
 		return 0;
@@ -370,10 +371,10 @@ static int parse_users(struct parse *p, const yaml_node_t *map, struct webconfig
 		c = v->type == YAML_SCALAR_NODE ? bcrypt_cost(scalar(v)) : -1;
 		if (c < 0)
 			return yamldoc_fail(&p->d, v,
-				    "user \"%s\": not a bcrypt hash ($2a$, $2b$ or $2y$, a cost "
-				    "from 04 to 31, '$', 53 characters; htpasswd -nBC 10 %s "
-				    "makes one)",
-				    name, name);
+					    "user \"%s\": not a bcrypt hash ($2a$, $2b$ or $2y$, a "
+					    "cost from 04 to 31, '$', 53 characters; htpasswd -nBC "
+					    "10 %s makes one)",
+					    name, name);
 		if (c > *cost)
 			*cost = c;
 		wc->users[wc->nusers].name = strdup(name);
