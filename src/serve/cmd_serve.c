@@ -89,14 +89,16 @@ static int open_user_programs(struct serve *s)
 {
 	const char *name, *why;
 	char err[1024];
+	int rc;
 
 	if (!s->fl.user.dir)
 		return 0;
-	if (userprogs_open(&s->user, &s->fl.user, err, sizeof(err))) {
+	rc = userprogs_open(&s->user, &s->fl.user, err, sizeof(err));
+	if (rc) {
 		errorf(s->fl.user.strict ? "fix it, or run without --config.strict to skip it"
 					 : "check --config.dir and --config.names",
 		       "%s", err);
-		return -EINVAL;
+		return rc;
 	}
 	for (size_t i = 0; userprogs_config(s->user, i, &name, &why); i++) {
 		if (why)
@@ -463,34 +465,40 @@ static int setup(struct serve *s)
 	struct probe_result pr;
 	struct http_opts o;
 	char err[512] = "", landing[4096];
+	int rc;
 
 	if (probe_kernel(&pr)) {
 		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 		       "this kernel has no BTF (%s is missing)", pr.btf_path);
 		return -ENOENT;
 	}
-	if (load_web(&s->cfg, &s->web, err, sizeof(err))) {
+	rc = load_web(&s->cfg, &s->web, err, sizeof(err));
+	if (rc) {
 		errorf("fix the web config file", "%s", err);
-		return -EINVAL;
+		return rc;
 	}
-	if (collector_open(&s->c, &co, &pr, err, sizeof(err))) {
+	rc = collector_open(&s->c, &co, &pr, err, sizeof(err));
+	if (rc) {
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
-		return -EINVAL;
+		return rc < 0 ? rc : -EINVAL;
 	}
-	if (open_user_programs(s))
-		return -EINVAL;
+	rc = open_user_programs(s);
+	if (rc)
+		return rc;
 	exporter_opts_of(s, &s->cfg, &eo);
-	if (exporter_new(&s->e, s->c, &eo, err, sizeof(err))) {
+	rc = exporter_new(&s->e, s->c, &eo, err, sizeof(err));
+	if (rc) {
 		errorf("fix the buckets in the configuration", "%s", err);
-		return -EINVAL;
+		return rc;
 	}
 	s->last_reload_ok = true;
 	s->last_reload_ok_time = (double)time(NULL);
 	build_landing(s, &s->cfg, &s->web, landing, sizeof(landing));
 	http_opts_of(s, &s->cfg, &s->web, landing, listen, &o);
-	if (http_start(&s->http, &o, err, sizeof(err))) {
+	rc = http_start(&s->http, &o, err, sizeof(err));
+	if (rc) {
 		errorf("pick a free address with --web.listen-address", "%s", err);
-		return -EADDRINUSE;
+		return rc;
 	}
 	return 0;
 }

@@ -141,9 +141,11 @@ static int builtin_config(const struct exporter_opts *o, const char *file, const
 					     "request_size_bytes" };
 	const bool on[] = { o->device_view, o->total_view, o->size_view };
 	char name[64];
+	int rc;
 
-	if (uconfig_parse_buffer(file, yaml, strlen(yaml), c, err, len))
-		return -EINVAL;
+	rc = uconfig_parse_buffer(file, yaml, strlen(yaml), c, err, len);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
 		if (on[i])
 			continue;
@@ -179,20 +181,23 @@ static int builtin_make(struct exporter *e, const struct exporter_opts *o, const
 {
 	struct uconfig *c = calloc(1, sizeof(*c));
 	struct usource src;
+	int rc;
 
 	if (!c) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	if (builtin_config(o, file, yaml, c, err, len)) {
+	rc = builtin_config(o, file, yaml, c, err, len);
+	if (rc) {
 		free(c);
-		return -EINVAL;
+		return rc;
 	}
 	builtin_views_source(&e->views, &src);
-	if (umetrics_new(out, c, &src, e->env, err, len)) {
+	rc = umetrics_new(out, c, &src, e->env, err, len);
+	if (rc) {
 		uconfig_free(c);
 		free(c);
-		return -EINVAL;
+		return rc;
 	}
 	*conf = c;
 	return 0;
@@ -298,8 +303,10 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 	struct utsname u;
 	int rc;
 
-	if (!e)
+	if (!e) {
+		snprintf(err, len, "out of memory");
 		return -ENOMEM;
+	}
 	e->c = c;
 	e->started = time(NULL);
 	uname(&u);
@@ -309,7 +316,12 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 	e->views.lat_le = e->lat_le;
 	e->views.size_le = e->size_le;
 	e->env = decoder_env_new(NULL);
-	rc = e->env ? exporter_prepare(e, o, &st, err, len) : -ENOMEM;
+	if (!e->env) {
+		snprintf(err, len, "out of memory");
+		rc = -ENOMEM;
+	} else {
+		rc = exporter_prepare(e, o, &st, err, len);
+	}
 	if (rc) {
 		exporter_free(e);
 		return rc;

@@ -43,7 +43,7 @@ extern const size_t exporter_default_size_le_count;
 /*
  * Snaps the requested `le` bounds to the table (a bound not in the table
  * becomes the largest table bound below it, so every bucket stays exact).
- * Returns 0, -ENOMEM, or -EINVAL with a reason in err.
+ * Returns 0, or -errno with a reason in err.
  */
 int exporter_new(struct exporter **out, struct collector *c, const struct exporter_opts *o,
 		 char *err, size_t errlen);
