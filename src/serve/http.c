@@ -596,15 +596,21 @@ static struct MHD_Daemon *start_daemon(struct http_server *s, const struct socka
 				MHD_OPTION_END);
 }
 
-static void site_free(struct site *t)
+static void site_drop_tls(struct site *t)
 {
-	free(t->telemetry_path);
-	free(t->landing_html);
 	free(t->cert);
 	if (t->key)
 		memset(t->key, 0, strlen(t->key)); /* a private key */
 	free(t->key);
 	free(t->priorities);
+	t->cert = t->key = t->priorities = NULL;
+}
+
+static void site_free(struct site *t)
+{
+	free(t->telemetry_path);
+	free(t->landing_html);
+	site_drop_tls(t);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -863,8 +869,20 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 		return -EAGAIN;
 	}
 	s->sweeper_on = true;
-	/* Set before the first listener starts: a request may come at once, and
-	 * its callbacks may ask the server for its statistics. */
+	/*
+	 * A request may come as soon as the first listener starts (socket
+	 * activation queues them before iolat runs), before http_update sets the
+	 * site: it is answered with this one's routes. Without TLS, so that
+	 * plan_listeners still sees new TLS settings and vets them first.
+	 */
+	if (site_of(o, &s->site)) {
+		http_stop(s);
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	site_drop_tls(&s->site);
+	/* Set before the first listener starts: a request's callbacks may ask the
+	 * server for its statistics. */
 	*out = s;
 	rc = http_update(s, o, NULL, NULL, err, len);
 	if (rc) {
