@@ -572,6 +572,7 @@ int cmd_serve(int argc, char **argv)
 {
 	struct sigaction sa_stop = { .sa_handler = on_stop }, sa_hup = { .sa_handler = on_hup };
 	struct serve s = { .stats_fd = -1, .state_lock = PTHREAD_MUTEX_INITIALIZER };
+	const char *hint;
 	char err[512];
 	int rc;
 
@@ -585,12 +586,16 @@ int cmd_serve(int argc, char **argv)
 	}
 	log_set_level(s.cfg.log_level);
 	log_set_format(s.cfg.log_format);
-	if (!require_bpf_privileges())
+	if (require_bpf_privileges(err, sizeof(err), &hint)) {
+		errorf(hint, "%s", err);
 		return 1;
+	}
 	if (s.fl.check)
 		return check_user_programs(&s);
-	if (s.cfg.bpf_stats && privileges_bpf_stats(&s.stats_fd))
+	if (s.cfg.bpf_stats && privileges_bpf_stats(&s.stats_fd, err, sizeof(err), &hint)) {
+		errorf(hint, "%s", err);
 		return 1;
+	}
 	sigaction(SIGTERM, &sa_stop, NULL);
 	sigaction(SIGINT, &sa_stop, NULL);
 	sigaction(SIGHUP, &sa_hup, NULL);
