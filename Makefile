@@ -237,12 +237,15 @@ helpers: $(HELPER_BINS)
 
 # Each target is fuzz/fuzz_NAME.c with the sources it reaches; it runs from
 # fuzz/corpus/NAME/ with fuzz/NAME.dict.
+# yamldoc reads every config file, with parse (durations) and readfile.
+YAMLDOC_SRCS := src/util/yamldoc.c src/util/yamldoc.h src/util/parse.c src/util/parse.h
+WEBCONFIG_SRCS := src/serve/webconfig.c src/serve/webconfig.h $(YAMLDOC_SRCS) \
+		  src/util/readfile.c src/util/readfile.h
 $(OUT)/fuzz_uconfig: src/uprog/uconfig.c src/uprog/uconfig.h src/uprog/uconfig_labels.c \
-		      src/uprog/uconfig_perf.c src/util/yamldoc.c src/util/yamldoc.h \
+		      src/uprog/uconfig_perf.c $(YAMLDOC_SRCS) \
 		      src/util/regex_guard.c src/util/regex_guard.h
-$(OUT)/fuzz_http: src/serve/http_request.c src/serve/http_request.h src/serve/webconfig.c \
-		  src/serve/webconfig.h
-$(OUT)/fuzz_webconfig: src/serve/webconfig.c src/serve/webconfig.h
+$(OUT)/fuzz_http: src/serve/http_request.c src/serve/http_request.h $(WEBCONFIG_SRCS)
+$(OUT)/fuzz_webconfig: $(WEBCONFIG_SRCS)
 
 $(FUZZ_BINS): $(OUT)/fuzz_%: fuzz/fuzz_%.c | $(OUT)
 	$(call msg,FUZZ-CC,$@)

@@ -201,7 +201,9 @@ int cmd_check(int argc, char **argv)
 	};
 	struct probe_result pr;
 	struct utsname u;
+	const char *hint;
 	bool load = true;
+	char err[512];
 	int c;
 
 	opterr = 0;
@@ -239,7 +241,9 @@ int cmd_check(int argc, char **argv)
 	}
 	if (!load)
 		return 0;
-	if (!require_bpf_privileges())
+	if (require_bpf_privileges(err, sizeof(err), &hint)) {
+		errorf(hint, "%s", err);
 		return 1;
+	}
 	return try_load(&pr);
 }

@@ -306,7 +306,7 @@ static void report_attached(int what)
 		errorf(NULL, "attaching a program on demand failed: %s", strerror(-what));
 	for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_BIO; bit <<= 1)
 		if (what & bit)
-			fprintf(stderr, "iolat: %s\n", collector_now_reason(bit));
+			errorf(NULL, "%s", collector_now_reason(bit));
 }
 
 static int run(const struct hist_args *a, struct collector *c)

@@ -309,18 +309,18 @@ int cmd_trace(int argc, char **argv)
 	if (a.syscalls)
 		fprintf(stderr, "iolat: %llu syscall records\n", (unsigned long long)t.sys_emitted);
 	if (st[TRACE_STAT_STALE])
-		fprintf(stderr, "iolat: %llu records dropped: the end of their I/O was not "
-				"seen\n", (unsigned long long)st[TRACE_STAT_STALE]);
+		errorf(NULL, "%llu records dropped: the end of their I/O was not seen",
+		       (unsigned long long)st[TRACE_STAT_STALE]);
 	if (in_flight)
-		fprintf(stderr, "iolat: %llu followed I/Os still in flight at exit: not "
-				"emitted\n", (unsigned long long)in_flight);
+		errorf(NULL, "%llu followed I/Os still in flight at exit: not emitted",
+		       (unsigned long long)in_flight);
 	if (evicted)
-		fprintf(stderr, "iolat: %llu followed I/Os evicted from the kernel's table "
-				"(too many in flight at once): not emitted; a sample rate (-s) "
-				"follows fewer\n", (unsigned long long)evicted);
+		errorf(NULL, "%llu followed I/Os evicted from the kernel's table (too many in "
+		       "flight at once): not emitted; a sample rate (-s) follows fewer",
+		       (unsigned long long)evicted);
 	if (st[TRACE_STAT_LOST])
-		fprintf(stderr, "iolat: records were lost: a larger --ringbuf-kib or a sample "
-				"rate (-s) keeps up with more I/O\n");
+		errorf(NULL, "records were lost: a larger --ringbuf-kib or a sample rate (-s) "
+		       "keeps up with more I/O");
 	if (rc) {
 		errorf(NULL, "reading the ring buffer failed: %s", strerror(-rc));
 		return 1;

@@ -50,9 +50,13 @@ int cmd_interval_count(int argc, char **argv, int optind, const char *cmd, doubl
 int cmd_prepare_bpf(struct probe_result *pr)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
+	const char *hint;
+	char err[512];
 
-	if (!require_bpf_privileges())
+	if (require_bpf_privileges(err, sizeof(err), &hint)) {
+		errorf(hint, "%s", err);
 		return 1;
+	}
 	if (probe_kernel(pr)) {
 		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 		       "this kernel has no BTF (%s is missing)", pr->btf_path);

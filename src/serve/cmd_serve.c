@@ -118,14 +118,16 @@ static int open_user_programs(struct serve *s)
 {
 	const char *name, *why;
 	char err[1024];
+	int rc;
 
 	if (!s->fl.user.dir)
 		return 0;
-	if (userprogs_open(&s->user, &s->fl.user, err, sizeof(err))) {
+	rc = userprogs_open(&s->user, &s->fl.user, err, sizeof(err));
+	if (rc) {
 		errorf(s->fl.user.strict ? "fix it, or run without --config.strict to skip it"
 					 : "check --config.dir and --config.names",
 		       "%s", err);
-		return -EINVAL;
+		return rc;
 	}
 	for (size_t i = 0; userprogs_config(s->user, i, &name, &why); i++) {
 		if (why)
@@ -321,6 +323,7 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 {
 	struct serve *s = ctx;
 	double t0 = monotonic_s();
+	char err[256] = "";
 	int rc;
 
 	/* Give back what the previous scrape's body and series took, so the
@@ -328,7 +331,7 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 	malloc_trim(0);
 	maint_ask(&s->maint);
 	pthread_mutex_lock(&s->state_lock);
-	rc = exporter_render(s->e, &s->set);
+	rc = exporter_render(s->e, &s->set, err, sizeof(err));
 	if (!rc)
 		rc = userprogs_collect(s->user, &s->set);
 	if (!rc)
@@ -339,7 +342,7 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 		rc = fmt == EXPO_PROTOBUF ? expo_proto(&s->set, out)
 					  : expo_text(&s->set, fmt == EXPO_OPENMETRICS, out);
 	if (rc)
-		log_error("building metrics failed: %s", strerror(-rc));
+		log_error("building metrics failed: %s", err[0] ? err : strerror(-rc));
 	exporter_scrape_done(s->e, monotonic_s() - t0, out->len);
 	pthread_mutex_unlock(&s->state_lock);
 	return rc;
@@ -381,9 +384,14 @@ static void build_landing(const struct serve *s, const struct serve_config *cfg,
 /* Loads cfg's web config (if any) into *out. 0 or -errno with a reason in err. */
 static int load_web(const struct serve_config *cfg, struct webconfig *out, char *err, size_t len)
 {
+	int rc;
+
 	memset(out, 0, sizeof(*out));
-	if (cfg->web_config_file[0] && webconfig_load(cfg->web_config_file, out, err, len))
-		return -EINVAL;
+	if (cfg->web_config_file[0]) {
+		rc = webconfig_load(cfg->web_config_file, out, err, len);
+		if (rc)
+			return rc;
+	}
 	if (out->require_client_cert) {
 		snprintf(err, len, "%s: client certificates (RequireAndVerifyClientCert) are not "
 			 "supported yet; remove client_auth_type", cfg->web_config_file);
@@ -453,9 +461,11 @@ static void reload_commit(void *arg)
 static int reload_prepare(struct serve *s, struct reload *r, char *err, size_t len)
 {
 	struct exporter_opts eo;
+	int rc;
 
-	if (serve_flags_config(&s->fl, &r->cfg, err, len))
-		return -EINVAL;
+	rc = serve_flags_config(&s->fl, &r->cfg, err, len);
+	if (rc)
+		return rc;
 	if (r->cfg.workloads_by_process != s->cfg.workloads_by_process ||
 	    r->cfg.size_label != s->cfg.size_label) {
 		snprintf(err, len, "changing workloads.by or labels.size_class needs a restart");
@@ -470,11 +480,13 @@ static int reload_prepare(struct serve *s, struct reload *r, char *err, size_t l
 			 "kernel.bpf_stats_enabled=1'", strerror(errno));
 		return -EPERM;
 	}
-	if (load_web(&r->cfg, &r->web, err, len))
-		return -EINVAL;
+	rc = load_web(&r->cfg, &r->web, err, len);
+	if (rc)
+		return rc;
 	exporter_opts_of(s, &r->cfg, &eo);
-	if (exporter_prepare(s->e, &eo, &r->settings, err, len))
-		return -EINVAL;
+	rc = exporter_prepare(s->e, &eo, &r->settings, err, len);
+	if (rc)
+		return rc;
 	build_landing(s, &r->cfg, &r->web, r->landing, sizeof(r->landing));
 	return 0;
 }
@@ -536,31 +548,37 @@ static int setup(struct serve *s)
 	struct probe_result pr;
 	struct http_opts o;
 	char err[512] = "", landing[4096];
+	int rc;
 
 	if (probe_kernel(&pr)) {
 		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 		       "this kernel has no BTF (%s is missing)", pr.btf_path);
 		return -ENOENT;
 	}
-	if (load_web(&s->cfg, &s->web, err, sizeof(err))) {
+	rc = load_web(&s->cfg, &s->web, err, sizeof(err));
+	if (rc) {
 		errorf("fix the web config file", "%s", err);
-		return -EINVAL;
+		return rc;
 	}
-	if (collector_open(&s->c, &co, &pr, err, sizeof(err))) {
+	rc = collector_open(&s->c, &co, &pr, err, sizeof(err));
+	if (rc) {
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
-		return -EINVAL;
+		return rc < 0 ? rc : -EINVAL;
 	}
 	s->maint.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (s->maint.efd < 0 || collector_wait_also(s->c, s->maint.efd)) {
-		errorf(NULL, "cannot make the maintenance eventfd: %s", strerror(errno));
-		return -EINVAL;
+	rc = s->maint.efd < 0 ? -errno : collector_wait_also(s->c, s->maint.efd);
+	if (rc) {
+		errorf(NULL, "cannot make the maintenance eventfd: %s", strerror(-rc));
+		return rc;
 	}
-	if (open_user_programs(s))
-		return -EINVAL;
+	rc = open_user_programs(s);
+	if (rc)
+		return rc;
 	exporter_opts_of(s, &s->cfg, &eo);
-	if (exporter_new(&s->e, s->c, &eo, err, sizeof(err))) {
+	rc = exporter_new(&s->e, s->c, &eo, err, sizeof(err));
+	if (rc) {
 		errorf("fix the buckets in the configuration", "%s", err);
-		return -EINVAL;
+		return rc;
 	}
 	s->last_reload_ok = true;
 	s->last_reload_ok_time = (double)time(NULL);
@@ -568,9 +586,10 @@ static int setup(struct serve *s)
 	http_opts_of(s, &s->cfg, &s->web, landing, listen, &o);
 	/* A scrape may come at once; its pass waits for run's first turn. */
 	maint_open(&s->maint, true);
-	if (http_start(&s->http, &o, err, sizeof(err))) {
+	rc = http_start(&s->http, &o, err, sizeof(err));
+	if (rc) {
 		errorf("pick a free address with --web.listen-address", "%s", err);
-		return -EADDRINUSE;
+		return rc;
 	}
 	return 0;
 }
@@ -665,6 +684,7 @@ int cmd_serve(int argc, char **argv)
 	struct serve s = { .stats_fd = -1, .state_lock = PTHREAD_MUTEX_INITIALIZER,
 			   .maint = { .lock = PTHREAD_MUTEX_INITIALIZER,
 				      .done = PTHREAD_COND_INITIALIZER, .efd = -1 } };
+	const char *hint;
 	char err[512];
 	int rc;
 
@@ -678,12 +698,16 @@ int cmd_serve(int argc, char **argv)
 	}
 	log_set_level(s.cfg.log_level);
 	log_set_format(s.cfg.log_format);
-	if (!require_bpf_privileges())
+	if (require_bpf_privileges(err, sizeof(err), &hint)) {
+		errorf(hint, "%s", err);
 		return 1;
+	}
 	if (s.fl.check)
 		return check_user_programs(&s);
-	if (s.cfg.bpf_stats && privileges_bpf_stats(&s.stats_fd))
+	if (s.cfg.bpf_stats && privileges_bpf_stats(&s.stats_fd, err, sizeof(err), &hint)) {
+		errorf(hint, "%s", err);
 		return 1;
+	}
 	sigaction(SIGTERM, &sa_stop, NULL);
 	sigaction(SIGINT, &sa_stop, NULL);
 	sigaction(SIGHUP, &sa_hup, NULL);

@@ -159,9 +159,11 @@ static int builtin_config(const struct exporter_opts *o, const char *file, const
 					     "request_size_bytes" };
 	const bool on[] = { o->device_view, o->total_view, o->size_view };
 	char name[64];
+	int rc;
 
-	if (uconfig_parse_buffer(file, yaml, strlen(yaml), c, err, len))
-		return -EINVAL;
+	rc = uconfig_parse_buffer(file, yaml, strlen(yaml), c, err, len);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
 		if (on[i])
 			continue;
@@ -197,20 +199,23 @@ static int builtin_make(struct exporter *e, const struct exporter_opts *o, const
 {
 	struct uconfig *c = calloc(1, sizeof(*c));
 	struct usource src;
+	int rc;
 
 	if (!c) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	if (builtin_config(o, file, yaml, c, err, len)) {
+	rc = builtin_config(o, file, yaml, c, err, len);
+	if (rc) {
 		free(c);
-		return -EINVAL;
+		return rc;
 	}
 	builtin_views_source(&e->views, &src);
-	if (umetrics_new(out, c, &src, e->env, err, len)) {
+	rc = umetrics_new(out, c, &src, e->env, err, len);
+	if (rc) {
 		uconfig_free(c);
 		free(c);
-		return -EINVAL;
+		return rc;
 	}
 	*conf = c;
 	return 0;
@@ -346,8 +351,10 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 	struct utsname u;
 	int rc;
 
-	if (!e)
+	if (!e) {
+		snprintf(err, len, "out of memory");
 		return -ENOMEM;
+	}
 	e->c = c;
 	e->started = time(NULL);
 	uname(&u);
@@ -355,8 +362,15 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 	events_help(e->events_help, sizeof(e->events_help));
 	views_fill(e, false); /* umetrics_new asks the views for their tables */
 	e->env = decoder_env_new(NULL);
-	e->disks = e->env ? exporter_disks_new(c, e->env) : NULL;
-	rc = e->disks ? exporter_prepare(e, o, &st, err, len) : -ENOMEM;
+	if (!e->env) {
+		snprintf(err, len, "out of memory");
+		rc = -ENOMEM;
+	} else {
+		e->disks = exporter_disks_new(c, e->env);
+		rc = e->disks ? exporter_prepare(e, o, &st, err, len) : -ENOMEM;
+		if (!e->disks)
+			snprintf(err, len, "out of memory");
+	}
 	if (rc) {
 		exporter_free(e);
 		return rc;
@@ -571,17 +585,14 @@ static int add_workload_self(struct exporter *e, struct metric_set *set)
 
 /* The block families, through builtin/block.yaml and, with workloads on,
  * builtin/workloads.yaml. */
-static int add_block_metrics(struct exporter *e, struct metric_set *set)
+static int add_block_metrics(struct exporter *e, struct metric_set *set, char *err,
+			     size_t errlen)
 {
-	char err[256];
+	int rc = umetrics_collect(e->block, set, err, errlen);
 
-	/* The views cannot fail; only memory can. */
-	if (umetrics_collect(e->block, set, err, sizeof(err)))
-		return -ENOMEM;
-	if (e->views.labels && e->wl_metrics &&
-	    umetrics_collect(e->wl_metrics, set, err, sizeof(err)))
-		return -ENOMEM;
-	return 0;
+	if (!rc && e->views.labels && e->wl_metrics)
+		rc = umetrics_collect(e->wl_metrics, set, err, errlen);
+	return rc;
 }
 
 /*
@@ -612,11 +623,13 @@ static int label_series(struct exporter *e)
 }
 
 /* read a snapshot -> attach labels -> build families; see exporter.h. */
-int exporter_render(struct exporter *e, struct metric_set *set)
+int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_t errlen)
 {
 	bool workloads = shows_workloads(e);
 	int rc;
 
+	if (errlen)
+		err[0] = '\0';
 	metrics_clear(set);
 	e->folded_ios = 0;
 	rc = collector_read(e->c, &e->snap);
@@ -624,7 +637,7 @@ int exporter_render(struct exporter *e, struct metric_set *set)
 		rc = label_series(e);
 	views_fill(e, workloads);
 	if (!rc)
-		rc = add_block_metrics(e, set);
+		rc = add_block_metrics(e, set, err, errlen);
 	if (!rc)
 		rc = add_self(e, set);
 	if (!rc)
@@ -634,6 +647,9 @@ int exporter_render(struct exporter *e, struct metric_set *set)
 	if (!rc)
 		rc = exporter_disks_metrics(e->disks, set);
 	decoder_env_scrape_done(e->env); /* disk names: refreshed now and then */
+	/* Only umetrics words its failures; for the rest the errno says it all. */
+	if (rc && errlen && !err[0])
+		snprintf(err, errlen, "%s", strerror(-rc));
 	return rc;
 }
 

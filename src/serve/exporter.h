@@ -45,7 +45,7 @@ extern const size_t exporter_default_size_le_count;
 /*
  * Snaps the requested `le` bounds to the table (a bound not in the table
  * becomes the largest table bound below it, so every bucket stays exact).
- * Returns 0, -ENOMEM, or -EINVAL with a reason in err.
+ * Returns 0, or -errno with a reason in err.
  */
 int exporter_new(struct exporter **out, struct collector *c, const struct exporter_opts *o,
 		 char *err, size_t errlen);
@@ -73,9 +73,10 @@ void exporter_settings_free(struct exporter_settings *st);
  * label set or disk state: that is exporter_maintain's. build_info labels
  * come from the running kernel and the collector's attach path. The
  * caller keeps it apart from exporter_maintain and exporter_apply.
- * Returns 0 or -errno.
+ * Returns 0, or -errno with what failed in err (a map read's own words
+ * when the block families could not be read).
  */
-int exporter_render(struct exporter *e, struct metric_set *set);
+int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_t errlen);
 
 /*
  * Maintenance, the exporter's only writes to kernel maps: names the

@@ -537,32 +537,37 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	log_debug("libmicrohttpd: %s", msg);
 }
 
+/* Room for every option daemon_options can add, MHD_OPTION_END included. */
+#define MAX_MHD_OPTIONS 16
+
 /*
- * One daemon for one address with a site's TLS settings; on listen_fd (a
- * socket taken from a daemon it succeeds) when that is not -1. The limits
- * are ours (on_accept, sweep); libmicrohttpd's connection cap sits above
- * them, with room for connections we shut down that it has not yet reaped.
+ * The one list of libmicrohttpd options for a site, so the daemons that
+ * serve and the TLS check that vets a certificate first cannot drift apart.
+ * With s NULL it is the check's list: no socket and no connection hooks,
+ * only the logger and the site's TLS. Otherwise the listener is listen_fd
+ * when that is not -1, else a new socket on ss. The limits are ours
+ * (on_accept, sweep); libmicrohttpd's connection cap sits above them, with
+ * room for connections we shut down that it has not yet reaped.
  */
-static struct MHD_Daemon *start_daemon(struct http_server *s, const struct sockaddr_storage *ss,
-				       const struct site *site, int listen_fd)
+static void daemon_options(struct MHD_OptionItem o[MAX_MHD_OPTIONS], struct http_server *s,
+			   const struct site *site, const struct sockaddr_storage *ss,
+			   int listen_fd)
 {
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
-			     MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
-			     (site->cert ? MHD_USE_TLS : 0);
-	struct MHD_OptionItem o[16];
 	size_t n = 0;
 
 #define OPT(name, value, ptr) (o[n++] = (struct MHD_OptionItem){ name, (intptr_t)(value), ptr })
 	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL);
-	OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, s);
-	OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, s);
-	OPT(MHD_OPTION_CONNECTION_LIMIT, 2 * site->limits.max_connections + 16, NULL);
-	OPT(MHD_OPTION_CONNECTION_TIMEOUT, site->limits.read_header_timeout_s, NULL);
-	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32768, NULL);
-	if (listen_fd >= 0)
-		OPT(MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL);
-	else
-		OPT(MHD_OPTION_SOCK_ADDR, 0, (void *)ss);
+	if (s) {
+		OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, s);
+		OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, s);
+		OPT(MHD_OPTION_CONNECTION_LIMIT, 2 * site->limits.max_connections + 16, NULL);
+		OPT(MHD_OPTION_CONNECTION_TIMEOUT, site->limits.read_header_timeout_s, NULL);
+		OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32768, NULL);
+		if (listen_fd >= 0)
+			OPT(MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL);
+		else
+			OPT(MHD_OPTION_SOCK_ADDR, 0, (void *)ss);
+	}
 	if (site->cert) {
 		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, site->cert);
 		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, site->key);
@@ -570,19 +575,37 @@ static struct MHD_Daemon *start_daemon(struct http_server *s, const struct socka
 	}
 	OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
+}
+
+/* One daemon for one address with a site's settings (daemon_options). */
+static struct MHD_Daemon *start_daemon(struct http_server *s, const struct sockaddr_storage *ss,
+				       const struct site *site, int listen_fd)
+{
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+			     MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
+			     (site->cert ? MHD_USE_TLS : 0);
+	struct MHD_OptionItem o[MAX_MHD_OPTIONS];
+
+	daemon_options(o, s, site, ss, listen_fd);
 	return MHD_start_daemon(flags, 0, on_accept, s, handle, s, MHD_OPTION_ARRAY, o,
 				MHD_OPTION_END);
+}
+
+static void site_drop_tls(struct site *t)
+{
+	free(t->cert);
+	if (t->key)
+		memset(t->key, 0, strlen(t->key)); /* a private key */
+	free(t->key);
+	free(t->priorities);
+	t->cert = t->key = t->priorities = NULL;
 }
 
 static void site_free(struct site *t)
 {
 	free(t->telemetry_path);
 	free(t->landing_html);
-	free(t->cert);
-	if (t->key)
-		memset(t->key, 0, strlen(t->key)); /* a private key */
-	free(t->key);
-	free(t->priorities);
+	site_drop_tls(t);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -625,14 +648,14 @@ static bool same_tls(const struct site *a, const struct site *b)
  * socket, so a bad pair is found before any listener is touched. */
 static bool tls_loads(const struct site *t)
 {
+	struct MHD_OptionItem o[MAX_MHD_OPTIONS];
 	struct MHD_Daemon *d;
 
 	if (!t->cert)
 		return true;
+	daemon_options(o, NULL, t, NULL, -1);
 	d = MHD_start_daemon(MHD_USE_NO_LISTEN_SOCKET | MHD_USE_TLS | MHD_USE_ERROR_LOG, 0, NULL,
-			     NULL, handle, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-			     MHD_OPTION_HTTPS_MEM_CERT, t->cert, MHD_OPTION_HTTPS_MEM_KEY, t->key,
-			     MHD_OPTION_HTTPS_PRIORITIES, t->priorities, MHD_OPTION_END);
+			     NULL, handle, NULL, MHD_OPTION_ARRAY, o, MHD_OPTION_END);
 	if (d)
 		MHD_stop_daemon(d);
 	return d != NULL;
@@ -841,8 +864,20 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 		return -EAGAIN;
 	}
 	s->sweeper_on = true;
-	/* Set before the first listener starts: a request may come at once, and
-	 * its callbacks may ask the server for its statistics. */
+	/*
+	 * A request may come as soon as the first listener starts (socket
+	 * activation queues them before iolat runs), before http_update sets the
+	 * site: it is answered with this one's routes. Without TLS, so that
+	 * plan_listeners still sees new TLS settings and vets them first.
+	 */
+	if (site_of(o, &s->site)) {
+		http_stop(s);
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	site_drop_tls(&s->site);
+	/* Set before the first listener starts: a request's callbacks may ask the
+	 * server for its statistics. */
 	*out = s;
 	rc = http_update(s, o, NULL, NULL, err, len);
 	if (rc) {

@@ -310,9 +310,14 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 int serve_flags_config(const struct serve_flags *f, struct serve_config *out, char *err,
 		       size_t len)
 {
+	int rc;
+
 	config_defaults(out);
-	if (f->config_file && config_load(f->config_file, out, err, len))
-		return -EINVAL;
+	if (f->config_file) {
+		rc = config_load(f->config_file, out, err, len);
+		if (rc)
+			return rc;
+	}
 	if (f->has_listen) {
 		memcpy(out->listen, f->set.listen, sizeof(out->listen));
 		out->nlisten = f->set.nlisten;

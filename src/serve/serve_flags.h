@@ -37,7 +37,7 @@ struct serve_flags {
 int serve_flags_parse(int argc, char **argv, struct serve_flags *f);
 
 /*
- * Defaults, then the file, then the flags, into out. 0, or -EINVAL with
+ * Defaults, then the file, then the flags, into out. 0, or -errno with
  * what is wrong in err (the caller prints it: at start, or logs it on
  * SIGHUP).
  */

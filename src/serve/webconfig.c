@@ -25,6 +25,8 @@
 #include <yaml.h>
 
 #include "util/monotonic.h"
+#include "util/readfile.h"
+#include "util/yamldoc.h"
 
 /* Config and PEM files are small; the cap stops a mistaken /dev/zero. */
 #define MAX_FILE_SIZE (1 << 20)
@@ -56,106 +58,16 @@ struct webconfig_auth {
 };
 
 static const char *const top_keys = "tls_server_config, basic_auth_users";
+/* The top level as messages name it (and as web_words tells it apart). */
+static const char top_level[] = "the top level";
 
-/* State of one load: where errors go and what paths are relative to. */
+/* State of one load: the document, and what relative paths are from. */
 struct parse {
-	const char *path;
+	struct yamldoc d;
 	const char *dir; /* relative PEM paths are from here; NULL: the working directory */
-	yaml_document_t *doc;
-	char *err;
-	size_t errlen;
+	struct webconfig *wc;
+	int cost; /* the highest bcrypt cost of the users */
 };
-
-static int vfail(struct parse *p, const yaml_node_t *at, int ret, const char *fmt, va_list ap)
-{
-	int n;
-
-	if (!p->errlen)
-		return ret;
-	if (at)
-		n = snprintf(p->err, p->errlen, "%s:%zu:%zu: ", p->path, at->start_mark.line + 1,
-			     at->start_mark.column + 1);
-	else
-		n = snprintf(p->err, p->errlen, "%s: ", p->path);
-	if (n >= 0 && (size_t)n < p->errlen)
-		vsnprintf(p->err + n, p->errlen - n, fmt, ap);
-	return ret;
-}
-
-/* Sets the error, with at's position if at is not NULL, and returns ret. */
-__attribute__((format(printf, 4, 5))) static int fail(struct parse *p, const yaml_node_t *at,
-						      int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfail(p, at, ret, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-/*
- * Reads all of path into a NUL-terminated *out. Returns 0, -errno, or -EFBIG
- * past MAX_FILE_SIZE. Reading (not fstat) catches directories and FIFOs alike.
- */
-static int read_file(const char *path, char **out, size_t *len)
-{
-	size_t n = 0, cap = 4096;
-	char *data, *d;
-	ssize_t r;
-	int fd, ret;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	data = malloc(cap);
-	if (!data) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (n + 1 >= cap) {
-			if (cap > MAX_FILE_SIZE) {
-				ret = -EFBIG;
-				goto fail;
-			}
-			d = realloc(data, cap * 2);
-			if (!d) {
-				ret = -ENOMEM;
-				goto fail;
-			}
-			data = d;
-			cap *= 2;
-		}
-		r = read(fd, data + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (n > MAX_FILE_SIZE) {
-		ret = -EFBIG;
-		fd = -1;
-		goto fail;
-	}
-	data[n] = '\0';
-	*out = data;
-	if (len)
-		*len = n;
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	explicit_bzero(data, cap); /* it may be a private key */
-	free(data);
-	return ret;
-}
 
 /* Frees a buffer that may hold a secret. */
 static void free_secret(char *s)
@@ -164,11 +76,6 @@ static void free_secret(char *s)
 		explicit_bzero(s, strlen(s));
 		free(s);
 	}
-}
-
-static const char *read_errstr(int ret)
-{
-	return ret == -EFBIG ? "larger than 1 MiB" : strerror(-ret);
 }
 
 /* YAML's null: nothing, ~ or null (untagged or !!null). */
@@ -207,14 +114,45 @@ static const char *node_kind(const yaml_node_t *n)
 }
 
 /* The value of key as a string; an error unless it is a scalar. */
-static int want_string(struct parse *p, const yaml_node_t *key, const yaml_node_t *v,
-		       const char **out)
+static int want_string(struct parse *p, const char *key, const yaml_node_t *v, const char **out)
 {
 	if (v->type != YAML_SCALAR_NODE)
-		return fail(p, v, -EINVAL, "%s must be a string, not %s", scalar(key),
-			    node_kind(v));
+		return yamldoc_fail(&p->d, v, "%s must be a string, not %s", key, node_kind(v));
 	*out = is_null(v) ? "" : scalar(v);
 	return 0;
+}
+
+/*
+ * exporter-toolkit's users know these words: "unknown key \"x\" in
+ * tls_server_config", "unknown top-level key \"x\"", "... must be a mapping,
+ * not a list".
+ */
+static int web_words(struct yamldoc *d, const yaml_node_t *at, enum yamldoc_problem problem,
+		     const char *key, const char *what, const char *known)
+{
+	bool top = what == top_level;
+
+	switch (problem) {
+	case YAMLDOC_NOT_MAPPING:
+		return yamldoc_fail(d, at, "%s must be a mapping, not %s", what, node_kind(at));
+	case YAMLDOC_KEY_NOT_STRING:
+		if (top)
+			return yamldoc_fail(d, at, "top-level keys must be strings");
+		return yamldoc_fail(d, at, "keys of %s must be strings", what);
+	case YAMLDOC_UNKNOWN_KEY:
+		if (top)
+			return yamldoc_fail(d, at, "unknown top-level key \"%s\" (known: %s)", key,
+					    known);
+		return yamldoc_fail(d, at, "unknown key \"%s\" in %s (known: %s)", key, what,
+				    known);
+	case YAMLDOC_REPEATED_KEY:
+		if (top)
+			return yamldoc_fail(d, at, "duplicate key \"%s\"", key);
+		return yamldoc_fail(d, at, "duplicate key \"%s\" in %s", key, what);
+	case YAMLDOC_SECOND_DOCUMENT:
+		break;
+	}
+	return yamldoc_fail(d, at, "only one YAML document is allowed");
 }
 
 /*
@@ -241,15 +179,19 @@ static int load_pem(struct parse *p, const char *what, const yaml_node_t *v, cha
 
 	*path = resolve(p, scalar(v));
 	if (!*path)
-		return fail(p, NULL, -ENOMEM, "out of memory");
-	ret = read_file(*path, pem, NULL);
+		return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
+	ret = readfile_all(*path, MAX_FILE_SIZE, pem, NULL);
 	if (ret == -ENOMEM)
-		return fail(p, NULL, ret, "out of memory");
-	if (ret)
-		return fail(p, v, ret, "cannot read %s %s: %s", what, *path, read_errstr(ret));
+		return yamldoc_fail_file(&p->d, ret, "out of memory");
+	if (ret) {
+		yamldoc_fail(&p->d, v, "cannot read %s %s: %s", what, *path,
+			     readfile_strerror(ret, MAX_FILE_SIZE));
+		return ret;
+	}
 	/* Caught here it names the file; libmicrohttpd would only fail the start. */
 	if (!strstr(*pem, "-----BEGIN "))
-		return fail(p, v, -EINVAL, "%s %s is not PEM (no -----BEGIN line)", what, *path);
+		return yamldoc_fail(&p->d, v, "%s %s is not PEM (no -----BEGIN line)", what,
+				    *path);
 	return 0;
 }
 
@@ -265,60 +207,65 @@ static const char *const tls_key_names[TLS_NKEYS] = {
 static const char *const tls_keys = "cert_file, key_file, client_auth_type, client_ca_file, "
 				    "min_version";
 
-static int parse_tls(struct parse *p, const yaml_node_t *tls_key, const yaml_node_t *map,
+/* What tls_server_config says, key by key. */
+struct tls_values {
+	/* node[i] is the value of key i if set to a non-empty string; val[i] is "" if unset. */
+	const yaml_node_t *node[TLS_NKEYS];
+	const char *val[TLS_NKEYS];
+	const char *first_set;
+};
+
+static int tls_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
+{
+	struct parse *p = (struct parse *)d; /* d is p's first member */
+	struct tls_values *t = arg;
+	int ret, i;
+
+	for (i = 0; i < TLS_NKEYS; i++)
+		if (!strcmp(k, tls_key_names[i]))
+			break;
+	if (i == TLS_NKEYS)
+		return 1;
+	ret = want_string(p, k, v, &t->val[i]);
+	if (ret)
+		return ret;
+	/* An empty value means unset, as in exporter-toolkit. */
+	if (*t->val[i]) {
+		t->node[i] = v;
+		if (!t->first_set)
+			t->first_set = tls_key_names[i];
+	}
+	return 0;
+}
+
+static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node_t *map,
 		     struct webconfig *wc)
 {
-	/* node[i] is the value of key i if set to a non-empty string; val[i] is "" if unset. */
-	const yaml_node_t *node[TLS_NKEYS] = { NULL }, *seen[TLS_NKEYS] = { NULL };
-	const char *val[TLS_NKEYS] = { "", "", "", "", "" };
-	const char *first_set = NULL;
-	yaml_node_pair_t *pair;
-	int ret, i;
+	struct tls_values t = { .val = { "", "", "", "", "" } };
+	const yaml_node_t *const *node = t.node;
+	const char *const *val = t.val;
+	const char *first_set;
+	int ret;
 
 	if (is_null(map))
 		return 0;
-	if (map->type != YAML_MAPPING_NODE)
-		return fail(p, map, -EINVAL, "tls_server_config must be a mapping, not %s",
-			    node_kind(map));
-	for_each_pair(map, pair) {
-		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
-		yaml_node_t *v = yaml_document_get_node(p->doc, pair->value);
-
-		if (k->type != YAML_SCALAR_NODE)
-			return fail(p, k, -EINVAL, "keys of tls_server_config must be strings");
-		for (i = 0; i < TLS_NKEYS; i++)
-			if (!strcmp(scalar(k), tls_key_names[i]))
-				break;
-		if (i == TLS_NKEYS)
-			return fail(p, k, -EINVAL,
-				    "unknown key \"%s\" in tls_server_config (known: %s)",
-				    scalar(k), tls_keys);
-		if (seen[i])
-			return fail(p, k, -EINVAL, "duplicate key \"%s\" in tls_server_config",
-				    scalar(k));
-		seen[i] = k;
-		ret = want_string(p, k, v, &val[i]);
-		if (ret)
-			return ret;
-		/* An empty value means unset, as in exporter-toolkit. */
-		if (*val[i]) {
-			node[i] = v;
-			if (!first_set)
-				first_set = tls_key_names[i];
-		}
-	}
+	ret = yamldoc_each_key(&p->d, map, "tls_server_config", tls_keys, tls_key, &t);
+	if (ret)
+		return ret;
+	first_set = t.first_set;
 	if (!first_set)
 		return 0;
 
 	if (node[TLS_CERT] && !node[TLS_KEY])
-		return fail(p, node[TLS_CERT], -EINVAL,
-			    "cert_file is set but key_file is not (both or neither)");
+		return yamldoc_fail(&p->d, node[TLS_CERT],
+				    "cert_file is set but key_file is not (both or neither)");
 	if (node[TLS_KEY] && !node[TLS_CERT])
-		return fail(p, node[TLS_KEY], -EINVAL,
-			    "key_file is set but cert_file is not (both or neither)");
+		return yamldoc_fail(&p->d, node[TLS_KEY],
+				    "key_file is set but cert_file is not (both or neither)");
 	if (!node[TLS_CERT])
-		return fail(p, tls_key, -EINVAL,
-			    "tls_server_config sets %s but not cert_file and key_file", first_set);
+		return yamldoc_fail(&p->d, tls_key_node,
+				    "tls_server_config sets %s but not cert_file and key_file",
+				    first_set);
 
 	/*
 	 * exporter-toolkit knows three more client_auth_type values; each needs
@@ -330,28 +277,28 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key, const yaml_nod
 	else if (!strcmp(val[TLS_AUTH], "RequireAndVerifyClientCert"))
 		wc->require_client_cert = true;
 	else
-		return fail(p, node[TLS_AUTH], -EINVAL,
-			    "unsupported client_auth_type \"%s\" (supported: NoClientCert, "
-			    "RequireAndVerifyClientCert)",
-			    val[TLS_AUTH]);
+		return yamldoc_fail(&p->d, node[TLS_AUTH],
+				    "unsupported client_auth_type \"%s\" (supported: NoClientCert, "
+				    "RequireAndVerifyClientCert)",
+				    val[TLS_AUTH]);
 	if (wc->require_client_cert && !node[TLS_CA])
-		return fail(p, node[TLS_AUTH], -EINVAL,
-			    "client_auth_type RequireAndVerifyClientCert needs client_ca_file");
+		return yamldoc_fail(&p->d, node[TLS_AUTH], "client_auth_type "
+				    "RequireAndVerifyClientCert needs client_ca_file");
 	/* exporter-toolkit refuses this too: the CA would be loaded and never used. */
 	if (node[TLS_CA] && !wc->require_client_cert)
-		return fail(p, node[TLS_CA], -EINVAL,
-			    "client_ca_file is set but client_auth_type is not "
-			    "RequireAndVerifyClientCert, so clients would not be verified");
+		return yamldoc_fail(&p->d, node[TLS_CA],
+				    "client_ca_file is set but client_auth_type is not "
+				    "RequireAndVerifyClientCert, so clients would not be verified");
 
 	wc->tls_min_version = 12; /* exporter-toolkit's default */
 	if (node[TLS_MINV]) {
 		const char *m = val[TLS_MINV];
 
 		if (strlen(m) != 5 || strncmp(m, "TLS1", 4) || m[4] < '0' || m[4] > '3')
-			return fail(p, node[TLS_MINV], -EINVAL,
-				    "unknown min_version \"%s\" (known: TLS10, TLS11, TLS12, "
-				    "TLS13)",
-				    m);
+			return yamldoc_fail(&p->d, node[TLS_MINV],
+					    "unknown min_version \"%s\" (known: TLS10, TLS11, "
+					    "TLS12, TLS13)",
+					    m);
 		wc->tls_min_version = 10 + (unsigned int)(m[4] - '0');
 	}
 
@@ -395,153 +342,77 @@ static int parse_users(struct parse *p, const yaml_node_t *map, struct webconfig
 	if (is_null(map))
 		return 0;
 	if (map->type != YAML_MAPPING_NODE)
-		return fail(p, map, -EINVAL,
-			    "basic_auth_users must be a mapping of user names to bcrypt hashes, "
-			    "not %s",
-			    node_kind(map));
+		return yamldoc_fail(&p->d, map,
+				    "basic_auth_users must be a mapping of user names to bcrypt "
+				    "hashes, not %s",
+				    node_kind(map));
 	n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
 	if (!n)
 		return 0;
 	wc->users = calloc(n, sizeof(*wc->users));
 	if (!wc->users)
-		return fail(p, NULL, -ENOMEM, "out of memory");
+		return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
 	for_each_pair(map, pair) {
-		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
-		yaml_node_t *v = yaml_document_get_node(p->doc, pair->value);
+		yaml_node_t *k = yamldoc_node(&p->d, pair->key);
+		yaml_node_t *v = yamldoc_node(&p->d, pair->value);
 		const char *name;
 
 		if (k->type != YAML_SCALAR_NODE || is_null(k) || !*scalar(k))
-			return fail(p, k, -EINVAL, "user names in basic_auth_users must be "
+			return yamldoc_fail(&p->d, k, "user names in basic_auth_users must be "
 						   "non-empty strings");
 		name = scalar(k);
 		/* Basic auth splits "user:password" at the first colon. */
 		if (strchr(name, ':'))
-			return fail(p, k, -EINVAL, "user name \"%s\" contains ':'", name);
+			return yamldoc_fail(&p->d, k, "user name \"%s\" contains ':'", name);
 		for (i = 0; i < wc->nusers; i++)
 			if (!strcmp(wc->users[i].name, name))
-				return fail(p, k, -EINVAL, "duplicate user \"%s\"", name);
+				return yamldoc_fail(&p->d, k, "duplicate user \"%s\"", name);
 		/* The hash itself is not quoted: it is a secret worth keeping out of logs. */
 		c = v->type == YAML_SCALAR_NODE ? bcrypt_cost(scalar(v)) : -1;
 		if (c < 0)
-			return fail(p, v, -EINVAL,
-				    "user \"%s\": not a bcrypt hash ($2a$, $2b$ or $2y$, a cost "
-				    "from 04 to 31, '$', 53 characters; htpasswd -nBC 10 %s "
-				    "makes one)",
-				    name, name);
+			return yamldoc_fail(&p->d, v,
+					    "user \"%s\": not a bcrypt hash ($2a$, $2b$ or $2y$, a "
+					    "cost from 04 to 31, '$', 53 characters; htpasswd -nBC "
+					    "10 %s makes one)",
+					    name, name);
 		if (c > *cost)
 			*cost = c;
 		wc->users[wc->nusers].name = strdup(name);
 		wc->users[wc->nusers].hash = strdup(scalar(v));
 		wc->nusers++;
 		if (!wc->users[wc->nusers - 1].name || !wc->users[wc->nusers - 1].hash)
-			return fail(p, NULL, -ENOMEM, "out of memory");
+			return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
 	}
 	return 0;
 }
 
-static int parse_root(struct parse *p, struct webconfig *wc, int *cost)
+static int top_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
 {
-	const yaml_node_t *root = yaml_document_get_root_node(p->doc);
-	const yaml_node_t *seen_tls = NULL, *seen_users = NULL;
-	yaml_node_pair_t *pair;
+	struct parse *p = arg;
+
+	if (!strcmp(k, "tls_server_config"))
+		return parse_tls(p, d->key, v, p->wc);
+	if (!strcmp(k, "basic_auth_users"))
+		return parse_users(p, v, p->wc, &p->cost);
+	return 1;
+}
+
+/* Parses text into p->wc; p->d.file only names the file in errors. */
+static int parse_text(struct parse *p, const char *text, size_t len)
+{
+	const yaml_node_t *root;
 	int ret;
 
-	if (is_null(root))
-		return 0;
-	if (root->type != YAML_MAPPING_NODE)
-		return fail(p, root, -EINVAL, "the top level must be a mapping, not %s",
-			    node_kind(root));
-	for_each_pair(root, pair) {
-		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
-		yaml_node_t *v = yaml_document_get_node(p->doc, pair->value);
-
-		if (k->type != YAML_SCALAR_NODE)
-			return fail(p, k, -EINVAL, "top-level keys must be strings");
-		if (!strcmp(scalar(k), "tls_server_config")) {
-			if (seen_tls)
-				return fail(p, k, -EINVAL, "duplicate key \"tls_server_config\"");
-			seen_tls = k;
-			ret = parse_tls(p, k, v, wc);
-		} else if (!strcmp(scalar(k), "basic_auth_users")) {
-			if (seen_users)
-				return fail(p, k, -EINVAL, "duplicate key \"basic_auth_users\"");
-			seen_users = k;
-			ret = parse_users(p, v, wc, cost);
-		} else {
-			ret = fail(p, k, -EINVAL, "unknown top-level key \"%s\" (known: %s)",
-				   scalar(k), top_keys);
-		}
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* libyaml's own message, at its mark, for a parser that failed. */
-static int yaml_fail(struct parse *p, const yaml_parser_t *y)
-{
-	yaml_node_t at = { .start_mark = y->problem_mark };
-
-	if (y->error == YAML_MEMORY_ERROR)
-		return fail(p, NULL, -ENOMEM, "out of memory");
-	if (y->error == YAML_READER_ERROR)
-		return fail(p, NULL, -EINVAL, "YAML error at byte %zu: %s", y->problem_offset,
-			    y->problem ? y->problem : "unreadable input");
-	if (y->context)
-		return fail(p, &at, -EINVAL, "YAML syntax error: %s (%s at line %zu)",
-			    y->problem ? y->problem : "", y->context, y->context_mark.line + 1);
-	return fail(p, &at, -EINVAL, "YAML syntax error: %s", y->problem ? y->problem : "");
-}
-
-/*
- * A scalar holding a NUL (YAML's "\0") would be cut short there, so that
- * "cert_file\0x" read as cert_file and "alice\0" as alice: refused instead.
- */
-static int check_nul(struct parse *p)
-{
-	const yaml_node_t *n;
-
-	for (n = p->doc->nodes.start; n < p->doc->nodes.top; n++)
-		if (n->type == YAML_SCALAR_NODE && strlen(scalar(n)) != n->data.scalar.length)
-			return fail(p, n, -EINVAL, "string holds a NUL character");
-	return 0;
-}
-
-/* Parses text into wc; path only names the file in errors and anchors relative paths. */
-static int parse_text(struct parse *p, const char *text, size_t len, struct webconfig *wc,
-		      int *cost)
-{
-	yaml_document_t doc, next;
-	yaml_parser_t y;
-	int ret;
-
-	if (!yaml_parser_initialize(&y))
-		return fail(p, NULL, -ENOMEM, "out of memory");
-	yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&y, &doc)) {
-		ret = yaml_fail(p, &y);
-		yaml_parser_delete(&y);
+	/* Empty text is a valid, empty config. */
+	ret = yamldoc_load(&p->d, text, len, NULL);
+	if (ret)
 		return ret;
-	}
-	p->doc = &doc;
-	ret = check_nul(p);
-	if (!ret)
-		ret = parse_root(p, wc, cost);
-	if (!ret) {
-		/* A second document would be ignored by a plain load: refuse it instead. */
-		if (!yaml_parser_load(&y, &next)) {
-			ret = yaml_fail(p, &y);
-		} else {
-			yaml_node_t *r = yaml_document_get_root_node(&next);
-
-			if (r)
-				ret = fail(p, r, -EINVAL, "only one YAML document is allowed");
-			yaml_document_delete(&next);
-		}
-	}
-	p->doc = NULL;
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&y);
+	root = yaml_document_get_root_node(&p->d.doc);
+	ret = yamldoc_check_nul(&p->d);
+	if (!ret && !is_null(root))
+		ret = yamldoc_each_key(&p->d, (yaml_node_t *)root, top_level, top_keys, top_key,
+				       p);
+	yaml_document_delete(&p->d.doc);
 	return ret;
 }
 
@@ -562,7 +433,7 @@ static int make_auth(struct parse *p, struct webconfig *wc, int cost)
 	ssize_t r;
 
 	if (!a)
-		return fail(p, NULL, -ENOMEM, "out of memory");
+		return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
 	while (got < sizeof(a->key)) {
 		r = getrandom(a->key + got, sizeof(a->key) - got, 0);
 		if (r < 0 && errno == EINTR)
@@ -571,7 +442,7 @@ static int make_auth(struct parse *p, struct webconfig *wc, int cost)
 			int e = -errno;
 
 			free(a);
-			return fail(p, NULL, e, "getrandom: %s", strerror(-e));
+			return yamldoc_fail_file(&p->d, e, "getrandom: %s", strerror(-e));
 		}
 		got += (size_t)r;
 	}
@@ -584,15 +455,16 @@ static int make_auth(struct parse *p, struct webconfig *wc, int cost)
 int webconfig_parse(const char *name, const char *dir, const char *text, size_t len,
 		    struct webconfig *out, char *err, size_t errlen)
 {
-	struct parse p = { .path = name, .dir = dir, .err = err, .errlen = errlen };
-	int ret, cost = 4;
+	struct parse p = { .d = { .file = name, .err = err, .errlen = errlen, .words = web_words },
+			   .dir = dir, .wc = out, .cost = 4 };
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (errlen)
 		err[0] = '\0';
-	ret = parse_text(&p, text, len, out, &cost);
+	ret = parse_text(&p, text, len);
 	if (!ret && out->nusers)
-		ret = make_auth(&p, out, cost);
+		ret = make_auth(&p, out, p.cost);
 	if (ret)
 		webconfig_free(out);
 	return ret;
@@ -600,7 +472,7 @@ int webconfig_parse(const char *name, const char *dir, const char *text, size_t 
 
 int webconfig_load(const char *path, struct webconfig *out, char *err, size_t errlen)
 {
-	struct parse p = { .path = path, .err = err, .errlen = errlen };
+	struct parse p = { .d = { .file = path, .err = err, .errlen = errlen } };
 	const char *slash;
 	char *text = NULL, *dir = NULL;
 	size_t len = 0;
@@ -609,17 +481,18 @@ int webconfig_load(const char *path, struct webconfig *out, char *err, size_t er
 	memset(out, 0, sizeof(*out));
 	if (errlen)
 		err[0] = '\0';
-	ret = read_file(path, &text, &len);
+	ret = readfile_all(path, MAX_FILE_SIZE, &text, &len);
 	if (ret == -ENOMEM)
-		return fail(&p, NULL, ret, "out of memory");
+		return yamldoc_fail_file(&p.d, ret, "out of memory");
 	if (ret)
-		return fail(&p, NULL, ret, "cannot read web config: %s", read_errstr(ret));
+		return yamldoc_fail_file(&p.d, ret, "cannot read web config: %s",
+					 readfile_strerror(ret, MAX_FILE_SIZE));
 	slash = strrchr(path, '/');
 	if (slash) {
 		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
 		if (!dir) {
 			free(text);
-			return fail(&p, NULL, -ENOMEM, "out of memory");
+			return yamldoc_fail_file(&p.d, -ENOMEM, "out of memory");
 		}
 	}
 	ret = webconfig_parse(path, dir, text, len, out, err, errlen);

@@ -10,8 +10,6 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "util/errors.h"
-
 bool privileges_have(int cap)
 {
 	cap_flag_value_t v = CAP_CLEAR;
@@ -69,7 +67,7 @@ static void raise_permitted(void)
 	cap_free(c);
 }
 
-int require_bpf_privileges(void)
+int require_bpf_privileges(char *err, size_t len, const char **hint)
 {
 	bool bpf, perfmon;
 
@@ -79,20 +77,21 @@ int require_bpf_privileges(void)
 
 	/* bpf_capable() and perfmon_capable() accept CAP_SYS_ADMIN for either. */
 	if (privileges_have(CAP_SYS_ADMIN) || (bpf && perfmon))
-		return 1;
-	if (!kernel_knows(CAP_BPF)) {
-		errorf("run it as root, or grant CAP_SYS_ADMIN",
-		       "missing CAP_SYS_ADMIN: this kernel has no CAP_BPF or CAP_PERFMON (they "
-		       "came in Linux 5.8), so loading BPF programs takes CAP_SYS_ADMIN");
 		return 0;
+	if (!kernel_knows(CAP_BPF)) {
+		*hint = "run it as root, or grant CAP_SYS_ADMIN";
+		snprintf(err, len, "missing CAP_SYS_ADMIN: this kernel has no CAP_BPF or "
+			 "CAP_PERFMON (they came in Linux 5.8), so loading BPF programs takes "
+			 "CAP_SYS_ADMIN");
+		return -EPERM;
 	}
-	errorf(bpf || perfmon ? "run it as root, or grant the missing one as well"
-			      : "run it as root, or grant both, e.g. AmbientCapabilities=CAP_BPF "
-				"CAP_PERFMON in a systemd unit",
-	       "missing %s: loading BPF tracing programs and reading their maps takes CAP_BPF "
-	       "and CAP_PERFMON",
-	       bpf ? "CAP_PERFMON" : perfmon ? "CAP_BPF" : "CAP_BPF and CAP_PERFMON");
-	return 0;
+	*hint = bpf || perfmon ? "run it as root, or grant the missing one as well"
+			       : "run it as root, or grant both, e.g. AmbientCapabilities=CAP_BPF "
+				 "CAP_PERFMON in a systemd unit";
+	snprintf(err, len, "missing %s: loading BPF tracing programs and reading their maps "
+		 "takes CAP_BPF and CAP_PERFMON",
+		 bpf ? "CAP_PERFMON" : perfmon ? "CAP_BPF" : "CAP_BPF and CAP_PERFMON");
+	return -EPERM;
 }
 
 /* kernel.bpf_stats_enabled: 1 if on, 0 if off, -1 if unknown. */
@@ -109,23 +108,26 @@ static int stats_sysctl(void)
 	return on;
 }
 
-int privileges_bpf_stats(int *fd)
+int privileges_bpf_stats(int *fd, char *err, size_t len, const char **hint)
 {
+	int rc;
+
 	*fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (*fd >= 0)
 		return 0;
-	if (errno == EPERM && stats_sysctl() == 1)
+	rc = -errno;
+	if (rc == -EPERM && stats_sysctl() == 1)
 		return 0; /* on for everyone already: nothing to hold */
-	if (errno == EPERM) {
-		errorf("grant CAP_SYS_ADMIN, or have root run 'sysctl kernel.bpf_stats_enabled=1' "
-		       "first, or leave --bpf.stats (bpf_stats) off",
-		       "missing CAP_SYS_ADMIN: --bpf.stats turns on the kernel's BPF run-time "
-		       "statistics, which only CAP_SYS_ADMIN may do");
-		return -EPERM;
+	if (rc == -EPERM) {
+		*hint = "grant CAP_SYS_ADMIN, or have root run 'sysctl "
+			"kernel.bpf_stats_enabled=1' first, or leave --bpf.stats (bpf_stats) off";
+		snprintf(err, len, "missing CAP_SYS_ADMIN: --bpf.stats turns on the kernel's BPF "
+			 "run-time statistics, which only CAP_SYS_ADMIN may do");
+		return rc;
 	}
-	errorf("this kernel may be too old (BPF_ENABLE_STATS came in 5.8); leave --bpf.stats off",
-	       "cannot turn on BPF run-time statistics: %s", strerror(errno));
-	return -errno;
+	*hint = "this kernel may be too old (BPF_ENABLE_STATS came in 5.8); leave --bpf.stats off";
+	snprintf(err, len, "cannot turn on BPF run-time statistics: %s", strerror(-rc));
+	return rc;
 }
 
 int privileges_drop(void)

@@ -63,7 +63,7 @@ int uconfig_get_name(struct yamldoc *x, yaml_node_t *v, bool (*ok)(const char *)
 		     const char *rule, char **out)
 {
 	if (yamldoc_get_str(x, v, MAX_NAME, out))
-		return -1;
+		return -EINVAL;
 	return ok(*out) ? 0 : yamldoc_fail(x, v, "%s '%s' must match %s", what, *out, rule);
 }
 
@@ -80,7 +80,7 @@ static bool bpf_name_ok(const char *s)
 int uconfig_get_bpf_name(struct yamldoc *x, yaml_node_t *n, char **out)
 {
 	if (yamldoc_get_str(x, n, MAX_NAME, out))
-		return -1;
+		return -EINVAL;
 	if (!bpf_name_ok(*out))
 		return yamldoc_fail(
 		    x, n, "map name '%s' is not a BPF map name (1 to %d letters, digits, _ or .)",
@@ -120,7 +120,7 @@ static int get_bucket_keys(struct yamldoc *x, yaml_node_t *n, struct umetric_con
 
 	if (yamldoc_list_len(x, n, "bucket_keys", 1, UCONF_MAX_BUCKETS, &len) ||
 	    yamldoc_charge(x, n, len * sizeof(double)))
-		return -1;
+		return -EINVAL;
 	m->bucket_keys = calloc(len, sizeof(double));
 	if (!m->bucket_keys)
 		return yamldoc_fail(x, n, "out of memory");
@@ -129,7 +129,7 @@ static int get_bucket_keys(struct yamldoc *x, yaml_node_t *n, struct umetric_con
 		yaml_node_t *v = yamldoc_item(x, n, i);
 
 		if (yamldoc_get_num(x, v, &m->bucket_keys[i]))
-			return -1;
+			return -EINVAL;
 		if (i && m->bucket_keys[i] <= m->bucket_keys[i - 1])
 			return yamldoc_fail(x, v, "bucket_keys must ascend strictly (%g after %g)",
 					    m->bucket_keys[i], m->bucket_keys[i - 1]);
@@ -145,7 +145,7 @@ static int histogram_key(struct yamldoc *x, const char *k, yaml_node_t *v, struc
 		return st->type = v, get_bucket_type(x, v, &m->bucket_type);
 	if (!strcmp(k, "bucket_multiplier")) {
 		if (yamldoc_get_num(x, v, &m->bucket_multiplier))
-			return -1;
+			return -EINVAL;
 		return m->bucket_multiplier > 0
 			   ? 0
 			   : yamldoc_fail(x, v, "bucket_multiplier must be above 0");
@@ -244,7 +244,7 @@ static int check_histogram(struct yamldoc *x, yaml_node_t *n, const struct metri
 	}
 	if (m->bucket_type != UBUCKET_FIXED) {
 		if (check_range(x, n, st))
-			return -1;
+			return -EINVAL;
 	} else if (st->min || st->max) {
 		return yamldoc_fail(
 		    x, st->min ? st->min : st->max,
@@ -270,7 +270,7 @@ static int parse_metric(struct yamldoc *x, yaml_node_t *n, struct umetric_conf *
 	m->bucket_multiplier = 1;
 	if (yamldoc_each_key(x, n, histogram ? "a histogram" : "a counter",
 			     histogram ? histogram_fields : counter_fields, metric_key, &st))
-		return -1;
+		return -EINVAL;
 	if (!m->name)
 		return yamldoc_fail(x, n, "missing required field 'name' in a %s", kind);
 	if (!m->help)
@@ -304,11 +304,11 @@ static int add_metrics(struct yamldoc *x, yaml_node_t *n, struct uconfig *c, boo
 	size_t i, len;
 
 	if (yamldoc_list_len(x, n, histogram ? "histograms" : "counters", 0, MAX_METRICS, &len))
-		return -1;
+		return -EINVAL;
 	if (c->nmetrics + len > MAX_METRICS)
 		return yamldoc_fail(x, n, "too many metrics (at most %d)", MAX_METRICS);
 	if (yamldoc_charge(x, n, len * sizeof(*grown)))
-		return -1;
+		return -EINVAL;
 	grown = realloc(c->metric, (c->nmetrics + len + 1) * sizeof(*grown));
 	if (!grown)
 		return yamldoc_fail(x, n, "out of memory");
@@ -318,7 +318,7 @@ static int add_metrics(struct yamldoc *x, yaml_node_t *n, struct uconfig *c, boo
 	for (i = 0; i < len; i++)
 		if (parse_metric(x, yamldoc_item(x, n, i), &grown[c->nmetrics - len + i],
 				 histogram))
-			return -1;
+			return -EINVAL;
 	return 0;
 }
 
@@ -400,7 +400,7 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 					&c->name);
 	if (!strcmp(k, "object")) {
 		if (yamldoc_get_text(x, v, "object", MAX_PATH, &object))
-			return -1;
+			return -EINVAL;
 		rc = resolve_object(x, v, object, &c->object);
 		free(object);
 		return rc;
@@ -419,7 +419,7 @@ static int parse_root(struct yamldoc *x, yaml_node_t *root, struct uconfig *c)
 
 	if (yamldoc_each_key(x, root, "the config", "name, object, metrics, perf_events", top_key,
 			     &st))
-		return -1;
+		return -EINVAL;
 	if (!c->object)
 		return yamldoc_fail(x, root,
 				    "missing required field 'object' (the compiled BPF program)");
@@ -428,7 +428,7 @@ static int parse_root(struct yamldoc *x, yaml_node_t *root, struct uconfig *c)
 		    x, st.metrics ? st.metrics : root,
 		    "no metrics: give at least one under metrics.counters or metrics.histograms");
 	if (check_metric_names(x, c))
-		return -1;
+		return -EINVAL;
 	return c->name ? 0 : default_name(x, root, c);
 }
 
@@ -444,15 +444,20 @@ int uconfig_parse_buffer(const char *file, const char *buf, size_t len, struct u
 	memset(out, 0, sizeof(*out));
 	if (len > MAX_INPUT)
 		return yamldoc_fail_at(&x, 1, 1, "config larger than %d bytes", MAX_INPUT);
-	if (yamldoc_load(&x, buf, len, "empty config (expected object and metrics)"))
-		return -1;
+	rc = yamldoc_load(&x, buf, len, "empty config (expected object and metrics)");
+	if (rc)
+		return rc;
 	c.file = strdup(file);
-	rc = c.file ? parse_root(&x, yaml_document_get_root_node(&x.doc), &c)
-		    : yamldoc_fail_at(&x, 1, 1, "out of memory");
+	if (c.file) {
+		rc = parse_root(&x, yaml_document_get_root_node(&x.doc), &c);
+	} else {
+		yamldoc_fail_at(&x, 1, 1, "out of memory");
+		rc = -ENOMEM;
+	}
 	yaml_document_delete(&x.doc);
 	if (rc) {
 		uconfig_free(&c);
-		return -1;
+		return rc;
 	}
 	*out = c;
 	return 0;
@@ -482,15 +487,17 @@ int uconfig_parse_file(const char *file, struct uconfig *out, char *err, size_t 
 
 	memset(out, 0, sizeof(*out));
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", file, strerror(errno));
-		return -1;
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", file, strerror(-rc));
+		return rc;
 	}
 	errno = 0;
 	buf = slurp(f, &len);
 	if (!buf) {
-		snprintf(err, errlen, "%s: %s", file, strerror(errno ? errno : ENOMEM));
+		rc = errno ? -errno : -ENOMEM;
+		snprintf(err, errlen, "%s: %s", file, strerror(-rc));
 		fclose(f);
-		return -1;
+		return rc;
 	}
 	fclose(f);
 	rc = uconfig_parse_buffer(file, buf, len, out, err, errlen);

@@ -151,7 +151,8 @@ struct uconfig {
 /*
  * Parses a config file or buffer (`file` names it in messages). Every
  * error is one line, "file:line:col: what is wrong", in err; returns 0 or
- * -1 (out is then empty and needs no free).
+ * -errno: -EINVAL for a wrong config, -ENOMEM, or the file's open error
+ * (out is then empty and needs no free).
  */
 int uconfig_parse_file(const char *file, struct uconfig *out, char *err, size_t errlen);
 int uconfig_parse_buffer(const char *file, const char *buf, size_t len, struct uconfig *out,

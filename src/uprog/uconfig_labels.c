@@ -8,6 +8,7 @@
 #include "uprog/uconfig_internal.h"
 #include "util/regex_guard.h"
 
+#include <errno.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ static int check_regexp(struct yamldoc *x, yaml_node_t *re_node, yaml_node_t *re
 				    REGEX_GUARD_MAX_NODES);
 	/* Compiling takes up to cubic time in the nodes: charge their square. */
 	if (yamldoc_charge(x, re_node, (size_t)(atoms * atoms * 2)))
-		return -1;
+		return -EINVAL;
 	rc = regcomp(&re, d->regexp, REG_EXTENDED);
 	if (rc) {
 		regerror(rc, &re, why, sizeof(why));
@@ -153,7 +154,7 @@ static int get_static_map(struct yamldoc *x, yaml_node_t *n, struct udec_conf *d
 		return yamldoc_fail(x, n, "static_map has too many entries (at most %d)",
 				    MAX_MAP_ENTRIES);
 	if (yamldoc_charge(x, n, len * 2 * sizeof(char *)))
-		return -1;
+		return -EINVAL;
 	d->from = calloc(len, sizeof(char *));
 	d->to = calloc(len, sizeof(char *));
 	if (!d->from || !d->to)
@@ -164,7 +165,7 @@ static int get_static_map(struct yamldoc *x, yaml_node_t *n, struct udec_conf *d
 
 		if (yamldoc_get_str(x, yamldoc_node(x, p->key), MAX_TEXT, &d->from[i]) ||
 		    yamldoc_get_str(x, yamldoc_node(x, p->value), MAX_TEXT, &d->to[i]))
-			return -1;
+			return -EINVAL;
 	}
 	return check_map_dups(x, n, d);
 }
@@ -250,10 +251,10 @@ static int parse_decoder(struct yamldoc *x, yaml_node_t *n, struct udec_conf *d)
 	if (n->type != YAML_MAPPING_NODE)
 		return yamldoc_fail(x, n, "expected a mapping for a decoder (e.g. name: uint)");
 	if (find_dec_kind(x, n, &d->kind))
-		return -1;
+		return -EINVAL;
 	snprintf(what, sizeof(what), "decoder %s", udec_name(d->kind));
 	if (yamldoc_each_key(x, n, what, dec_fields(d->kind), dec_key, &st))
-		return -1;
+		return -EINVAL;
 	if (d->kind == UDEC_STATIC_MAP && !st.map)
 		return yamldoc_fail(x, n,
 				    "missing required field 'static_map' in decoder static_map");
@@ -269,14 +270,14 @@ static int parse_decoders(struct yamldoc *x, yaml_node_t *n, struct ulabel_conf 
 	size_t i, len;
 
 	if (yamldoc_list_len(x, n, "decoders", 1, MAX_DECODERS, &len))
-		return -1;
+		return -EINVAL;
 	l->dec = calloc(len, sizeof(*l->dec));
 	if (!l->dec)
 		return yamldoc_fail(x, n, "out of memory");
 	l->ndec = len;
 	for (i = 0; i < len; i++)
 		if (parse_decoder(x, yamldoc_item(x, n, i), &l->dec[i]))
-			return -1;
+			return -EINVAL;
 	return 0;
 }
 
@@ -330,7 +331,7 @@ static int parse_label(struct yamldoc *x, yaml_node_t *n, struct ulabel_conf *l)
 	l->line = (int)n->start_mark.line + 1;
 	l->col = (int)n->start_mark.column + 1;
 	if (yamldoc_each_key(x, n, "a label", "name, size, padding, decoders", label_key, &st))
-		return -1;
+		return -EINVAL;
 	if (!l->name)
 		return yamldoc_fail(x, n, "missing required field 'name' in a label");
 	if (!st.size)
@@ -346,11 +347,11 @@ int uconfig_parse_labels(struct yamldoc *x, yaml_node_t *n, struct umetric_conf 
 	size_t i, j, len;
 
 	if (yamldoc_list_len(x, n, "labels", 1, UCONF_MAX_FIELDS, &len))
-		return -1;
+		return -EINVAL;
 	m->nfields = len;
 	for (i = 0; i < len; i++) {
 		if (parse_label(x, yamldoc_item(x, n, i), &m->field[i]))
-			return -1;
+			return -EINVAL;
 		for (j = 0; j < i; j++)
 			if (!strcmp(m->field[i].name, m->field[j].name))
 				return yamldoc_fail(x, yamldoc_item(x, n, i),

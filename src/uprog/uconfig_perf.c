@@ -2,6 +2,7 @@
 /* uconfig_perf.c - the perf_events section of user-program configs (uconfig_perf.h). */
 #include "uprog/uconfig_perf.h"
 
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,7 @@ static int get_event(struct yamldoc *x, yaml_node_t *v, uint32_t type, uint64_t 
 	}
 	if (s && s[0] >= '0' && s[0] <= '9') {
 		if (yamldoc_get_int(x, v, 0, INT64_MAX, &num))
-			return -1;
+			return -EINVAL;
 		*out = (uint64_t)num;
 		return 0;
 	}
@@ -92,7 +93,7 @@ static int perf_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 		       yamldoc_get_text(x, v, "program", MAX_PROGRAM_NAME, &st->p->program);
 	if (!strcmp(k, "sample_frequency") || !strcmp(k, "sample_period")) {
 		if (yamldoc_get_int(x, v, 1, INT64_MAX, &n))
-			return -1;
+			return -EINVAL;
 		if (k[7] == 'f')
 			st->freq = v, st->p->sample_freq = (uint64_t)n;
 		else
@@ -110,14 +111,14 @@ static int parse_one(struct yamldoc *x, yaml_node_t *n, struct uperf_conf *p)
 	p->col = (int)n->start_mark.column + 1;
 	if (yamldoc_each_key(x, n, "a perf event", "type, name, sample_frequency, "
 			     "sample_period, program", perf_key, &st))
-		return -1;
+		return -EINVAL;
 	if (!st.type || !st.name || !st.program)
 		return yamldoc_fail(x, n, "a perf event needs type, name and program");
 	if (!st.freq == !st.period)
 		return yamldoc_fail(x, n, "give a perf event either sample_frequency (per "
 				    "second) or sample_period (events per sample)");
 	if (get_type(x, st.type, &p->type))
-		return -1;
+		return -EINVAL;
 	return get_event(x, st.name, p->type, &p->config);
 }
 
@@ -126,14 +127,14 @@ int uconfig_parse_perf_events(struct yamldoc *x, yaml_node_t *n, struct uconfig 
 	size_t len;
 
 	if (yamldoc_list_len(x, n, "perf_events", 1, MAX_PERF_EVENTS, &len))
-		return -1;
+		return -EINVAL;
 	c->perf = calloc(len, sizeof(*c->perf));
 	if (!c->perf)
 		return yamldoc_fail(x, n, "out of memory");
 	for (; c->nperf < len; c->nperf++)
 		if (parse_one(x, yamldoc_item(x, n, c->nperf), &c->perf[c->nperf])) {
 			c->nperf++; /* freed with the rest */
-			return -1;
+			return -EINVAL;
 		}
 	return 0;
 }

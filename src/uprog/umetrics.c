@@ -45,7 +45,7 @@ static int failf(char *err, size_t errlen, const struct uconfig *c, int line, in
 
 	snprintf(msg, sizeof(msg), fmt, what, more);
 	snprintf(err, errlen, "%s:%d:%d: %s", c->file, line, col, msg);
-	return -1;
+	return -EINVAL;
 }
 
 static bool readable_type(unsigned type)
@@ -175,8 +175,12 @@ static int prepare_metric(struct umetrics *u, struct umetric *m, char *err, size
 	if (m->nlabels > METRIC_MAX_LABELS)
 		return failf(err, errlen, u->conf, mc->line, mc->col,
 			     "'%s' has more than %s labels", mc->name, "8");
-	if (find_map(u, m, err, errlen) || lay_out_fields(u, m, err, errlen))
-		return -1;
+	int rc = find_map(u, m, err, errlen);
+
+	if (!rc)
+		rc = lay_out_fields(u, m, err, errlen);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < m->nlabels; i++) {
 		char why[200];
 
@@ -188,7 +192,7 @@ static int prepare_metric(struct umetrics *u, struct umetric *m, char *err, size
 	}
 	if (bucket_field && make_bounds(m)) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -203,17 +207,20 @@ int umetrics_new(struct umetrics **out, const struct uconfig *c, const struct us
 	if (!u || !u->m) {
 		free(u);
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	u->conf = c;
 	u->src = *src;
 	u->env = env;
 	for (; u->n < c->nmetrics; u->n++) {
+		int rc;
+
 		u->m[u->n].conf = &c->metric[u->n];
-		if (prepare_metric(u, &u->m[u->n], err, errlen)) {
+		rc = prepare_metric(u, &u->m[u->n], err, errlen);
+		if (rc) {
 			u->n++;
 			umetrics_free(u);
-			return -1;
+			return rc;
 		}
 	}
 	*out = u;
@@ -316,7 +323,7 @@ static int collect_metric(struct umetrics *u, struct umetric *m, struct metric_s
 			     mc->histogram ? METRIC_HISTOGRAM : METRIC_COUNTER, m->label_names);
 	if (!w.f) {
 		snprintf(err, errlen, "too many metric families (%d at most)", METRIC_MAX_FAMILIES);
-		return -1;
+		return -ENOSPC;
 	}
 	if (m->table)
 		w.f->le = u->src.le(u->src.ctx, mc->bucket_type, &w.f->nle);
@@ -327,17 +334,23 @@ static int collect_metric(struct umetrics *u, struct umetric *m, struct metric_s
 	free(w.vals);
 	if (rc > 0 || rc == -ENOMEM) {
 		snprintf(err, errlen, "out of memory reading map '%s'", mc->map);
-		return -1;
+		return -ENOMEM;
 	}
-	return rc ? -1 : 0;
+	/* The source's -errno; the user-program reader still says -1, which is no errno. */
+	if (rc < 0)
+		return rc == -1 ? -EIO : rc;
+	return 0;
 }
 
 int umetrics_collect(struct umetrics *u, struct metric_set *set, char *err, size_t errlen)
 {
 	u->dropped = 0;
-	for (size_t i = 0; i < u->n; i++)
-		if (collect_metric(u, &u->m[i], set, err, errlen))
-			return -1;
+	for (size_t i = 0; i < u->n; i++) {
+		int rc = collect_metric(u, &u->m[i], set, err, errlen);
+
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 

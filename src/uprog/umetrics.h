@@ -64,15 +64,15 @@ struct umetrics;
 /*
  * Checks every metric of c against the source (its map exists and holds
  * what the metric reads, the fields add up to the key) and compiles the
- * decoders. c, src->ctx and env must outlive the result. Returns 0, or -1
- * with one line "file:line:col: what is wrong" in err.
+ * decoders. c, src->ctx and env must outlive the result. Returns 0, or
+ * -errno with one line "file:line:col: what is wrong" in err.
  */
 int umetrics_new(struct umetrics **out, const struct uconfig *c, const struct usource *src,
 		 struct decoder_env *env, char *err, size_t errlen);
 void umetrics_free(struct umetrics *u);
 
-/* Reads the maps into families of set. 0, or -1 with err set (the families
- * made so far stay in set). */
+/* Reads the maps into families of set. 0, or -errno with err set (the
+ * families made so far stay in set). */
 int umetrics_collect(struct umetrics *u, struct metric_set *set, char *err, size_t errlen);
 
 /* Entries read in the last collect that were left out: a regexp decoder

@@ -43,7 +43,7 @@ static int add_config(struct userprogs *u, const char *dir, const char *name, si
 
 	if (u->n == MAX_CONFIGS) {
 		snprintf(err, errlen, "more than %d user configs", MAX_CONFIGS);
-		return -1;
+		return -E2BIG;
 	}
 	if (array_make_room((void **)&u->cfg, &u->cap, u->n, sizeof(*u->cfg), 8))
 		goto oom;
@@ -58,7 +58,7 @@ static int add_config(struct userprogs *u, const char *dir, const char *name, si
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");
-	return -1;
+	return -ENOMEM;
 }
 
 /* --config.names a,b: each must be there as NAME.yaml. */
@@ -67,14 +67,16 @@ static int add_named(struct userprogs *u, const struct userprogs_opts *o, char *
 {
 	for (const char *p = o->names; *p;) {
 		size_t len = strcspn(p, ",");
+		int rc = len ? add_config(u, o->dir, p, len, err, errlen) : 0;
 
-		if (len && add_config(u, o->dir, p, len, err, errlen))
-			return -1;
+		if (rc)
+			return rc;
 		if (len && access(u->cfg[u->n - 1].path, R_OK)) {
+			rc = -errno;
 			snprintf(err, errlen, "config '%.*s': cannot read %s: %s (--config.names "
 				 "gives names of NAME.yaml files in --config.dir)", (int)len, p,
-				 u->cfg[u->n - 1].path, strerror(errno));
-			return -1;
+				 u->cfg[u->n - 1].path, strerror(-rc));
+			return rc;
 		}
 		p += len + (p[len] == ',');
 	}
@@ -94,8 +96,9 @@ static int add_all(struct userprogs *u, const struct userprogs_opts *o, char *er
 	int rc = 0;
 
 	if (!d) {
-		snprintf(err, errlen, "cannot read --config.dir %s: %s", o->dir, strerror(errno));
-		return -1;
+		rc = -errno;
+		snprintf(err, errlen, "cannot read --config.dir %s: %s", o->dir, strerror(-rc));
+		return rc;
 	}
 	while (!rc && (e = readdir(d))) {
 		size_t len = strlen(e->d_name);
@@ -127,7 +130,7 @@ static int check_names(const struct userprogs *u, const struct user_config *c, c
 		if (!strncmp(m->name, "iolat_", 6)) {
 			snprintf(err, errlen, "%s:%d:%d: metric names starting with iolat_ are "
 				 "iolat's own: rename '%s'", c->conf.file, m->line, m->col, m->name);
-			return -1;
+			return -EINVAL;
 		}
 		for (const struct user_config *o = u->cfg; o < c; o++)
 			for (size_t k = 0; !o->error && k < o->conf.nmetrics; k++)
@@ -135,7 +138,7 @@ static int check_names(const struct userprogs *u, const struct user_config *c, c
 					snprintf(err, errlen, "%s:%d:%d: metric '%s' is config "
 						 "'%s''s already: rename one", c->conf.file,
 						 m->line, m->col, m->name, o->name);
-					return -1;
+					return -EEXIST;
 				}
 	}
 	return 0;
@@ -144,14 +147,18 @@ static int check_names(const struct userprogs *u, const struct user_config *c, c
 static int start_config(struct userprogs *u, struct user_config *c, char *err, size_t errlen)
 {
 	struct usource src;
+	int rc;
 
-	if (uconfig_parse_file(c->path, &c->conf, err, errlen))
-		return -1;
+	rc = uconfig_parse_file(c->path, &c->conf, err, errlen);
+	if (rc)
+		return rc;
 	c->parsed = true;
-	if (check_names(u, c, err, errlen))
-		return -1;
+	rc = check_names(u, c, err, errlen);
+	if (rc)
+		return rc;
+	/* uprog says -1, which is no errno. */
 	if (uprog_open(c->conf.object, c->conf.perf, c->conf.nperf, &c->prog, err, errlen))
-		return -1;
+		return -EINVAL;
 	umetrics_uprog_source(c->prog, &src);
 	return umetrics_new(&c->metrics, &c->conf, &src, u->env, err, errlen);
 }
@@ -169,19 +176,22 @@ int userprogs_open(struct userprogs **out, const struct userprogs_opts *o, char 
 		   size_t errlen)
 {
 	struct userprogs *u = calloc(1, sizeof(*u));
+	int rc;
 
 	if (!u || !(u->env = decoder_env_new(NULL))) {
 		free(u);
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
-	if (o->names ? add_named(u, o, err, errlen) : add_all(u, o, err, errlen))
+	rc = o->names ? add_named(u, o, err, errlen) : add_all(u, o, err, errlen);
+	if (rc)
 		goto fail;
 	for (size_t i = 0; i < u->n; i++) {
 		struct user_config *c = &u->cfg[i];
 		char why[1024];
 
-		if (!start_config(u, c, why, sizeof(why)))
+		rc = start_config(u, c, why, sizeof(why));
+		if (!rc)
 			continue;
 		stop_config(c);
 		fail_config(c, why);
@@ -194,7 +204,7 @@ int userprogs_open(struct userprogs **out, const struct userprogs_opts *o, char 
 	return 0;
 fail:
 	userprogs_close(u);
-	return -1;
+	return rc;
 }
 
 void userprogs_close(struct userprogs *u)

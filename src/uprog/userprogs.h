@@ -25,7 +25,7 @@ struct userprogs;
 
 /*
  * Parses and loads every config. Returns 0 with *out (some configs may
- * have failed: userprogs_config tells), or -1 with one line in err: the
+ * have failed: userprogs_config tells), or -errno with one line in err: the
  * directory cannot be read, a name has no file, or with strict, the first
  * config that failed.
  */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * yamldoc.c - reading a libyaml document for a config parser (yamldoc.h):
- * typed getters and field checks whose failures name file, line and column.
+ * typed getters and key checks whose failures name file, line and column.
  */
 #include "util/yamldoc.h"
+#include "util/parse.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,9 +19,11 @@ static int vfail_at(struct yamldoc *d, size_t line, size_t col, const char *fmt,
 {
 	char msg[512];
 
+	if (!d->errlen)
+		return -EINVAL;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	snprintf(d->err, d->errlen, "%s:%zu:%zu: %s", d->file, line, col, msg);
-	return -1;
+	return -EINVAL;
 }
 
 /* line and col are 1-based, as in every message. */
@@ -31,7 +34,7 @@ int yamldoc_fail_at(struct yamldoc *d, size_t line, size_t col, const char *fmt,
 	va_start(ap, fmt);
 	vfail_at(d, line, col, fmt, ap);
 	va_end(ap);
-	return -1;
+	return -EINVAL;
 }
 
 /* Fails at where node n starts. */
@@ -42,11 +45,64 @@ int yamldoc_fail(struct yamldoc *d, const yaml_node_t *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfail_at(d, n->start_mark.line + 1, n->start_mark.column + 1, fmt, ap);
 	va_end(ap);
-	return -1;
+	return -EINVAL;
+}
+
+int yamldoc_fail_file(struct yamldoc *d, int rc, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!d->errlen)
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(d->err, d->errlen, "%s: %s", d->file, msg);
+	return rc;
+}
+
+/* Out of memory is -ENOMEM, so a caller can tell it from a wrong file. */
+static int out_of_memory(struct yamldoc *d, const yaml_node_t *n)
+{
+	if (n)
+		yamldoc_fail(d, n, "out of memory");
+	else
+		yamldoc_fail_at(d, 1, 1, "out of memory");
+	return -ENOMEM;
+}
+
+int yamldoc_default_words(struct yamldoc *d, const yaml_node_t *at, enum yamldoc_problem problem,
+			  const char *key, const char *what, const char *known)
+{
+	switch (problem) {
+	case YAMLDOC_NOT_MAPPING:
+		return yamldoc_fail(d, at, "expected a mapping for %s (fields: %s)", what, known);
+	case YAMLDOC_KEY_NOT_STRING:
+		return yamldoc_fail(d, at, "expected a field name in %s", what);
+	case YAMLDOC_UNKNOWN_KEY:
+		return yamldoc_fail(d, at, "unknown field '%s' in %s (known: %s)", key, what,
+				    known);
+	case YAMLDOC_REPEATED_KEY:
+		return yamldoc_fail(d, at, "duplicate field '%s' in %s", key, what);
+	case YAMLDOC_SECOND_DOCUMENT:
+		break;
+	}
+	return yamldoc_fail(d, at, "a config is one YAML document; this is a second");
+}
+
+static int words(struct yamldoc *d, const yaml_node_t *at, enum yamldoc_problem problem,
+		 const char *key, const char *what, const char *known)
+{
+	yamldoc_words_fn fn = d->words ? d->words : yamldoc_default_words;
+
+	return fn(d, at, problem, key, what, known);
 }
 
 int yamldoc_charge(struct yamldoc *d, const yaml_node_t *n, size_t units)
 {
+	if (!d->work_limit)
+		return 0;
 	if (units > d->work_limit - d->work)
 		return yamldoc_fail(d, n,
 				    "config too large (aliases expand it past its work limit)");
@@ -73,6 +129,8 @@ static int syntax_error(struct yamldoc *d, const yaml_parser_t *p, const char *b
 	size_t line = p->problem_mark.line + 1, col = p->problem_mark.column + 1;
 	const char *problem = p->problem ? p->problem : "out of memory";
 
+	if (p->error == YAML_MEMORY_ERROR)
+		return out_of_memory(d, NULL);
 	if (p->error == YAML_READER_ERROR)
 		locate(buf, len, p->problem_offset, &line, &col);
 	if (p->context)
@@ -92,7 +150,7 @@ static int check_single_doc(struct yamldoc *d, yaml_parser_t *p, const char *buf
 		return syntax_error(d, p, buf, len);
 	root = yaml_document_get_root_node(&more);
 	if (root)
-		rc = yamldoc_fail(d, root, "a config is one YAML document; this is a second");
+		rc = words(d, root, YAMLDOC_SECOND_DOCUMENT, NULL, NULL, NULL);
 	yaml_document_delete(&more);
 	return rc;
 }
@@ -103,14 +161,14 @@ int yamldoc_load(struct yamldoc *d, const char *buf, size_t len, const char *emp
 	int rc = 0;
 
 	if (!yaml_parser_initialize(&p))
-		return yamldoc_fail_at(d, 1, 1, "out of memory");
+		return out_of_memory(d, NULL);
 	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&p, &d->doc)) {
 		rc = syntax_error(d, &p, buf, len);
 		yaml_parser_delete(&p);
 		return rc;
 	}
-	if (!yaml_document_get_root_node(&d->doc))
+	if (!yaml_document_get_root_node(&d->doc) && empty_msg)
 		rc = yamldoc_fail_at(d, 1, 1, "%s", empty_msg);
 	else
 		rc = check_single_doc(d, &p, buf, len);
@@ -118,6 +176,17 @@ int yamldoc_load(struct yamldoc *d, const char *buf, size_t len, const char *emp
 		yaml_document_delete(&d->doc);
 	yaml_parser_delete(&p);
 	return rc;
+}
+
+int yamldoc_check_nul(struct yamldoc *d)
+{
+	const yaml_node_t *n;
+
+	for (n = d->doc.nodes.start; n < d->doc.nodes.top; n++)
+		if (n->type == YAML_SCALAR_NODE &&
+		    strlen((const char *)n->data.scalar.value) != n->data.scalar.length)
+			return yamldoc_fail(d, n, "string holds a NUL character");
+	return 0;
 }
 
 /* ---- scalars ---- */
@@ -145,7 +214,8 @@ int yamldoc_bool(const yaml_node_t *n, bool *out)
 	return 0;
 }
 
-int yamldoc_get_str(struct yamldoc *d, yaml_node_t *n, size_t max, char **out)
+/* Scalar n as a string of at most max characters, charged for a copy. */
+static int check_str(struct yamldoc *d, const yaml_node_t *n, size_t max)
 {
 	const char *s = yamldoc_scalar(n);
 	size_t len;
@@ -157,10 +227,27 @@ int yamldoc_get_str(struct yamldoc *d, yaml_node_t *n, size_t max, char **out)
 		return yamldoc_fail(d, n, "string too long (at most %zu characters)", max);
 	if (strlen(s) != len)
 		return yamldoc_fail(d, n, "string holds a NUL character");
-	if (yamldoc_charge(d, n, len + 1))
-		return -1;
-	*out = strdup(s);
-	return *out ? 0 : yamldoc_fail(d, n, "out of memory");
+	return yamldoc_charge(d, n, len + 1);
+}
+
+int yamldoc_get_str(struct yamldoc *d, yaml_node_t *n, size_t max, char **out)
+{
+	int rc = check_str(d, n, max);
+
+	if (rc)
+		return rc;
+	*out = strdup(yamldoc_scalar(n));
+	return *out ? 0 : out_of_memory(d, n);
+}
+
+int yamldoc_get_strbuf(struct yamldoc *d, const yaml_node_t *n, char *out, size_t len)
+{
+	int rc = check_str(d, n, len - 1);
+
+	if (rc)
+		return rc;
+	memcpy(out, yamldoc_scalar(n), n->data.scalar.length + 1);
+	return 0;
 }
 
 int yamldoc_get_text(struct yamldoc *d, yaml_node_t *n, const char *what, size_t max, char **out)
@@ -195,28 +282,50 @@ int yamldoc_get_unsigned(struct yamldoc *d, const yaml_node_t *n, unsigned lo, u
 			 unsigned *out)
 {
 	int64_t v;
+	int rc = yamldoc_get_int(d, n, lo, hi, &v);
 
-	if (yamldoc_get_int(d, n, lo, hi, &v))
-		return -1;
+	if (rc)
+		return rc;
 	*out = (unsigned)v;
 	return 0;
 }
 
-int yamldoc_get_num(struct yamldoc *d, const yaml_node_t *n, double *out)
+int yamldoc_number(const yaml_node_t *n, double *out)
 {
 	const char *s = yamldoc_scalar(n);
 	char *end;
 	double v = s && number_start(s) ? strtod(s, &end) : NAN;
 
 	if (!isfinite(v) || *end)
-		return yamldoc_fail(d, n, "expected a number");
+		return -1;
 	*out = v;
 	return 0;
+}
+
+int yamldoc_get_num(struct yamldoc *d, const yaml_node_t *n, double *out)
+{
+	return yamldoc_number(n, out) ? yamldoc_fail(d, n, "expected a number") : 0;
 }
 
 int yamldoc_get_bool(struct yamldoc *d, const yaml_node_t *n, bool *out)
 {
 	return yamldoc_bool(n, out) ? yamldoc_fail(d, n, "expected true or false") : 0;
+}
+
+int yamldoc_get_duration(struct yamldoc *d, const yaml_node_t *n, unsigned int min_s,
+			 unsigned int *out)
+{
+	const char *s = yamldoc_scalar(n);
+	unsigned int v;
+
+	if (s && !parse_duration(s, &v) && v >= min_s) {
+		*out = v;
+		return 0;
+	}
+	if (!min_s)
+		return yamldoc_fail(d, n, "expected a duration such as 300, 90s, 5m or 1h");
+	return yamldoc_fail(d, n, "expected a duration of at least %us, such as 300, 90s, 5m or 1h",
+			    min_s);
 }
 
 /* ---- mappings and lists ---- */
@@ -242,22 +351,22 @@ int yamldoc_each_key(struct yamldoc *d, yaml_node_t *map, const char *what, cons
 	yaml_node_pair_t *p;
 
 	if (map->type != YAML_MAPPING_NODE)
-		return yamldoc_fail(d, map, "expected a mapping for %s (fields: %s)", what, known);
+		return words(d, map, YAMLDOC_NOT_MAPPING, NULL, what, known);
 	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yamldoc_node(d, p->key);
 		const char *name = yamldoc_scalar(k);
-		int rc;
+		int rc = yamldoc_charge(d, k, 1);
 
-		if (yamldoc_charge(d, k, 1))
-			return -1;
+		if (rc)
+			return rc;
 		if (!name)
-			return yamldoc_fail(d, k, "expected a field name in %s", what);
-		if (key_seen(d, map, p, name))
-			return yamldoc_fail(d, k, "duplicate field '%s' in %s", name, what);
+			return words(d, k, YAMLDOC_KEY_NOT_STRING, NULL, what, known);
+		if (!d->repeat_wins && key_seen(d, map, p, name))
+			return words(d, k, YAMLDOC_REPEATED_KEY, name, what, known);
+		d->key = k;
 		rc = fn(d, name, yamldoc_node(d, p->value), arg);
 		if (rc == 1)
-			return yamldoc_fail(d, k, "unknown field '%s' in %s (known: %s)", name,
-					    what, known);
+			return words(d, k, YAMLDOC_UNKNOWN_KEY, name, what, known);
 		if (rc)
 			return rc;
 	}

@@ -304,7 +304,7 @@ static void test_pseudo_file(void **state)
 	uconfig_free(&c);
 	assert_int_equal(uconfig_parse_buffer("<fuzz>", minimal, strlen(minimal), &c, err,
 					      sizeof(err)),
-			 -1);
+			 -EINVAL);
 	assert_non_null(strstr(err, "<fuzz>:1:1: the file name gives the config name '<fuzz>'"));
 }
 
@@ -568,7 +568,7 @@ static void test_too_large(void **state)
 
 	(void)state;
 	memset(text, '#', len);
-	assert_int_equal(uconfig_parse_buffer("big.yaml", text, len, &c, err, sizeof(err)), -1);
+	assert_int_equal(uconfig_parse_buffer("big.yaml", text, len, &c, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "big.yaml:1:1: config larger than 1048576 bytes");
 	free(text);
 }
@@ -580,7 +580,7 @@ static void test_files(void **state)
 	FILE *f;
 
 	(void)state;
-	assert_int_equal(uconfig_parse_file("/nonexistent/u.yaml", &c, err, sizeof(err)), -1);
+	assert_int_equal(uconfig_parse_file("/nonexistent/u.yaml", &c, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "/nonexistent/u.yaml: No such file or directory");
 	assert_true(all_zero(&c));
 
