@@ -212,7 +212,7 @@ $(OUT)/libiolat-bpf.a: $(BPF_OBJS)
 
 # A unit test links the pure library; those named in UNIT_BPF_TESTS test
 # modules that need the skeletons and link those too.
-UNIT_BPF_TESTS := config_file
+UNIT_BPF_TESTS := config_file builtin
 $(OUT)/test_%: tests/unit/test_%.c $(OUT)/libiolat.a
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c,$^) \
