@@ -152,7 +152,6 @@ stop_iolat() {
 	[ "$rc" -eq 0 ] || fail "iolat exited with $rc"
 }
 
-# The programs the last start_iolat loaded must all be gone once it exited.
 # wait_for_stderr OUTFILE PATTERN: waits up to 3 s for iolat (started with
 # start_iolat OUTFILE) to say PATTERN on stderr.
 wait_for_stderr() {
@@ -197,6 +196,7 @@ settle() {
 	return 1
 }
 
+# The programs the last start_iolat loaded must all be gone once it exited.
 assert_detached() {
 	settle still_loaded "$OUR_PROGS" || fail "iolat programs still loaded 3 s after exit: ids $LEFT"
 }
