@@ -268,6 +268,7 @@ disk_churn() {
 	for ((c = 2; c <= DISKS; c++)); do
 		wait_scrapes $((SCRAPES * (c - 1) / DISKS))
 		dev=$(attach_disk "$c")
+		# shellcheck disable=SC2016 # expanded by the inner sh
 		old=$(flock "$WORK/disk.lock" sh -c 'cat "$0/loop"; echo "$1" >"$0/loop"' "$WORK" "$dev")
 		losetup -d "$old"
 		rm -f "$WORK/disk$((c - 1)).img"
@@ -282,6 +283,7 @@ cgroup_churn() {
 		wait_scrapes $((SCRAPES * (i - 1) / CGROUPS))
 		cg=$BASE/soak-$i.service
 		mkdir "$cg"
+		# shellcheck disable=SC2016 # expanded by the inner sh
 		flock "$WORK/disk.lock" sh -c 'echo $$ >"$0/cgroup.procs" &&
 			dev=$(cat "$1/loop") && "$2" read "$dev" 4 4096 && "$2" write "$dev" 2 4096' \
 			"$cg" "$WORK" "$DIO" >/dev/null || die "I/O in $cg failed"

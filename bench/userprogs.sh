@@ -51,7 +51,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$(id -u)" = 0 ] || die "needs root (iolat loads BPF programs)"
-[ -x "$IOLAT" ] && [ -f "$MANY" ] || die "build first: make OUT=build-bench all helpers"
+{ [ -x "$IOLAT" ] && [ -f "$MANY" ]; } || die "build first: make OUT=build-bench all helpers"
 command -v bpftool >/dev/null || die "bpftool missing"
 
 WORK=$(mktemp -d /dev/shm/iolat-bench.XXXXXX)
@@ -91,7 +91,7 @@ run() {
 	*-batch) env=(IOLAT_MAP_READ=batch) ;;
 	*-keys) env=(IOLAT_MAP_READ=keys) ;;
 	esac
-	env "${env[@]}" "$IOLAT" serve --web.listen-address=127.0.0.1:$p "${args[@]}" \
+	env "${env[@]}" "$IOLAT" serve --web.listen-address="127.0.0.1:$p" "${args[@]}" \
 		2>"$WORK/serve.log" &
 	PID=$!
 	for _ in $(seq 1 100); do

@@ -17,13 +17,13 @@ SCRAPES=${SCRAPES:-15}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(50 200 500)
 [ "$(id -u)" = 0 ] || { echo "workloads.sh: needs root" >&2; exit 1; }
-[ -x "$IOLAT" ] && [ -x "$DIO" ] || { echo "build first: make OUT=build-bench all helpers" >&2; exit 1; }
+{ [ -x "$IOLAT" ] && [ -x "$DIO" ]; } || { echo "build first: make OUT=build-bench all helpers" >&2; exit 1; }
 
 if mountpoint -q /sys/fs/cgroup/blkio; then CGROOT=/sys/fs/cgroup/blkio; else CGROOT=/sys/fs/cgroup; fi
 BASE=$CGROOT/iolat-bench-wl-$$
 IMG=/dev/shm/iolat-bench-wl.$$.img
 PORT=$((40000 + RANDOM % 20000))
-PID= LOOP=
+PID='' LOOP=''
 cleanup() {
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
 	[ -d "$BASE" ] && find "$BASE" -depth -type d -exec rmdir {} + 2>/dev/null

@@ -43,7 +43,7 @@ help_values() { # CMD FLAG: the values the help names on FLAG's line
 		tr ' ' '\n' | grep -E '^[a-z_]+$' | sort | tr '\n' ' '
 }
 sort_columns=$("$IOLAT" top --help | sed -n '/--sort=COLUMN/,/(default/p' |
-	sed -e 's/.*sort by//' -e 's/(default.*//' | tr ', ' '\n\n' | grep -E '^[a-z0-9_]+$' |
+	sed -e 's/.*sort by//' -e 's/(default.*//' | tr ', ' '\n' | grep -E '^[a-z0-9_]+$' |
 	grep -vx or | sort | tr '\n' ' ')
 attach=$(help_values hist --attach)
 levels=$(help_values serve --log.level | sed 's/\bdefault\b//')

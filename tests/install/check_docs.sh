@@ -107,13 +107,14 @@ for src in man/*.scd; do
 		[ "${words[0]}" = iolat ] || continue
 		cmd=${words[1]:-}
 		case $cmd in hist | top | trace | check | serve) ;; *) continue ;; esac
+		# shellcheck disable=SC2001 # one line per flag: a trailing = off each
 		known=$(sed 's/=$//' <<<"${cmd_flags[$cmd]}")
 		for f in $(example_flags "${words[@]:2}"); do
 			grep -qxF -- "$f" <<<"$known" ||
 				err "$src: example 'iolat $cmd ... $f': 'iolat $cmd' has no $f"
 		done
 	done < <(sed -e ':a' -e '/\\$/{N; s/\\*\n[ \t]*/ /; ba' -e '}' "$src" |
-		grep -E '^(	+)?iolat [a-z]+( |$)' | tr -d '*\\')
+		grep -E '^(	+)?iolat [a-z]+( |$)' | tr -d '\\*')
 done
 
 # The commands of `iolat --help` are iolat(1)'s COMMANDS, each with a page.

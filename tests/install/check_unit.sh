@@ -107,7 +107,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v strace >/dev/null || ! command -v setpri
 fi
 allowed >"$work/allowed.txt"
 [ -s "$work/allowed.txt" ] || err "no SystemCallFilter= in $UNIT"
-caps=$(sed -n 's/^AmbientCapabilities=//p' "$UNIT" | tr ' ' '\n' | sed 's/^CAP_//' | tr 'A-Z' 'a-z' |
+caps=$(sed -n 's/^AmbientCapabilities=//p' "$UNIT" | tr ' ' '\n' | sed 's/^CAP_//' | tr '[:upper:]' '[:lower:]' |
 	sed 's/^/+/' | paste -sd,)
 [ "$caps" = "+bpf,+perfmon" ] || err "AmbientCapabilities= is '$caps', not CAP_BPF CAP_PERFMON"
 port=$((20000 + RANDOM % 20000))
@@ -165,7 +165,7 @@ allowed_af=" $(sed -n 's/^RestrictAddressFamilies=//p' "$UNIT") "
 for f in $families; do
 	[[ "$allowed_af" == *" $f "* ]] || err "iolat serve opened an $f socket, outside RestrictAddressFamilies="
 done
-echo "check_unit: socket families opened: $(echo $families)"
+echo "check_unit: socket families opened: ${families//$'\n'/ }"
 [ $errors -eq 0 ] && echo "check_unit: PASS" && exit 0
 echo "check_unit: $errors failure(s)" >&2
 exit 1

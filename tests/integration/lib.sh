@@ -6,6 +6,7 @@ set -u
 
 OUT=${OUT:-build}
 IOLAT=${IOLAT:-$PWD/$OUT/iolat}
+# shellcheck disable=SC2034 # used by the tests that source this file
 DIO=$PWD/$OUT/dio
 SLOWFS=$PWD/$OUT/slowfs
 WORK=$(mktemp -d /dev/shm/iolat-test.XXXXXX)
@@ -36,12 +37,12 @@ on_exit() { CLEANUPS+=("$1"); }
 # Waits for udev to finish with new devices (its blkid probes read them).
 udev_settle() { command -v udevadm >/dev/null && udevadm settle 2>/dev/null; true; }
 
-# make_loop SIZE_MIB [BACKING_FILE [LOSETUP_OPTS]]: a direct-I/O loop device,
+# make_loop SIZE_MIB [BACKING_FILE [LOSETUP_OPT...]]: a direct-I/O loop device,
 # in $LOOP. (Not printed: a $(...) subshell would lose the clean-up.)
 make_loop() {
 	local file=${2:-$WORK/disk.$RANDOM.img}
 	[ -e "$file" ] || truncate -s "${1}M" "$file" || fail "cannot create $file"
-	LOOP=$(losetup --direct-io=on ${3:-} -f --show "$file") || fail "losetup failed"
+	LOOP=$(losetup --direct-io=on "${@:3}" -f --show "$file") || fail "losetup failed"
 	on_exit "losetup -d $LOOP"
 	# A loop device keeps its queue settings across uses: start from defaults.
 	echo 1 >"/sys/block/${LOOP#/dev/}/queue/iostats"
@@ -111,8 +112,9 @@ pid_prog_ids() { grep -rhs '^prog_id:' "/proc/$1/fdinfo/" | awk '{ print $2 }' |
 # pid_map_entries PID NAME: entries in the BPF map NAME that process PID
 # holds (0 if it holds none by that name).
 pid_map_entries() {
-	local id n=0
-	for id in $(grep -rhs '^map_id:' "/proc/$1/fdinfo/" | awk '{ print $2 }' | sort -u); do
+	local id ids n=0
+	mapfile -t ids < <(grep -rhs '^map_id:' "/proc/$1/fdinfo/" | awk '{ print $2 }' | sort -u)
+	for id in "${ids[@]}"; do
 		bpftool map show id "$id" 2>/dev/null | grep -q " name $2 " || continue
 		n=$(bpftool map dump id "$id" -j 2>/dev/null |
 			python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
@@ -150,7 +152,6 @@ stop_iolat() {
 	[ "$rc" -eq 0 ] || fail "iolat exited with $rc"
 }
 
-# The programs the last start_iolat loaded must all be gone once it exited.
 # wait_for_stderr OUTFILE PATTERN: waits up to 3 s for iolat (started with
 # start_iolat OUTFILE) to say PATTERN on stderr.
 wait_for_stderr() {
@@ -195,6 +196,7 @@ settle() {
 	return 1
 }
 
+# The programs the last start_iolat loaded must all be gone once it exited.
 assert_detached() {
 	settle still_loaded "$OUR_PROGS" || fail "iolat programs still loaded 3 s after exit: ids $LEFT"
 }

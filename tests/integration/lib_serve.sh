@@ -17,6 +17,7 @@ start_serve() {
 	on_exit "kill -TERM $SERVE_PID"
 	for _ in $(seq 1 100); do
 		if grep -q "listening on" "$log"; then
+			# shellcheck disable=SC2034 # read by assert_detached (lib.sh)
 			OUR_PROGS=$(pid_prog_ids "$SERVE_PID")
 			return 0
 		fi
@@ -54,7 +55,7 @@ start_prometheus() {
 		cat
 	} >"$WORK/$n.yml"
 	prometheus --config.file="$WORK/$n.yml" --storage.tsdb.path="$WORK/$n.tsdb" \
-		--web.listen-address=127.0.0.1:$p "$@" >"$WORK/$n.log" 2>&1 &
+		--web.listen-address="127.0.0.1:$p" "$@" >"$WORK/$n.log" 2>&1 &
 	on_exit "kill $!"
 	printf -v "${n}_url" 'http://127.0.0.1:%s' "$p"
 }

@@ -5,7 +5,7 @@
 # test that fails fails: there is no second run. A test still running after
 # TEST_TIMEOUT seconds (default 900) is stopped and fails.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 [ "$(id -u)" -eq 0 ] || { echo "integration tests need root" >&2; exit 1; }
 mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 # Logs of this run only: others may run the suite on the same machine.

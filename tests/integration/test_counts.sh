@@ -66,6 +66,7 @@ run_mode() {
 	EXPECT_ATTACH=$attach
 	EXPECT_UNSEEN=0
 	[[ "$*" == *IOLAT_FORCE_RQ_MAP=1* ]] && EXPECT_UNSEEN=1
+	# shellcheck disable=SC2163 # the arguments are NAME=VALUE assignments to export
 	export "$@"
 	check_mode "$label"
 	unset IOLAT_FORCE_ATTACH IOLAT_FORCE_RQ_MAP

@@ -37,7 +37,7 @@ app=$CG/machine.slice/'machine-qemu\x2d3\x2dapp01.scope'
 mkdir "$web" "$db" "$app" && on_exit "rmdir '$web' '$db' '$app'"
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --bpf.stats \
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --bpf.stats \
 	--label.size-class --workloads.max=2 \
 	--config.dir="$OUT/examples" --config.names=biosize
 target=127.0.0.1:$port
@@ -89,6 +89,7 @@ print(len(r["data"]["result"]))'
 }
 
 # Wait until both have rule results (the 5m rules need two samples).
+# shellcheck disable=SC2154 # classic_url, native_url: set by start_prometheus
 for _ in $(seq 1 90); do
 	sleep 1
 	c=$(query "$classic_url" 'instance_device_op:iolat_block_device_latency_seconds:quantile5m')

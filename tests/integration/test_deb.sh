@@ -30,7 +30,8 @@ have=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' debian/control | sed '$d' | sed 's/^
 
 if [ -z "${DEB:-}" ]; then
 	make --no-print-directory deb OUT="$OUT" >"$WORK/deb.log" 2>&1 || fail "make deb: $(tail -20 "$WORK/deb.log")"
-	DEB=$(ls "$OUT"/deb/iolat_*.deb | head -1)
+	debs=("$OUT"/deb/iolat_*.deb)
+	DEB=${debs[0]}
 fi
 [ -f "$DEB" ] || fail "no package: $DEB"
 debver=$(dpkg-deb -f "$DEB" Version)
@@ -57,10 +58,10 @@ iolat check >"$WORK/check.log" 2>&1 || fail "iolat check: $(tail -20 "$WORK/chec
 # The installed unit as systemd would read it: its ExecStart exists, the man
 # pages it names are installed.
 unit=/lib/systemd/system/iolat.service
-[ -f $unit ] || fail "no $unit"
-grep -q '^ExecStart=/usr/bin/iolat serve --config.file=/etc/iolat/iolat.yml$' $unit ||
-	fail "ExecStart= not made /usr's: $(grep ^ExecStart= $unit)"
-out=$(systemd-analyze verify $unit 2>&1) && [ -z "$out" ] || fail "systemd-analyze verify $unit: $out"
+[ -f "$unit" ] || fail "no $unit"
+grep -q '^ExecStart=/usr/bin/iolat serve --config.file=/etc/iolat/iolat.yml$' "$unit" ||
+	fail "ExecStart= not made /usr's: $(grep ^ExecStart= "$unit")"
+{ out=$(systemd-analyze verify "$unit" 2>&1) && [ -z "$out" ]; } || fail "systemd-analyze verify $unit: $out"
 man -w iolat-serve >/dev/null 2>&1 || ! command -v man >/dev/null || fail "man -w iolat-serve finds no page"
 bash -c 'source /usr/share/bash-completion/completions/iolat && complete -p iolat' >/dev/null 2>&1 ||
 	fail "the bash completion defines no completion for iolat"

@@ -75,7 +75,7 @@ runs() {
 	local who=$1 reads=$((20 + RANDOM % 20))
 	$WRAP "$IOLAT" hist 1 1 >"$WORK/hist.out" 2>&1 || fail "$who: hist 1 1: $(tail -3 "$WORK/hist.out")"
 	port=$(free_port)
-	start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port
+	start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port"
 	assert_eq "$who: uid of serve" "$ds_uid" "$(status_of "$SERVE_PID" Uid)"
 	assert_eq "$who: serve's effective capabilities" "$ds_mask" "$(status_of "$SERVE_PID" CapEff)"
 	"$DIO" read "$LOOP" "$reads" 4096 || fail "dio read"
@@ -129,6 +129,7 @@ pod_wrap() {
 pod_wrap_all() { pod_wrap "$(caps "$ds_caps")"; }
 
 IOLAT=$podbin/iolat WRAP=$(pod_wrap_all) runs "as the pod"
+# shellcheck disable=SC2016 # $2 is awk's, escaped for the inner sh
 assert_eq "as the pod: no_new_privs (allowPrivilegeEscalation: false)" 1 \
 	"$($(pod_wrap_all) /bin/sh -c 'exec awk "/^NoNewPrivs:/ { print \$2 }" /proc/self/status')"
 IOLAT=$podbin/iolat missing "as the pod" pod_wrap

@@ -87,7 +87,7 @@ done
 
 # The host's own iolat.
 hport=$(free_port)
-start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --web.listen-address=127.0.0.1:$hport
+start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --web.listen-address="127.0.0.1:$hport"
 HOST=127.0.0.1:$hport
 declare -A TARGET=([host]=$HOST [noisy01]=127.0.0.1:${GPORT[noisy01]} [calm01]=127.0.0.1:${GPORT[calm01]})
 
@@ -117,7 +117,7 @@ receivers:
   - name: nobody
 EOF
 prometheus-alertmanager --config.file="$WORK/am.yml" --storage.path="$WORK/am" \
-	--web.listen-address=127.0.0.1:$amport --cluster.listen-address= >"$WORK/am.log" 2>&1 &
+	--web.listen-address="127.0.0.1:$amport" --cluster.listen-address= >"$WORK/am.log" 2>&1 &
 on_exit "kill $!"
 AM=http://127.0.0.1:$amport
 
@@ -134,6 +134,7 @@ scrape_configs:
     static_configs:
       - targets: ['${TARGET[host]}', '${TARGET[noisy01]}', '${TARGET[calm01]}']
 EOF
+# shellcheck disable=SC2154 # set by start_prometheus
 PROM=$prom_url
 
 # The guests: networking (qemu's user network, 10.0.2.15), cgroup2 mounted
@@ -256,6 +257,7 @@ listed() {
 
 # workload_p99s [TIME]: the recording rule's p99 for every workload of the
 # fleet that read, "instance kind workload p99_ms" lines.
+# shellcheck disable=SC2120 # TIME is optional: most callers want now
 workload_p99s() {
 	query 'instance_workload_op:iolat_workload_device_latency_seconds:quantile5m{quantile="0.99",op="read"}' "${1:-}" |
 		sed -E 's/.*instance=([^,]*).*kind=([^,]*).*workload=([^,}]*)[^ ]* (.*)/\1 \2 \3 \4/' |
@@ -312,7 +314,7 @@ scrape before
 t_n0=$(now)
 vms_resume
 vms_at_mark noisy 60
-fired= seen_others=
+fired='' seen_others=''
 limit=$(calc "$t_n0 + $RATE_W - 9")
 while :; do
 	a=$(workload_alerts)
@@ -466,7 +468,7 @@ echo "noisy01 throttled, over $w s: $(calc "round(float('${rate:-0}'), 1)") read
 echo "ok: the alert resolved while noisy01 went on reading at its limit"
 
 vms_resume
-vms_at_mark done 60
+vms_at_mark "done" 60
 vms_resume
 for vm in "${VMS[@]}"; do vm_wait "$vm" "${LOG[$vm]}" 60; done
 echo "ok: whole run took $((SECONDS - t0)) s"

@@ -13,7 +13,7 @@ dev=$LOOP
 name=${dev#/dev/}
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port"
 
 scrape_iolat() {
 	cat <<YML
@@ -39,6 +39,7 @@ query() {
 
 sel="device=\"$name\",op=\"read\""
 classic="" native=""
+# shellcheck disable=SC2154 # classic_url, native_url: set by start_prometheus
 for _ in $(seq 1 60); do
 	sleep 1
 	classic=$(query "$classic_url" "histogram_quantile(0.5, rate(iolat_block_device_latency_seconds_bucket{$sel}[1m]))")
@@ -46,7 +47,7 @@ for _ in $(seq 1 60); do
 	[ -n "$classic" ] && [ "$classic" != NaN ] && [ -n "$native" ] && [ "$native" != NaN ] && break
 done
 echo "classic p50 $classic s, native p50 $native s, injected $DELAY_US us"
-[ -n "$classic" ] && [ -n "$native" ] || fail "no quantile from Prometheus (logs: $(tail -3 "$WORK/native.log"))"
+{ [ -n "$classic" ] && [ -n "$native" ]; } || fail "no quantile from Prometheus (logs: $(tail -3 "$WORK/native.log"))"
 python3 - "$classic" "$native" <<'PY' || fail "quantiles not at the injected delay"
 import sys
 classic, native = float(sys.argv[1]), float(sys.argv[2])

@@ -11,7 +11,7 @@ dev=$LOOP
 name=${dev#/dev/}
 port=$(free_port)
 url=http://127.0.0.1:$port
-start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --bpf.stats
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --bpf.stats
 
 # After loading and attaching, only CAP_PERFMON (38) and CAP_BPF (39) remain.
 assert_eq "effective capabilities" 000000c000000000 \
@@ -45,11 +45,11 @@ runs=$(metric "$WORK/m1" iolat_bpf_program_runs_total '{program="rq_complete_btf
 [ "${runs:-0}" -ge 82 ] || fail "BPF stats: rq_complete runs $runs < 82"
 # What the disk is: a loop device has no model; rotational as sysfs says.
 assert_eq "device info" 1 "$(metric "$WORK/m1" iolat_block_device_info \
-	"{device=\"$name\",model=\"unknown\",rotational=\"$(cat /sys/block/$name/queue/rotational)\"}")"
+	"{device=\"$name\",model=\"unknown\",rotational=\"$(cat "/sys/block/$name/queue/rotational")\"}")"
 echo "ok: text format, promtool clean, exact counters"
 # The process_* gauges: descriptors exact (the ones open now, plus the
 # scrape's own connection), memory as /proc says, a heap below it.
-fds=$(ls "/proc/$SERVE_PID/fd" | wc -l)
+fds=$(find "/proc/$SERVE_PID/fd" -mindepth 1 -maxdepth 1 | wc -l)
 curl -sf "$url/metrics" >"$WORK/mp" || fail "scrape (process metrics)"
 assert_eq "process_open_fds" $((fds + 1)) "$(metric "$WORK/mp" process_open_fds)"
 rss=$(awk '/^VmRSS:/ {print $2 * 1024}' "/proc/$SERVE_PID/status")
@@ -117,7 +117,7 @@ assert_eq "HTTP/7.1" "HTTP/1.1 505 HTTP Version Not Supported" "$(raw 'GET /metr
 assert_eq "not HTTP" "" "$(raw 'NONSENSE\r\n\r\n')"
 kill -0 "$SERVE_PID" || fail "daemon died on malformed requests"
 # A client that sends half a request and stalls must not block others.
-(exec 3<>/dev/tcp/127.0.0.1/$port; printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&3; sleep 5) &
+(exec 3<>"/dev/tcp/127.0.0.1/$port"; printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&3; sleep 5) &
 staller=$!
 assert_eq "scrape beside a stalled client" 200 \
 	"$(curl -s -m 2 -o /dev/null -w '%{http_code}' "$url/metrics")"
@@ -135,7 +135,7 @@ scraper() {
 }
 scraper a & sa=$!
 scraper b & sb=$!
-wait $sa && wait $sb || fail "a concurrent scrape failed"
+{ wait "$sa" && wait "$sb"; } || fail "a concurrent scrape failed"
 wait $io || fail "dio during scrapes"
 python3 - "$WORK" "$name" <<'PY' || fail "counters not monotonic or buckets not cumulative"
 import sys, re

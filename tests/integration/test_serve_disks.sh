@@ -52,7 +52,7 @@ free_numbers() {
 		n=$((n + 1))
 	done
 }
-numbers=($(free_numbers $((OTHERS + 1))))
+mapfile -t numbers < <(free_numbers $((OTHERS + 1)))
 N=${numbers[0]}
 disk=loop$N
 dev=/dev/$disk
@@ -65,7 +65,7 @@ cg=$CG
 cgid=$(stat -c %i "$cg")
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --disks.expire=${EXPIRE}s
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --disks.expire=${EXPIRE}s
 
 scrape() { curl -sf "$url" >"$WORK/m" || fail "scrape failed"; }
 # The kernel's completed reads and writes on a disk (diskstats), "0 0" when
@@ -149,7 +149,7 @@ for req in sys.stdin:
           v("iolat_disks_retired_total"), v("iolat_disks_expired_total"),
           *kernel_keys(int(devnum)), flush=True)
 PY
-coproc STATE { python3 "$WORK/state.py" "$WORK/m" "/${cg#$(cgroup_root)/}" "$cgid" "$SERVE_PID"; }
+coproc STATE { python3 "$WORK/state.py" "$WORK/m" "/${cg#"$(cgroup_root)"/}" "$cgid" "$SERVE_PID"; }
 state() {
 	local line
 	echo "$1 $2" >&"${STATE[1]}"
@@ -210,7 +210,7 @@ for n in "${numbers[@]:1}"; do
 done
 scrape
 for n in "${numbers[@]:1}"; do
-	losetup -d "/dev/loop$n" && loop_ctl remove "$n" || fail "cannot remove loop$n"
+	{ losetup -d "/dev/loop$n" && loop_ctl remove "$n"; } || fail "cannot remove loop$n"
 done
 scrape
 for n in "${numbers[@]:1}"; do
@@ -257,7 +257,7 @@ echo "ok: serve stopped and detached"
 # Without workloads the kernel map is per-CPU: the same, per disk, 5 times.
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-start_serve "$WORK/serve2.log" --web.listen-address=127.0.0.1:$port --no-collector.workloads \
+start_serve "$WORK/serve2.log" --web.listen-address="127.0.0.1:$port" --no-collector.workloads \
 	--disks.expire=${EXPIRE}s
 echo "serve $SERVE_PID" >&"${STATE[1]}"
 read -r line <&"${STATE[0]}"

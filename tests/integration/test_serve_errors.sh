@@ -29,7 +29,7 @@ make_cgroup errors
 cg=$CG
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port"
 serve_progs=$OUR_PROGS
 
 scrape() { curl -sf "$url" >"$WORK/m" || fail "scrape failed"; }

@@ -16,7 +16,7 @@ make_loop 16
 export IOLAT_TEST_DISK=${LOOP#/dev/}
 port=$(free_port)
 url=http://127.0.0.1:$port
-start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --no-collector.workloads \
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --no-collector.workloads \
 	--web.read-header-timeout=3s --web.max-connections=64 --web.max-connections-per-ip=16
 # Sockets only: the collector may attach its fallback programs (more
 # descriptors) at any time, when some other disk completes an unstamped request.

@@ -35,7 +35,7 @@ wait_log() {
 
 port=$(free_port)
 printf 'log_format: json\n' >"$WORK/cfg.yml"
-start_serve "$WORK/serve.log" --config.file="$WORK/cfg.yml" --web.listen-address=127.0.0.1:$port
+start_serve "$WORK/serve.log" --config.file="$WORK/cfg.yml" --web.listen-address="127.0.0.1:$port"
 check_json_lines "$WORK/serve.log" 1
 # A reload that fails, with a reason that quotes the bad value.
 printf 'log_format: json\n"no\\"where": 1\n' >"$WORK/cfg.yml"
@@ -68,12 +68,12 @@ p4=$(free_port)
 p6=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0)); print(s.getsockname()[1])' 2>/dev/null) ||
 	skip "no IPv6 loopback"
 : >"$WORK/web.yml"
-systemd-socket-activate -l 127.0.0.1:$p4 -l "[::1]:$p6" "$IOLAT" serve --web.systemd-socket \
+systemd-socket-activate -l "127.0.0.1:$p4" -l "[::1]:$p6" "$IOLAT" serve --web.systemd-socket \
 	--web.config.file="$WORK/web.yml" 2>"$WORK/sock.log" &
 SERVE_PID=$!
 on_exit "kill -TERM $SERVE_PID"
 # The first scrape starts iolat: it waits in the socket's backlog meanwhile.
-assert_eq "first scrape (IPv4)" 200 "$(curl -s -m 30 -o "$WORK/m4" -w '%{http_code}' http://127.0.0.1:$p4/metrics)"
+assert_eq "first scrape (IPv4)" 200 "$(curl -s -m 30 -o "$WORK/m4" -w '%{http_code}' "http://127.0.0.1:$p4/metrics")"
 grep -q '^iolat_build_info' "$WORK/m4" || fail "no metrics on the activated socket"
 assert_eq "IPv6 socket" 200 "$(curl -s -m 10 -g -o /dev/null -w '%{http_code}' "http://[::1]:$p6/metrics")"
 grep -q "listening on 127.0.0.1:$p4/metrics (http, systemd socket fd:3)" "$WORK/sock.log" ||
@@ -87,7 +87,7 @@ listen_inode() {
 sock=$(listen_inode)
 kill -HUP "$SERVE_PID"
 wait_log "$WORK/sock.log" 'configuration reloaded' || fail "reload: $(cat "$WORK/sock.log")"
-assert_eq "after SIGHUP" 200 "$(curl -s -m 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:$p4/metrics)"
+assert_eq "after SIGHUP" 200 "$(curl -s -m 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p4/metrics")"
 # TLS on: the activated socket goes to a TLS successor, not closed.
 printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$PWD/tests/unit/data/server.crt" \
 	"$PWD/tests/unit/data/server.key" >"$WORK/web.yml"
@@ -97,7 +97,7 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 assert_eq "TLS on the activated socket" 200 "$(curl -s -m 10 -o /dev/null -w '%{http_code}' \
-	--cacert tests/unit/data/server.crt --resolve "localhost:$p4:127.0.0.1" https://localhost:$p4/metrics)"
+	--cacert tests/unit/data/server.crt --resolve "localhost:$p4:127.0.0.1" "https://localhost:$p4/metrics")"
 assert_eq "the same socket" "$sock" "$(listen_inode)"
 stop_serve "socket activation"
 echo "ok: activated IPv4 and IPv6 sockets served, kept across SIGHUP, handed to TLS"

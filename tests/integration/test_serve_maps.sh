@@ -38,7 +38,7 @@ make_cgroup mapc
 cgc=$CG
 port=$(free_port)
 IOLAT_TEST_DISK=$name IOLAT_TEST_MAX_ENTRIES=hists_shared=2 \
-	start_serve "$WORK/hist.log" --web.listen-address=127.0.0.1:$port
+	start_serve "$WORK/hist.log" --web.listen-address="127.0.0.1:$port"
 scrape "$WORK/h0"
 k0=$(kernel_reads)
 assert_eq "histogram map capacity" 2 "$(sample "$WORK/h0" iolat_bpf_map_capacity_entries '{map="hists_shared"}')"
@@ -55,7 +55,7 @@ assert_eq "reads that did not fit (hist_map_full)" 11 "$full"
 assert_eq "reads counted" 12 "$counted"
 assert_eq "kernel reads = counted + did not fit" $((k1 - k0)) $((counted + full))
 assert_eq "entries" 2 "$(sample "$WORK/h1" iolat_bpf_map_entries '{map="hists_shared"}')"
-wl() { sample "$WORK/h1" iolat_workload_completions_total "{device=\"$name\",op=\"read\",kind=\"cgroup\",workload=\"${1#$(cgroup_root)}\"}"; }
+wl() { sample "$WORK/h1" iolat_workload_completions_total "{device=\"$name\",op=\"read\",kind=\"cgroup\",workload=\"${1#"$(cgroup_root)"}\"}"; }
 assert_eq "cgroup a" 7 "$(wl "$cga")"
 assert_eq "cgroup c" 5 "$(wl "$cgc")"
 assert_eq "cgroup b (did not fit)" 0 "$(wl "$cgb")"
@@ -79,7 +79,7 @@ rq_map_full() {
 	port=$(free_port)
 	IOLAT_FORCE_ATTACH=$mode IOLAT_FORCE_RQ_MAP=1 IOLAT_TEST_DISK=$name \
 		IOLAT_TEST_MAX_ENTRIES=rq_starts=8 \
-		start_serve "$log" --web.listen-address=127.0.0.1:$port --no-collector.workloads
+		start_serve "$log" --web.listen-address="127.0.0.1:$port" --no-collector.workloads
 	"$DIO" read "$dev" 1 4096 || fail "warm-up read"
 	for _ in $(seq 1 30); do
 		grep -q "attached the request-map fallback" "$log" && break

@@ -24,7 +24,7 @@ listener=$!
 on_exit "kill $listener"
 for _ in $(seq 1 50); do [ -S "$sock" ] && break; sleep 0.1; done
 port=$(free_port)
-NOTIFY_SOCKET=$sock start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port
+NOTIFY_SOCKET=$sock start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port"
 for _ in $(seq 1 30); do grep -q READY=1 "$WORK/notes" && break; sleep 0.1; done
 grep -q "READY=1" "$WORK/notes" || fail "no READY=1"
 kill -HUP "$SERVE_PID"

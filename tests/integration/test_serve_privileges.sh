@@ -53,7 +53,7 @@ name=${dev#/dev/}
 
 # 1. CAP_BPF and CAP_PERFMON: everything the daemon does by default.
 port=$(free_port)
-WRAP=$(as +bpf,+perfmon) start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port
+WRAP=$(as +bpf,+perfmon) start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port"
 assert_eq "uid of the daemon" "$uid" "$(awk '/^Uid:/ { print $2 }' "/proc/$SERVE_PID/status")"
 assert_eq "effective capabilities (CAP_PERFMON, CAP_BPF)" 000000c000000000 "$(capeff "$SERVE_PID")"
 "$DIO" read "$dev" 77 4096 || fail "dio read"
@@ -75,7 +75,7 @@ assert total == 77, (total, names)
 assert all(not w.startswith("cgroup-") and k != "other" for k, w in names), names
 print("workloads: %s" % names)
 PY
-[ -z "$(grep -v 'level=info' "$WORK/serve.log")" ] || fail "warnings or errors: $(grep -v 'level=info' "$WORK/serve.log")"
+! grep -qvE 'level=info|^$' "$WORK/serve.log" || fail "warnings or errors: $(grep -v 'level=info' "$WORK/serve.log")"
 stop_serve "serve with CAP_BPF and CAP_PERFMON"
 echo "ok: serve as uid $uid with CAP_BPF and CAP_PERFMON: exact counts, named workloads, clean stop"
 
@@ -104,7 +104,8 @@ echo "ok: without CAP_BPF, CAP_PERFMON or both: exit 1 naming it"
 stats_on() { cat /proc/sys/kernel/bpf_stats_enabled; }
 before=$(stats_on)
 rc=0
-timeout -s TERM 5 $(as +bpf,+perfmon) "$IOLAT" serve --web.listen-address=127.0.0.1:$(free_port) \
+read -ra wrap <<<"$(as +bpf,+perfmon)"
+timeout -s TERM 5 "${wrap[@]}" "$IOLAT" serve --web.listen-address="127.0.0.1:$(free_port)" \
 	--bpf.stats >"$WORK/stats.out" 2>"$WORK/stats.err" || rc=$?
 if [ "$rc" = 124 ] && [ "$before$(stats_on)" != 00 ]; then
 	# Another process had the kernel's stats on meanwhile: then nothing
@@ -118,7 +119,7 @@ else
 	echo "ok: iolat serve --bpf.stats -> $(cat "$WORK/stats.err")"
 fi
 port=$(free_port)
-WRAP=$(as +bpf,+perfmon,+sys_admin) start_serve "$WORK/stats.log" --web.listen-address=127.0.0.1:$port --bpf.stats
+WRAP=$(as +bpf,+perfmon,+sys_admin) start_serve "$WORK/stats.log" --web.listen-address="127.0.0.1:$port" --bpf.stats
 assert_eq "effective capabilities after start (CAP_SYS_ADMIN dropped)" 000000c000000000 "$(capeff "$SERVE_PID")"
 "$DIO" read "$dev" 20 4096 || fail "dio read"
 scrape "$WORK/m2"
@@ -135,13 +136,13 @@ WRAP=$(as +bpf,+perfmon) expect_error 1 "^iolat: cannot listen on '127.0.0.1:$lo
 # 3c. User programs: a tracepoint/ SEC needs tracefs (root's only), hence
 # CAP_DAC_READ_SEARCH; tp_btf and raw_tp programs need nothing more.
 WRAP=$(as +bpf,+perfmon) expect_error 1 "^iolat: config 'timers': .*timers.bpf.o: cannot attach program timer_start \(SEC \"tracepoint/timer/timer_start\"\): missing CAP_DAC_READ_SEARCH" \
-	serve --web.listen-address=127.0.0.1:$(free_port) --config.dir="$EX" --config.names=timers --config.strict
+	serve --web.listen-address="127.0.0.1:$(free_port)" --config.dir="$EX" --config.names=timers --config.strict
 # 3d. With it the program runs; kernel symbol names then take CAP_SYSLOG
 # (kallsyms shows addresses only to it): without, functions stay in hex.
 for extra in "" ,+syslog; do
 	port=$(free_port)
 	WRAP=$(as +bpf,+perfmon,+dac_read_search$extra) start_serve "$WORK/timers$extra.log" \
-		--web.listen-address=127.0.0.1:$port --config.dir="$EX" --config.names=timers,biosize --config.strict
+		--web.listen-address="127.0.0.1:$port" --config.dir="$EX" --config.names=timers,biosize --config.strict
 	sleep 0.5
 	"$DIO" read "$dev" 9 4096 || fail "dio read"
 	scrape "$WORK/t$extra"
@@ -151,7 +152,7 @@ for extra in "" ,+syslog; do
 	hex=$(grep -cE '^kernel_timer_starts_total\{function="0x' "$WORK/t$extra")
 	echo "timers$extra: $named functions by name, $hex in hex"
 	if [ -z "$extra" ]; then
-		[ "$named" = 0 ] && [ "$hex" -gt 0 ] || fail "without CAP_SYSLOG: $named named, $hex hex"
+		{ [ "$named" = 0 ] && [ "$hex" -gt 0 ]; } || fail "without CAP_SYSLOG: $named named, $hex hex"
 	else
 		[ "$named" -gt 0 ] || fail "with CAP_SYSLOG no function by name"
 	fi

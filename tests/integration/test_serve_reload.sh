@@ -54,11 +54,12 @@ python3 tests/integration/reload_race.py "$port" "$SERVE_PID" "$WORK/iolat.yml" 
 	>"$WORK/race.out" 2>&1 || fail "$(cat "$WORK/race.out"; tail -5 "$WORK/serve.log")"
 cat "$WORK/race.out"
 kill -0 "$SERVE_PID" 2>/dev/null || fail "iolat serve died: $(tail -5 "$WORK/serve.log")"
-for f in "$WORK"/scrape.*.txt; do
+scrapes=("$WORK"/scrape.*.txt)
+for f in "${scrapes[@]}"; do
 	promtool check metrics <"$f" >"$WORK/lint" 2>&1 || fail "promtool on $f: $(cat "$WORK/lint")"
 	[ ! -s "$WORK/lint" ] || fail "promtool warnings on $f: $(cat "$WORK/lint")"
 done
-echo "ok: $(ls "$WORK"/scrape.*.txt | wc -l) kept text scrapes pass promtool"
+echo "ok: ${#scrapes[@]} kept text scrapes pass promtool"
 assert_eq "listening socket kept across reloads" "$sock" "$(listen_inode)"
 
 # Rejections are logged once each, one logfmt line saying what.

@@ -7,6 +7,7 @@ source tests/integration/lib.sh
 source tests/integration/lib_serve.sh
 
 # htpasswd -nbBC 10 alice 'correct horse' (see tests/unit/test_webconfig.c)
+# shellcheck disable=SC2016 # literal: the $ fields of a bcrypt hash
 HASH='$2y$10$YtvBZQ2h28nXNhDnGpfKQulVtrxLLl1ItppINR/l.EirmXD31MV6q'
 cat >"$WORK/web.yml" <<YML
 tls_server_config:
@@ -16,8 +17,7 @@ basic_auth_users:
   alice: $HASH
 YML
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --web.config.file="$WORK/web.yml"
-url=https://127.0.0.1:$port/metrics
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --web.config.file="$WORK/web.yml"
 ca=(--cacert tests/unit/data/server.crt --resolve "localhost:$port:127.0.0.1")
 lurl=https://localhost:$port/metrics
 
@@ -31,7 +31,7 @@ grep -qi '^www-authenticate: basic' "$WORK/h" || fail "401 without WWW-Authentic
 # Plain HTTP to the TLS port: the client gets an error, not a hang or a crash.
 rc=0
 curl -s -m 3 -o /dev/null "http://127.0.0.1:$port/metrics" || rc=$?
-[ "$rc" -ne 0 ] && [ "$rc" -ne 28 ] || fail "plain HTTP to the TLS port: curl exit $rc (28 = timeout)"
+{ [ "$rc" -ne 0 ] && [ "$rc" -ne 28 ]; } || fail "plain HTTP to the TLS port: curl exit $rc (28 = timeout)"
 kill -0 "$SERVE_PID" || fail "daemon died after a plain-HTTP request"
 assert_eq "still serving" 200 "$(curl -s -o /dev/null -w '%{http_code}' "${ca[@]}" -u 'alice:correct horse' "$lurl")"
 # TLS 1.1 is refused (TLS 1.2 is the default minimum).
@@ -93,7 +93,7 @@ expect_serve_error() {
 	before=$(all_prog_ids)
 	# A serve that starts after all would serve until stopped: 20 s at most.
 	timeout -s TERM 20 "$IOLAT" serve "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
-	[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "serve $* started"
+	{ [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; } || fail "serve $* started"
 	[ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "serve $*: expected one line, got: $(cat "$WORK/err")"
 	grep -qE "$pattern" "$WORK/err" || fail "serve $*: '$(cat "$WORK/err")' lacks '$pattern'"
 	# Programs loaded before a late failure go after an RCU grace period.
@@ -101,9 +101,9 @@ expect_serve_error() {
 	echo "ok: serve $* -> $(cat "$WORK/err")"
 }
 printf 'tls_server_config:\n  cert_file: /nonexistent.crt\n  key_file: /nonexistent.key\n' >"$WORK/bad1.yml"
-expect_serve_error "bad1.yml:2:[0-9]+: .*nonexistent.crt" --web.config.file="$WORK/bad1.yml" --web.listen-address=127.0.0.1:$(free_port)
+expect_serve_error "bad1.yml:2:[0-9]+: .*nonexistent.crt" --web.config.file="$WORK/bad1.yml" --web.listen-address="127.0.0.1:$(free_port)"
 printf 'basic_auth_users:\n  bob: notahash\n' >"$WORK/bad2.yml"
-expect_serve_error "bad2.yml:2:[0-9]+:" --web.config.file="$WORK/bad2.yml" --web.listen-address=127.0.0.1:$(free_port)
+expect_serve_error "bad2.yml:2:[0-9]+:" --web.config.file="$WORK/bad2.yml" --web.listen-address="127.0.0.1:$(free_port)"
 printf 'web:\n  listen_adresses: [":1"]\n' >"$WORK/bad3.yml"
 expect_serve_error "bad3.yml:2:3: unknown key 'listen_adresses'" --config.file="$WORK/bad3.yml"
 printf 'buckets:\n  latency_seconds: [0.01, 0.001]\n' >"$WORK/bad4.yml"
@@ -129,7 +129,7 @@ for _ in $(seq 1 30); do
 done
 busy=$(cat "$WORK/busy")
 [ -n "$busy" ] || fail "no port held for the busy-port case"
-expect_serve_error "cannot listen on '127.0.0.1:$busy'" --web.listen-address=127.0.0.1:$busy
+expect_serve_error "cannot listen on '127.0.0.1:$busy'" --web.listen-address="127.0.0.1:$busy"
 
 # A config file sets what the flags can: path, views, buckets.
 cat >"$WORK/iolat.yml" <<YML

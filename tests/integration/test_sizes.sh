@@ -26,7 +26,7 @@ echo "ok: per-size-class histograms with exact counts"
 # families, with the same exact counts, and latency histograms per class.
 source tests/integration/lib_serve.sh
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --label.size-class
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --label.size-class
 curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/m0" || fail "scrape"
 in_cgroup "$cg" "$DIO" read "$dev" 50 4096 || fail "dio 4k"
 in_cgroup "$cg" "$DIO" read "$dev" 20 524288 || fail "dio 512k"

@@ -254,7 +254,7 @@ echo "ok: raid1 writes on both legs"
 # Layers and stacks named.
 stack() { jget "$WORK/histD.json" "' '.join([s('$1','$2')['layer'], ','.join(sorted(s('$1','$2')['on'])) or '-', ','.join(s('$1','$2')['under']) or '-'])"; }
 assert_eq "$LIN: layer, on, under" "bio $V1 -" "$(stack "$LIN" read)"
-assert_eq "$V1: layer, on, under" "request - $LIN" "$(stack $V1 read)"
+assert_eq "$V1: layer, on, under" "request - $LIN" "$(stack "$V1" read)"
 assert_eq "md0: layer, on, under" "bio nvme0n1,sda -" "$(stack md0 write)"
 tagged check | grep -q "^  md0 (bio layer)" || fail "check draws no md0 stack"
 tagged check | grep -q "^      \`- nvme0n1 (request layer)" || fail "check: nvme0n1 not under md0"
@@ -297,9 +297,9 @@ echo "ok: iolat_block_device_info names each disk's model (nvme0n1, sda; vda has
 
 # The partition: ${G}2's reads are $G's, exactly, and -d ${G}2 names $G.
 tagged part >"$WORK/part.json"
-assert_eq "${G}2 reads done" 70 "$(delta ${G}2 1)"
-assert_eq "$G: reads (partition ${G}2's I/O)" "$(delta $G 1)" "$(jget "$WORK/part.json" "s(None,'read')['ios']")"
-assert_eq "$G reads = ${G}2 reads" "$(delta ${G}2 1)" "$(delta $G 1)"
+assert_eq "${G}2 reads done" 70 "$(delta "${G}2" 1)"
+assert_eq "$G: reads (partition ${G}2's I/O)" "$(delta "$G" 1)" "$(jget "$WORK/part.json" "s(None,'read')['ios']")"
+assert_eq "$G reads = ${G}2 reads" "$(delta "${G}2" 1)" "$(delta "$G" 1)"
 echo "ok: I/O on partition ${G}2 counted for $G, exactly (-d ${G}2)"
 
 # null_blk: 2 ms per request, one at a time.

@@ -53,16 +53,16 @@ run_fio "$cga" "$deva" a 20000 &
 fa=$!
 run_fio "$cgb" "$devb" b 400 &
 fb=$!
-wait $fa && wait $fb || fail "fio failed"
+{ wait "$fa" && wait "$fb"; } || fail "fio failed"
 a1=$(reads "$deva")
 b1=$(reads "$devb")
-for p in $topa $topb; do
-	kill -0 $p 2>/dev/null || fail "top's 8 s window closed before fio ended: the I/O is not all inside it"
+for p in "$topa" "$topb"; do
+	kill -0 "$p" 2>/dev/null || fail "top's 8 s window closed before fio ended: the I/O is not all inside it"
 done
-wait $topa || fail "top: $(cat "$WORK/top-a.err")"
-wait $topb || fail "top: $(cat "$WORK/top-b.err")"
+wait "$topa" || fail "top: $(cat "$WORK/top-a.err")"
+wait "$topb" || fail "top: $(cat "$WORK/top-b.err")"
 
-python3 - "$WORK" "${cga#$(cgroup_root)}" "${cgb#$(cgroup_root)}" "$a0" "$a1" "$b0" "$b1" <<'PY' || fail "top does not match the kernel"
+python3 - "$WORK" "${cga#"$(cgroup_root)"}" "${cgb#"$(cgroup_root)"}" "$a0" "$a1" "$b0" "$b1" <<'PY' || fail "top does not match the kernel"
 import json, sys
 work, a_path, b_path = sys.argv[1:4]
 def delta(before, after):
@@ -123,7 +123,8 @@ sleep 2
 kill -0 "$toppid" 2>/dev/null || fail "top exited: $(cat "$WORK/churn.err")"
 # top's histogram map: among the maps its descriptors hold, hists_shared.
 map=
-for id in $(grep -h '^map_id:' /proc/"$toppid"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
+mapfile -t ids < <(grep -h '^map_id:' /proc/"$toppid"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
+for id in "${ids[@]}"; do
 	bpftool map show id "$id" | grep -q "name hists_shared" && map=$id
 done
 [ -n "$map" ] || fail "cannot find top's histogram map"

@@ -238,7 +238,7 @@ in_cgroup "$cg" "$DIO" read "$dev" 1000 4096 || fail "dio read"
 stop_iolat INT
 assert_detached
 n=$(wc -l <"$out")
-[ "$n" -ge 95 ] && [ "$n" -le 105 ] || fail "-s 10 over 1000 reads: $n records"
+{ [ "$n" -ge 95 ] && [ "$n" -le 105 ]; } || fail "-s 10 over 1000 reads: $n records"
 echo "ok: -s 10: $n records of 1000 reads"
 
 # 6. Lost records: a one-page ring buffer and a stopped reader during a

@@ -7,9 +7,11 @@
 # no syscall program is loaded.
 source tests/integration/lib.sh
 
-# prog_names IDS...: the names of the given program ids.
+# prog_names IDS: the names of the given program ids (a list, one a line).
 prog_names() {
-	for id in "$@"; do
+	local id ids
+	mapfile -t ids <<<"$1"
+	for id in "${ids[@]}"; do
 		bpftool prog show id "$id" 2>/dev/null | sed -nE 's/^[0-9]+: .*name ([a-z_]+) .*/\1/p'
 	done
 }
@@ -25,7 +27,7 @@ sname=${slow#/dev/}
 for mode in tp_btf raw_tp; do
 	out=$WORK/pread.$mode.json
 	IOLAT_FORCE_ATTACH=$mode start_iolat "$out" trace --syscalls -j -d "$sname" -c "$cg"
-	names=$(prog_names $OUR_PROGS | tr '\n' ' ')
+	names=$(prog_names "$OUR_PROGS" | tr '\n' ' ')
 	sfx=${mode%_tp}; sfx=${sfx#tp_}
 	[[ "$names" == *"trace_se_$sfx"* && "$names" == *"trace_sx_$sfx"* ]] ||
 		fail "$mode: sys_enter/sys_exit programs not loaded ($names)"
@@ -159,7 +161,7 @@ echo "ok: writeback in fsync linked to fsync"
 # unchanged.
 out=$WORK/off.json
 start_iolat "$out" trace -j -d "$name"
-names=$(prog_names $OUR_PROGS | tr '\n' ' ')
+names=$(prog_names "$OUR_PROGS" | tr '\n' ' ')
 [[ "$names" == *trace_q_* ]] || fail "default: program names not found ($names)"
 [[ "$names" != *trace_se_* && "$names" != *trace_sx_* ]] ||
 	fail "default: syscall programs loaded ($names)"

@@ -13,7 +13,7 @@ dev=$LOOP
 name=${dev#/dev/}
 echo 0 >"/sys/block/$name/queue/iostats"
 on_exit "echo 1 > /sys/block/$name/queue/iostats"
-[ "$(cat "/sys/block/$name/queue/scheduler" | grep -o '\[none\]')" = "[none]" ] ||
+[ "$(grep -o '\[none\]' "/sys/block/$name/queue/scheduler")" = "[none]" ] ||
 	skip "$name has a scheduler: the kernel stamps its requests anyway"
 make_cgroup unstamped
 cg=$CG

@@ -36,7 +36,7 @@ udevadm settle 2>/dev/null || sleep 1
 # 1. Three examples, served beside iolat's own metrics.
 before=$(all_prog_ids)
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port --config.dir="$EX" \
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --config.dir="$EX" \
 	--config.names=biosize,timers,runqlat
 grep -q "user program config 'biosize' loaded" "$WORK/serve.log" || fail "biosize not loaded"
 scrape "$WORK/m0"
@@ -72,7 +72,7 @@ echo "ok: examples served: 100 reads of 4 KiB in biosize's 4 KiB bucket, timers 
 # fails) make (openat, ENOENT) grow by at least 500 (other processes fail
 # opens too).
 port=$(free_port)
-start_serve "$WORK/sys.log" --web.listen-address=127.0.0.1:$port --config.dir="$EX" \
+start_serve "$WORK/sys.log" --web.listen-address="127.0.0.1:$port" --config.dir="$EX" \
 	--config.names=syscalls
 scrape "$WORK/s0"
 printf '#include <fcntl.h>\nint main(void)\n{\n\tfor (int i = 0; i < 500; i++)\n\t\topen("/nonexistent/iolat-test", O_RDONLY);\n\treturn 0;\n}\n' >"$WORK/opens.c"
@@ -93,7 +93,7 @@ echo "ok: syscalls by name and errno: (openat, ENOENT) grew by $grew for 500 fai
 # /dev/zero must show up as samples in read_zero under vfs_read.
 port=$(free_port)
 before=$(all_prog_ids)
-start_serve "$WORK/oncpu.log" --web.listen-address=127.0.0.1:$port --config.dir="$EX" \
+start_serve "$WORK/oncpu.log" --web.listen-address="127.0.0.1:$port" --config.dir="$EX" \
 	--config.names=oncpu
 timeout 1.5 dd if=/dev/zero of=/dev/null bs=1M status=none || true
 scrape "$WORK/oncpu.txt"
@@ -125,7 +125,7 @@ cp "$TD/many.bpf.o" tests/data/many.yaml "$wide/"
 python3 tests/integration/many_fill.py 10000 1000 >"$WORK/fill.batch"
 for how in iter batch keys; do
 	port=$(free_port)
-	IOLAT_MAP_READ=$how start_serve "$WORK/wide.log" --web.listen-address=127.0.0.1:$port \
+	IOLAT_MAP_READ=$how start_serve "$WORK/wide.log" --web.listen-address="127.0.0.1:$port" \
 		--config.dir="$wide"
 	fill_maps "$WORK/fill.batch" || fail "bpftool batch fill"
 	scrape "$WORK/wide.txt"
@@ -158,7 +158,7 @@ mkdir "$cfg"
 cp "$EX"/biosize.* "$cfg/"
 sed 's/name: majorminor/name: majorminr/' "$EX/biosize.yaml" | sed 's/^name: biosize/name: broken/' >"$cfg/broken.yaml"
 port=$(free_port)
-start_serve "$WORK/serve2.log" --web.listen-address=127.0.0.1:$port --config.dir="$cfg"
+start_serve "$WORK/serve2.log" --web.listen-address="127.0.0.1:$port" --config.dir="$cfg"
 grep -qE "user program config 'broken' disabled: .*broken.yaml:[0-9]+:[0-9]+: .*majorminr" \
 	"$WORK/serve2.log" || fail "broken config not reported: $(cat "$WORK/serve2.log")"
 scrape "$WORK/m2"
@@ -170,7 +170,7 @@ echo "ok: a broken config is disabled and reported; the others run"
 
 # 3. --config.strict: the broken one stops the start, nothing left loaded.
 before=$(all_prog_ids)
-out=$("$IOLAT" serve --web.listen-address=127.0.0.1:$(free_port) --config.dir="$cfg" \
+out=$("$IOLAT" serve --web.listen-address="127.0.0.1:$(free_port)" --config.dir="$cfg" \
 	--config.strict 2>&1) && fail "strict: started"
 [ "$(echo "$out" | wc -l)" = 1 ] || fail "strict: not one line: $out"
 echo "$out" | grep -qE "config 'broken': .*broken.yaml:[0-9]+:[0-9]+: .*majorminr" ||
@@ -194,7 +194,7 @@ echo "ok: --config.check"
 bad() {
 	local what=$1 want=$2 out
 	before=$(all_prog_ids)
-	out=$("$IOLAT" serve --web.listen-address=127.0.0.1:$(free_port) --config.dir="$cfg" \
+	out=$("$IOLAT" serve --web.listen-address="127.0.0.1:$(free_port)" --config.dir="$cfg" \
 		--config.names=bad --config.strict 2>&1) && fail "$what: started"
 	[ "$(echo "$out" | wc -l)" = 1 ] || fail "$what: not one line: $out"
 	echo "$out" | grep -qE -- "$want" || fail "$what: message: $out"

@@ -119,12 +119,12 @@ host_delta() {
 check_phase() {
 	local vm=$1 op=$2 from=$3 to=$4 f sel gn gb kn hn hb hsum hcnt
 	f=$([ "$op" = read ] && echo 1 || echo 5)
-	sel="device=${DEV[$vm]} op=$op kind=vm workload=$vm"
+	sel=("device=${DEV[$vm]}" "op=$op" kind=vm "workload=$vm")
 	gn=$(guest_delta "$vm" "$from" "$to" "$f")
 	gb=$(($(guest_delta "$vm" "$from" "$to" $((f + 2))) * 512))
 	kn=$(host_delta "$vm" "$from" "$to" "$f")
-	hn=$(prom "$WORK/$from" "$WORK/$to" value iolat_workload_completions_total $sel)
-	hb=$(prom "$WORK/$from" "$WORK/$to" value iolat_workload_bytes_total $sel)
+	hn=$(prom "$WORK/$from" "$WORK/$to" value iolat_workload_completions_total "${sel[@]}")
+	hb=$(prom "$WORK/$from" "$WORK/$to" value iolat_workload_bytes_total "${sel[@]}")
 	echo "$vm ${op}s $from..$to: guest $gn ($gb bytes), host disk $kn, iolat $hn ($hb bytes)"
 	[ "$gn" -gt 0 ] || fail "$vm $op: the guest did no I/O"
 	if [ "$hn" = "$gn" ]; then
@@ -132,8 +132,8 @@ check_phase() {
 	elif [ "$kn" = "$gn" ]; then
 		check_missed "$vm $op" "$gn" "$gb" "$hn" "$hb"
 	else
-		hsum=$(prom "$WORK/$from" "$WORK/$to" value iolat_workload_request_size_bytes_sum $sel)
-		hcnt=$(prom "$WORK/$from" "$WORK/$to" value iolat_workload_request_size_bytes_count $sel)
+		hsum=$(prom "$WORK/$from" "$WORK/$to" value iolat_workload_request_size_bytes_sum "${sel[@]}")
+		hcnt=$(prom "$WORK/$from" "$WORK/$to" value iolat_workload_request_size_bytes_count "${sel[@]}")
 		echo "$vm $op: merged/split on the host: average $((gb / gn)) B in the guest, $((hsum / hcnt)) B on the host"
 		assert_eq "$vm $op bytes" "$gb" "$hb"
 		assert_eq "$vm $op requests by the host kernel's count" "$kn" "$hn"
@@ -161,7 +161,7 @@ check_missed() {
 }
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port"
 
 t0=$SECONDS
 vms_boot 120
@@ -190,15 +190,15 @@ scrape noisy
 declare -A NOISY
 for vm in "${VMS[@]}"; do
 	check_phase "$vm" read exact noisy
-	sel="device=${DEV[$vm]} op=read kind=vm workload=$vm"
-	NOISY[$vm]=$(prom "$WORK/exact" "$WORK/noisy" value iolat_workload_completions_total $sel)
+	sel=("device=${DEV[$vm]}" op=read kind=vm "workload=$vm")
+	NOISY[$vm]=$(prom "$WORK/exact" "$WORK/noisy" value iolat_workload_completions_total "${sel[@]}")
 	for view in device total; do
-		p50=$(prom "$WORK/exact" "$WORK/noisy" p50 iolat_workload_${view}_latency_seconds $sel)
+		p50=$(prom "$WORK/exact" "$WORK/noisy" p50 "iolat_workload_${view}_latency_seconds" "${sel[@]}")
 		echo "$vm noisy phase: ${NOISY[$vm]} reads, $view latency p50 <= $p50 s"
 		python3 -c "import sys; sys.exit(not 0 < $p50 <= 1)" || fail "$vm $view p50 $p50 s"
 	done
 done
-[ "${NOISY[web01]}" -ge $((10 * ${NOISY[db01]})) ] ||
+[ "${NOISY[web01]}" -ge $((10 * NOISY[db01])) ] ||
 	fail "web01 (${NOISY[web01]} reads) is not the noisy one next to db01 (${NOISY[db01]})"
 echo "ok: noisy neighbour's series are its own"
 
@@ -212,10 +212,10 @@ ta=$(date +%s.%N)
 sleep 3
 scrape t2
 tb=$(date +%s.%N)
-sel="device=${DEV[web01]} op=read kind=vm workload=web01"
-rate=$(python3 -c "print(round($(prom "$WORK/t1" "$WORK/t2" value iolat_workload_completions_total $sel) / ($tb - $ta)))")
+sel=("device=${DEV[web01]}" op=read kind=vm workload=web01)
+rate=$(python3 -c "print(round($(prom "$WORK/t1" "$WORK/t2" value iolat_workload_completions_total "${sel[@]}") / ($tb - $ta)))")
 echo "web01 throttled to $THROTTLE read IOPS: iolat saw $rate/s"
-[ "$rate" -ge $((THROTTLE * 85 / 100)) ] && [ "$rate" -le $((THROTTLE * 115 / 100)) ] ||
+{ [ "$rate" -ge $((THROTTLE * 85 / 100)) ] && [ "$rate" -le $((THROTTLE * 115 / 100)) ]; } ||
 	fail "web01's rate $rate/s is not near its limit $THROTTLE/s"
 vms_at_mark throttled 120
 vms_resume
@@ -227,13 +227,13 @@ echo "ok: throttled VM's completion rate sits at its limit"
 scrape end
 for vm in "${VMS[@]}"; do
 	for op in read write; do
-		sel="device=${DEV[$vm]} op=$op kind=vm workload=$vm"
-		hn=$(prom "$WORK/end" value iolat_workload_completions_total $sel)
-		hb=$(prom "$WORK/end" value iolat_workload_bytes_total $sel)
+		sel=("device=${DEV[$vm]}" "op=$op" kind=vm "workload=$vm")
+		hn=$(prom "$WORK/end" value iolat_workload_completions_total "${sel[@]}")
+		hb=$(prom "$WORK/end" value iolat_workload_bytes_total "${sel[@]}")
 		f=$([ $op = read ] && echo 1 || echo 5)
-		gn=$(vm_stat "${LOG[$vm]}" END $f)
+		gn=$(vm_stat "${LOG[$vm]}" END "$f")
 		gb=$(($(vm_stat "${LOG[$vm]}" END $((f + 2))) * 512))
-		echo "$vm whole run, ${op}s: guest $gn ($(vm_stat "${LOG[$vm]}" BOOT $f) at boot), $gb bytes;" \
+		echo "$vm whole run, ${op}s: guest $gn ($(vm_stat "${LOG[$vm]}" BOOT "$f") at boot), $gb bytes;" \
 			"iolat $hn, $hb bytes (qemu's own: $((hn - gn)) requests, $((hb - gb)) bytes)"
 	done
 done

@@ -115,7 +115,7 @@ scrape() {
 }
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --web.listen-address=127.0.0.1:$port
+start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --web.listen-address="127.0.0.1:$port"
 
 t0=$SECONDS
 vms_boot 60
@@ -194,7 +194,7 @@ for view in ("device", "total"):
     check(c[1] <= 1.5 * a[1], f"{view}: C p50 {c[1]*1e3:.2f} ms <= 1.5 x A p50")
 sys.exit(not ok)
 PY
-[ "$rate_c" -ge $((THROTTLE * 85 / 100)) ] && [ "$rate_c" -le $((THROTTLE * 115 / 100)) ] ||
+{ [ "$rate_c" -ge $((THROTTLE * 85 / 100)) ] && [ "$rate_c" -le $((THROTTLE * 115 / 100)) ]; } ||
 	fail "web01's rate $rate_c/s in C is not near its limit $THROTTLE/s"
 [ "$rate_b" -ge $((4 * THROTTLE)) ] || fail "web01 was not noisy in B: $rate_b/s"
 echo "ok: db01's latency rose with web01's load and fell back when web01 was throttled;" \

@@ -54,11 +54,11 @@ PY
 }
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address=127.0.0.1:$port
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port"
 sync
 scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/m" || fail "scrape failed"; }
 scrape
-i0_cg=$(iolat_wbytes "${cg#$root}") i0_root=$(iolat_wbytes /)
+i0_cg=$(iolat_wbytes "${cg#"$root"}") i0_root=$(iolat_wbytes /)
 k0_cg=$(kw "$cg") k0_root=$(kw "$root")
 disk_wbytes() { echo $(($(awk '{ print $7 }' "/sys/block/$disk/stat") * 512)); }
 d0=$(disk_wbytes)
@@ -71,7 +71,7 @@ in_cgroup "$cg" dd if=/dev/zero of="$WORK/mnt/direct" bs=64k count=16 oflag=dire
 sync
 sleep 0.5
 scrape
-i_cg=$(($(iolat_wbytes "${cg#$root}") - i0_cg)) i_root=$(($(iolat_wbytes /) - i0_root))
+i_cg=$(($(iolat_wbytes "${cg#"$root"}") - i0_cg)) i_root=$(($(iolat_wbytes /) - i0_root))
 k_cg=$(($(kw "$cg") - k0_cg)) k_root=$(($(kw "$root") - k0_root))
 d=$(($(disk_wbytes) - d0))
 echo "written bytes charged: cgroup kernel $k_cg iolat $i_cg; root kernel $k_root iolat $i_root;" \

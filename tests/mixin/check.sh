@@ -13,9 +13,9 @@ out=$1
 fail() { echo "FAIL mixin: $*" >&2; exit 1; }
 rm -rf "$out"
 bash scripts/render_mixin.sh "$out" || fail "jsonnet could not render mixin/mixin.libsonnet"
-diff -ru mixin/dashboards_out "$out/dashboards_out" >"$out.diff" &&
+{ diff -ru mixin/dashboards_out "$out/dashboards_out" >"$out.diff" &&
 	diff -u mixin/prometheus_rules.yaml "$out/prometheus_rules.yaml" >>"$out.diff" &&
-	diff -u mixin/prometheus_alerts.yaml "$out/prometheus_alerts.yaml" >>"$out.diff" ||
+	diff -u mixin/prometheus_alerts.yaml "$out/prometheus_alerts.yaml" >>"$out.diff"; } ||
 	fail "the committed rendering is stale: run 'make mixin' and commit ($(head -c 2000 "$out.diff"))"
 echo "ok: rendered mixin matches the committed files"
 promtool check rules mixin/prometheus_rules.yaml mixin/prometheus_alerts.yaml >"$out.log" 2>&1 ||
@@ -24,7 +24,9 @@ promtool check rules mixin/prometheus_rules.yaml mixin/prometheus_alerts.yaml >"
 echo "ok: promtool check rules: $(grep -c SUCCESS "$out.log") files, $(grep -o '[0-9]* rules found' "$out.log" | paste -sd, -)"
 (cd mixin && promtool test rules tests/*.yaml) >"$out.log" 2>&1 ||
 	fail "promtool test rules: $(tail -40 "$out.log")"
-echo "ok: promtool test rules ($(ls mixin/tests/*.yaml | wc -l) files)"
-python3 tests/mixin/lint_dashboards.py mixin/dashboards_out/*.json ||
+rule_tests=(mixin/tests/*.yaml)
+echo "ok: promtool test rules (${#rule_tests[@]} files)"
+dashboards=(mixin/dashboards_out/*.json)
+python3 tests/mixin/lint_dashboards.py "${dashboards[@]}" ||
 	fail "dashboard lint"
-echo "ok: dashboards lint clean ($(ls mixin/dashboards_out/*.json | wc -l) dashboards)"
+echo "ok: dashboards lint clean (${#dashboards[@]} dashboards)"

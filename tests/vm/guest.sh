@@ -115,7 +115,7 @@ vm_unpack_module() {
 # .modinfo "depends=") into DEST, and DEST/NAME.deps: those, in an order
 # insmod can follow. Built-in modules have no file and need nothing.
 vm_copy_module() {
-	local f dep deps=() all=()
+	local f dep deps=() more=() all=()
 	[ -e "$2/$3.deps" ] && return 0
 	f=$(vm_module_file "$1" "$3")
 	if [ -z "$f" ]; then
@@ -129,7 +129,8 @@ vm_copy_module() {
 		tr '\0' '\n' | sed -n 's/^depends=//p')
 	for dep in "${deps[@]}"; do
 		vm_copy_module "$1" "$2" "$dep" || return 1
-		all+=($(cat "$2/$dep.deps") "$dep")
+		read -ra more <"$2/$dep.deps"
+		all+=("${more[@]}" "$dep")
 	done
 	# Each once, first mention first.
 	printf '%s\n' "${all[@]}" | awk 'NF && !seen[$0]++' | tr '\n' ' ' >"$2/$3.deps"
@@ -251,9 +252,9 @@ EOF
 vm_build_initramfs() {
 	local root a rc=0
 	root=$(mktemp -d "$VM_DIR/root.XXXXXX")
-	mkdir -p "$root"/{bin,dev,proc,sys,lib} && cp /bin/busybox "$root/bin/busybox" &&
+	{ mkdir -p "$root"/{bin,dev,proc,sys,lib} && cp /bin/busybox "$root/bin/busybox" &&
 		cp -r "$VM_DIR/modules" "$root/lib/modules" &&
-		gcc -O2 -static tests/helpers/dio.c -o "$root/bin/dio" || { rm -rf "$root"; return 1; }
+		gcc -O2 -static tests/helpers/dio.c -o "$root/bin/dio"; } || { rm -rf "$root"; return 1; }
 	for a in sh mount insmod sleep cat echo poweroff dd stty tr; do ln -s busybox "$root/bin/$a"; done
 	vm_write_init "$root/init"
 	vm_write_mark "$root/bin/mark"
@@ -371,7 +372,7 @@ vm_add_net() {
 vm_add_tools() {
 	local d=${VM_APT_DIR%/apt}/tools b lib
 	if ! [ -x "$d/root/sbin/mdadm" ]; then
-		rm -rf "$d" && mkdir -p "$d/debs" || fail "cannot make $d"
+		{ rm -rf "$d" && mkdir -p "$d/debs"; } || fail "cannot make $d"
 		(cd "$d/debs" && vm_apt apt-get download -qq dmsetup/bookworm \
 			libdevmapper1.02.1/bookworm mdadm/bookworm >/dev/null 2>&1) ||
 			{ vm_apt apt-get update -qq >/dev/null 2>&1; (cd "$d/debs" &&
@@ -398,8 +399,8 @@ vm_initrd_with() {
 	d=$(mktemp -d "$WORK/guest.XXXXXX")
 	cp "$1" "$d/guest.sh" || fail "no guest script $1"
 	for ((i = 0; i < ${#VM_FILES[@]}; i += 2)); do
-		mkdir -p "$d$(dirname "${VM_FILES[i + 1]}")" &&
-			cp "${VM_FILES[i]}" "$d${VM_FILES[i + 1]}" || fail "cannot copy ${VM_FILES[i]} for the guest"
+		{ mkdir -p "$d$(dirname "${VM_FILES[i + 1]}")" &&
+			cp "${VM_FILES[i]}" "$d${VM_FILES[i + 1]}"; } || fail "cannot copy ${VM_FILES[i]} for the guest"
 	done
 	# find lists each directory before its contents, as the kernel needs.
 	{ cat "$VM_INITRD" && (cd "$d" && find . -mindepth 1 | cpio -o -H newc --quiet | gzip -1); } >"$2"
@@ -502,6 +503,7 @@ vms_resume() {
 vms_boot() {
 	local vm t0=$SECONDS
 	for vm in "${VMS[@]}"; do
+		# shellcheck disable=SC2153 # VMCG is the test's (see above), not VM_CG
 		vm_start "$vm" "${VMCG[$vm]}" "/dev/${DEV[$vm]}" "$WORK/$vm.sh" "${LOG[$vm]}"
 	done
 	vms_at_mark start "$1"
