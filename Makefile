@@ -10,6 +10,8 @@
 #   make fuzz       every libFuzzer target (fuzz/), FUZZ_SECONDS each; fuzz-NAME one
 #   make soak       `iolat serve` under 100 000 scrapes and churn (root, ~30 min;
 #                   not in `make test`); SCRAPES=, CGROUPS=, DISKS=, HUPS= scale it
+#   make compare-outputs OLD=REV  REV's iolat and this tree's, same output
+#                   over the same workload? (root, ~1 min + REV's build)
 #   make mixin      render the monitoring mixin (mixin/: rules, alerts, dashboards)
 #   make mixin-check the rendered mixin is current; promtool check/test; dashboard lint
 #   make STATIC=1   link libbpf, libelf, zlib and zstd statically
@@ -108,7 +110,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: mixin mixin-check all deps run unit unit-nobpf lint format format-check test integration sanitize tsan fuzz soak clean helpers examples \
+.PHONY: compare-outputs mixin mixin-check all deps run unit unit-nobpf lint format format-check test integration \
+	sanitize tsan fuzz soak clean helpers examples \
 	$(FUZZ_TARGETS:%=fuzz-%)
 
 all: $(OUT)/iolat examples
@@ -311,6 +314,23 @@ integration: $(OUT)/iolat $(HELPER_BINS) examples
 # Its knobs come in as environment variables (make soak SCRAPES=3000 HUPS=0).
 soak: $(OUT)/iolat $(OUT)/dio
 	$(Q)OUT=$(OUT) bash bench/soak.sh
+
+# The old revision's iolat, built in a temporary git worktree under /tmp in
+# an OUT of its own (removed after, whatever happens), against this tree's:
+# the same output over the same workload (tests/compat/compare_outputs.sh).
+# Extra arguments for the new binary's serve: COMPARE_NEW_SERVE_ARGS=.
+compare-outputs: $(OUT)/iolat $(OUT)/dio
+	$(Q)test -n "$(OLD)" || { echo "usage: make compare-outputs OLD=<git rev>" >&2; exit 2; }
+	$(Q)rev=$$(git rev-parse --verify -q "$(OLD)^{commit}") || \
+		{ echo "compare-outputs: '$(OLD)' is not a commit" >&2; exit 2; }; \
+	old=$$(mktemp -d /tmp/iolat-old-XXXXXX) && rmdir "$$old" && \
+	git worktree add -q --detach "$$old" "$$rev" || exit 2; \
+	trap 'git worktree remove --force "$$old"' EXIT; \
+	echo "  BUILD    $(OLD) ($$rev) in $$old"; \
+	$(MAKE) --no-print-directory -C "$$old" OUT="$$old/build" "$$old/build/iolat" \
+		>"$$old.build.log" 2>&1 || { tail -n 30 "$$old.build.log"; rm -f "$$old.build.log"; exit 2; }; \
+	rm -f "$$old.build.log"; \
+	OUT=$(OUT) bash tests/compat/compare_outputs.sh "$$old/build/iolat" "$(OUT)/iolat"
 
 deps:
 	$(Q)bash scripts/deps.sh
