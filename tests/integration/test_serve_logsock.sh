@@ -72,7 +72,9 @@ systemd-socket-activate -l "127.0.0.1:$p4" -l "[::1]:$p6" "$IOLAT" serve --web.s
 	--web.config.file="$WORK/web.yml" 2>"$WORK/sock.log" &
 SERVE_PID=$!
 on_exit "kill -TERM $SERVE_PID"
-# The first scrape starts iolat: it waits in the socket's backlog meanwhile.
+# Once both sockets are bound (it says so), the first scrape starts iolat:
+# the connection waits in the socket's backlog meanwhile.
+wait_log "$WORK/sock.log" "Listening on \[::1\]:$p6" || fail "systemd-socket-activate: $(cat "$WORK/sock.log")"
 assert_eq "first scrape (IPv4)" 200 "$(curl -s -m 30 -o "$WORK/m4" -w '%{http_code}' "http://127.0.0.1:$p4/metrics")"
 grep -q '^iolat_build_info' "$WORK/m4" || fail "no metrics on the activated socket"
 assert_eq "IPv6 socket" 200 "$(curl -s -m 10 -g -o /dev/null -w '%{http_code}' "http://[::1]:$p6/metrics")"

@@ -11,6 +11,17 @@
 # there is nothing for trace to show.
 source tests/integration/lib.sh
 
+# wait_tracing ERRFILE PID: until a trace started with -D says it is attached
+# (its duration counts from then; under load that takes seconds).
+wait_tracing() {
+	for _ in $(seq 1 100); do
+		grep -q "Tracing block device I/O" "$1" && return 0
+		kill -0 "$2" 2>/dev/null || fail "trace exited: $(cat "$1")"
+		sleep 0.1
+	done
+	fail "trace did not attach within 10 s"
+}
+
 # trace_stats FILE: "emitted lost dropped" from iolat's exit summary.
 trace_stats() {
 	sed -nE 's/^iolat: ([0-9]+) records emitted, ([0-9]+) lost .*, ([0-9]+) dropped by threshold$/\1 \2 \3/p' "$1.err"
@@ -325,7 +336,7 @@ echo "ok: bad input, help, -D"
 # of the total; on the 5 ms disk D2C holds nearly all of it.
 "$IOLAT" trace --summary --json -d "${slow#/dev/}" -D 4 >"$WORK/sum.json" 2>"$WORK/sum.err" &
 sumpid=$!
-sleep 1.5
+wait_tracing "$WORK/sum.err" $sumpid
 "$DIO" read "$slow" 40 4096 &
 diopid=$!
 wait $diopid || fail "dio"
@@ -353,7 +364,7 @@ echo "ok: --summary per device and process"
 # tracing, and sees the same records.
 "$IOLAT" trace -w "$WORK/io.trace" -d "$name" -D 3 2>"$WORK/w.err" >"$WORK/w.out" &
 wpid=$!
-sleep 1.5
+wait_tracing "$WORK/w.err" $wpid
 "$DIO" read "$dev" 50 4096 || fail "dio"
 wait $wpid || fail "trace -w: $(cat "$WORK/w.err")"
 [ ! -s "$WORK/w.out" ] || fail "trace -w printed records: $(head -3 "$WORK/w.out")"
