@@ -14,6 +14,10 @@
 #ifndef IOLAT_BLOCK_H
 #define IOLAT_BLOCK_H
 
+/* After vmlinux.h and libbpf's headers, which the including program has
+ * first. */
+#include "iolat.h" /* enum iolat_op, enum iolat_flag */
+
 /*
  * Kernels before 5.17 kept the disk in the request (rq->rq_disk); since
  * commit f3fa33acca9f ("block: remove the ->rq_disk field in struct
@@ -120,7 +124,7 @@ static __always_inline bool issue_stamped(__u32 rq_flags)
  * block_rq_issue(rq) but block_bio_queue(q, bio). User space reads which
  * layouts this kernel has from BTF.
  */
-const volatile bool rq_tp_has_queue = false; /* rq events: (q, rq) */
+const volatile bool rq_tp_has_queue = false;  /* rq events: (q, rq) */
 const volatile bool bio_tp_has_queue = false; /* bio events: (q, bio) */
 
 static __always_inline struct request *rq_arg(unsigned long long *ctx)
@@ -143,12 +147,18 @@ static __always_inline struct bio *bio_arg(unsigned long long *ctx)
 static __always_inline __u8 op_of(__u64 cmd_flags)
 {
 	switch (cmd_flags & 0xff) {
-	case 0: return IOLAT_OP_READ;
-	case 1: return IOLAT_OP_WRITE;
-	case 2: return IOLAT_OP_FLUSH;
-	case 3: return IOLAT_OP_DISCARD;
-	case 9: return IOLAT_OP_WRITE_ZEROES;
-	default: return IOLAT_OP_OTHER;
+	case 0:
+		return IOLAT_OP_READ;
+	case 1:
+		return IOLAT_OP_WRITE;
+	case 2:
+		return IOLAT_OP_FLUSH;
+	case 3:
+		return IOLAT_OP_DISCARD;
+	case 9:
+		return IOLAT_OP_WRITE_ZEROES;
+	default:
+		return IOLAT_OP_OTHER;
 	}
 }
 
@@ -182,8 +192,8 @@ static __always_inline __u16 flags_of(__u64 f)
 	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_NOMERGE), IOLAT_F_NOMERGE);
 	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_IDLE), IOLAT_F_IDLE);
 	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_FUA), IOLAT_F_FUA);
-	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH),
-		       IOLAT_F_PREFLUSH);
+	out |=
+	    flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH), IOLAT_F_PREFLUSH);
 	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD), IOLAT_F_RAHEAD);
 	out |= flag_if(f, bpf_core_enum_value(enum req_flag_bits, __REQ_BACKGROUND),
 		       IOLAT_F_BACKGROUND);

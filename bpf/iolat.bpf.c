@@ -16,18 +16,20 @@
  * (probe reads), and user space loads one set, chosen at start-up.
  */
 #include "vmlinux.h"
+
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "iolat.h"
+
 #include "block.h"
+#include "iolat.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space between open and load; constant for the verifier. */
 const volatile __u64 lat_bounds[IOLAT_LAT_SLOTS] = {};
 const volatile __u64 size_bounds[IOLAT_SIZE_SLOTS] = {};
-const volatile __u32 filter_dev = 0;	  /* 0: every disk */
+const volatile __u32 filter_dev = 0; /* 0: every disk */
 /* filter_cgroup, filter_cgroup_level: block.h */
 const volatile bool key_flags = false;
 const volatile bool key_cgroup = false;
@@ -71,9 +73,9 @@ struct rq_times {
 	__u64 start_ns;
 	__u64 issue_ns;
 	__u64 bytes;
-	__u32 tgid;	/* submitting process, when keyed by process */
-	__u32 partial;	/* completed in pieces so far: size it at issue */
-	__u64 cgroup;	/* a flush sequence's data step: its bio's cgroup */
+	__u32 tgid;    /* submitting process, when keyed by process */
+	__u32 partial; /* completed in pieces so far: size it at issue */
+	__u64 cgroup;  /* a flush sequence's data step: its bio's cgroup */
 };
 
 struct {
@@ -239,15 +241,15 @@ static __always_inline void lat_add_shared(struct iolat_lat *l, __u64 start, __u
 	__sync_fetch_and_add(&l->count, 1);
 	__sync_fetch_and_add(&l->sum_ns, ns);
 	racy_max(&l->max_ns, ns);
-	__sync_fetch_and_add(&l->slots[slot_of(lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) &
-				       (IOLAT_LAT_SLOTS - 1)], 1);
+	__sync_fetch_and_add(
+	    &l->slots[slot_of(lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) & (IOLAT_LAT_SLOTS - 1)], 1);
 }
 
 static __always_inline void account(const struct iolat_key *key, const struct io_done *c)
 {
 	struct iolat_val *v = value_of(key);
-	__u32 size_slot = slot_of(size_bounds, IOLAT_SIZE_SLOTS_LOG2, c->bytes) &
-			  (IOLAT_SIZE_SLOTS - 1);
+	__u32 size_slot =
+	    slot_of(size_bounds, IOLAT_SIZE_SLOTS_LOG2, c->bytes) & (IOLAT_SIZE_SLOTS - 1);
 
 	if (!v)
 		return;
@@ -423,8 +425,8 @@ static __always_inline void flush_data_done(struct request *rq, struct bio *bio,
 	if (sectors)
 		s->bytes = (__u64)sectors << 9;
 	else if (!s->bytes)
-		s->bytes = bio ? (direct ? bio->bi_iter.bi_size : BPF_CORE_READ(bio, bi_iter.bi_size))
-			       : 0;
+		s->bytes =
+		    bio ? (direct ? bio->bi_iter.bi_size : BPF_CORE_READ(bio, bi_iter.bi_size)) : 0;
 	s->partial = 0;
 	if (bio && (key_cgroup || filter_cgroup))
 		s->cgroup = bio_cgroup(bio, direct);
@@ -560,8 +562,8 @@ static __always_inline void note_submitter(struct rq_times *s)
  * issued directly), so only it marks when the map's filling began. */
 static __always_inline int on_rq_start(struct request *rq, bool direct, bool at_creation)
 {
-	bool stamped = !force_rq_map &&
-		       start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags));
+	bool stamped =
+	    !force_rq_map && start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags));
 	struct rq_times *s;
 
 	if (at_creation && !rq_created_since_ns)

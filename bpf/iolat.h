@@ -8,6 +8,12 @@
 #ifndef IOLAT_H
 #define IOLAT_H
 
+/* The kernel's fixed-width types: BPF programs have them from vmlinux.h,
+ * user space from the UAPI header. */
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 /*
  * Histogram slots. Every histogram is a sorted table of inclusive upper
  * bounds (built once in user space, src/core/buckets.c, and handed to the kernel
@@ -16,7 +22,7 @@
  * are powers of two so the kernel's search is a fixed number of halvings.
  */
 #define IOLAT_LAT_SLOTS_LOG2 9
-#define IOLAT_LAT_SLOTS (1u << IOLAT_LAT_SLOTS_LOG2)   /* latency, ns */
+#define IOLAT_LAT_SLOTS (1u << IOLAT_LAT_SLOTS_LOG2) /* latency, ns */
 #define IOLAT_SIZE_SLOTS_LOG2 8
 #define IOLAT_SIZE_SLOTS (1u << IOLAT_SIZE_SLOTS_LOG2) /* request size, bytes */
 
@@ -76,12 +82,12 @@ enum iolat_size_class {
 
 /* What one histogram series is keyed by. Unkeyed fields stay zero. */
 struct iolat_key {
-	__u64 cgroup;	  /* blkcg's cgroup id, when keyed or filtered by cgroup;
-			   * IOLAT_KEY_PROCESS | tgid when keyed by process */
-	__u32 dev;	  /* whole disk, kernel encoding: major << 20 | minor */
-	__u16 flags;	  /* enum iolat_flag bits, when keyed by flags */
-	__u8 op;	  /* enum iolat_op */
-	__u8 size_class;  /* enum iolat_size_class, when keyed by size class */
+	__u64 cgroup;	 /* blkcg's cgroup id, when keyed or filtered by cgroup;
+			  * IOLAT_KEY_PROCESS | tgid when keyed by process */
+	__u32 dev;	 /* whole disk, kernel encoding: major << 20 | minor */
+	__u16 flags;	 /* enum iolat_flag bits, when keyed by flags */
+	__u8 op;	 /* enum iolat_op */
+	__u8 size_class; /* enum iolat_size_class, when keyed by size class */
 };
 
 /* Latency views: index into iolat_val.lat[]. */
@@ -92,18 +98,18 @@ enum iolat_view {
 };
 
 struct iolat_lat {
-	__u64 count;   /* completions timed in this view */
-	__u64 unseen;  /* completions whose start was not seen: not timed */
-	__u64 sum_ns;  /* exact sum of the timed latencies */
-	__u64 max_ns;  /* largest latency seen since start */
+	__u64 count;  /* completions timed in this view */
+	__u64 unseen; /* completions whose start was not seen: not timed */
+	__u64 sum_ns; /* exact sum of the timed latencies */
+	__u64 max_ns; /* largest latency seen since start */
 	__u64 slots[IOLAT_LAT_SLOTS];
 };
 
 /* Per key, per CPU; user space sums the CPUs. Cumulative since load. */
 struct iolat_val {
-	__u64 ios;     /* completed requests (or bios on bio-based disks) */
-	__u64 bytes;   /* exact sum of their sizes */
-	__u64 errors;  /* completions with a non-zero status */
+	__u64 ios;    /* completed requests (or bios on bio-based disks) */
+	__u64 bytes;  /* exact sum of their sizes */
+	__u64 errors; /* completions with a non-zero status */
 	__u64 size_slots[IOLAT_SIZE_SLOTS];
 	struct iolat_lat lat[IOLAT_VIEW_COUNT];
 };

@@ -20,23 +20,25 @@
  * path's, not every I/O's.
  */
 #include "vmlinux.h"
+
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+
+#include "block.h"
 #include "iolat.h"
 #include "trace.h"
-#include "block.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space between open and load. */
-const volatile __u32 filter_dev = 0;	  /* 0: every disk */
+const volatile __u32 filter_dev = 0; /* 0: every disk */
 /* filter_cgroup, filter_cgroup_level: block.h */
-const volatile __u32 filter_pid = 0;	  /* tgid; 0: every process */
+const volatile __u32 filter_pid = 0; /* tgid; 0: every process */
 const volatile __u32 filter_op = TRACE_OP_ANY;
-const volatile __u32 sample_every = 1;	  /* follow 1 bio in N (per CPU) */
-const volatile __u64 min_ns = 0;	  /* emit only Q2C >= min_ns; 0: all */
-const volatile __u64 wake_bytes = 0;	  /* wake the reader at this much data */
+const volatile __u32 sample_every = 1; /* follow 1 bio in N (per CPU) */
+const volatile __u64 min_ns = 0;       /* emit only Q2C >= min_ns; 0: all */
+const volatile __u64 wake_bytes = 0;   /* wake the reader at this much data */
 /* Syscall linkage (--syscalls): the syscall numbers to link, a bit each.
  * The sys_enter/sys_exit programs are loaded only when it is on. */
 const volatile bool link_syscalls = false;
@@ -135,7 +137,7 @@ static __always_inline bool sampled(void)
 
 /* What the queue program learns of a bio before deciding to follow it. */
 struct queued {
-	__u64 id;	/* pid_tgid */
+	__u64 id; /* pid_tgid */
 	__u64 opf;
 	__u64 own_cgroup;
 	__u32 dev;
@@ -264,7 +266,7 @@ static __always_inline bool queue_remapped(__u64 key)
  */
 static __always_inline int on_remap(struct bio *bio, __u32 dev, __u64 from)
 {
-	struct upper_key u = { .sector = from, .dev = dev };
+	struct upper_key u = {.sector = from, .dev = dev};
 	struct trace_record r;
 	struct gendisk *disk;
 	__u64 *parent, opf;
@@ -327,7 +329,7 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 		link_syscall(&r, r.tid);
 	follow(key, &r);
 	if (q.bio_based) {
-		struct upper_key u = { .sector = r.sector, .dev = r.dev };
+		struct upper_key u = {.sector = r.sector, .dev = r.dev};
 
 		bpf_map_update_elem(&uppers, &u, &r.id, BPF_ANY);
 	}
@@ -390,7 +392,7 @@ static __always_inline int on_split(struct bio *split)
 static __always_inline __u64 wake_flag(void)
 {
 	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes ? BPF_RB_FORCE_WAKEUP
-									     : BPF_RB_NO_WAKEUP;
+									    : BPF_RB_NO_WAKEUP;
 }
 
 /* Copies r to the ring buffer, or counts it lost. */
@@ -446,7 +448,7 @@ struct rq_walk {
 	__u64 now;
 	__u64 rq_sector;
 	__u32 rq_bytes;
-	__u32 nr_bytes;	/* RQ_COMPLETE: bytes completing, from the front */
+	__u32 nr_bytes; /* RQ_COMPLETE: bytes completing, from the front */
 	int error;
 	__u64 k_start_ns, k_issue_ns; /* RQ_COMPLETE: the request's own stamps */
 };
@@ -518,14 +520,14 @@ static __always_inline int on_rq_event(struct request *rq, struct rq_walk *w)
 
 static __always_inline int on_rq(struct request *rq, enum rq_event ev)
 {
-	struct rq_walk w = { .ev = ev };
+	struct rq_walk w = {.ev = ev};
 
 	return on_rq_event(rq, &w);
 }
 
 static __always_inline int on_rq_complete(struct request *rq, int error, __u32 nr_bytes)
 {
-	struct rq_walk w = { .ev = RQ_COMPLETE, .error = error, .nr_bytes = nr_bytes };
+	struct rq_walk w = {.ev = RQ_COMPLETE, .error = error, .nr_bytes = nr_bytes};
 	__u32 rq_flags;
 
 	if (!in_flight)
@@ -563,7 +565,7 @@ static __always_inline int on_bio_complete(struct bio *bio)
 	if (!r)
 		return 0;
 	if (r->flags & TRACE_F_BIO_BASED) {
-		struct upper_key u = { .sector = r->sector, .dev = r->dev };
+		struct upper_key u = {.sector = r->sector, .dev = r->dev};
 
 		bpf_map_delete_elem(&uppers, &u);
 	}

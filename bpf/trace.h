@@ -40,38 +40,41 @@ enum trace_stage {
 };
 
 /* trace_record.flags */
-#define TRACE_F_MERGED 1u   /* joined an existing request (has M) */
-#define TRACE_F_BIO_DONE 2u /* completed at the bio layer before it got a
-			     * request (an early failure) */
-#define TRACE_F_SPLIT 4u    /* a piece split off a followed bio (`parent`) */
-#define TRACE_F_BIO_BASED 8u /* the disk takes bios, not requests (dm, md,
-			      * zram): only Q and C exist */
-#define TRACE_F_REMAP 16u   /* a bio a followed dm or md bio was remapped to,
-			     * on the device below (`parent`); followed
-			     * whatever the sampling */
+#define TRACE_F_MERGED 1u /* joined an existing request (has M) */
+#define TRACE_F_BIO_DONE                                                                           \
+	2u		 /* completed at the bio layer before it got a                             \
+			  * request (an early failure) */
+#define TRACE_F_SPLIT 4u /* a piece split off a followed bio (`parent`) */
+#define TRACE_F_BIO_BASED                                                                          \
+	8u /* the disk takes bios, not requests (dm, md,                                           \
+	    * zram): only Q and C exist */
+#define TRACE_F_REMAP                                                                              \
+	16u /* a bio a followed dm or md bio was remapped to,                                      \
+	     * on the device below (`parent`); followed                                            \
+	     * whatever the sampling */
 
 struct trace_record {
 	__u64 ts[TRACE_STAGES];
-	__u64 id;	/* unique per followed bio, from 1 */
-	__u64 parent;	/* a split piece or remapped bio: its parent's id; else 0 */
+	__u64 id;     /* unique per followed bio, from 1 */
+	__u64 parent; /* a split piece or remapped bio: its parent's id; else 0 */
 	/* The request the bio was issued in, at its (last) issue: its first
 	 * sector and size. Bios of one request share dev, rq_sector and C. */
 	__u64 rq_sector;
 	__u32 rq_bytes;
 	__u32 pad3;
-	__u64 cgroup;	/* the bio's blkcg's cgroup id (0: none) */
-	__u64 sector;	/* first sector, at queue time */
-	__u32 bytes;	/* the bio's size at queue time, less pieces split off */
-	__u32 dev;	/* whole disk, major << 20 | minor */
-	__u32 pid;	/* tgid of the task that queued the bio */
+	__u64 cgroup; /* the bio's blkcg's cgroup id (0: none) */
+	__u64 sector; /* first sector, at queue time */
+	__u32 bytes;  /* the bio's size at queue time, less pieces split off */
+	__u32 dev;    /* whole disk, major << 20 | minor */
+	__u32 pid;    /* tgid of the task that queued the bio */
 	__u32 tid;
-	__u32 splits;	/* pieces split off the bio (block_split) */
+	__u32 splits; /* pieces split off the bio (block_split) */
 	__u32 requeues;
-	__s32 error;	/* completion status (blk_status_t), 0: ok */
-	__u16 flags;	/* TRACE_F_* */
-	__u8 op;	/* enum iolat_op (iolat.h) */
+	__s32 error; /* completion status (blk_status_t), 0: ok */
+	__u16 flags; /* TRACE_F_* */
+	__u8 op;     /* enum iolat_op (iolat.h) */
 	__u8 pad;
-	__u32 rq_flags;	/* enum iolat_flag bits (iolat.h), all IOLAT_F_COUNT of them */
+	__u32 rq_flags; /* enum iolat_flag bits (iolat.h), all IOLAT_F_COUNT of them */
 	char comm[IOLAT_COMM_LEN];
 	/* With syscall linkage: the listed syscall the queueing thread was in
 	 * (its number and entry time); sys_enter_ns 0: none. */
@@ -93,19 +96,19 @@ struct trace_record {
  * kinds; a sample's length tells them apart (the sizes differ).
  */
 struct trace_syscall {
-	__u64 enter_ns;	/* bpf_ktime_get_ns() at sys_enter */
+	__u64 enter_ns; /* bpf_ktime_get_ns() at sys_enter */
 	__u64 exit_ns;	/* ... at sys_exit */
 	__s64 ret;	/* the syscall's return value */
 	__u32 pid;
 	__u32 tid;
-	__u32 nr;	/* syscall number (the kernel's own ABI) */
-	__u32 bios;	/* followed bios queued inside it */
+	__u32 nr;   /* syscall number (the kernel's own ABI) */
+	__u32 bios; /* followed bios queued inside it */
 	char comm[IOLAT_COMM_LEN];
 };
 
 /* Per thread, while it is inside a listed syscall. */
 struct trace_sys_thread {
-	__u64 enter_ns;	/* 0: not inside a listed syscall */
+	__u64 enter_ns; /* 0: not inside a listed syscall */
 	__u32 nr;
 	__u32 bios;
 };
@@ -115,9 +118,9 @@ struct trace_sys_thread {
 
 /* Tracer-wide counters (per-CPU array, one slot each). */
 enum trace_stat {
-	TRACE_STAT_LOST = 0,	 /* record not emitted: ring buffer full */
-	TRACE_STAT_FAST,	 /* dropped at completion: faster than the threshold */
-	TRACE_STAT_STALE,	 /* entry whose end was not seen, found stale: dropped */
+	TRACE_STAT_LOST = 0, /* record not emitted: ring buffer full */
+	TRACE_STAT_FAST,     /* dropped at completion: faster than the threshold */
+	TRACE_STAT_STALE,    /* entry whose end was not seen, found stale: dropped */
 	TRACE_STAT_COUNT,
 };
 

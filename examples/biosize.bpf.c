@@ -4,9 +4,11 @@
  * bytes at request issue, keyed by the disk's dev_t (biosize.yaml).
  */
 #include "vmlinux.h"
+
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+
 #include "iolat_user.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -11,8 +11,10 @@
  * step with timers.
  */
 #include "vmlinux.h"
+
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+
 #include "iolat_user.h"
 
 char LICENSE[] SEC("license") = "GPL";

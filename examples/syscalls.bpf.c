@@ -6,9 +6,11 @@
  * cache line between them; `iolat serve` sums the CPUs' values.
  */
 #include "vmlinux.h"
+
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+
 #include "iolat_user.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -6,8 +6,10 @@
  * CO-RE, so one object runs on kernels whose timer_start record differs.
  */
 #include "vmlinux.h"
+
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+
 #include "iolat_user.h"
 
 char LICENSE[] SEC("license") = "GPL";

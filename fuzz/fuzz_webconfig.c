@@ -33,7 +33,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The files a config may open: a certificate, a key, something not PEM, a directory. */
-static const char *const fixture_names[] = { "server.crt", "server.key", "README", "" };
+static const char *const fixture_names[] = {"server.crt", "server.key", "README", ""};
 #define NFIXTURES (sizeof(fixture_names) / sizeof(fixture_names[0]))
 static char fixture_dir[PATH_MAX];
 static char fixture_path[NFIXTURES][PATH_MAX + 16];
@@ -151,8 +151,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&wc, 0xa5, sizeof(wc));
 	memset(err, 0xa5, sizeof(err));
 	loading = true;
-	ret = webconfig_parse("<fuzz>", fixture_dir, (const char *)data, size, &wc, err,
-			      sizeof(err));
+	ret =
+	    webconfig_parse("<fuzz>", fixture_dir, (const char *)data, size, &wc, err, sizeof(err));
 	loading = false;
 	CHECK(memchr(err, '\0', sizeof(err)), "the message is not terminated");
 	if (ret) {

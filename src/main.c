@@ -11,27 +11,26 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: iolat COMMAND [OPTIONS]\n"
-		"\n"
-		"Block-I/O latency monitor: eBPF programs on the kernel's block-layer\n"
-		"tracepoints time every I/O and aggregate it in the kernel.\n"
-		"\n"
-		"Commands:\n"
-		"  hist     latency histograms with percentiles (like biolatency)\n"
-		"  check    what this kernel offers and which path iolat will use\n"
-		"  serve    Prometheus/OpenMetrics exporter daemon\n"
-		"  top      live table of I/O per VM, pod, container, service or cgroup\n"
-		"  trace    one record per sampled I/O with every stage's time (like biosnoop)\n"
-		"\n"
-		"Options:\n"
-		"  -h, --help     this help; 'iolat COMMAND --help' for a command's\n"
-		"  -V, --version  print the version\n"
-		"\n"
-		"Examples:\n"
-		"  iolat check\n"
-		"  iolat hist -D 1 10      per-disk device-time histograms, 10 x 1 s\n"
-		"  iolat hist -Q -d vda    total time (queue + device) for vda until Ctrl-C\n");
+	fprintf(f, "Usage: iolat COMMAND [OPTIONS]\n"
+		   "\n"
+		   "Block-I/O latency monitor: eBPF programs on the kernel's block-layer\n"
+		   "tracepoints time every I/O and aggregate it in the kernel.\n"
+		   "\n"
+		   "Commands:\n"
+		   "  hist     latency histograms with percentiles (like biolatency)\n"
+		   "  check    what this kernel offers and which path iolat will use\n"
+		   "  serve    Prometheus/OpenMetrics exporter daemon\n"
+		   "  top      live table of I/O per VM, pod, container, service or cgroup\n"
+		   "  trace    one record per sampled I/O with every stage's time (like biosnoop)\n"
+		   "\n"
+		   "Options:\n"
+		   "  -h, --help     this help; 'iolat COMMAND --help' for a command's\n"
+		   "  -V, --version  print the version\n"
+		   "\n"
+		   "Examples:\n"
+		   "  iolat check\n"
+		   "  iolat hist -D 1 10      per-disk device-time histograms, 10 x 1 s\n"
+		   "  iolat hist -Q -d vda    total time (queue + device) for vda until Ctrl-C\n");
 }
 
 int main(int argc, char **argv)

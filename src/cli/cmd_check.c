@@ -13,34 +13,33 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "core/libbpf_log.h"
-#include "sys/cgroups.h"
-#include "core/collector.h"
-#include "core/names.h"
 #include "commands.h"
+#include "core/collector.h"
+#include "core/libbpf_log.h"
+#include "core/names.h"
+#include "sys/cgroups.h"
 #include "sys/disks.h"
-#include "util/errors.h"
 #include "sys/privileges.h"
+#include "util/errors.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: iolat check [OPTIONS]\n"
-		"\n"
-		"Reports kernel BTF, each block tracepoint (tp_btf and raw_tp), the\n"
-		"tracepoint argument layout, which disks get request timestamps from the\n"
-		"kernel, which are bio-based, and the attach path iolat will use. Unless\n"
-		"--no-load, it then loads and detaches the collector to prove it works.\n"
-		"Exit status: 0 iolat can run here, 1 it cannot, 2 bad usage.\n"
-		"\n"
-		"Options:\n"
-		"      --no-load   only inspect; do not load the BPF programs\n"
-		"  -v, --verbose   show libbpf's messages while loading\n"
-		"  -h, --help      this help\n"
-		"\n"
-		"Examples:\n"
-		"  iolat check\n"
-		"  iolat check --no-load\n");
+	fprintf(f, "Usage: iolat check [OPTIONS]\n"
+		   "\n"
+		   "Reports kernel BTF, each block tracepoint (tp_btf and raw_tp), the\n"
+		   "tracepoint argument layout, which disks get request timestamps from the\n"
+		   "kernel, which are bio-based, and the attach path iolat will use. Unless\n"
+		   "--no-load, it then loads and detaches the collector to prove it works.\n"
+		   "Exit status: 0 iolat can run here, 1 it cannot, 2 bad usage.\n"
+		   "\n"
+		   "Options:\n"
+		   "      --no-load   only inspect; do not load the BPF programs\n"
+		   "  -v, --verbose   show libbpf's messages while loading\n"
+		   "  -h, --help      this help\n"
+		   "\n"
+		   "Examples:\n"
+		   "  iolat check\n"
+		   "  iolat check --no-load\n");
 }
 
 static const char *yes(bool b)
@@ -53,12 +52,12 @@ static void print_tracepoints(const struct probe_result *pr)
 	printf("\nTracepoints               present  tp_btf  role\n");
 	for (int i = 0; i < TP_COUNT; i++) {
 		static const char *const roles[TP_COUNT] = {
-			[TP_RQ_COMPLETE] = "required: times every request at completion",
-			[TP_RQ_ISSUE] = "fallback: issue time where the queue keeps no stats",
-			[TP_IO_START] = "fallback: creation time where start_time_ns is unset",
-			[TP_RQ_INSERT] = "fallback for block_io_start on kernels before 6.5",
-			[TP_BIO_QUEUE] = "bio-based disks: start",
-			[TP_BIO_COMPLETE] = "bio-based disks: completion",
+		    [TP_RQ_COMPLETE] = "required: times every request at completion",
+		    [TP_RQ_ISSUE] = "fallback: issue time where the queue keeps no stats",
+		    [TP_IO_START] = "fallback: creation time where start_time_ns is unset",
+		    [TP_RQ_INSERT] = "fallback for block_io_start on kernels before 6.5",
+		    [TP_BIO_QUEUE] = "bio-based disks: start",
+		    [TP_BIO_COMPLETE] = "bio-based disks: completion",
 		};
 		printf("  %-22s  %-7s  %-6s  %s\n", probe_tp_name(i), yes(pr->tp_exists[i]),
 		       yes(pr->tp_btf[i]), roles[i]);
@@ -68,17 +67,22 @@ static void print_tracepoints(const struct probe_result *pr)
 	printf("  block_bio_queue arguments: %s\n",
 	       pr->bio_tp_has_queue ? "(q, bio) - before 5.11" : "(bio)");
 	if (pr->rqf_enum)
-		printf("  request flags (BTF): IO_STAT bit %d, USE_SCHED %d, STATS %d, FLUSH_SEQ %d\n",
-		       pr->rqf_io_stat_bit, pr->rqf_use_sched_bit, pr->rqf_stats_bit,
-		       pr->rqf_flush_seq_bit);
+		printf(
+		    "  request flags (BTF): IO_STAT bit %d, USE_SCHED %d, STATS %d, FLUSH_SEQ %d\n",
+		    pr->rqf_io_stat_bit, pr->rqf_use_sched_bit, pr->rqf_stats_bit,
+		    pr->rqf_flush_seq_bit);
 	else
-		printf("  request flags: macros, not in BTF (older kernels): a stamp the kernel did\n"
-		       "    not write is zero, and FLUSH_SEQ is bit 4\n");
+		printf(
+		    "  request flags: macros, not in BTF (older kernels): a stamp the kernel did\n"
+		    "    not write is zero, and FLUSH_SEQ is bit 4\n");
 	if (pr->plug_clock)
-		printf("  plug clock: yes (6.9+): a request created and issued inside one plug gets\n"
-		       "    one cached time for both stamps, so its total time equals its device time\n"
-		       "    and both include the time it waited in the plug; iolat counts such\n"
-		       "    completions as %s\n", names_stat(IOLAT_STAT_SAME_STAMPS));
+		printf(
+		    "  plug clock: yes (6.9+): a request created and issued inside one plug gets\n"
+		    "    one cached time for both stamps, so its total time equals its device "
+		    "time\n"
+		    "    and both include the time it waited in the plug; iolat counts such\n"
+		    "    completions as %s\n",
+		    names_stat(IOLAT_STAT_SAME_STAMPS));
 	else
 		printf("  plug clock: no: start and issue stamps are each read when they happen\n");
 	if (pr->queue_stats_bit >= 0)
@@ -94,7 +98,8 @@ static void print_cgroups(void)
 	char root[PATH_MAX], path[PATH_MAX + 32];
 
 	if (cgroups_io_root(root, sizeof(root))) {
-		printf("\nCgroups: no io (blkio) controller mounted: I/O is per disk and process only\n");
+		printf("\nCgroups: no io (blkio) controller mounted: I/O is per disk and process "
+		       "only\n");
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
@@ -133,8 +138,9 @@ static void print_stacks(const struct disk_info *d, int n)
 		if (!d[i].stack.slaves[0] || d[i].stack.holders[0])
 			continue;
 		if (!any)
-			printf("\nStacks  (each layer timed on its own; totals over disks count top "
-			       "layers only)\n");
+			printf(
+			    "\nStacks  (each layer timed on its own; totals over disks count top "
+			    "layers only)\n");
 		any = true;
 		print_tree(d, n, i, 0);
 	}
@@ -194,10 +200,10 @@ static int try_load(const struct probe_result *pr)
 int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "no-load", no_argument, NULL, 'n' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
+	    {"no-load", no_argument, NULL, 'n'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {},
 	};
 	struct probe_result pr;
 	struct utsname u;
@@ -209,9 +215,15 @@ int cmd_check(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'n': load = false; break;
-		case 'v': libbpf_log_verbose(true); break;
-		case 'h': usage(stdout); return 0;
+		case 'n':
+			load = false;
+			break;
+		case 'v':
+			libbpf_log_verbose(true);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
 		default:
 			errorf("see 'iolat check --help'", "unknown option '%s'", argv[optind - 1]);
 			return 2;
@@ -230,8 +242,9 @@ int cmd_check(int argc, char **argv)
 		return 1;
 	}
 	printf("  BTF: yes (%s)\n", pr.btf_path);
-	printf("  attach path: %s\n", pr.tp_btf[TP_RQ_COMPLETE] ? "tp_btf (raw_tp as fallback)"
-			       : pr.tp_exists[TP_RQ_COMPLETE] ? "raw_tp" : "none");
+	printf("  attach path: %s\n", pr.tp_btf[TP_RQ_COMPLETE]	     ? "tp_btf (raw_tp as fallback)"
+				      : pr.tp_exists[TP_RQ_COMPLETE] ? "raw_tp"
+								     : "none");
 	print_tracepoints(&pr);
 	print_disks();
 	print_cgroups();

@@ -12,17 +12,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/libbpf_log.h"
-#include "sys/cgroups.h"
 #include "cli/cmdutil.h"
-#include "util/buf.h"
-#include "core/collector.h"
-#include "commands.h"
-#include "sys/disks.h"
-#include "util/errors.h"
-#include "core/histo.h"
-#include "core/names.h"
 #include "cli/render.h"
+#include "commands.h"
+#include "core/collector.h"
+#include "core/histo.h"
+#include "core/libbpf_log.h"
+#include "core/names.h"
+#include "sys/cgroups.h"
+#include "sys/disks.h"
+#include "util/buf.h"
+#include "util/errors.h"
 #include "util/monotonic.h"
 
 struct hist_args {
@@ -80,14 +80,21 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct hist_args *a)
 {
 	static const struct option opts[] = {
-		{ "disk-split", no_argument, NULL, 'D' },  { "op-split", no_argument, NULL, 'O' },
-		{ "flags-split", no_argument, NULL, 'F' }, { "queued", no_argument, NULL, 'Q' },
-		{ "size-split", no_argument, NULL, 'S' },
-		{ "milliseconds", no_argument, NULL, 'm' }, { "timestamp", no_argument, NULL, 'T' },
-		{ "sizes", no_argument, NULL, 's' },	   { "disk", required_argument, NULL, 'd' },
-		{ "cgroup", required_argument, NULL, 'c' }, { "json", no_argument, NULL, 'j' },
-		{ "attach", required_argument, NULL, 'A' }, { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },	   {},
+	    {"disk-split", no_argument, NULL, 'D'},
+	    {"op-split", no_argument, NULL, 'O'},
+	    {"flags-split", no_argument, NULL, 'F'},
+	    {"queued", no_argument, NULL, 'Q'},
+	    {"size-split", no_argument, NULL, 'S'},
+	    {"milliseconds", no_argument, NULL, 'm'},
+	    {"timestamp", no_argument, NULL, 'T'},
+	    {"sizes", no_argument, NULL, 's'},
+	    {"disk", required_argument, NULL, 'd'},
+	    {"cgroup", required_argument, NULL, 'c'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"attach", required_argument, NULL, 'A'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {},
 	};
 	int c;
 
@@ -95,19 +102,45 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+DOFSQmTsd:c:jvh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'D': a->per_disk = true; break;
-		case 'O': a->per_op = true; break;
-		case 'F': a->per_flags = true; break;
-		case 'S': a->per_size = true; break;
-		case 'Q': a->total = true; break;
-		case 'm': a->msecs = true; break;
-		case 'T': a->timestamps = true; break;
-		case 's': a->sizes = true; break;
-		case 'd': a->disk = optarg; break;
-		case 'c': a->cgroup = optarg; break;
-		case 'j': a->json = true; break;
-		case 'v': libbpf_log_verbose(true); break;
-		case 'h': usage(stdout); exit(0);
+		case 'D':
+			a->per_disk = true;
+			break;
+		case 'O':
+			a->per_op = true;
+			break;
+		case 'F':
+			a->per_flags = true;
+			break;
+		case 'S':
+			a->per_size = true;
+			break;
+		case 'Q':
+			a->total = true;
+			break;
+		case 'm':
+			a->msecs = true;
+			break;
+		case 'T':
+			a->timestamps = true;
+			break;
+		case 's':
+			a->sizes = true;
+			break;
+		case 'd':
+			a->disk = optarg;
+			break;
+		case 'c':
+			a->cgroup = optarg;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'v':
+			libbpf_log_verbose(true);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
 		case 'A':
 			if (attach_mode_parse(optarg, &a->attach))
 				return -EINVAL;
@@ -123,12 +156,13 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 	if (a->json && (a->msecs || a->sizes || a->timestamps)) {
 		errorf("JSON always carries ns, sizes and the time; drop -m, -s and -T",
 		       "conflicting options: %s with --json",
-		       a->msecs ? "-m" : a->sizes ? "-s" : "-T");
+		       a->msecs	  ? "-m"
+		       : a->sizes ? "-s"
+				  : "-T");
 		return -EINVAL;
 	}
 	return 0;
 }
-
 
 struct grouping {
 	struct shown_series *s;
@@ -179,7 +213,7 @@ struct group_ctx {
 static int group_one(void *ctx, const struct iolat_key *k, const struct iolat_val *delta)
 {
 	struct group_ctx *x = ctx;
-	struct shown_series want = { .op = -1, .flags = -1, .size_class = -1 };
+	struct shown_series want = {.op = -1, .flags = -1, .size_class = -1};
 	const struct disk_info *d = disk_of(k->dev, x->disks, x->nd);
 	struct shown_series *dst;
 
@@ -318,8 +352,7 @@ static int run(const struct hist_args *a, struct collector *c)
 	uint64_t started;
 	int rc = 0;
 
-	fprintf(a->json ? stderr : stdout,
-		"Tracing block device I/O... Hit Ctrl-C to end.\n");
+	fprintf(a->json ? stderr : stdout, "Tracing block device I/O... Hit Ctrl-C to end.\n");
 	fflush(NULL);
 	for (uint64_t i = 0; !a->count || i < a->count; i++) {
 		started = monotonic_ns();

@@ -14,24 +14,35 @@
 #include <time.h>
 
 #include "cli/cmdutil.h"
-#include "util/buf.h"
-#include "core/collector.h"
 #include "commands.h"
-#include "sys/disks.h"
-#include "util/errors.h"
+#include "core/collector.h"
 #include "core/histo.h"
+#include "sys/disks.h"
+#include "sys/workload.h"
+#include "util/buf.h"
+#include "util/errors.h"
 #include "util/json.h"
 #include "util/monotonic.h"
-#include "sys/workload.h"
 
 enum column {
-	COL_RIOPS, COL_WIOPS, COL_RMBS, COL_WMBS, COL_AVGBS, COL_RP50, COL_RP90, COL_RP99,
-	COL_WP50, COL_WP90, COL_WP99, COL_NAME, COL_COUNT,
+	COL_RIOPS,
+	COL_WIOPS,
+	COL_RMBS,
+	COL_WMBS,
+	COL_AVGBS,
+	COL_RP50,
+	COL_RP90,
+	COL_RP99,
+	COL_WP50,
+	COL_WP90,
+	COL_WP99,
+	COL_NAME,
+	COL_COUNT,
 };
 
 static const char *const col_names[COL_COUNT] = {
-	"r_iops", "w_iops", "r_mbs", "w_mbs", "avg_kib", "r_p50_ms", "r_p90_ms", "r_p99_ms",
-	"w_p50_ms", "w_p90_ms", "w_p99_ms", "name",
+    "r_iops",	"w_iops",   "r_mbs",	"w_mbs",    "avg_kib",	"r_p50_ms",
+    "r_p90_ms", "r_p99_ms", "w_p50_ms", "w_p90_ms", "w_p99_ms", "name",
 };
 
 struct top_args {
@@ -64,35 +75,36 @@ struct table {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: iolat top [OPTIONS] [INTERVAL [COUNT]]\n"
-		"\n"
-		"Block I/O per workload, refreshed every INTERVAL seconds (default 1), like\n"
-		"biotop: read/write IOPS and MB/s, average block size, p50/p90/p99 read and\n"
-		"write latency (device time; -Q total time). A workload is the cgroup each\n"
-		"bio was charged to, named by rules: libvirt VMs, Kubernetes pods, Docker\n"
-		"containers, systemd services and scopes; otherwise its path.\n"
-		"A disk under another (a leg of an LVM, dm-crypt or md device) is left out\n"
-		"unless -d names it: its I/O is the upper device's, counted there.\n"
-		"\n"
-		"Options:\n"
-		"  -s, --sort=COLUMN  sort by r_iops, w_iops, r_mbs, w_mbs, avg_kib, r_p50_ms,\n"
-		"                     r_p90_ms, r_p99_ms, w_p50_ms, w_p90_ms, w_p99_ms or name\n"
-		"                     (default: r_iops + w_iops, descending; name ascending)\n"
-		"  -Q, --queued       total time (request created -> complete), not device time\n"
-		"  -d, --disk=DISK    only this disk\n"
-		"  -P, --process      per submitting process (COMM[PID]) instead of per\n"
-		"                     workload, for hosts without useful cgroups\n"
-		"  -C, --no-clear     do not clear the screen between intervals\n"
-		"      --once         one interval, then exit\n"
-		"  -j, --json         one JSON object per interval\n"
-		"      --csv          CSV rows (a header first), one line per workload and interval\n"
-		"  -h, --help         this help\n"
-		"\n"
-		"Examples:\n"
-		"  iolat top\n"
-		"  iolat top -s r_p99_ms 5\n"
-		"  iolat top --once --json 10\n");
+	fprintf(
+	    f,
+	    "Usage: iolat top [OPTIONS] [INTERVAL [COUNT]]\n"
+	    "\n"
+	    "Block I/O per workload, refreshed every INTERVAL seconds (default 1), like\n"
+	    "biotop: read/write IOPS and MB/s, average block size, p50/p90/p99 read and\n"
+	    "write latency (device time; -Q total time). A workload is the cgroup each\n"
+	    "bio was charged to, named by rules: libvirt VMs, Kubernetes pods, Docker\n"
+	    "containers, systemd services and scopes; otherwise its path.\n"
+	    "A disk under another (a leg of an LVM, dm-crypt or md device) is left out\n"
+	    "unless -d names it: its I/O is the upper device's, counted there.\n"
+	    "\n"
+	    "Options:\n"
+	    "  -s, --sort=COLUMN  sort by r_iops, w_iops, r_mbs, w_mbs, avg_kib, r_p50_ms,\n"
+	    "                     r_p90_ms, r_p99_ms, w_p50_ms, w_p90_ms, w_p99_ms or name\n"
+	    "                     (default: r_iops + w_iops, descending; name ascending)\n"
+	    "  -Q, --queued       total time (request created -> complete), not device time\n"
+	    "  -d, --disk=DISK    only this disk\n"
+	    "  -P, --process      per submitting process (COMM[PID]) instead of per\n"
+	    "                     workload, for hosts without useful cgroups\n"
+	    "  -C, --no-clear     do not clear the screen between intervals\n"
+	    "      --once         one interval, then exit\n"
+	    "  -j, --json         one JSON object per interval\n"
+	    "      --csv          CSV rows (a header first), one line per workload and interval\n"
+	    "  -h, --help         this help\n"
+	    "\n"
+	    "Examples:\n"
+	    "  iolat top\n"
+	    "  iolat top -s r_p99_ms 5\n"
+	    "  iolat top --once --json 10\n");
 }
 
 static int parse_column(const char *s, enum column *out)
@@ -108,12 +120,11 @@ static int parse_column(const char *s, enum column *out)
 static int parse_args(int argc, char **argv, struct top_args *a)
 {
 	static const struct option opts[] = {
-		{ "sort", required_argument, NULL, 's' }, { "queued", no_argument, NULL, 'Q' },
-		{ "disk", required_argument, NULL, 'd' }, { "no-clear", no_argument, NULL, 'C' },
-		{ "once", no_argument, NULL, 'o' },	  { "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 'v' },	  { "help", no_argument, NULL, 'h' },
-		{ "process", no_argument, NULL, 'P' },
-		{},
+	    {"sort", required_argument, NULL, 's'}, {"queued", no_argument, NULL, 'Q'},
+	    {"disk", required_argument, NULL, 'd'}, {"no-clear", no_argument, NULL, 'C'},
+	    {"once", no_argument, NULL, 'o'},	    {"json", no_argument, NULL, 'j'},
+	    {"csv", no_argument, NULL, 'v'},	    {"help", no_argument, NULL, 'h'},
+	    {"process", no_argument, NULL, 'P'},    {},
 	};
 	int c;
 
@@ -130,14 +141,30 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 				return -EINVAL;
 			}
 			break;
-		case 'Q': a->total = true; break;
-		case 'd': a->disk = optarg; break;
-		case 'C': a->no_clear = true; break;
-		case 'o': a->once = true; break;
-		case 'j': a->json = true; break;
-		case 'v': a->csv = true; break;
-		case 'P': a->process = true; break;
-		case 'h': usage(stdout); exit(0);
+		case 'Q':
+			a->total = true;
+			break;
+		case 'd':
+			a->disk = optarg;
+			break;
+		case 'C':
+			a->no_clear = true;
+			break;
+		case 'o':
+			a->once = true;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'v':
+			a->csv = true;
+			break;
+		case 'P':
+			a->process = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
 		default:
 			errorf("see 'iolat top --help'", "unknown or incomplete option '%s'",
 			       argv[optind - 1]);
@@ -261,8 +288,8 @@ static void print_text(const struct table *t)
 		printf("%-9s %-24.24s %8.1f %8.1f %8.2f %8.2f %7.1f %7.3f %7.3f %7.3f %7.3f %7.3f "
 		       "%7.3f\n",
 		       t->r[i].w.kind, t->r[i].w.name, v[COL_RIOPS], v[COL_WIOPS], v[COL_RMBS],
-		       v[COL_WMBS], v[COL_AVGBS], v[COL_RP50], v[COL_RP90], v[COL_RP99], v[COL_WP50],
-		       v[COL_WP90], v[COL_WP99]);
+		       v[COL_WMBS], v[COL_AVGBS], v[COL_RP50], v[COL_RP90], v[COL_RP99],
+		       v[COL_WP50], v[COL_WP90], v[COL_WP99]);
 	}
 	putchar('\n');
 }
@@ -345,8 +372,8 @@ static int comm_of(void *ctx, uint32_t pid, char *out, size_t len)
 
 static int run(struct top_args *a, struct collector *c)
 {
-	struct snapshot before = { 0 }, now = { 0 }, tmp;
-	struct table t = { .a = a, .lat = collector_lat_table(c) };
+	struct snapshot before = {0}, now = {0}, tmp;
+	struct table t = {.a = a, .lat = collector_lat_table(c)};
 	uint64_t start = monotonic_ns(), last = start, end, now_ns;
 	int rc = 0;
 
@@ -397,7 +424,7 @@ static int run(struct top_args *a, struct collector *c)
 
 int cmd_top(int argc, char **argv)
 {
-	struct collector_opts o = { .key_cgroup = true };
+	struct collector_opts o = {.key_cgroup = true};
 	struct top_args a;
 	struct collector *c;
 	int rc;

@@ -15,17 +15,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/libbpf_log.h"
-#include "sys/cgroups.h"
 #include "cli/cmdutil.h"
+#include "cli/trace_file.h"
+#include "cli/trace_out.h"
+#include "cli/trace_summary.h"
 #include "commands.h"
+#include "core/libbpf_log.h"
+#include "core/probe.h"
+#include "core/tracer.h"
+#include "sys/cgroups.h"
 #include "util/errors.h"
 #include "util/monotonic.h"
-#include "core/probe.h"
-#include "cli/trace_file.h"
-#include "cli/trace_summary.h"
-#include "cli/trace_out.h"
-#include "core/tracer.h"
 #include "util/parse.h"
 
 struct trace_args {
@@ -103,16 +103,23 @@ static int bad(const char *hint, const char *what, const char *arg)
 static int parse_args(int argc, char **argv, struct trace_args *a)
 {
 	static const struct option opts[] = {
-		{ "disk", required_argument, NULL, 'd' },   { "pid", required_argument, NULL, 'p' },
-		{ "cgroup", required_argument, NULL, 'c' }, { "op", required_argument, NULL, 'o' },
-		{ "sample", required_argument, NULL, 's' }, { "min-ms", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },	    { "duration", required_argument, NULL, 'D' },
-		{ "ringbuf-kib", required_argument, NULL, 'R' },
-		{ "attach", required_argument, NULL, 'A' }, { "verbose", no_argument, NULL, 'v' },
-		{ "syscalls", no_argument, NULL, 'S' },
-		{ "summary", no_argument, NULL, 'U' },
-		{ "write", required_argument, NULL, 'w' }, { "read", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },	    {},
+	    {"disk", required_argument, NULL, 'd'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"cgroup", required_argument, NULL, 'c'},
+	    {"op", required_argument, NULL, 'o'},
+	    {"sample", required_argument, NULL, 's'},
+	    {"min-ms", required_argument, NULL, 'm'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"duration", required_argument, NULL, 'D'},
+	    {"ringbuf-kib", required_argument, NULL, 'R'},
+	    {"attach", required_argument, NULL, 'A'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"syscalls", no_argument, NULL, 'S'},
+	    {"summary", no_argument, NULL, 'U'},
+	    {"write", required_argument, NULL, 'w'},
+	    {"read", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {},
 	};
 	int c;
 
@@ -122,15 +129,33 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+d:p:c:o:s:m:jD:w:r:vh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': a->disk = optarg; break;
-		case 'c': a->cgroup = optarg; break;
-		case 'j': a->json = true; break;
-		case 'S': a->syscalls = true; break;
-		case 'U': a->summary = true; break;
-		case 'w': a->write_file = optarg; break;
-		case 'r': a->read_file = optarg; break;
-		case 'v': libbpf_log_verbose(true); break;
-		case 'h': usage(stdout); exit(0);
+		case 'd':
+			a->disk = optarg;
+			break;
+		case 'c':
+			a->cgroup = optarg;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'S':
+			a->syscalls = true;
+			break;
+		case 'U':
+			a->summary = true;
+			break;
+		case 'w':
+			a->write_file = optarg;
+			break;
+		case 'r':
+			a->read_file = optarg;
+			break;
+		case 'v':
+			libbpf_log_verbose(true);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
 		case 'p':
 			if (parse_uint(optarg, 1, INT32_MAX, &a->pid))
 				return bad("give a process id, 1 or more", "pid", optarg);
@@ -161,8 +186,9 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 			if (parse_uint(optarg, 4, 1024 * 1024, &a->ringbuf_kib) ||
 			    (a->ringbuf_kib & (a->ringbuf_kib - 1)) ||
 			    a->ringbuf_kib * 1024 % (uint64_t)sysconf(_SC_PAGESIZE))
-				return bad("give a power of two of at least one page, e.g. 4 or 1024",
-					   "ring buffer size (KiB)", optarg);
+				return bad(
+				    "give a power of two of at least one page, e.g. 4 or 1024",
+				    "ring buffer size (KiB)", optarg);
 			break;
 		case 'A':
 			if (attach_mode_parse(optarg, &a->attach))
@@ -185,7 +211,6 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	}
 	return 0;
 }
-
 
 /* Delivers records until a signal or the duration ends, then drains. */
 static int run(const struct trace_args *a, struct tracer *tr, struct trace_out *t)
@@ -210,7 +235,7 @@ static int run(const struct trace_args *a, struct tracer *tr, struct trace_out *
 /* --read: the records of a file through the same output, no tracing. */
 static int replay(const struct trace_args *a, struct trace_out *t)
 {
-	struct trace_file_sink sink = { trace_out_record, trace_out_syscall, t };
+	struct trace_file_sink sink = {trace_out_record, trace_out_syscall, t};
 	char err[512] = "";
 	int rc;
 
@@ -315,12 +340,13 @@ int cmd_trace(int argc, char **argv)
 		errorf(NULL, "%llu followed I/Os still in flight at exit: not emitted",
 		       (unsigned long long)in_flight);
 	if (evicted)
-		errorf(NULL, "%llu followed I/Os evicted from the kernel's table (too many in "
+		errorf(NULL,
+		       "%llu followed I/Os evicted from the kernel's table (too many in "
 		       "flight at once): not emitted; a sample rate (-s) follows fewer",
 		       (unsigned long long)evicted);
 	if (st[TRACE_STAT_LOST])
 		errorf(NULL, "records were lost: a larger --ringbuf-kib or a sample rate (-s) "
-		       "keeps up with more I/O");
+			     "keeps up with more I/O");
 	if (rc) {
 		errorf(NULL, "reading the ring buffer failed: %s", strerror(-rc));
 		return 1;

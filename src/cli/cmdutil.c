@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/probe.h"
 #include "sys/cgroups.h"
 #include "sys/disks.h"
-#include "util/errors.h"
 #include "sys/privileges.h"
-#include "core/probe.h"
+#include "util/errors.h"
 #include "util/monotonic.h"
 #include "util/parse.h"
 
@@ -49,7 +49,7 @@ int cmd_interval_count(int argc, char **argv, int optind, const char *cmd, doubl
 
 int cmd_prepare_bpf(struct probe_result *pr)
 {
-	struct sigaction sa = { .sa_handler = on_stop };
+	struct sigaction sa = {.sa_handler = on_stop};
 	const char *hint;
 	char err[512];
 
@@ -116,8 +116,8 @@ int cmd_wait_until(struct collector *c, uint64_t end_ns, void (*on_attach)(int w
 	return rc;
 }
 
-int cmd_resolve_filters(const char *disk, const char *cgroup, uint32_t *dev,
-			uint64_t *cgroup_id, int *cgroup_level)
+int cmd_resolve_filters(const char *disk, const char *cgroup, uint32_t *dev, uint64_t *cgroup_id,
+			int *cgroup_level)
 {
 	struct cgroup_ref cg;
 	int rc;
@@ -134,8 +134,10 @@ int cmd_resolve_filters(const char *disk, const char *cgroup, uint32_t *dev,
 
 			cgroups_io_root(root, sizeof(root));
 			snprintf(hint, sizeof(hint), "give a cgroup under %s", root);
-			errorf(hint, "cgroup '%s' is in a hierarchy without the io (blkio) "
-			       "controller, so no I/O is charged to it", cgroup);
+			errorf(hint,
+			       "cgroup '%s' is in a hierarchy without the io (blkio) "
+			       "controller, so no I/O is charged to it",
+			       cgroup);
 			return rc;
 		}
 		if (rc) {

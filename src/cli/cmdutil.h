@@ -51,7 +51,7 @@ int cmd_wait_until(struct collector *c, uint64_t end_ns, void (*on_attach)(int w
  * the whole disk's dev, the cgroup's id and level. Prints one message and
  * returns -errno on bad input.
  */
-int cmd_resolve_filters(const char *disk, const char *cgroup, uint32_t *dev,
-			uint64_t *cgroup_id, int *cgroup_level);
+int cmd_resolve_filters(const char *disk, const char *cgroup, uint32_t *dev, uint64_t *cgroup_id,
+			int *cgroup_level);
 
 #endif

@@ -86,8 +86,8 @@ static void bar_of(uint64_t n, uint64_t peak, char bar[BAR_WIDTH + 1])
 }
 
 /* Rows 0..top, then the overflow slot's count (values above the table). */
-static void print_rows(FILE *f, const uint64_t *rows, int top, uint64_t over,
-		       uint64_t over_from, const char *unit)
+static void print_rows(FILE *f, const uint64_t *rows, int top, uint64_t over, uint64_t over_from,
+		       const char *unit)
 {
 	char bar[BAR_WIDTH + 1];
 	uint64_t peak = over;
@@ -105,8 +105,8 @@ static void print_rows(FILE *f, const uint64_t *rows, int top, uint64_t over,
 	}
 	if (over) {
 		bar_of(over, peak, bar);
-		fprintf(f, "%10" PRIu64 " -> %-10s : %-8" PRIu64 " |%s|\n", over_from, "more",
-			over, bar);
+		fprintf(f, "%10" PRIu64 " -> %-10s : %-8" PRIu64 " |%s|\n", over_from, "more", over,
+			bar);
 	}
 }
 
@@ -118,13 +118,14 @@ void render_latency_text(FILE *f, const struct iolat_lat *lat, const struct buck
 	struct histo_summary s;
 	int top = to_rows(lat->slots, t, (uint64_t)unit, rows);
 
-	print_rows(f, rows, top, lat->slots[t->nbounds], buckets_lower(t, t->nbounds) / (uint64_t)unit,
-		   msecs ? "msecs" : "usecs");
+	print_rows(f, rows, top, lat->slots[t->nbounds],
+		   buckets_lower(t, t->nbounds) / (uint64_t)unit, msecs ? "msecs" : "usecs");
 	histo_summarize(lat, t, &s);
 	int prec = msecs ? 3 : 1; /* sub-ms latencies stay readable in msecs */
 
-	fprintf(f, "\n  count %" PRIu64 "  avg %.*f  p50 %.*f  p90 %.*f  p99 %.*f  p99.9 %.*f"
-		   "  max %s%.*f %s",
+	fprintf(f,
+		"\n  count %" PRIu64 "  avg %.*f  p50 %.*f  p90 %.*f  p99 %.*f  p99.9 %.*f"
+		"  max %s%.*f %s",
 		s.count, prec, s.mean / unit, prec, s.p50 / unit, prec, s.p90 / unit, prec,
 		s.p99 / unit, prec, s.p999 / unit, s.max_exact || !s.count ? "" : "<=", prec,
 		s.max / unit, msecs ? "msecs" : "usecs");

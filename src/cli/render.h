@@ -9,19 +9,19 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include <linux/types.h>
 #include "core/buckets.h"
-#include "sys/disks.h"
 #include "iolat.h"
+#include "sys/disks.h"
 #include "util/json.h"
+#include <linux/types.h>
 
 /* A series as shown: an interval's counts under the labels it was grouped by. */
 struct shown_series {
-	char disk[64];	/* "" when all disks are summed */
-	int op;		/* enum iolat_op, or -1 when summed */
-	int flags;	/* enum iolat_flag bits, or -1 when not split by flags */
-	int size_class;	/* enum iolat_size_class, or -1 when not split by size */
-	bool bio_layer; /* disk timed at the bio layer (no request events) */
+	char disk[64];		 /* "" when all disks are summed */
+	int op;			 /* enum iolat_op, or -1 when summed */
+	int flags;		 /* enum iolat_flag bits, or -1 when not split by flags */
+	int size_class;		 /* enum iolat_size_class, or -1 when not split by size */
+	bool bio_layer;		 /* disk timed at the bio layer (no request events) */
 	struct disk_stack stack; /* the disks above and below it, if stacked */
 	struct iolat_val val;
 };

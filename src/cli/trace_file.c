@@ -15,8 +15,10 @@ struct header {
 
 int trace_file_create(FILE **out, const char *path, uint64_t t0_ns, char *err, size_t len)
 {
-	struct header h = { .version = VERSION, .record_size = sizeof(struct trace_record),
-			    .syscall_size = sizeof(struct trace_syscall), .t0_ns = t0_ns };
+	struct header h = {.version = VERSION,
+			   .record_size = sizeof(struct trace_record),
+			   .syscall_size = sizeof(struct trace_syscall),
+			   .t0_ns = t0_ns};
 	FILE *f = fopen(path, "wxe"); /* never overwrite a recording */
 
 	memcpy(h.magic, MAGIC, sizeof(h.magic));
@@ -45,7 +47,8 @@ static int check_header(FILE *f, const char *path, uint64_t *t0, char *err, size
 	struct header h;
 
 	if (fread(&h, sizeof(h), 1, f) != 1 || memcmp(h.magic, MAGIC, sizeof(h.magic))) {
-		snprintf(err, len, "%s is not an iolat trace file (from 'iolat trace --write')", path);
+		snprintf(err, len, "%s is not an iolat trace file (from 'iolat trace --write')",
+			 path);
 		return -EINVAL;
 	}
 	if (h.version != VERSION || h.record_size != sizeof(struct trace_record) ||

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <linux/types.h>
 #include "trace.h"
+#include <linux/types.h>
 
 /* Creates path and writes the header. 0, or -errno with a reason in err. */
 int trace_file_create(FILE **out, const char *path, uint64_t t0_ns, char *err, size_t len);

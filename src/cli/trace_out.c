@@ -5,12 +5,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "util/json.h"
-#include "iolat.h"
 #include "cli/render.h"
 #include "cli/trace_file.h"
 #include "core/names.h"
 #include "core/tracer.h"
+#include "iolat.h"
+#include "util/json.h"
 
 static const char *disk_name(struct trace_out *t, uint32_t dev)
 {
@@ -52,10 +52,10 @@ static void rwbs(const struct trace_record *r, char *out)
 static const char *status_name(int status, char *buf, size_t len)
 {
 	static const char *const names[] = {
-		[1] = "EOPNOTSUPP", [2] = "ETIMEDOUT", [3] = "ENOSPC",	 [4] = "ENOLINK",
-		[5] = "EREMOTEIO",  [6] = "EBADE",     [7] = "ENODATA",	 [8] = "EILSEQ",
-		[9] = "ENOMEM",	    [10] = "EIO",      [12] = "EAGAIN", [13] = "EBUSY",
-		[16] = "ENODEV",
+	    [1] = "EOPNOTSUPP", [2] = "ETIMEDOUT", [3] = "ENOSPC",  [4] = "ENOLINK",
+	    [5] = "EREMOTEIO",	[6] = "EBADE",	   [7] = "ENODATA", [8] = "EILSEQ",
+	    [9] = "ENOMEM",	[10] = "EIO",	   [12] = "EAGAIN", [13] = "EBUSY",
+	    [16] = "ENODEV",
 	};
 
 	/* cppcheck 2.10 takes the bound check for a redundant one. */
@@ -95,11 +95,15 @@ static const struct {
 	const char *name;
 	enum trace_stage from, to;
 } derived[] = {
-	{ "q2g", TRACE_Q, TRACE_G }, { "g2i", TRACE_G, TRACE_I }, { "i2d", TRACE_I, TRACE_D },
-	{ "d2c", TRACE_D, TRACE_C }, { "q2c", TRACE_Q, TRACE_C }, { "q2m", TRACE_Q, TRACE_M },
-	/* JSON only: G to D when no I was seen (the none scheduler issues
-	 * directly), so the spans still add up to Q2C. */
-	{ "g2d", TRACE_G, TRACE_D },
+    {"q2g", TRACE_Q, TRACE_G},
+    {"g2i", TRACE_G, TRACE_I},
+    {"i2d", TRACE_I, TRACE_D},
+    {"d2c", TRACE_D, TRACE_C},
+    {"q2c", TRACE_Q, TRACE_C},
+    {"q2m", TRACE_Q, TRACE_M},
+    /* JSON only: G to D when no I was seen (the none scheduler issues
+     * directly), so the spans still add up to Q2C. */
+    {"g2d", TRACE_G, TRACE_D},
 };
 #define TEXT_SPANS 6 /* the columns: the first six */
 
@@ -155,7 +159,7 @@ static void print_text(struct trace_out *t, const struct trace_record *r)
 
 static void print_json(struct trace_out *t, const struct trace_record *r)
 {
-	static const char *const stage[TRACE_STAGES] = { "q", "g", "m", "i", "d", "r", "c" };
+	static const char *const stage[TRACE_STAGES] = {"q", "g", "m", "i", "d", "r", "c"};
 	char op[8], dev[24], comm[sizeof(r->comm) + 1], status[24], flags[96];
 	struct json j;
 
@@ -282,8 +286,8 @@ int trace_out_syscall(void *ctx, const struct trace_syscall *s)
 		json_init(&j, stdout);
 		json_begin_object(&j);
 		json_kv_string(&j, "type", "syscall");
-		json_kv_double(&j, "time_s", s->exit_ns > t->t0_ns ?
-					 (double)(s->exit_ns - t->t0_ns) / 1e9 : 0);
+		json_kv_double(&j, "time_s",
+			       s->exit_ns > t->t0_ns ? (double)(s->exit_ns - t->t0_ns) / 1e9 : 0);
 		json_kv_string(&j, "syscall", sys_name(s->nr));
 		json_kv_uint(&j, "nr", s->nr);
 		json_kv_bool(&j, "async", tracer_syscall_async(s->nr));

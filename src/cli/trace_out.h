@@ -12,17 +12,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <linux/types.h>
+#include "cli/trace_summary.h"
 #include "sys/disks.h"
 #include "trace.h"
-#include "cli/trace_summary.h"
+#include <linux/types.h>
 
 /* Block records seen for one syscall, until its own record arrives (at its
  * exit, after the completions of its synchronous I/O). */
 struct sys_link {
 	uint64_t enter_ns; /* 0: free slot */
 	uint32_t tid;
-	uint32_t records;  /* block records shown */
+	uint32_t records;	 /* block records shown */
 	uint64_t q2c_ns, d2c_ns; /* summed over the completed ones */
 };
 

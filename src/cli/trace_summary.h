@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include <linux/types.h>
 #include "trace.h"
+#include <linux/types.h>
 
 struct trace_summary;
 

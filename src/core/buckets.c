@@ -7,16 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/types.h>
 #include "iolat.h"
+#include <linux/types.h>
 
 const uint64_t buckets_default_le_ns[] = {
-	100000,	    250000,	500000,	    1000000,	 2500000,     5000000,
-	10000000,   25000000,	50000000,   100000000,	 250000000,   500000000,
-	1000000000, 2500000000, 5000000000, 10000000000,
+    100000,   250000,	 500000,    1000000,   2500000,	   5000000,    10000000,   25000000,
+    50000000, 100000000, 250000000, 500000000, 1000000000, 2500000000, 5000000000, 10000000000,
 };
 const size_t buckets_default_le_count =
-	sizeof(buckets_default_le_ns) / sizeof(buckets_default_le_ns[0]);
+    sizeof(buckets_default_le_ns) / sizeof(buckets_default_le_ns[0]);
 
 static int native_index_of(const struct bucket_table *t, size_t slot);
 
@@ -58,7 +57,7 @@ static uint64_t native_bound(const struct bucket_table *t, int index)
 
 uint64_t buckets_native_bound_ns(int index)
 {
-	struct bucket_table t = { .native_schema = LAT_NATIVE_SCHEMA, .per_base = 1000000000 };
+	struct bucket_table t = {.native_schema = LAT_NATIVE_SCHEMA, .per_base = 1000000000};
 
 	return native_bound(&t, index);
 }
@@ -101,8 +100,7 @@ double buckets_native_zero_threshold(const struct bucket_table *t)
 	return (double)exp2l((long double)t->native_min / (1 << t->native_schema));
 }
 
-int buckets_build_latency(struct bucket_table *t, uint64_t *b, const uint64_t *extra,
-			  size_t nextra)
+int buckets_build_latency(struct bucket_table *t, uint64_t *b, const uint64_t *extra, size_t nextra)
 {
 	size_t n = 0, cap = IOLAT_LAT_SLOTS + nextra;
 	uint64_t *tmp = calloc(cap, sizeof(*tmp));

@@ -47,8 +47,8 @@ struct bucket_table {
  * `extra` further bounds (ns). Fills `out` (storage of IOLAT_LAT_SLOTS).
  * Returns 0, or -E2BIG if the union does not fit.
  */
-int buckets_build_latency(struct bucket_table *out, uint64_t *storage,
-			  const uint64_t *extra, size_t nextra);
+int buckets_build_latency(struct bucket_table *out, uint64_t *storage, const uint64_t *extra,
+			  size_t nextra);
 
 /* Size table (bytes): schema-3 bounds from 512 B to 128 MiB, bitesize's
  * KiB log2 rows, and 0 on its own (flushes carry no data). */

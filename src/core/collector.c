@@ -6,28 +6,28 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <limits.h>
+#include <linux/netlink.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/netlink.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "util/buf.h"
-#include "util/monotonic.h"
-#include "sys/disks.h"
 #include "core/histo.h"
 #include "core/percpu.h"
 #include "iolat.skel.h"
+#include "sys/disks.h"
+#include "util/buf.h"
+#include "util/monotonic.h"
 #include "util/verifier_log.h"
 
 struct collector {
 	struct iolat_bpf *skel;
 	enum attach_mode mode;
 	bool force_rq_map;
-	bool key_cgroup;	/* keys carry a cgroup or a process: shared values */
+	bool key_cgroup; /* keys carry a cgroup or a process: shared values */
 	bool key_process;
 	struct bpf_program *prog[TP_COUNT]; /* loaded programs of the chosen mode */
 	struct bpf_link *link[TP_COUNT];    /* attached ones */
@@ -68,12 +68,12 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 static int pairs_of(struct iolat_bpf *s, struct prog_pair *p)
 {
 	struct prog_pair all[] = {
-		{ TP_RQ_COMPLETE, { s->progs.rq_complete_btf, s->progs.rq_complete_raw } },
-		{ TP_RQ_ISSUE, { s->progs.rq_issue_btf, s->progs.rq_issue_raw } },
-		{ TP_IO_START, { s->progs.io_start_btf, s->progs.io_start_raw } },
-		{ TP_RQ_INSERT, { s->progs.rq_insert_btf, s->progs.rq_insert_raw } },
-		{ TP_BIO_QUEUE, { s->progs.bio_queue_btf, s->progs.bio_queue_raw } },
-		{ TP_BIO_COMPLETE, { s->progs.bio_complete_btf, s->progs.bio_complete_raw } },
+	    {TP_RQ_COMPLETE, {s->progs.rq_complete_btf, s->progs.rq_complete_raw}},
+	    {TP_RQ_ISSUE, {s->progs.rq_issue_btf, s->progs.rq_issue_raw}},
+	    {TP_IO_START, {s->progs.io_start_btf, s->progs.io_start_raw}},
+	    {TP_RQ_INSERT, {s->progs.rq_insert_btf, s->progs.rq_insert_raw}},
+	    {TP_BIO_QUEUE, {s->progs.bio_queue_btf, s->progs.bio_queue_raw}},
+	    {TP_BIO_COMPLETE, {s->progs.bio_complete_btf, s->progs.bio_complete_raw}},
 	};
 
 	memcpy(p, all, sizeof(all));
@@ -130,8 +130,8 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	ro->key_size_class = o->key_size_class;
 	ro->force_rq_map = c->force_rq_map;
 	PROBE_SET_BLOCK_RODATA(ro, pr);
-	ro->queue_stats_bit = pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit
-						      : IOLAT_QUEUE_STATS_BIT_UNKNOWN;
+	ro->queue_stats_bit =
+	    pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : IOLAT_QUEUE_STATS_BIT_UNKNOWN;
 	/* Keyed by cgroup, values are shared (see the map's comment in
 	 * iolat.bpf.c), and so they are when per-CPU values would leave too
 	 * few keys; the map not in use shrinks to one entry. */
@@ -231,9 +231,9 @@ static int on_wakeup(void *ctx, void *data, size_t len)
  */
 static int open_uevents(void)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
-	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			NETLINK_KOBJECT_UEVENT);
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = 1};
+	int fd =
+	    socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
 
 	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		close(fd);
@@ -299,14 +299,14 @@ int collector_wait(struct collector *c, int timeout_ms, const sigset_t *sigmask)
 
 int collector_wait_also(struct collector *c, int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
 
 	return epoll_ctl(c->epoll, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
 static int setup_wait(struct collector *c)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = {.events = EPOLLIN};
 
 	c->wakeups = ring_buffer__new(bpf_map__fd(c->skel->maps.wakeups), on_wakeup, c, NULL);
 	if (!c->wakeups)
@@ -336,9 +336,9 @@ static void teardown_wait(struct collector *c)
 const char *collector_now_reason(int bit)
 {
 	return bit == COLLECTOR_NOW_FALLBACK
-		       ? "a request without kernel timestamps completed; attached the "
-			 "request-map fallback"
-		       : "a bio-based disk appeared; attached the bio-layer programs";
+		   ? "a request without kernel timestamps completed; attached the "
+		     "request-map fallback"
+		   : "a bio-based disk appeared; attached the bio-layer programs";
 }
 
 int collector_maintain(struct collector *c)
@@ -371,8 +371,6 @@ int collector_maintain(struct collector *c)
 	return done;
 }
 
-
-
 /*
  * Testing only: IOLAT_FORCE_RQ_MAP=1 makes every request look unstamped
  * (attach_needed), IOLAT_TEST_DISK=NAME keeps the collector to one disk (so
@@ -400,8 +398,8 @@ static int env_overrides(struct collector_opts *o, char *err, size_t len)
 static int env_map_sizes(struct collector *c, char *err, size_t len)
 {
 	const char *spec = getenv("IOLAT_TEST_MAX_ENTRIES");
-	static const char *const allowed[] = { "hists", "hists_shared", "rq_starts",
-					       "bio_starts", "comms" };
+	static const char *const allowed[] = {"hists", "hists_shared", "rq_starts", "bio_starts",
+					      "comms"};
 	char name[32], *end;
 	unsigned long n;
 	size_t i, k;
@@ -426,8 +424,10 @@ static int env_map_sizes(struct collector *c, char *err, size_t len)
 	}
 	return 0;
 bad:
-	set_err(err, len, "IOLAT_TEST_MAX_ENTRIES: want MAP=N[,MAP=N...] with MAP one of "
-		"hists, hists_shared, rq_starts, bio_starts, comms; got '%s'", spec);
+	set_err(err, len,
+		"IOLAT_TEST_MAX_ENTRIES: want MAP=N[,MAP=N...] with MAP one of "
+		"hists, hists_shared, rq_starts, bio_starts, comms; got '%s'",
+		spec);
 	return -EINVAL;
 }
 
@@ -487,11 +487,10 @@ fail:
 	return rc;
 }
 
-static int build_tables(struct collector *c, const struct collector_opts *o, char *err,
-			size_t len)
+static int build_tables(struct collector *c, const struct collector_opts *o, char *err, size_t len)
 {
-	int rc = buckets_build_latency(&c->lat, c->lat_store, o->extra_lat_bounds,
-				       o->nextra_lat_bounds);
+	int rc =
+	    buckets_build_latency(&c->lat, c->lat_store, o->extra_lat_bounds, o->nextra_lat_bounds);
 
 	if (rc) {
 		set_err(err, len, "too many latency bucket bounds (at most %u in all)",
@@ -505,7 +504,7 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 		   const struct probe_result *pr, char *err, size_t len)
 {
 	struct collector_opts o = *opts;
-	struct open_attempt at = { .o = &o, .pr = pr };
+	struct open_attempt at = {.o = &o, .pr = pr};
 	struct collector *c;
 	int rc;
 
@@ -556,11 +555,23 @@ void collector_close(struct collector *c)
 	free(c);
 }
 
-enum attach_mode collector_mode(const struct collector *c) { return c->mode; }
-bool collector_rq_map_forced(const struct collector *c) { return c->force_rq_map; }
-bool collector_keyed_by_cgroup(const struct collector *c) { return c->key_cgroup && !c->key_process; }
+enum attach_mode collector_mode(const struct collector *c)
+{
+	return c->mode;
+}
+bool collector_rq_map_forced(const struct collector *c)
+{
+	return c->force_rq_map;
+}
+bool collector_keyed_by_cgroup(const struct collector *c)
+{
+	return c->key_cgroup && !c->key_process;
+}
 
-bool collector_keyed_by_process(const struct collector *c) { return c->key_process; }
+bool collector_keyed_by_process(const struct collector *c)
+{
+	return c->key_process;
+}
 
 int collector_comm(struct collector *c, uint32_t tgid, char *out, size_t len)
 {
@@ -571,7 +582,10 @@ int collector_comm(struct collector *c, uint32_t tgid, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)sizeof(comm), comm);
 	return 0;
 }
-bool collector_bio_attached(const struct collector *c) { return c->link[TP_BIO_QUEUE]; }
+bool collector_bio_attached(const struct collector *c)
+{
+	return c->link[TP_BIO_QUEUE];
+}
 
 void collector_hist_map(const struct collector *c, struct hist_map_info *out)
 {
@@ -580,9 +594,18 @@ void collector_hist_map(const struct collector *c, struct hist_map_info *out)
 	out->values_per_key = c->nvals;
 	out->value_bytes = sizeof(struct iolat_val);
 }
-bool collector_fallback_attached(const struct collector *c) { return c->link[TP_RQ_ISSUE]; }
-const struct bucket_table *collector_lat_table(const struct collector *c) { return &c->lat; }
-const struct bucket_table *collector_size_table(const struct collector *c) { return &c->size; }
+bool collector_fallback_attached(const struct collector *c)
+{
+	return c->link[TP_RQ_ISSUE];
+}
+const struct bucket_table *collector_lat_table(const struct collector *c)
+{
+	return &c->lat;
+}
+const struct bucket_table *collector_size_table(const struct collector *c)
+{
+	return &c->size;
+}
 
 /* Sums a per-CPU value read from the kernel into dst. */
 static void sum_cpus(const struct collector *c, struct iolat_val *dst)
@@ -761,8 +784,7 @@ bool collector_stat_map(const struct collector *c, enum iolat_stat s, struct map
 
 int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT])
 {
-	return percpu_array_sums(bpf_map__fd(c->skel->maps.stats), c->ncpus, out,
-				 IOLAT_STAT_COUNT);
+	return percpu_array_sums(bpf_map__fd(c->skel->maps.stats), c->ncpus, out, IOLAT_STAT_COUNT);
 }
 
 int collector_prog_stats(struct collector *c, struct prog_stats *out, int max)
@@ -770,7 +792,8 @@ int collector_prog_stats(struct collector *c, struct prog_stats *out, int max)
 	struct bpf_program *p;
 	int n = 0;
 
-	bpf_object__for_each_program(p, c->skel->obj) {
+	bpf_object__for_each_program(p, c->skel->obj)
+	{
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(p);
@@ -812,8 +835,7 @@ static uint64_t count_keys(int fd, size_t key_size)
 
 int collector_map_stats(struct collector *c, struct map_stats *out, int max)
 {
-	struct bpf_map *maps[] = { c->hists, c->skel->maps.rq_starts,
-				   c->skel->maps.bio_starts };
+	struct bpf_map *maps[] = {c->hists, c->skel->maps.rq_starts, c->skel->maps.bio_starts};
 	int n = 0;
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]) && n < max; i++, n++) {

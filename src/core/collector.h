@@ -12,12 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/types.h>
-#include "iolat.h"
 #include "core/attach.h"
 #include "core/buckets.h"
 #include "core/probe.h"
 #include "core/snapshot.h"
+#include "iolat.h"
+#include <linux/types.h>
 
 /* The histogram map's kernel memory for the commands (hist, top, check);
  * serve, with a key per workload, takes COLLECTOR_SERVE_BUDGET. */
@@ -32,14 +32,14 @@ struct collector_opts {
 	bool key_cgroup;
 	bool key_size_class;
 	enum attach_mode attach;
-	bool force_rq_map;	 /* ignore struct request times (testing) */
-	unsigned int disk_rescan_s; /* look for new bio-based disks this often; 0: 1 s */
+	bool force_rq_map;		  /* ignore struct request times (testing) */
+	unsigned int disk_rescan_s;	  /* look for new bio-based disks this often; 0: 1 s */
 	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
 	size_t nextra_lat_bounds;
 	/* Kernel memory for the histogram map, which is preallocated: its
 	 * keys are as many as fit. 0: COLLECTOR_MAP_BUDGET. */
 	uint64_t map_budget;
-	bool key_process;	 /* key by submitting process (IOLAT_KEY_PROCESS) */
+	bool key_process; /* key by submitting process (IOLAT_KEY_PROCESS) */
 };
 
 struct collector;
@@ -67,10 +67,10 @@ bool collector_bio_attached(const struct collector *c);
 /* The histogram map in use (preallocated): how its values and memory are
  * laid out. */
 struct hist_map_info {
-	const char *name;    /* hists (per-CPU values) or hists_shared */
-	uint32_t keys;	     /* its capacity */
-	int values_per_key;  /* CPUs, or 1 when shared */
-	size_t value_bytes;  /* one value */
+	const char *name;   /* hists (per-CPU values) or hists_shared */
+	uint32_t keys;	    /* its capacity */
+	int values_per_key; /* CPUs, or 1 when shared */
+	size_t value_bytes; /* one value */
 };
 void collector_hist_map(const struct collector *c, struct hist_map_info *out);
 bool collector_fallback_attached(const struct collector *c);

@@ -61,8 +61,7 @@ int histo_top_slot(const __u64 *slots, size_t nslots)
 	return -1;
 }
 
-double histo_quantile(const __u64 *slots, const struct bucket_table *t, double q,
-		      uint64_t max)
+double histo_quantile(const __u64 *slots, const struct bucket_table *t, double q, uint64_t max)
 {
 	uint64_t total = 0, seen = 0;
 	double rank, lo, hi, v;

@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/types.h>
-#include "iolat.h"
 #include "core/buckets.h"
+#include "iolat.h"
+#include <linux/types.h>
 
 /*
  * dst += src, field by field; max fields take the larger. A view with counts
@@ -25,16 +25,14 @@ void histo_add(struct iolat_val *dst, const struct iolat_val *src);
  * max since start, so the interval's max is known only when that grew in
  * the interval: then max_ns is it, else 0 (unknown).
  */
-void histo_sub(struct iolat_val *out, const struct iolat_val *now,
-	       const struct iolat_val *before);
+void histo_sub(struct iolat_val *out, const struct iolat_val *now, const struct iolat_val *before);
 
 /*
  * The q-quantile (0 < q <= 1) of the values counted in slots, interpolated
  * linearly inside the slot that holds it; never above max_ns when max_ns is
  * non-zero. Returns 0 for an empty histogram.
  */
-double histo_quantile(const __u64 *slots, const struct bucket_table *t, double q,
-		      uint64_t max);
+double histo_quantile(const __u64 *slots, const struct bucket_table *t, double q, uint64_t max);
 
 /* Highest non-empty slot, or -1. */
 int histo_top_slot(const __u64 *slots, size_t nslots);
@@ -43,7 +41,7 @@ struct histo_summary {
 	uint64_t count;
 	double mean;
 	double p50, p90, p99, p999;
-	double max;	/* exact when max_exact, else the top slot's upper bound */
+	double max; /* exact when max_exact, else the top slot's upper bound */
 	bool max_exact;
 };
 

@@ -22,15 +22,15 @@ enum probe_tp {
 };
 
 struct probe_result {
-	bool btf;		   /* kernel BTF readable */
+	bool btf; /* kernel BTF readable */
 	char btf_path[256];
-	bool tp_exists[TP_COUNT];  /* the tracepoint is in this kernel */
-	bool tp_btf[TP_COUNT];	   /* and BTF describes it (tp_btf can attach) */
-	bool rq_tp_has_queue;	   /* block_rq_issue(q, rq): kernels before 5.11 */
-	bool bio_tp_has_queue;	   /* block_bio_queue(q, bio): the same (kernels
-				    * with only one of the two changes exist:
-				    * Debian's 5.10 has (rq) and (q, bio)) */
-	int queue_stats_bit;	   /* QUEUE_FLAG_STATS, or -1 if BTF does not say */
+	bool tp_exists[TP_COUNT]; /* the tracepoint is in this kernel */
+	bool tp_btf[TP_COUNT];	  /* and BTF describes it (tp_btf can attach) */
+	bool rq_tp_has_queue;	  /* block_rq_issue(q, rq): kernels before 5.11 */
+	bool bio_tp_has_queue;	  /* block_bio_queue(q, bio): the same (kernels
+				   * with only one of the two changes exist:
+				   * Debian's 5.10 has (rq) and (q, bio)) */
+	int queue_stats_bit;	  /* QUEUE_FLAG_STATS, or -1 if BTF does not say */
 	/* The block layer caches the clock for the length of a plug (6.9+,
 	 * blk_plug.cur_ktime): a request created and issued inside one plug
 	 * gets one time for both, and its total time is its device time. */
@@ -46,15 +46,15 @@ struct probe_result {
  * declares them for both objects; their rodata structs differ in type, not
  * in these fields), before it is loaded.
  */
-#define PROBE_SET_BLOCK_RODATA(ro, pr)                               \
-	do {                                                         \
-		(ro)->rq_tp_has_queue = (pr)->rq_tp_has_queue;       \
-		(ro)->bio_tp_has_queue = (pr)->bio_tp_has_queue;     \
-		(ro)->rqf_enum = (pr)->rqf_enum;                     \
-		(ro)->rqf_io_stat_bit = (pr)->rqf_io_stat_bit;       \
-		(ro)->rqf_use_sched_bit = (pr)->rqf_use_sched_bit;   \
-		(ro)->rqf_stats_bit = (pr)->rqf_stats_bit;           \
-		(ro)->rqf_flush_seq_bit = (pr)->rqf_flush_seq_bit;   \
+#define PROBE_SET_BLOCK_RODATA(ro, pr)                                                             \
+	do {                                                                                       \
+		(ro)->rq_tp_has_queue = (pr)->rq_tp_has_queue;                                     \
+		(ro)->bio_tp_has_queue = (pr)->bio_tp_has_queue;                                   \
+		(ro)->rqf_enum = (pr)->rqf_enum;                                                   \
+		(ro)->rqf_io_stat_bit = (pr)->rqf_io_stat_bit;                                     \
+		(ro)->rqf_use_sched_bit = (pr)->rqf_use_sched_bit;                                 \
+		(ro)->rqf_stats_bit = (pr)->rqf_stats_bit;                                         \
+		(ro)->rqf_flush_seq_bit = (pr)->rqf_flush_seq_bit;                                 \
 	} while (0)
 
 /* Parameters of tracepoint tp's BTF prototype (its context pointer

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/buf.h"
 #include "core/histo.h"
+#include "util/buf.h"
 
 void snapshot_free(struct snapshot *snap)
 {

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/types.h>
 #include "iolat.h"
+#include <linux/types.h>
 
 /* One series: a key and its values summed over CPUs, cumulative. */
 struct series {

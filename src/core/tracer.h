@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/types.h>
 #include "core/attach.h"
 #include "core/probe.h"
 #include "trace.h"
+#include <linux/types.h>
 
 struct tracer_opts {
 	uint32_t filter_dev;	 /* 0: all disks */
@@ -23,10 +23,10 @@ struct tracer_opts {
 	int filter_cgroup_level; /* depth of filter_cgroup below its root */
 	uint32_t filter_pid;	 /* tgid; 0: all */
 	enum trace_op_filter filter_op;
-	uint32_t sample_every;	 /* 1 in N; 0 or 1: every I/O */
-	uint64_t min_ns;	 /* emit only Q2C >= min_ns; 0: all (forces N = 1) */
-	uint32_t ringbuf_bytes;	 /* power of two, >= page size;
-				  * 0: TRACE_RINGBUF_DEFAULT_BYTES */
+	uint32_t sample_every;	/* 1 in N; 0 or 1: every I/O */
+	uint64_t min_ns;	/* emit only Q2C >= min_ns; 0: all (forces N = 1) */
+	uint32_t ringbuf_bytes; /* power of two, >= page size;
+				 * 0: TRACE_RINGBUF_DEFAULT_BYTES */
 	enum attach_mode attach;
 	/* Link block I/O to the synchronous read/write/fsync syscall it was
 	 * queued in: attaches raw_syscalls sys_enter/sys_exit, and delivers a

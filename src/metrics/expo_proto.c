@@ -119,7 +119,7 @@ static void fill_hist(pb_hist *h, const struct metric_family *f, const struct me
 		      int64_t *delta)
 {
 	const struct bucket_table *t = s->hist.table;
-	struct native_ctx c = { .h = h, .span = span };
+	struct native_ctx c = {.h = h, .span = span};
 	uint64_t zero_count;
 
 	io__prometheus__client__histogram__init(h);
@@ -250,9 +250,8 @@ static int build_family(struct fam_tree *t, const struct metric_family *f)
 			t->gauge[i].value = s->value;
 			m->gauge = &t->gauge[i];
 		} else {
-			fill_hist(&t->hist[i], f, s, &t->bucket[i * nle],
-				  &t->bucket_ptr[i * nle], &t->span[nnat], &t->span_ptr[nnat],
-				  &t->delta[nnat]);
+			fill_hist(&t->hist[i], f, s, &t->bucket[i * nle], &t->bucket_ptr[i * nle],
+				  &t->span[nnat], &t->span_ptr[nnat], &t->delta[nnat]);
 			m->histogram = &t->hist[i];
 			nnat += used_slots(s);
 		}
@@ -279,7 +278,7 @@ static void put_varint(struct buf *out, uint64_t v)
 /* Packs family f as one length-prefixed MetricFamily onto out. */
 static int put_family(struct buf *out, const struct metric_family *f)
 {
-	struct fam_tree t = { 0 };
+	struct fam_tree t = {0};
 	uint8_t *packed = NULL;
 	size_t len;
 	int err;

@@ -8,11 +8,11 @@
 #ifndef IOLAT_EXPO_PROTO_H
 #define IOLAT_EXPO_PROTO_H
 
-#include "util/buf.h"
 #include "metrics/metrics.h"
+#include "util/buf.h"
 
-#define EXPO_PROTO_CONTENT_TYPE                                                  \
-	"application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; " \
+#define EXPO_PROTO_CONTENT_TYPE                                                                    \
+	"application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; "               \
 	"encoding=delimited"
 
 /*

@@ -57,8 +57,8 @@ static void put_escaped(struct buf *b, const char *s, bool quote)
 }
 
 /* {a="x",b="y"[,le="…"]} — nothing when there are no labels at all. */
-static void put_labels(struct buf *b, const struct metric_family *f,
-		       const struct metric_series *s, const char *le)
+static void put_labels(struct buf *b, const struct metric_family *f, const struct metric_series *s,
+		       const char *le)
 {
 	if (!f->nlabels && !le)
 		return;
@@ -80,8 +80,8 @@ static void put_labels(struct buf *b, const struct metric_family *f,
 }
 
 static void put_sample(struct buf *b, const char *name, const char *suffix,
-		       const struct metric_family *f, const struct metric_series *s,
-		       const char *le, double v)
+		       const struct metric_family *f, const struct metric_series *s, const char *le,
+		       double v)
 {
 	char num[32];
 
@@ -167,7 +167,7 @@ static void put_family(struct buf *b, const struct metric_family *f, bool om, ch
 
 int expo_text(const struct metric_set *set, bool openmetrics, struct buf *out)
 {
-	char (*le)[32] = malloc(MAX_LE * sizeof(*le)); /* 16 KiB: not on the stack */
+	char(*le)[32] = malloc(MAX_LE * sizeof(*le)); /* 16 KiB: not on the stack */
 
 	if (!le)
 		return -ENOMEM;

@@ -8,12 +8,11 @@
 
 #include <stdbool.h>
 
-#include "util/buf.h"
 #include "metrics/metrics.h"
+#include "util/buf.h"
 
 #define EXPO_TEXT_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
-#define EXPO_OPENMETRICS_CONTENT_TYPE \
-	"application/openmetrics-text; version=1.0.0; charset=utf-8"
+#define EXPO_OPENMETRICS_CONTENT_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
 /* Appends every non-empty family. Returns 0 or -ENOMEM. */
 int expo_text(const struct metric_set *set, bool openmetrics, struct buf *out);

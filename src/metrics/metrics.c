@@ -26,9 +26,8 @@ static uint64_t hash_values(const char *const *values, int n)
 	return h;
 }
 
-struct metric_family *metrics_family(struct metric_set *set, const char *name,
-				     const char *help, enum metric_type type,
-				     const char *const *labels)
+struct metric_family *metrics_family(struct metric_set *set, const char *name, const char *help,
+				     enum metric_type type, const char *const *labels)
 {
 	struct metric_family *f;
 
@@ -135,8 +134,7 @@ struct metric_series *metrics_series(struct metric_family *f, const char *const 
 	return s;
 }
 
-int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count,
-		     uint64_t sum_raw)
+int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count, uint64_t sum_raw)
 {
 	const struct bucket_table *t = s->hist.table;
 	struct metric_hist *h = &s->hist;

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/types.h>
 #include "core/buckets.h"
+#include <linux/types.h>
 
 #define METRIC_MAX_LABELS 8
 
@@ -40,13 +40,13 @@ struct metric_hist {
 	 * summed in another order could come out one rounding step lower, and
 	 * Prometheus takes any decrease of a _sum for a counter reset. */
 	uint64_t sum_raw;
-	double sum;	/* in base units (seconds, bytes) */
+	double sum; /* in base units (seconds, bytes) */
 };
 
 struct metric_series {
 	char *values[METRIC_MAX_LABELS]; /* owned copies */
-	double value;		 /* counters and gauges */
-	struct metric_hist hist; /* histograms */
+	double value;			 /* counters and gauges */
+	struct metric_hist hist;	 /* histograms */
 };
 
 struct metric_family {
@@ -82,9 +82,8 @@ struct metric_set {
 
 /* Adds a family (NULL when METRIC_MAX_FAMILIES are in use); name, help,
  * labels and le must outlive the set. */
-struct metric_family *metrics_family(struct metric_set *set, const char *name,
-				     const char *help, enum metric_type type,
-				     const char *const *labels);
+struct metric_family *metrics_family(struct metric_set *set, const char *name, const char *help,
+				     enum metric_type type, const char *const *labels);
 
 /*
  * The series of f with these label values (as many as f has labels),
@@ -97,8 +96,7 @@ struct metric_series *metrics_series(struct metric_family *f, const char *const 
 /* Adds counts into a histogram series; sum_raw in raw units (ns, bytes).
  * Its count becomes the sum of its slots (count is ignored, see metrics.c).
  * The first add borrows `slots` (see struct metric_hist). 0 or -ENOMEM. */
-int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count,
-		     uint64_t sum_raw);
+int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count, uint64_t sum_raw);
 
 /* Adds n observations to bucket `bucket` (0..nule; nule: past every bound)
  * of a series of a family with buckets of its own (`ule`). 0 or -ENOMEM. */

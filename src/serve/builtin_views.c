@@ -55,11 +55,19 @@ enum view {
 };
 
 static const char *const view_names[VIEW_COUNT] = {
-	"device_latency",	   "total_latency",	     "request_size",
-	"completions",		   "bytes",		     "errors",
-	"untimed",		   "workload_device_latency", "workload_total_latency",
-	"workload_request_size", "workload_completions",   "workload_bytes",
-	"workload_errors",
+    "device_latency",
+    "total_latency",
+    "request_size",
+    "completions",
+    "bytes",
+    "errors",
+    "untimed",
+    "workload_device_latency",
+    "workload_total_latency",
+    "workload_request_size",
+    "workload_completions",
+    "workload_bytes",
+    "workload_errors",
 };
 
 static size_t key_size_of(int view)
@@ -87,35 +95,43 @@ static int views_map(void *ctx, const char *name, struct umap *out, char *err, s
 				  (v >= VIEW_WORKLOAD && v - VIEW_WORKLOAD <= VIEW_REQUEST_SIZE);
 		return 0;
 	}
-	snprintf(err, errlen, "map %s is not one of the collector's views (device_latency, "
+	snprintf(err, errlen,
+		 "map %s is not one of the collector's views (device_latency, "
 		 "total_latency, request_size, completions, bytes, errors, untimed, and "
-		 "workload_ before the first six)", name);
+		 "workload_ before the first six)",
+		 name);
 	return -1;
 }
 
 /* A series' value in one view (not untimed). */
 static struct uvalue value_of(const struct iolat_val *val, enum view view)
 {
-	struct uvalue v = { 0 };
+	struct uvalue v = {0};
 
 	switch (view) {
 	case VIEW_DEVICE_LATENCY:
 	case VIEW_TOTAL_LATENCY: {
-		const struct iolat_lat *l = &val->lat[view == VIEW_DEVICE_LATENCY
-							       ? IOLAT_VIEW_DEVICE
-							       : IOLAT_VIEW_TOTAL];
+		const struct iolat_lat *l =
+		    &val->lat[view == VIEW_DEVICE_LATENCY ? IOLAT_VIEW_DEVICE : IOLAT_VIEW_TOTAL];
 
-		v = (struct uvalue){ .slots = l->slots, .count = l->count, .sum_raw = l->sum_ns };
+		v = (struct uvalue){.slots = l->slots, .count = l->count, .sum_raw = l->sum_ns};
 		break;
 	}
 	case VIEW_REQUEST_SIZE:
-		v = (struct uvalue){ .slots = val->size_slots, .count = val->ios,
-				     .sum_raw = val->bytes };
+		v = (struct uvalue){
+		    .slots = val->size_slots, .count = val->ios, .sum_raw = val->bytes};
 		break;
-	case VIEW_COMPLETIONS: v.u64 = val->ios; break;
-	case VIEW_BYTES: v.u64 = val->bytes; break;
-	case VIEW_ERRORS: v.u64 = val->errors; break;
-	default: break;
+	case VIEW_COMPLETIONS:
+		v.u64 = val->ios;
+		break;
+	case VIEW_BYTES:
+		v.u64 = val->bytes;
+		break;
+	case VIEW_ERRORS:
+		v.u64 = val->errors;
+		break;
+	default:
+		break;
 	}
 	return v;
 }
@@ -146,8 +162,8 @@ static int workload_entry(const struct iolat_key *key, const struct iolat_val *v
 static int series_entry(const struct iolat_key *key, const struct iolat_val *val,
 			const struct wl_label *l, enum view view, usource_fn fn, void *arg)
 {
-	struct builtin_block_key k = { key->dev, key->op, key->size_class, 0 };
-	struct builtin_untimed_key u = { key->dev, key->op, key->size_class, 0, 0 };
+	struct builtin_block_key k = {key->dev, key->op, key->size_class, 0};
+	struct builtin_untimed_key u = {key->dev, key->op, key->size_class, 0, 0};
 	struct uvalue v;
 	int rc;
 
@@ -157,7 +173,7 @@ static int series_entry(const struct iolat_key *key, const struct iolat_val *val
 		v = value_of(val, view);
 		return fn(arg, &k, &v);
 	}
-	v = (struct uvalue){ .u64 = val->lat[IOLAT_VIEW_DEVICE].unseen };
+	v = (struct uvalue){.u64 = val->lat[IOLAT_VIEW_DEVICE].unseen};
 	rc = fn(arg, &u, &v);
 	if (rc)
 		return rc;
@@ -234,6 +250,6 @@ static const uint64_t *views_le(void *ctx, enum ubucket_type t, size_t *n)
 
 void builtin_views_source(struct builtin_views *v, struct usource *out)
 {
-	*out = (struct usource){ .ctx = v, .map = views_map, .read = views_read,
-				 .table = views_table, .le = views_le };
+	*out = (struct usource){
+	    .ctx = v, .map = views_map, .read = views_read, .table = views_table, .le = views_le};
 }

@@ -24,9 +24,9 @@
 struct wl_label;
 
 struct builtin_views {
-	const struct snapshot *snap; /* this scrape's series */
+	const struct snapshot *snap;	       /* this scrape's series */
 	const struct bucket_table *lat, *size; /* also read by umetrics_new, at any time */
-	const uint64_t *lat_le, *size_le; /* classic bounds, raw units */
+	const uint64_t *lat_le, *size_le;      /* classic bounds, raw units */
 	size_t nlat_le, nsize_le;
 	unsigned int synthetic; /* testing: this many fake disks of 2 ops each */
 	/* Per series of snap: its workload's label set (wlabels.c), NULL for

@@ -18,20 +18,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/collector.h"
 #include "commands.h"
-#include "serve/serve_config.h"
-#include "util/errors.h"
+#include "core/collector.h"
 #include "metrics/expo_proto.h"
 #include "metrics/expo_text.h"
 #include "serve/exporter.h"
 #include "serve/http.h"
+#include "serve/serve_config.h"
+#include "serve/serve_flags.h"
+#include "serve/webconfig.h"
+#include "sys/privileges.h"
+#include "uprog/userprogs.h"
+#include "util/errors.h"
 #include "util/log.h"
 #include "util/monotonic.h"
-#include "sys/privileges.h"
-#include "serve/serve_flags.h"
-#include "uprog/userprogs.h"
-#include "serve/webconfig.h"
 
 /*
  * The exporter's maintenance (exporter_maintain: the only kernel map
@@ -143,7 +143,7 @@ static int open_user_programs(struct serve *s)
 static int check_user_programs(struct serve *s)
 {
 	const char *name, *why;
-	struct buf out = { 0 };
+	struct buf out = {0};
 	bool failed = false;
 	int rc;
 
@@ -188,19 +188,22 @@ static void exporter_opts_of(const struct serve *s, const struct serve_config *c
 
 static int add_config_metrics(struct serve *s, struct metric_set *set)
 {
-	static const char *const result_l[] = { "result", NULL };
-	struct metric_family *ok = metrics_family(set, "iolat_config_last_reload_successful",
-		"Whether the last configuration reload (SIGHUP) succeeded; 1 before any.",
-		METRIC_GAUGE, NULL);
-	struct metric_family *when = metrics_family(set,
-		"iolat_config_last_reload_success_timestamp_seconds",
-		"Unix time of the last successful configuration load (the start, before any "
-		"reload).", METRIC_GAUGE, NULL);
-	struct metric_family *n = metrics_family(set, "iolat_config_reloads_total",
-		"Configuration reloads (SIGHUP), by result; a failed one changes nothing.",
-		METRIC_COUNTER, result_l);
+	static const char *const result_l[] = {"result", NULL};
+	struct metric_family *ok = metrics_family(
+	    set, "iolat_config_last_reload_successful",
+	    "Whether the last configuration reload (SIGHUP) succeeded; 1 before any.", METRIC_GAUGE,
+	    NULL);
+	struct metric_family *when = metrics_family(
+	    set, "iolat_config_last_reload_success_timestamp_seconds",
+	    "Unix time of the last successful configuration load (the start, before any "
+	    "reload).",
+	    METRIC_GAUGE, NULL);
+	struct metric_family *n = metrics_family(
+	    set, "iolat_config_reloads_total",
+	    "Configuration reloads (SIGHUP), by result; a failed one changes nothing.",
+	    METRIC_COUNTER, result_l);
 	struct metric_series *v[4];
-	const char *const good[] = { "success" }, *const bad[] = { "failure" };
+	const char *const good[] = {"success"}, *const bad[] = {"failure"};
 
 	if (!ok || !when || !n)
 		return -ENOMEM;
@@ -220,24 +223,26 @@ static int add_config_metrics(struct serve *s, struct metric_set *set)
 /* What the connection limits closed or refused (http.h). */
 static int add_http_metrics(struct serve *s, struct metric_set *set)
 {
-	static const char *const reason_l[] = { "reason", NULL };
-	struct metric_family *f = metrics_family(set, "iolat_http_connections_closed_total",
-		"Connections iolat closed or refused to keep the server available: per_ip_limit, "
-		"full (every slot answering), evicted (replaced by a newer connection), "
-		"header_timeout, write_timeout, body (a request with a body).",
-		METRIC_COUNTER, reason_l);
+	static const char *const reason_l[] = {"reason", NULL};
+	struct metric_family *f = metrics_family(
+	    set, "iolat_http_connections_closed_total",
+	    "Connections iolat closed or refused to keep the server available: per_ip_limit, "
+	    "full (every slot answering), evicted (replaced by a newer connection), "
+	    "header_timeout, write_timeout, body (a request with a body).",
+	    METRIC_COUNTER, reason_l);
 	struct http_stats st;
 	const struct {
 		const char *reason;
 		unsigned long long n;
 	} rows[] = {
-		{ "per_ip_limit", 0 }, { "full", 0 }, { "evicted", 0 },
-		{ "header_timeout", 0 }, { "write_timeout", 0 }, { "body", 0 },
+	    {"per_ip_limit", 0},   {"full", 0},		 {"evicted", 0},
+	    {"header_timeout", 0}, {"write_timeout", 0}, {"body", 0},
 	};
 	double n[6];
 
-	struct metric_family *open = metrics_family(set, "iolat_http_connections",
-		"Connections open now (the one of this scrape included).", METRIC_GAUGE, NULL);
+	struct metric_family *open = metrics_family(
+	    set, "iolat_http_connections",
+	    "Connections open now (the one of this scrape included).", METRIC_GAUGE, NULL);
 	struct metric_series *o;
 
 	if (!f || !open || !(o = metrics_series(open, NULL, NULL)))
@@ -248,7 +253,7 @@ static int add_http_metrics(struct serve *s, struct metric_set *set)
 	n[2] = (double)st.evicted, n[3] = (double)st.header_timeouts;
 	n[4] = (double)st.write_timeouts, n[5] = (double)st.bodies_refused;
 	for (size_t i = 0; i < 6; i++) {
-		const char *v[] = { rows[i].reason };
+		const char *v[] = {rows[i].reason};
 		struct metric_series *m = metrics_series(f, v, NULL);
 
 		if (!m)
@@ -268,7 +273,8 @@ static void maint_ask(struct maint *m)
 	if (m->open) {
 		want = ++m->asked;
 		if (write(m->efd, &one, sizeof(one)) != sizeof(one))
-			log_warn("cannot wake the main thread for maintenance: %s", strerror(errno));
+			log_warn("cannot wake the main thread for maintenance: %s",
+				 strerror(errno));
 		while (m->open && m->answered < want)
 			pthread_cond_wait(&m->done, &m->lock);
 	}
@@ -393,8 +399,10 @@ static int load_web(const struct serve_config *cfg, struct webconfig *out, char 
 			return rc;
 	}
 	if (out->require_client_cert) {
-		snprintf(err, len, "%s: client certificates (RequireAndVerifyClientCert) are not "
-			 "supported yet; remove client_auth_type", cfg->web_config_file);
+		snprintf(err, len,
+			 "%s: client certificates (RequireAndVerifyClientCert) are not "
+			 "supported yet; remove client_auth_type",
+			 cfg->web_config_file);
 		webconfig_free(out);
 		return -ENOTSUP;
 	}
@@ -413,17 +421,22 @@ static const char *tls_priorities(unsigned int min_version)
 
 /* The HTTP options of a configuration; listen points into cfg. */
 static void http_opts_of(struct serve *s, const struct serve_config *cfg,
-			 const struct webconfig *web, const char *landing,
-			 const char **listen, struct http_opts *o)
+			 const struct webconfig *web, const char *landing, const char **listen,
+			 struct http_opts *o)
 {
 	for (size_t i = 0; i < cfg->nlisten; i++)
 		listen[i] = cfg->listen[i];
-	*o = (struct http_opts){ .listen = listen, .nlisten = cfg->nlisten,
-				 .telemetry_path = cfg->telemetry_path, .landing_html = landing,
-				 .tls_cert_pem = web->cert_pem, .tls_key_pem = web->key_pem,
-				 .tls_priorities = tls_priorities(web->tls_min_version),
-				 .limits = s->fl.limits, .auth = web->nusers ? check_auth : NULL,
-				 .render = render, .ctx = s };
+	*o = (struct http_opts){.listen = listen,
+				.nlisten = cfg->nlisten,
+				.telemetry_path = cfg->telemetry_path,
+				.landing_html = landing,
+				.tls_cert_pem = web->cert_pem,
+				.tls_key_pem = web->key_pem,
+				.tls_priorities = tls_priorities(web->tls_min_version),
+				.limits = s->fl.limits,
+				.auth = web->nusers ? check_auth : NULL,
+				.render = render,
+				.ctx = s};
 }
 
 /* Runs inside http_update with no request being answered: the new state in,
@@ -475,9 +488,11 @@ static int reload_prepare(struct serve *s, struct reload *r, char *err, size_t l
 	if (r->cfg.bpf_stats && s->stats_fd < 0 &&
 	    (r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0) {
 		/* After its start serve keeps CAP_BPF and CAP_PERFMON only. */
-		snprintf(err, len, "cannot turn BPF stats on (%s): that takes CAP_SYS_ADMIN, "
+		snprintf(err, len,
+			 "cannot turn BPF stats on (%s): that takes CAP_SYS_ADMIN, "
 			 "which iolat drops once started; restart it, or run 'sysctl "
-			 "kernel.bpf_stats_enabled=1'", strerror(errno));
+			 "kernel.bpf_stats_enabled=1'",
+			 strerror(errno));
 		return -EPERM;
 	}
 	rc = load_web(&r->cfg, &r->web, err, len);
@@ -538,11 +553,12 @@ static int setup(struct serve *s)
 {
 	/* A daemon looks for new bio-based disks once a minute (device events
 	 * cover most arrivals at once); hist, interactive, every second. */
-	struct collector_opts co = { .attach = s->fl.attach, .disk_rescan_s = DISK_RESCAN_S,
-				     .map_budget = COLLECTOR_SERVE_BUDGET,
-				     .key_cgroup = s->cfg.workloads && !s->cfg.workloads_by_process,
-				     .key_process = s->cfg.workloads && s->cfg.workloads_by_process,
-				     .key_size_class = s->cfg.size_label };
+	struct collector_opts co = {.attach = s->fl.attach,
+				    .disk_rescan_s = DISK_RESCAN_S,
+				    .map_budget = COLLECTOR_SERVE_BUDGET,
+				    .key_cgroup = s->cfg.workloads && !s->cfg.workloads_by_process,
+				    .key_process = s->cfg.workloads && s->cfg.workloads_by_process,
+				    .key_size_class = s->cfg.size_label};
 	const char *listen[CONFIG_MAX_LISTEN];
 	struct exporter_opts eo;
 	struct probe_result pr;
@@ -640,7 +656,8 @@ static void run(struct serve *s)
 		pthread_mutex_unlock(&s->state_lock);
 		if (what < 0)
 			log_error("attaching a program on demand failed: %s", strerror(-what));
-		for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_BIO; bit <<= 1)
+		for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_BIO;
+		     bit <<= 1)
 			if (what & bit)
 				log_info("%s", collector_now_reason(bit));
 		if (reload) {
@@ -660,8 +677,8 @@ static void run(struct serve *s)
 static int take_systemd_sockets(struct serve_flags *fl)
 {
 	static const char *const what_to_do =
-		"start iolat from a .socket unit or with systemd-socket-activate, or drop "
-		"--web.systemd-socket and give --web.listen-address";
+	    "start iolat from a .socket unit or with systemd-socket-activate, or drop "
+	    "--web.systemd-socket and give --web.listen-address";
 	int n = sd_listen_fds(1);
 
 	if (n < 0) {
@@ -670,8 +687,10 @@ static int take_systemd_sockets(struct serve_flags *fl)
 		return -EINVAL;
 	}
 	if (n == 0 || n > CONFIG_MAX_LISTEN) {
-		errorf(what_to_do, "--web.systemd-socket: systemd passed %d sockets (1 to %d are "
-		       "served)", n, CONFIG_MAX_LISTEN);
+		errorf(what_to_do,
+		       "--web.systemd-socket: systemd passed %d sockets (1 to %d are "
+		       "served)",
+		       n, CONFIG_MAX_LISTEN);
 		return -EINVAL;
 	}
 	fl->systemd_fds = n;
@@ -680,10 +699,12 @@ static int take_systemd_sockets(struct serve_flags *fl)
 
 int cmd_serve(int argc, char **argv)
 {
-	struct sigaction sa_stop = { .sa_handler = on_stop }, sa_hup = { .sa_handler = on_hup };
-	struct serve s = { .stats_fd = -1, .state_lock = PTHREAD_MUTEX_INITIALIZER,
-			   .maint = { .lock = PTHREAD_MUTEX_INITIALIZER,
-				      .done = PTHREAD_COND_INITIALIZER, .efd = -1 } };
+	struct sigaction sa_stop = {.sa_handler = on_stop}, sa_hup = {.sa_handler = on_hup};
+	struct serve s = {.stats_fd = -1,
+			  .state_lock = PTHREAD_MUTEX_INITIALIZER,
+			  .maint = {.lock = PTHREAD_MUTEX_INITIALIZER,
+				    .done = PTHREAD_COND_INITIALIZER,
+				    .efd = -1}};
 	const char *hint;
 	char err[512];
 	int rc;

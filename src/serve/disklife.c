@@ -31,8 +31,14 @@ struct disklife {
 };
 
 /* idmap ids are non-zero. */
-static uint64_t id_of(uint32_t dev) { return (uint64_t)dev + 1; }
-static uint32_t dev_of(uint64_t id) { return (uint32_t)(id - 1); }
+static uint64_t id_of(uint32_t dev)
+{
+	return (uint64_t)dev + 1;
+}
+static uint32_t dev_of(uint64_t id)
+{
+	return (uint32_t)(id - 1);
+}
 
 struct disklife *disklife_new(const char *sys_dev_block, const struct disklife_ops *ops)
 {
@@ -129,7 +135,8 @@ static int sum_disks(struct disklife *d, const struct snapshot *snap)
 				return -ENOMEM;
 			}
 			k->fresh = true;
-			if (disks_lookup(d->dir, snap->s[i].key.dev, k->name, sizeof(k->name), NULL))
+			if (disks_lookup(d->dir, snap->s[i].key.dev, k->name, sizeof(k->name),
+					 NULL))
 				k->name[0] = '\0';
 		}
 		k->ios_now += snap->s[i].val.ios;
@@ -183,7 +190,7 @@ static int prune_one(struct disklife *d, uint64_t id, time_t now, unsigned int e
 int disklife_prune(struct disklife *d, const struct snapshot *snap, time_t now,
 		   unsigned int expire_s)
 {
-	struct ids l = { 0 };
+	struct ids l = {0};
 	int rc = sum_disks(d, snap);
 
 	if (!rc)
@@ -216,7 +223,7 @@ static void call_gone(void *ctx, uint64_t id, void *val)
 
 void disklife_each_gone(const struct disklife *d, disklife_gone_fn fn, void *ctx)
 {
-	struct each_gone e = { fn, ctx };
+	struct each_gone e = {fn, ctx};
 
 	idmap_each(&d->disks, call_gone, &e);
 }

@@ -9,21 +9,21 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "core/names.h"
 #include "serve/builtin_configs.h"
 #include "serve/builtin_views.h"
 #include "serve/exporter_disks.h"
-#include "core/names.h"
-#include "util/log.h"
+#include "serve/wlabels.h"
 #include "sys/procstats.h"
 #include "uprog/umetrics.h"
-#include "serve/wlabels.h"
+#include "util/log.h"
 
 /* Classic `le` defaults: latency in ns (buckets.c), sizes in bytes. */
 const uint64_t exporter_default_size_le[] = {
-	512, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 4194304,
+    512, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 4194304,
 };
 const size_t exporter_default_size_le_count =
-	sizeof(exporter_default_size_le) / sizeof(exporter_default_size_le[0]);
+    sizeof(exporter_default_size_le) / sizeof(exporter_default_size_le[0]);
 
 struct exporter {
 	struct collector *c;
@@ -40,16 +40,16 @@ struct exporter {
 	 * over the collector's views; the same path as users' programs. */
 	struct uconfig *block_conf, *wl_conf;
 	struct umetrics *block, *wl_metrics;
-	struct builtin_views views; /* written by views_fill only */
+	struct builtin_views views;	/* written by views_fill only */
 	const struct wl_label **labels; /* per snapshot series, this render */
 	size_t labels_cap;
 	struct decoder_env *env;
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
 	struct wlabels *wl;
-	uint64_t folded_ios; /* completions under workload="other", this render */
+	uint64_t folded_ios;	      /* completions under workload="other", this render */
 	struct exporter_disks *disks; /* gone disks: keys retired, series expired */
-	uint32_t full_logged; /* 1 << enum iolat_stat: a full map already logged */
-	char events_help[640]; /* iolat_collector_events_total's, naming each event */
+	uint32_t full_logged;	      /* 1 << enum iolat_stat: a full map already logged */
+	char events_help[640];	      /* iolat_collector_events_total's, naming each event */
 };
 
 /* The help of iolat_collector_events_total, with the events' names from the
@@ -67,7 +67,6 @@ static void events_help(char *out, size_t len)
 		 names_stat(IOLAT_STAT_BIOMAP_MISS), names_stat(IOLAT_STAT_PARTIAL),
 		 names_stat(IOLAT_STAT_SAME_STAMPS));
 }
-
 
 /* Largest table bound <= want, so the bucket is exact; 0 if none. */
 static uint64_t snap_bound(const struct bucket_table *t, uint64_t want)
@@ -155,9 +154,9 @@ static int workloads_prepare(struct exporter *e, struct exporter_settings *st, c
 static int builtin_config(const struct exporter_opts *o, const char *file, const char *yaml,
 			  struct uconfig *c, char *err, size_t len)
 {
-	static const char *const views[] = { "device_latency_seconds", "total_latency_seconds",
-					     "request_size_bytes" };
-	const bool on[] = { o->device_view, o->total_view, o->size_view };
+	static const char *const views[] = {"device_latency_seconds", "total_latency_seconds",
+					    "request_size_bytes"};
+	const bool on[] = {o->device_view, o->total_view, o->size_view};
 	char name[64];
 	int rc;
 
@@ -278,11 +277,11 @@ int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
 }
 
 /* Swaps st's contents with the running ones, so freeing st frees the old. */
-#define SWAP(a, b)                     \
-	do {                           \
-		typeof(a) swap_tmp_ = (a); \
-		(a) = (b);             \
-		(b) = swap_tmp_;       \
+#define SWAP(a, b)                                                                                 \
+	do {                                                                                       \
+		typeof(a) swap_tmp_ = (a);                                                         \
+		(a) = (b);                                                                         \
+		(b) = swap_tmp_;                                                                   \
 	} while (0)
 
 void exporter_apply(struct exporter *e, struct exporter_settings *st)
@@ -429,33 +428,35 @@ static void log_full_maps(struct exporter *e, const uint64_t st[IOLAT_STAT_COUNT
 		e->full_logged |= 1u << i;
 		log_warn("BPF map %s is full (%llu entries): %s; "
 			 "iolat_collector_events_total{event=\"%s\"} counts them",
-			 m.name, (unsigned long long)m.capacity, lost,
-			 names_stat(i));
+			 m.name, (unsigned long long)m.capacity, lost, names_stat(i));
 	}
 }
 
 static int add_self(struct exporter *e, struct metric_set *set)
 {
-	static const char *const prog_l[] = { "program", NULL }, *const map_l[] = { "map", NULL },
-				  *const ev_l[] = { "event", NULL },
-				  *const build_l[] = { "version", "kernel", "attach", NULL };
+	static const char *const prog_l[] = {"program", NULL}, *const map_l[] = {"map", NULL},
+				 *const ev_l[] = {"event", NULL},
+				 *const build_l[] = {"version", "kernel", "attach", NULL};
 	struct metric_family *runs, *rtime, *miss, *entries, *cap, *ev, *dur, *bytes, *build,
-		*start;
+	    *start;
 	struct prog_stats ps[16];
 	struct map_stats ms[8];
 	uint64_t st[IOLAT_STAT_COUNT];
 	int np = collector_prog_stats(e->c, ps, 16), nm = collector_map_stats(e->c, ms, 8), rc = 0;
-	const char *bv[] = { IOLAT_VERSION, e->kernel, attach_mode_name(collector_mode(e->c)) };
+	const char *bv[] = {IOLAT_VERSION, e->kernel, attach_mode_name(collector_mode(e->c))};
 
-	runs = metrics_family(set, "iolat_bpf_program_runs_total",
-		"Runs of each attached BPF program (kernel BPF stats; 0 unless enabled).",
-		METRIC_COUNTER, prog_l);
-	rtime = metrics_family(set, "iolat_bpf_program_run_seconds_total",
-		"Time spent in each attached BPF program (kernel BPF stats; 0 unless enabled).",
-		METRIC_COUNTER, prog_l);
-	miss = metrics_family(set, "iolat_bpf_program_recursion_misses_total",
-		"Runs the kernel skipped because the program was already running on that CPU.",
-		METRIC_COUNTER, prog_l);
+	runs = metrics_family(
+	    set, "iolat_bpf_program_runs_total",
+	    "Runs of each attached BPF program (kernel BPF stats; 0 unless enabled).",
+	    METRIC_COUNTER, prog_l);
+	rtime = metrics_family(
+	    set, "iolat_bpf_program_run_seconds_total",
+	    "Time spent in each attached BPF program (kernel BPF stats; 0 unless enabled).",
+	    METRIC_COUNTER, prog_l);
+	miss = metrics_family(
+	    set, "iolat_bpf_program_recursion_misses_total",
+	    "Runs the kernel skipped because the program was already running on that CPU.",
+	    METRIC_COUNTER, prog_l);
 	entries = metrics_family(set, "iolat_bpf_map_entries", "Entries in each BPF map.",
 				 METRIC_GAUGE, map_l);
 	cap = metrics_family(set, "iolat_bpf_map_capacity_entries",
@@ -463,7 +464,8 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	ev = metrics_family(set, "iolat_collector_events_total", e->events_help, METRIC_COUNTER,
 			    ev_l);
 	dur = metrics_family(set, "iolat_scrape_duration_seconds",
-			     "How long the previous scrape took to build and render.", METRIC_GAUGE, NULL);
+			     "How long the previous scrape took to build and render.", METRIC_GAUGE,
+			     NULL);
 	bytes = metrics_family(set, "iolat_scrape_size_bytes",
 			       "Size of the previous scrape's response body, before compression.",
 			       METRIC_GAUGE, NULL);
@@ -476,21 +478,21 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	    !start)
 		return -ENOMEM;
 	for (int i = 0; i < np; i++) {
-		const char *v[] = { ps[i].name };
+		const char *v[] = {ps[i].name};
 
 		rc |= add_counter(runs, v, (double)ps[i].run_cnt);
 		rc |= add_counter(rtime, v, (double)ps[i].run_time_ns / 1e9);
 		rc |= add_counter(miss, v, (double)ps[i].recursion_misses);
 	}
 	for (int i = 0; i < nm; i++) {
-		const char *v[] = { ms[i].name };
+		const char *v[] = {ms[i].name};
 
 		rc |= add_counter(entries, v, (double)ms[i].entries);
 		rc |= add_counter(cap, v, (double)ms[i].capacity);
 	}
 	if (!collector_stats(e->c, st)) {
 		for (int i = 0; i < IOLAT_STAT_COUNT; i++) {
-			const char *v[] = { names_stat(i) };
+			const char *v[] = {names_stat(i)};
 
 			rc |= add_counter(ev, v, (double)st[i]);
 		}
@@ -512,16 +514,16 @@ static int add_process(struct metric_set *set)
 		const char *name, *help;
 		enum metric_type type;
 	} fam[] = {
-		{ "process_cpu_seconds_total", "User and system CPU time spent, in seconds.",
-		  METRIC_COUNTER },
-		{ "process_resident_memory_bytes", "Resident memory size, in bytes.", METRIC_GAUGE },
-		{ "process_virtual_memory_bytes", "Virtual memory size, in bytes.", METRIC_GAUGE },
-		{ "process_open_fds", "Open file descriptors.", METRIC_GAUGE },
-		{ "process_max_fds", "Maximum open file descriptors (soft limit).", METRIC_GAUGE },
-		{ "iolat_heap_allocated_bytes",
-		  "Heap bytes in use by iolat (glibc mallinfo2); flat while resident memory grows "
-		  "means freed memory the allocator keeps, not a leak.",
-		  METRIC_GAUGE },
+	    {"process_cpu_seconds_total", "User and system CPU time spent, in seconds.",
+	     METRIC_COUNTER},
+	    {"process_resident_memory_bytes", "Resident memory size, in bytes.", METRIC_GAUGE},
+	    {"process_virtual_memory_bytes", "Virtual memory size, in bytes.", METRIC_GAUGE},
+	    {"process_open_fds", "Open file descriptors.", METRIC_GAUGE},
+	    {"process_max_fds", "Maximum open file descriptors (soft limit).", METRIC_GAUGE},
+	    {"iolat_heap_allocated_bytes",
+	     "Heap bytes in use by iolat (glibc mallinfo2); flat while resident memory grows "
+	     "means freed memory the allocator keeps, not a leak.",
+	     METRIC_GAUGE},
 	};
 	struct procstats ps;
 	double v[6];
@@ -557,21 +559,26 @@ static int add_workload_self(struct exporter *e, struct metric_set *set)
 
 	wlabels_stats(e->wl, &st);
 	sets = metrics_family(set, "iolat_workload_label_sets",
-		"Workload label sets exported now (\"other\" not counted).", METRIC_GAUGE, NULL);
+			      "Workload label sets exported now (\"other\" not counted).",
+			      METRIC_GAUGE, NULL);
 	max = metrics_family(set, "iolat_workload_label_sets_max",
-		"Cap on workload label sets (workloads.max); past it I/O counts under "
-		"workload=\"other\".", METRIC_GAUGE, NULL);
-	fc = metrics_family(set, "iolat_workload_folded_cgroups_total",
-		"Cgroups counted under workload=\"other\" because of the cap (or never named).",
-		METRIC_COUNTER, NULL);
+			     "Cap on workload label sets (workloads.max); past it I/O counts under "
+			     "workload=\"other\".",
+			     METRIC_GAUGE, NULL);
+	fc = metrics_family(
+	    set, "iolat_workload_folded_cgroups_total",
+	    "Cgroups counted under workload=\"other\" because of the cap (or never named).",
+	    METRIC_COUNTER, NULL);
 	fi = metrics_family(set, "iolat_workload_folded_completions_total",
-		"Completions counted under workload=\"other\".", METRIC_COUNTER, NULL);
+			    "Completions counted under workload=\"other\".", METRIC_COUNTER, NULL);
 	ret = metrics_family(set, "iolat_workload_retired_cgroups_total",
-		"Removed cgroups whose kernel keys moved to user space (counts kept).",
-		METRIC_COUNTER, NULL);
-	exp = metrics_family(set, "iolat_workload_expired_total",
-		"Workload label sets that left the output after workloads.expire without a live "
-		"cgroup.", METRIC_COUNTER, NULL);
+			     "Removed cgroups whose kernel keys moved to user space (counts kept).",
+			     METRIC_COUNTER, NULL);
+	exp = metrics_family(
+	    set, "iolat_workload_expired_total",
+	    "Workload label sets that left the output after workloads.expire without a live "
+	    "cgroup.",
+	    METRIC_COUNTER, NULL);
 	if (!sets || !max || !fc || !fi || !ret || !exp)
 		return -ENOMEM;
 	rc |= add_counter(sets, NULL, (double)st.sets);
@@ -585,8 +592,7 @@ static int add_workload_self(struct exporter *e, struct metric_set *set)
 
 /* The block families, through builtin/block.yaml and, with workloads on,
  * builtin/workloads.yaml. */
-static int add_block_metrics(struct exporter *e, struct metric_set *set, char *err,
-			     size_t errlen)
+static int add_block_metrics(struct exporter *e, struct metric_set *set, char *err, size_t errlen)
 {
 	int rc = umetrics_collect(e->block, set, err, errlen);
 

@@ -19,14 +19,14 @@
 
 struct exporter_opts {
 	bool device_view, total_view, size_view; /* which histograms to export */
-	const uint64_t *lat_le; /* classic bounds, ns, ascending; NULL: defaults */
+	const uint64_t *lat_le;			 /* classic bounds, ns, ascending; NULL: defaults */
 	size_t nlat_le;
 	const uint64_t *size_le; /* classic bounds, bytes; NULL: defaults */
 	size_t nsize_le;
-	bool no_op_label;	      /* sum operations: series per disk only */
-	bool size_label;	      /* a size label (class) on the per-disk families;
-				       * needs a collector keyed by size class */
-	bool workloads;		      /* iolat_workload_* (needs a cgroup-keyed collector) */
+	bool no_op_label; /* sum operations: series per disk only */
+	bool size_label;  /* a size label (class) on the per-disk families;
+			   * needs a collector keyed by size class */
+	bool workloads;	  /* iolat_workload_* (needs a cgroup-keyed collector) */
 	struct wlabels_opts wl;
 	const struct workload_rule *rules; /* user naming rules; copied */
 	size_t nrules;

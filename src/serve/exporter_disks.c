@@ -44,7 +44,7 @@ static void renamed(void *ctx, uint32_t dev)
 struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_env *env)
 {
 	struct exporter_disks *d = calloc(1, sizeof(*d));
-	struct disklife_ops ops = { .ctx = d, .retire = retire, .drop = drop, .renamed = renamed };
+	struct disklife_ops ops = {.ctx = d, .retire = retire, .drop = drop, .renamed = renamed};
 
 	if (!d)
 		return NULL;
@@ -82,7 +82,7 @@ static void add_gone(void *ctx, uint32_t dev, const char *name, time_t changed)
 {
 	struct gone_ctx *g = ctx;
 	char number[24];
-	const char *v[1] = { name };
+	const char *v[1] = {name};
 	struct metric_series *s;
 
 	if (!name[0]) {
@@ -112,8 +112,7 @@ static int add_one_disk(struct metric_family *stack, struct metric_family *info,
 			const struct disk_info *d)
 {
 	char up[sizeof(d->stack.holders)], *save = NULL, *w;
-	const char *iv[] = { d->name, d->model[0] ? d->model : "unknown",
-			     d->rotational ? "1" : "0" };
+	const char *iv[] = {d->name, d->model[0] ? d->model : "unknown", d->rotational ? "1" : "0"};
 	struct metric_series *s = metrics_series(info, iv, NULL);
 
 	if (!s)
@@ -121,7 +120,7 @@ static int add_one_disk(struct metric_family *stack, struct metric_family *info,
 	s->value = 1;
 	snprintf(up, sizeof(up), "%s", d->stack.holders);
 	for (w = strtok_r(up, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		const char *v[] = { d->name, w };
+		const char *v[] = {d->name, w};
 
 		s = metrics_series(stack, v, NULL);
 		if (!s)
@@ -139,16 +138,19 @@ static int add_one_disk(struct metric_family *stack, struct metric_family *info,
  */
 static int add_disk_info(struct exporter_disks *d, struct metric_set *set)
 {
-	static const char *const stack_l[] = { "device", "upper", NULL },
-			  *const info_l[] = { "device", "model", "rotational", NULL };
-	struct metric_family *stack = metrics_family(set, "iolat_block_stack_info",
-		"Stacked block devices (LVM/dm, dm-crypt, md): 1 for each disk `device` and a disk "
-		"`upper` built on it; each is timed on its own, and upper's I/O includes device's.",
-		METRIC_GAUGE, stack_l);
-	struct metric_family *info = metrics_family(set, "iolat_block_device_info",
-		"1 for each disk: its model (sysfs device/model; \"unknown\" when the disk has "
-		"none, as loop, zram, dm, md and virtio disks) and whether it is rotational.",
-		METRIC_GAUGE, info_l);
+	static const char *const stack_l[] = {"device", "upper", NULL}, *const info_l[] = {
+									    "device", "model",
+									    "rotational", NULL};
+	struct metric_family *stack = metrics_family(
+	    set, "iolat_block_stack_info",
+	    "Stacked block devices (LVM/dm, dm-crypt, md): 1 for each disk `device` and a disk "
+	    "`upper` built on it; each is timed on its own, and upper's I/O includes device's.",
+	    METRIC_GAUGE, stack_l);
+	struct metric_family *info = metrics_family(
+	    set, "iolat_block_device_info",
+	    "1 for each disk: its model (sysfs device/model; \"unknown\" when the disk has "
+	    "none, as loop, zram, dm, md and virtio disks) and whether it is rotational.",
+	    METRIC_GAUGE, info_l);
 	int n, rc = 0;
 
 	if (!stack || !info)
@@ -161,15 +163,16 @@ static int add_disk_info(struct exporter_disks *d, struct metric_set *set)
 
 int exporter_disks_metrics(struct exporter_disks *d, struct metric_set *set)
 {
-	static const char *const dev_l[] = { "device", NULL };
-	struct gone_ctx g = { 0 };
+	static const char *const dev_l[] = {"device", NULL};
+	struct gone_ctx g = {0};
 	struct disklife_stats st;
 
 	disklife_stats(d->life, &st);
-	g.f = metrics_family(set, "iolat_disks_gone_since_seconds",
-		"Gone disks (detached, removed, no medium) whose series are still exported: Unix "
-		"time their series last changed; they leave the output disks.expire after it.",
-		METRIC_GAUGE, dev_l);
+	g.f = metrics_family(
+	    set, "iolat_disks_gone_since_seconds",
+	    "Gone disks (detached, removed, no medium) whose series are still exported: Unix "
+	    "time their series last changed; they leave the output disks.expire after it.",
+	    METRIC_GAUGE, dev_l);
 	if (!g.f)
 		return -ENOMEM;
 	disklife_each_gone(d->life, add_gone, &g);
@@ -179,7 +182,8 @@ int exporter_disks_metrics(struct exporter_disks *d, struct metric_set *set)
 			(double)st.retired) ||
 	    add_counter(set, "iolat_disks_expired_total",
 			"Gone disks whose series left the output (after disks.expire, or at once "
-			"when another disk took their number).", (double)st.expired))
+			"when another disk took their number).",
+			(double)st.expired))
 		return -ENOMEM;
 	return add_disk_info(d, set);
 }

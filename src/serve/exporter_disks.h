@@ -12,9 +12,9 @@
 #include <time.h>
 
 #include "core/collector.h"
-#include "uprog/decoders.h"
-#include "metrics/metrics.h"
 #include "core/snapshot.h"
+#include "metrics/metrics.h"
+#include "uprog/decoders.h"
 
 struct exporter_disks;
 

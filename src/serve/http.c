@@ -25,10 +25,10 @@
 #define MAX_LISTEN 8
 
 static const char *const content_types[] = {
-	[EXPO_TEXT] = "text/plain; version=0.0.4; charset=utf-8",
-	[EXPO_OPENMETRICS] = "application/openmetrics-text; version=1.0.0; charset=utf-8",
-	[EXPO_PROTOBUF] = "application/vnd.google.protobuf; "
-			  "proto=io.prometheus.client.MetricFamily; encoding=delimited",
+    [EXPO_TEXT] = "text/plain; version=0.0.4; charset=utf-8",
+    [EXPO_OPENMETRICS] = "application/openmetrics-text; version=1.0.0; charset=utf-8",
+    [EXPO_PROTOBUF] = "application/vnd.google.protobuf; "
+		      "proto=io.prometheus.client.MetricFamily; encoding=delimited",
 };
 
 /* A listener: one libmicrohttpd daemon on one address. */
@@ -64,7 +64,7 @@ struct http_server {
 	/* One request at a time, across listeners: consistent scrapes,
 	 * bounded memory, and a single point where http_update swaps. */
 	pthread_mutex_t req_lock;
-	struct site site;     /* under req_lock */
+	struct site site;    /* under req_lock */
 	struct buf body, gz; /* under req_lock */
 	/* The connection table, the limits it enforces and their counts. */
 	pthread_mutex_t conn_lock;
@@ -79,14 +79,16 @@ struct http_server {
 
 void http_limits_default(struct http_limits *l)
 {
-	*l = (struct http_limits){ .max_connections = 64, .max_per_ip = 16,
-				   .read_header_timeout_s = 10, .write_timeout_s = 30 };
+	*l = (struct http_limits){.max_connections = 64,
+				  .max_per_ip = 16,
+				  .read_header_timeout_s = 10,
+				  .write_timeout_s = 30};
 }
 
 /* gzip-wraps in into out (zlib, windowBits 15 + 16). 0 or -ENOMEM. */
 static int gzip_into(const struct buf *in, struct buf *out)
 {
-	z_stream z = { 0 };
+	z_stream z = {0};
 	uLong bound;
 
 	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
@@ -120,8 +122,8 @@ static int gzip_into(const struct buf *in, struct buf *out)
 static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned int status,
 				 const char *ctype, const char *body)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body,
-								 MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *r =
+	    MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
 
 	if (!r)
@@ -151,8 +153,8 @@ static bool authorized(struct http_server *s, struct MHD_Connection *conn)
 static enum MHD_Result deny(struct MHD_Connection *conn)
 {
 	static const char body[] = "Unauthorized\n";
-	struct MHD_Response *r = MHD_create_response_from_buffer(
-		sizeof(body) - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r =
+	    MHD_create_response_from_buffer(sizeof(body) - 1, (void *)body, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
@@ -164,10 +166,10 @@ static enum MHD_Result deny(struct MHD_Connection *conn)
 
 static enum MHD_Result send_metrics(struct http_server *s, struct MHD_Connection *conn)
 {
-	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-							 MHD_HTTP_HEADER_ACCEPT);
-	const char *ae = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	const char *accept =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	const char *ae =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	enum expo_format fmt = http_negotiate(accept);
 	struct MHD_Response *r = NULL;
 	struct buf *out;
@@ -184,7 +186,7 @@ static enum MHD_Result send_metrics(struct http_server *s, struct MHD_Connection
 		 * megabytes kept between scrapes. */
 		r = MHD_create_response_from_buffer(out->len, out->data, MHD_RESPMEM_MUST_FREE);
 		if (r)
-			*out = (struct buf){ 0 };
+			*out = (struct buf){0};
 	}
 	if (rc)
 		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",
@@ -203,7 +205,7 @@ static enum MHD_Result send_metrics(struct http_server *s, struct MHD_Connection
 static struct conn *conn_of(struct MHD_Connection *conn)
 {
 	const union MHD_ConnectionInfo *i =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 	return i ? i->socket_context : NULL;
 }
@@ -225,16 +227,16 @@ static void conn_mark(struct http_server *s, struct MHD_Connection *conn, bool b
  * would hold a connection as long as the client likes. */
 static bool has_body(struct MHD_Connection *conn)
 {
-	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_CONTENT_LENGTH);
-	const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	const char *cl =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *te =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
 
 	return te || (cl && strspn(cl, "0") != strlen(cl));
 }
 
-static enum MHD_Result route(struct http_server *s, struct MHD_Connection *conn,
-			     const char *method, const char *url)
+static enum MHD_Result route(struct http_server *s, struct MHD_Connection *conn, const char *method,
+			     const char *url)
 {
 	if (!authorized(s, conn))
 		return deny(conn);
@@ -299,7 +301,8 @@ static bool same_peer(const struct sockaddr *a, const struct sockaddr_storage *b
 		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
 	if (a->sa_family == AF_INET6)
 		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+			       &((const struct sockaddr_in6 *)b)->sin6_addr,
+			       sizeof(struct in6_addr));
 	return false;
 }
 
@@ -372,7 +375,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **sock_ct
 		c->d = d->daemon;
 		memcpy(&c->peer, peer->client_addr,
 		       peer->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-								 : sizeof(struct sockaddr_in));
+								: sizeof(struct sockaddr_in));
 		c->since_ns = monotonic_ns();
 		pthread_mutex_lock(&s->conn_lock);
 		c->next = s->conns;
@@ -555,7 +558,7 @@ static void daemon_options(struct MHD_OptionItem o[MAX_MHD_OPTIONS], struct http
 {
 	size_t n = 0;
 
-#define OPT(name, value, ptr) (o[n++] = (struct MHD_OptionItem){ name, (intptr_t)(value), ptr })
+#define OPT(name, value, ptr) (o[n++] = (struct MHD_OptionItem){name, (intptr_t)(value), ptr})
 	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL);
 	if (s) {
 		OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, s);
@@ -621,8 +624,8 @@ static int site_of(const struct http_opts *o, struct site *t)
 {
 	bool oom = false;
 
-	*t = (struct site){ .limits = o->limits, .auth = o->auth, .render = o->render,
-			    .ctx = o->ctx };
+	*t =
+	    (struct site){.limits = o->limits, .auth = o->auth, .render = o->render, .ctx = o->ctx};
 	t->telemetry_path = dup_or_null(o->telemetry_path, &oom);
 	t->landing_html = dup_or_null(o->landing_html ? o->landing_html : "", &oom);
 	t->cert = dup_or_null(o->tls_cert_pem, &oom);
@@ -676,7 +679,7 @@ static void drain_and_stop(struct http_server *s, struct MHD_Daemon *d)
 		pthread_mutex_unlock(&s->conn_lock);
 		if (!busy || monotonic_ns() > until)
 			break;
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000L }, NULL);
+		nanosleep(&(struct timespec){.tv_nsec = 10 * 1000000L}, NULL);
 	}
 	MHD_stop_daemon(d);
 }
@@ -707,7 +710,8 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 		return -EINVAL;
 	}
 	if (tls_changed && !tls_loads(fresh)) {
-		snprintf(err, len, "the TLS certificate and key do not load (do they match, and "
+		snprintf(err, len,
+			 "the TLS certificate and key do not load (do they match, and "
 			 "are they PEM?)");
 		return -EINVAL;
 	}
@@ -722,9 +726,11 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 		next[i].d = NULL;
 		if (listen_target(o->listen[i], &ss, &sl, &given_fd) ||
 		    find_listener(next, i, o->listen[i]) >= 0) {
-			snprintf(err, len, "bad or repeated listen address '%s' (use host:port, "
+			snprintf(err, len,
+				 "bad or repeated listen address '%s' (use host:port, "
 				 ":port or [v6]:port; a systemd socket must be a listening "
-				 "TCP socket)", o->listen[i]);
+				 "TCP socket)",
+				 o->listen[i]);
 			break;
 		}
 		if (old >= 0 && !tls_changed) {
@@ -749,14 +755,18 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 		}
 		if (!next[i].d && errno == EACCES) {
 			/* libmicrohttpd leaves bind()'s errno. */
-			snprintf(err, len, "cannot listen on '%s': permission denied (a port below "
+			snprintf(err, len,
+				 "cannot listen on '%s': permission denied (a port below "
 				 "net.ipv4.ip_unprivileged_port_start, 1024 by default, takes "
-				 "CAP_NET_BIND_SERVICE)", o->listen[i]);
+				 "CAP_NET_BIND_SERVICE)",
+				 o->listen[i]);
 			break;
 		}
 		if (!next[i].d) {
-			snprintf(err, len, "cannot listen on '%s' (in use, or not an address of "
-				 "this host?)", o->listen[i]);
+			snprintf(err, len,
+				 "cannot listen on '%s' (in use, or not an address of "
+				 "this host?)",
+				 o->listen[i]);
 			break;
 		}
 	}

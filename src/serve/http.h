@@ -10,9 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util/buf.h"
 #include "serve/http_request.h"
-
+#include "util/buf.h"
 
 /* Renders the metrics in `fmt` into out; returns 0 or -errno. Called with
  * requests serialised (one at a time across all listeners). */
@@ -49,7 +48,7 @@ struct http_opts {
 	const char *const *listen; /* "host:port", ":port", "[v6]:port", "fd:N" */
 	size_t nlisten;
 	const char *telemetry_path;
-	const char *landing_html; /* body of "/" */
+	const char *landing_html;		/* body of "/" */
 	const char *tls_cert_pem, *tls_key_pem; /* both or neither */
 	const char *tls_priorities;		/* GnuTLS priority string, or NULL */
 	struct http_limits limits;
@@ -61,8 +60,8 @@ struct http_opts {
 /* Connections closed or refused by the limits, since start; and the
  * connections open now (each until libmicrohttpd has closed it). */
 struct http_stats {
-	unsigned long long refused_per_ip, refused_full, evicted, header_timeouts,
-		write_timeouts, bodies_refused;
+	unsigned long long refused_per_ip, refused_full, evicted, header_timeouts, write_timeouts,
+	    bodies_refused;
 	unsigned int open;
 };
 

@@ -52,8 +52,7 @@ static int serve_words(struct yamldoc *d, const yaml_node_t *at, enum yamldoc_pr
 }
 
 /* A sequence of positive numbers, scaled (seconds -> ns) and ascending. */
-static int get_bounds(struct yamldoc *x, yaml_node_t *n, double scale, uint64_t *out,
-		      size_t *nout)
+static int get_bounds(struct yamldoc *x, yaml_node_t *n, double scale, uint64_t *out, size_t *nout)
 {
 	size_t len;
 
@@ -95,8 +94,8 @@ static int web_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 	if (strcmp(k, "listen_addresses"))
 		return 1;
 	len = v->type == YAML_SEQUENCE_NODE
-		      ? (size_t)(v->data.sequence.items.top - v->data.sequence.items.start)
-		      : 0;
+		  ? (size_t)(v->data.sequence.items.top - v->data.sequence.items.start)
+		  : 0;
 	if (!len)
 		return yamldoc_fail(x, v, "expected a non-empty list of addresses");
 	if (len > CONFIG_MAX_LISTEN)
@@ -228,9 +227,8 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 	struct serve_config *c = arg;
 
 	if (!strcmp(k, "web"))
-		return yamldoc_each_key(x, v, "web",
-					"listen_addresses, telemetry_path, config_file", web_key,
-					c);
+		return yamldoc_each_key(
+		    x, v, "web", "listen_addresses, telemetry_path, config_file", web_key, c);
 	if (!strcmp(k, "views"))
 		return yamldoc_each_key(x, v, "views", "device_time, total_time, request_size",
 					views_key, c);
@@ -269,8 +267,8 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 
 int config_load(const char *path, struct serve_config *c, char *err, size_t errlen)
 {
-	struct yamldoc x = { .file = path, .err = err, .errlen = errlen, .words = serve_words,
-			     .repeat_wins = true };
+	struct yamldoc x = {
+	    .file = path, .err = err, .errlen = errlen, .words = serve_words, .repeat_wins = true};
 	yaml_node_t *root;
 	char *text;
 	size_t len;

@@ -40,8 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/log.h"
 #include "sys/workload.h"
+#include "util/log.h"
 
 #define CONFIG_MAX_LISTEN 8
 #define CONFIG_MAX_BOUNDS 64
@@ -53,7 +53,7 @@ struct serve_config {
 	char web_config_file[512]; /* "" for plain HTTP without auth */
 	bool device_view, total_view, size_view;
 	bool op_label;
-	bool size_label; /* labels.size_class: latency by request size class */
+	bool size_label;		    /* labels.size_class: latency by request size class */
 	uint64_t lat_le[CONFIG_MAX_BOUNDS]; /* ns */
 	size_t nlat_le;			    /* 0: defaults */
 	uint64_t size_le[CONFIG_MAX_BOUNDS];

@@ -10,90 +10,121 @@
 #include <systemd/sd-daemon.h>
 
 #include "core/names.h"
-#include "util/errors.h"
 #include "serve/http.h"
+#include "util/errors.h"
 #include "util/parse.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: iolat serve [OPTIONS]\n"
-		"\n"
-		"Prometheus/OpenMetrics exporter: serves block-I/O latency histograms\n"
-		"(device time, total time), request sizes, counters and iolat's own cost.\n"
-		"Defaults, then --config.file, then flags. SIGHUP reloads the files;\n"
-		"counters never reset. SIGTERM/SIGINT detach and exit.\n"
-		"\n"
-		"Options:\n"
-		"      --web.listen-address=ADDR  host:port, :port or [v6]:port; repeat for\n"
-		"                                 several (default :19617)\n"
-		"      --web.telemetry-path=PATH  metrics path (default /metrics)\n"
-		"      --web.systemd-socket       serve on the sockets systemd passes (socket\n"
-		"                                 activation, LISTEN_FDS), not on listen\n"
-		"                                 addresses of its own\n"
-		"      --web.config.file=FILE     TLS and basic auth, in the exporter-toolkit\n"
-		"                                 format (tls_server_config, basic_auth_users)\n"
-		"      --web.max-connections=N    open connections at most (default 64); past\n"
-		"                                 it a new one replaces the longest-waiting\n"
-		"                                 connection that has no request under way\n"
-		"      --web.max-connections-per-ip=N  from one client address (default 16)\n"
-		"      --web.read-header-timeout=DUR  time a connection has to send a request's\n"
-		"                                 headers, from connect or its last response (10s)\n"
-		"      --web.write-timeout=DUR    time to answer a request, from its headers to\n"
-		"                                 the last byte sent (30s)\n"
-		"      --config.file=FILE         YAML settings (see docs/serve.md)\n"
-		"      --[no-]collector.device-time   device-time histograms (default on)\n"
-		"      --[no-]collector.total-time    total-time histograms (default on)\n"
-		"      --[no-]collector.request-size  request-size histograms (default on)\n"
-		"      --[no-]collector.workloads  iolat_workload_* series per VM, pod,\n"
-		"                                 container, service or cgroup (default on)\n"
-		"      --workloads.by=cgroup|process  a workload is the cgroup each bio was\n"
-		"                                 charged to (default), or the submitting\n"
-		"                                 process, COMM[PID] (hosts without cgroups)\n"
-		"      --workloads.max=N          at most N workload label sets; past it I/O\n"
-		"                                 counts under workload=\"other\" (default 500)\n"
-		"      --workloads.expire=DUR     a removed workload's series stay DUR (5m)\n"
-		"      --disks.expire=DUR         a gone disk's series stay DUR (5m)\n"
-		"      --[no-]label.op            an op label (read, write, ...) on block\n"
-		"                                 metrics; without it ops sum per disk (default on)\n"
-		"      --[no-]label.size-class    a size label (%s, %s, %s,\n"
-		"                                 %s, %s) on block metrics: latency\n"
-		"                                 by request size class (default off)\n"
-		"      --bpf.stats                keep kernel BPF run-time stats on while\n"
-		"                                 serving, for iolat_bpf_program_* metrics\n"
-		"      --log.level=LEVEL          debug, info, warn or error (default info)\n"
-		"      --log.format=FORMAT        logfmt (default) or json (one JSON\n"
-		"                                 object per line, for log collectors)\n"
-		"      --attach=MODE              auto (default), tp_btf or raw_tp\n"
-		"\n"
-		"User programs (docs/userprogs.md): compiled BPF objects whose maps a YAML\n"
-		"config turns into metrics.\n"
-		"      --config.dir=DIR           where the user program configs are\n"
-		"      --config.names=A,B         load DIR/A.yaml and DIR/B.yaml (default:\n"
-		"                                 every *.yaml in DIR)\n"
-		"      --config.strict            a config that fails stops iolat (default:\n"
-		"                                 it is disabled, logged and shown as\n"
-		"                                 iolat_user_config_up 0)\n"
-		"      --config.check             load and attach the configs, print what\n"
-		"                                 they export, and exit (1 if one failed)\n"
-		"  -h, --help                     this help\n"
-		"\n"
-		"Examples:\n"
-		"  iolat serve\n"
-		"  iolat serve --web.listen-address=127.0.0.1:19617 --bpf.stats\n"
-		"  iolat serve --config.file=/etc/iolat/iolat.yml --web.config.file=/etc/iolat/web.yml\n"
-		"  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,timers\n",
-		names_size_class(IOLAT_SIZE_4K), names_size_class(IOLAT_SIZE_16K),
-		names_size_class(IOLAT_SIZE_64K), names_size_class(IOLAT_SIZE_1M),
-		names_size_class(IOLAT_SIZE_LARGER));
+	fprintf(
+	    f,
+	    "Usage: iolat serve [OPTIONS]\n"
+	    "\n"
+	    "Prometheus/OpenMetrics exporter: serves block-I/O latency histograms\n"
+	    "(device time, total time), request sizes, counters and iolat's own cost.\n"
+	    "Defaults, then --config.file, then flags. SIGHUP reloads the files;\n"
+	    "counters never reset. SIGTERM/SIGINT detach and exit.\n"
+	    "\n"
+	    "Options:\n"
+	    "      --web.listen-address=ADDR  host:port, :port or [v6]:port; repeat for\n"
+	    "                                 several (default :19617)\n"
+	    "      --web.telemetry-path=PATH  metrics path (default /metrics)\n"
+	    "      --web.systemd-socket       serve on the sockets systemd passes (socket\n"
+	    "                                 activation, LISTEN_FDS), not on listen\n"
+	    "                                 addresses of its own\n"
+	    "      --web.config.file=FILE     TLS and basic auth, in the exporter-toolkit\n"
+	    "                                 format (tls_server_config, basic_auth_users)\n"
+	    "      --web.max-connections=N    open connections at most (default 64); past\n"
+	    "                                 it a new one replaces the longest-waiting\n"
+	    "                                 connection that has no request under way\n"
+	    "      --web.max-connections-per-ip=N  from one client address (default 16)\n"
+	    "      --web.read-header-timeout=DUR  time a connection has to send a request's\n"
+	    "                                 headers, from connect or its last response (10s)\n"
+	    "      --web.write-timeout=DUR    time to answer a request, from its headers to\n"
+	    "                                 the last byte sent (30s)\n"
+	    "      --config.file=FILE         YAML settings (see docs/serve.md)\n"
+	    "      --[no-]collector.device-time   device-time histograms (default on)\n"
+	    "      --[no-]collector.total-time    total-time histograms (default on)\n"
+	    "      --[no-]collector.request-size  request-size histograms (default on)\n"
+	    "      --[no-]collector.workloads  iolat_workload_* series per VM, pod,\n"
+	    "                                 container, service or cgroup (default on)\n"
+	    "      --workloads.by=cgroup|process  a workload is the cgroup each bio was\n"
+	    "                                 charged to (default), or the submitting\n"
+	    "                                 process, COMM[PID] (hosts without cgroups)\n"
+	    "      --workloads.max=N          at most N workload label sets; past it I/O\n"
+	    "                                 counts under workload=\"other\" (default 500)\n"
+	    "      --workloads.expire=DUR     a removed workload's series stay DUR (5m)\n"
+	    "      --disks.expire=DUR         a gone disk's series stay DUR (5m)\n"
+	    "      --[no-]label.op            an op label (read, write, ...) on block\n"
+	    "                                 metrics; without it ops sum per disk (default on)\n"
+	    "      --[no-]label.size-class    a size label (%s, %s, %s,\n"
+	    "                                 %s, %s) on block metrics: latency\n"
+	    "                                 by request size class (default off)\n"
+	    "      --bpf.stats                keep kernel BPF run-time stats on while\n"
+	    "                                 serving, for iolat_bpf_program_* metrics\n"
+	    "      --log.level=LEVEL          debug, info, warn or error (default info)\n"
+	    "      --log.format=FORMAT        logfmt (default) or json (one JSON\n"
+	    "                                 object per line, for log collectors)\n"
+	    "      --attach=MODE              auto (default), tp_btf or raw_tp\n"
+	    "\n"
+	    "User programs (docs/userprogs.md): compiled BPF objects whose maps a YAML\n"
+	    "config turns into metrics.\n"
+	    "      --config.dir=DIR           where the user program configs are\n"
+	    "      --config.names=A,B         load DIR/A.yaml and DIR/B.yaml (default:\n"
+	    "                                 every *.yaml in DIR)\n"
+	    "      --config.strict            a config that fails stops iolat (default:\n"
+	    "                                 it is disabled, logged and shown as\n"
+	    "                                 iolat_user_config_up 0)\n"
+	    "      --config.check             load and attach the configs, print what\n"
+	    "                                 they export, and exit (1 if one failed)\n"
+	    "  -h, --help                     this help\n"
+	    "\n"
+	    "Examples:\n"
+	    "  iolat serve\n"
+	    "  iolat serve --web.listen-address=127.0.0.1:19617 --bpf.stats\n"
+	    "  iolat serve --config.file=/etc/iolat/iolat.yml "
+	    "--web.config.file=/etc/iolat/web.yml\n"
+	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,timers\n",
+	    names_size_class(IOLAT_SIZE_4K), names_size_class(IOLAT_SIZE_16K),
+	    names_size_class(IOLAT_SIZE_64K), names_size_class(IOLAT_SIZE_1M),
+	    names_size_class(IOLAT_SIZE_LARGER));
 }
 
 enum {
-	OPT_LISTEN = 256, OPT_PATH, OPT_WEBCFG, OPT_CONFIG, OPT_DEV, OPT_NODEV, OPT_TOT, OPT_NOTOT,
-	OPT_SIZE, OPT_NOSIZE, OPT_STATS, OPT_LEVEL, OPT_ATTACH, OPT_SYNTH, OPT_OPL, OPT_NOOPL,
-	OPT_WL, OPT_NOWL, OPT_WLMAX, OPT_WLEXP, OPT_WLBY, OPT_SZL, OPT_NOSZL,
-	OPT_UDIR, OPT_UNAMES, OPT_USTRICT, OPT_UCHECK, OPT_DKEXP, OPT_MAXCONN, OPT_MAXIP,
-	OPT_HDRTO, OPT_WRTO, OPT_LOGFMT, OPT_SDSOCK,
+	OPT_LISTEN = 256,
+	OPT_PATH,
+	OPT_WEBCFG,
+	OPT_CONFIG,
+	OPT_DEV,
+	OPT_NODEV,
+	OPT_TOT,
+	OPT_NOTOT,
+	OPT_SIZE,
+	OPT_NOSIZE,
+	OPT_STATS,
+	OPT_LEVEL,
+	OPT_ATTACH,
+	OPT_SYNTH,
+	OPT_OPL,
+	OPT_NOOPL,
+	OPT_WL,
+	OPT_NOWL,
+	OPT_WLMAX,
+	OPT_WLEXP,
+	OPT_WLBY,
+	OPT_SZL,
+	OPT_NOSZL,
+	OPT_UDIR,
+	OPT_UNAMES,
+	OPT_USTRICT,
+	OPT_UCHECK,
+	OPT_DKEXP,
+	OPT_MAXCONN,
+	OPT_MAXIP,
+	OPT_HDRTO,
+	OPT_WRTO,
+	OPT_LOGFMT,
+	OPT_SDSOCK,
 };
 
 static int parse_flag(struct serve_flags *f, int c, const char *arg)
@@ -130,7 +161,7 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 			return -EINVAL;
 		}
 		*(c == OPT_MAXIP ? &f->limits.max_per_ip : &f->limits.max_connections) =
-			(unsigned int)n;
+		    (unsigned int)n;
 		return 0;
 	case OPT_HDRTO:
 	case OPT_WRTO: {
@@ -142,21 +173,45 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 			return -EINVAL;
 		}
 		*(c == OPT_HDRTO ? &f->limits.read_header_timeout_s : &f->limits.write_timeout_s) =
-			secs;
+		    secs;
 		return 0;
 	}
-	case OPT_CONFIG: f->config_file = arg; return 0;
-	case OPT_DEV: f->device = 1; return 0;
-	case OPT_NODEV: f->device = 0; return 0;
-	case OPT_TOT: f->total = 1; return 0;
-	case OPT_NOTOT: f->total = 0; return 0;
-	case OPT_SIZE: f->size = 1; return 0;
-	case OPT_NOSIZE: f->size = 0; return 0;
-	case OPT_OPL: f->op_label = 1; return 0;
-	case OPT_SZL: f->size_label = 1; return 0;
-	case OPT_NOSZL: f->size_label = 0; return 0;
-	case OPT_NOOPL: f->op_label = 0; return 0;
-	case OPT_WL: f->workloads = 1; return 0;
+	case OPT_CONFIG:
+		f->config_file = arg;
+		return 0;
+	case OPT_DEV:
+		f->device = 1;
+		return 0;
+	case OPT_NODEV:
+		f->device = 0;
+		return 0;
+	case OPT_TOT:
+		f->total = 1;
+		return 0;
+	case OPT_NOTOT:
+		f->total = 0;
+		return 0;
+	case OPT_SIZE:
+		f->size = 1;
+		return 0;
+	case OPT_NOSIZE:
+		f->size = 0;
+		return 0;
+	case OPT_OPL:
+		f->op_label = 1;
+		return 0;
+	case OPT_SZL:
+		f->size_label = 1;
+		return 0;
+	case OPT_NOSZL:
+		f->size_label = 0;
+		return 0;
+	case OPT_NOOPL:
+		f->op_label = 0;
+		return 0;
+	case OPT_WL:
+		f->workloads = 1;
+		return 0;
 	case OPT_WLBY:
 		if (strcmp(arg, "cgroup") && strcmp(arg, "process")) {
 			errorf("use cgroup or process", "unknown --workloads.by '%s'", arg);
@@ -164,7 +219,9 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		}
 		f->by_process = !strcmp(arg, "process");
 		return 0;
-	case OPT_NOWL: f->workloads = 0; return 0;
+	case OPT_NOWL:
+		f->workloads = 0;
+		return 0;
 	case OPT_WLMAX:
 		if (parse_uint(arg, 1, 100000, &n)) {
 			errorf(NULL, "--workloads.max takes a number from 1 to 100000");
@@ -181,11 +238,14 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		return 0;
 	case OPT_DKEXP:
 		if (parse_duration(arg, &s->disks_expire_s) || !s->disks_expire_s) {
-			errorf("at least 1s, e.g. 300, 90s, 5m or 1h", "bad --disks.expire '%s'", arg);
+			errorf("at least 1s, e.g. 300, 90s, 5m or 1h", "bad --disks.expire '%s'",
+			       arg);
 			return -EINVAL;
 		}
 		return 0;
-	case OPT_STATS: s->bpf_stats = f->has_stats = true; return 0;
+	case OPT_STATS:
+		s->bpf_stats = f->has_stats = true;
+		return 0;
 	case OPT_LEVEL:
 		if (log_level_from_name(arg) < 0) {
 			errorf("use debug, info, warn or error", "unknown --log.level '%s'", arg);
@@ -202,13 +262,23 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		s->log_format = (enum log_format)log_format_from_name(arg);
 		f->has_format = true;
 		return 0;
-	case OPT_SDSOCK: f->systemd_socket = true; return 0;
+	case OPT_SDSOCK:
+		f->systemd_socket = true;
+		return 0;
 	case OPT_ATTACH:
 		return attach_mode_parse(arg, &f->attach);
-	case OPT_UDIR: f->user.dir = arg; return 0;
-	case OPT_UNAMES: f->user.names = arg; return 0;
-	case OPT_USTRICT: f->user.strict = true; return 0;
-	case OPT_UCHECK: f->check = true; return 0;
+	case OPT_UDIR:
+		f->user.dir = arg;
+		return 0;
+	case OPT_UNAMES:
+		f->user.names = arg;
+		return 0;
+	case OPT_USTRICT:
+		f->user.strict = true;
+		return 0;
+	case OPT_UCHECK:
+		f->check = true;
+		return 0;
 	case OPT_SYNTH:
 		if (parse_uint(arg, 0, 100000, &n)) {
 			errorf(NULL, "--test.synthetic-disks takes a number up to 100000");
@@ -223,42 +293,42 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 {
 	static const struct option opts[] = {
-		{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
-		{ "web.telemetry-path", required_argument, NULL, OPT_PATH },
-		{ "web.config.file", required_argument, NULL, OPT_WEBCFG },
-		{ "web.max-connections", required_argument, NULL, OPT_MAXCONN },
-		{ "web.max-connections-per-ip", required_argument, NULL, OPT_MAXIP },
-		{ "web.read-header-timeout", required_argument, NULL, OPT_HDRTO },
-		{ "web.write-timeout", required_argument, NULL, OPT_WRTO },
-		{ "config.file", required_argument, NULL, OPT_CONFIG },
-		{ "collector.device-time", no_argument, NULL, OPT_DEV },
-		{ "no-collector.device-time", no_argument, NULL, OPT_NODEV },
-		{ "collector.total-time", no_argument, NULL, OPT_TOT },
-		{ "no-collector.total-time", no_argument, NULL, OPT_NOTOT },
-		{ "collector.request-size", no_argument, NULL, OPT_SIZE },
-		{ "no-collector.request-size", no_argument, NULL, OPT_NOSIZE },
-		{ "label.op", no_argument, NULL, OPT_OPL },
-		{ "no-label.op", no_argument, NULL, OPT_NOOPL },
-		{ "label.size-class", no_argument, NULL, OPT_SZL },
-		{ "no-label.size-class", no_argument, NULL, OPT_NOSZL },
-		{ "collector.workloads", no_argument, NULL, OPT_WL },
-		{ "no-collector.workloads", no_argument, NULL, OPT_NOWL },
-		{ "workloads.max", required_argument, NULL, OPT_WLMAX },
-		{ "workloads.by", required_argument, NULL, OPT_WLBY },
-		{ "workloads.expire", required_argument, NULL, OPT_WLEXP },
-		{ "disks.expire", required_argument, NULL, OPT_DKEXP },
-		{ "bpf.stats", no_argument, NULL, OPT_STATS },
-		{ "log.level", required_argument, NULL, OPT_LEVEL },
-		{ "log.format", required_argument, NULL, OPT_LOGFMT },
-		{ "web.systemd-socket", no_argument, NULL, OPT_SDSOCK },
-		{ "attach", required_argument, NULL, OPT_ATTACH },
-		{ "test.synthetic-disks", required_argument, NULL, OPT_SYNTH },
-		{ "config.dir", required_argument, NULL, OPT_UDIR },
-		{ "config.names", required_argument, NULL, OPT_UNAMES },
-		{ "config.strict", no_argument, NULL, OPT_USTRICT },
-		{ "config.check", no_argument, NULL, OPT_UCHECK },
-		{ "help", no_argument, NULL, 'h' },
-		{},
+	    {"web.listen-address", required_argument, NULL, OPT_LISTEN},
+	    {"web.telemetry-path", required_argument, NULL, OPT_PATH},
+	    {"web.config.file", required_argument, NULL, OPT_WEBCFG},
+	    {"web.max-connections", required_argument, NULL, OPT_MAXCONN},
+	    {"web.max-connections-per-ip", required_argument, NULL, OPT_MAXIP},
+	    {"web.read-header-timeout", required_argument, NULL, OPT_HDRTO},
+	    {"web.write-timeout", required_argument, NULL, OPT_WRTO},
+	    {"config.file", required_argument, NULL, OPT_CONFIG},
+	    {"collector.device-time", no_argument, NULL, OPT_DEV},
+	    {"no-collector.device-time", no_argument, NULL, OPT_NODEV},
+	    {"collector.total-time", no_argument, NULL, OPT_TOT},
+	    {"no-collector.total-time", no_argument, NULL, OPT_NOTOT},
+	    {"collector.request-size", no_argument, NULL, OPT_SIZE},
+	    {"no-collector.request-size", no_argument, NULL, OPT_NOSIZE},
+	    {"label.op", no_argument, NULL, OPT_OPL},
+	    {"no-label.op", no_argument, NULL, OPT_NOOPL},
+	    {"label.size-class", no_argument, NULL, OPT_SZL},
+	    {"no-label.size-class", no_argument, NULL, OPT_NOSZL},
+	    {"collector.workloads", no_argument, NULL, OPT_WL},
+	    {"no-collector.workloads", no_argument, NULL, OPT_NOWL},
+	    {"workloads.max", required_argument, NULL, OPT_WLMAX},
+	    {"workloads.by", required_argument, NULL, OPT_WLBY},
+	    {"workloads.expire", required_argument, NULL, OPT_WLEXP},
+	    {"disks.expire", required_argument, NULL, OPT_DKEXP},
+	    {"bpf.stats", no_argument, NULL, OPT_STATS},
+	    {"log.level", required_argument, NULL, OPT_LEVEL},
+	    {"log.format", required_argument, NULL, OPT_LOGFMT},
+	    {"web.systemd-socket", no_argument, NULL, OPT_SDSOCK},
+	    {"attach", required_argument, NULL, OPT_ATTACH},
+	    {"test.synthetic-disks", required_argument, NULL, OPT_SYNTH},
+	    {"config.dir", required_argument, NULL, OPT_UDIR},
+	    {"config.names", required_argument, NULL, OPT_UNAMES},
+	    {"config.strict", no_argument, NULL, OPT_USTRICT},
+	    {"config.check", no_argument, NULL, OPT_UCHECK},
+	    {"help", no_argument, NULL, 'h'},
+	    {},
 	};
 	bool per_ip_given = false;
 	int c;
@@ -296,7 +366,7 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 	}
 	if (f->systemd_socket && f->has_listen) {
 		errorf("give one of them", "--web.systemd-socket and --web.listen-address "
-		       "both say where to listen");
+					   "both say where to listen");
 		return -EINVAL;
 	}
 	if (!f->user.dir && (f->user.names || f->user.strict || f->check)) {
@@ -307,8 +377,7 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 	return 0;
 }
 
-int serve_flags_config(const struct serve_flags *f, struct serve_config *out, char *err,
-		       size_t len)
+int serve_flags_config(const struct serve_flags *f, struct serve_config *out, char *err, size_t len)
 {
 	int rc;
 
@@ -361,8 +430,10 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 		out->disks_expire_s = f->set.disks_expire_s;
 	for (size_t i = 0; i < out->nlisten && !f->systemd_socket; i++)
 		if (!http_listen_valid(out->listen[i])) {
-			snprintf(err, len, "bad listen address '%s' (use host:port, :port or "
-				 "[v6]:port)", out->listen[i]);
+			snprintf(err, len,
+				 "bad listen address '%s' (use host:port, :port or "
+				 "[v6]:port)",
+				 out->listen[i]);
 			return -EINVAL;
 		}
 	return 0;

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 
 #include "core/attach.h"
-#include "serve/serve_config.h"
 #include "serve/http.h"
+#include "serve/serve_config.h"
 #include "uprog/userprogs.h"
 
 /* What the command line said, kept to re-apply over the file on SIGHUP. */
@@ -20,8 +20,8 @@ struct serve_flags {
 	struct serve_config set; /* values of the flags given */
 	bool has_listen, has_path, has_web, has_stats, has_level, has_expire;
 	bool has_format;
-	bool systemd_socket;	    /* --web.systemd-socket */
-	int systemd_fds;	    /* how many systemd passed (from fd 3) */
+	bool systemd_socket; /* --web.systemd-socket */
+	int systemd_fds;     /* how many systemd passed (from fd 3) */
 	int device, total, size, op_label, size_label, workloads, by_process; /* -1: not given */
 	enum attach_mode attach;
 	unsigned int synthetic;

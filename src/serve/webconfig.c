@@ -190,8 +190,7 @@ static int load_pem(struct parse *p, const char *what, const yaml_node_t *v, cha
 	}
 	/* Caught here it names the file; libmicrohttpd would only fail the start. */
 	if (!strstr(*pem, "-----BEGIN "))
-		return yamldoc_fail(&p->d, v, "%s %s is not PEM (no -----BEGIN line)", what,
-				    *path);
+		return yamldoc_fail(&p->d, v, "%s %s is not PEM (no -----BEGIN line)", what, *path);
 	return 0;
 }
 
@@ -202,7 +201,7 @@ static int load_pem(struct parse *p, const char *what, const yaml_node_t *v, cha
 /* The keys of tls_server_config, in the order the known-keys list gives them. */
 enum { TLS_CERT, TLS_KEY, TLS_AUTH, TLS_CA, TLS_MINV, TLS_NKEYS };
 static const char *const tls_key_names[TLS_NKEYS] = {
-	"cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version",
+    "cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version",
 };
 static const char *const tls_keys = "cert_file, key_file, client_auth_type, client_ca_file, "
 				    "min_version";
@@ -241,7 +240,7 @@ static int tls_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
 static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node_t *map,
 		     struct webconfig *wc)
 {
-	struct tls_values t = { .val = { "", "", "", "", "" } };
+	struct tls_values t = {.val = {"", "", "", "", ""}};
 	const yaml_node_t *const *node = t.node;
 	const char *const *val = t.val;
 	const char *first_set;
@@ -282,7 +281,8 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 				    "RequireAndVerifyClientCert)",
 				    val[TLS_AUTH]);
 	if (wc->require_client_cert && !node[TLS_CA])
-		return yamldoc_fail(&p->d, node[TLS_AUTH], "client_auth_type "
+		return yamldoc_fail(&p->d, node[TLS_AUTH],
+				    "client_auth_type "
 				    "RequireAndVerifyClientCert needs client_ca_file");
 	/* exporter-toolkit refuses this too: the CA would be loaded and never used. */
 	if (node[TLS_CA] && !wc->require_client_cert)
@@ -315,12 +315,12 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 static int bcrypt_cost(const char *s)
 {
 	static const char b64[] =
-		"./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	    "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	int cost, i;
 
 	/* Length first: strchr() below would match the terminating NUL. */
-	if (strlen(s) != BCRYPT_LEN || strncmp(s, "$2", 2) || !strchr("aby", s[2]) ||
-	    s[3] != '$' || s[6] != '$')
+	if (strlen(s) != BCRYPT_LEN || strncmp(s, "$2", 2) || !strchr("aby", s[2]) || s[3] != '$' ||
+	    s[6] != '$')
 		return -1;
 	if (s[4] < '0' || s[4] > '9' || s[5] < '0' || s[5] > '9')
 		return -1;
@@ -352,14 +352,16 @@ static int parse_users(struct parse *p, const yaml_node_t *map, struct webconfig
 	wc->users = calloc(n, sizeof(*wc->users));
 	if (!wc->users)
 		return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
-	for_each_pair(map, pair) {
+	for_each_pair(map, pair)
+	{
 		yaml_node_t *k = yamldoc_node(&p->d, pair->key);
 		yaml_node_t *v = yamldoc_node(&p->d, pair->value);
 		const char *name;
 
 		if (k->type != YAML_SCALAR_NODE || is_null(k) || !*scalar(k))
-			return yamldoc_fail(&p->d, k, "user names in basic_auth_users must be "
-						   "non-empty strings");
+			return yamldoc_fail(&p->d, k,
+					    "user names in basic_auth_users must be "
+					    "non-empty strings");
 		name = scalar(k);
 		/* Basic auth splits "user:password" at the first colon. */
 		if (strchr(name, ':'))
@@ -410,8 +412,7 @@ static int parse_text(struct parse *p, const char *text, size_t len)
 	root = yaml_document_get_root_node(&p->d.doc);
 	ret = yamldoc_check_nul(&p->d);
 	if (!ret && !is_null(root))
-		ret = yamldoc_each_key(&p->d, (yaml_node_t *)root, top_level, top_keys, top_key,
-				       p);
+		ret = yamldoc_each_key(&p->d, (yaml_node_t *)root, top_level, top_keys, top_key, p);
 	yaml_document_delete(&p->d.doc);
 	return ret;
 }
@@ -455,8 +456,10 @@ static int make_auth(struct parse *p, struct webconfig *wc, int cost)
 int webconfig_parse(const char *name, const char *dir, const char *text, size_t len,
 		    struct webconfig *out, char *err, size_t errlen)
 {
-	struct parse p = { .d = { .file = name, .err = err, .errlen = errlen, .words = web_words },
-			   .dir = dir, .wc = out, .cost = 4 };
+	struct parse p = {.d = {.file = name, .err = err, .errlen = errlen, .words = web_words},
+			  .dir = dir,
+			  .wc = out,
+			  .cost = 4};
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -472,7 +475,7 @@ int webconfig_parse(const char *name, const char *dir, const char *text, size_t 
 
 int webconfig_load(const char *path, struct webconfig *out, char *err, size_t errlen)
 {
-	struct parse p = { .d = { .file = path, .err = err, .errlen = errlen } };
+	struct parse p = {.d = {.file = path, .err = err, .errlen = errlen}};
 	const char *slash;
 	char *text = NULL, *dir = NULL;
 	size_t len = 0;

@@ -185,7 +185,7 @@ int wlabels_assign(struct wlabels *w, const struct snapshot *snap, time_t now)
 	for (size_t i = 0; i < snap->n; i++) {
 		uint64_t id = snap->s[i].key.cgroup;
 		struct tracked *t =
-			id < COLLECTOR_CG_USER ? idmap_get(&w->cgroups, track_id(id)) : NULL;
+		    id < COLLECTOR_CG_USER ? idmap_get(&w->cgroups, track_id(id)) : NULL;
 
 		if (t && !t->set)
 			name_it(w, id, t, now);
@@ -308,7 +308,7 @@ static int expire(struct wlabels *w, uint64_t id)
 
 int wlabels_prune(struct wlabels *w, const struct snapshot *snap, time_t now)
 {
-	struct idlist gone = { .w = w, .now = now }, old = { .w = w, .now = now };
+	struct idlist gone = {.w = w, .now = now}, old = {.w = w, .now = now};
 	int rc;
 
 	idmap_each(&w->cgroups, check_gone, &gone);

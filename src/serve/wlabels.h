@@ -23,7 +23,7 @@
 #include "sys/workload.h"
 
 struct wlabels_opts {
-	size_t max_sets;      /* cap on label sets, "other" not counted */
+	size_t max_sets;       /* cap on label sets, "other" not counted */
 	unsigned int expire_s; /* how long a set with no live cgroup stays */
 };
 
@@ -59,11 +59,11 @@ int wlabels_is_other(const struct wlabels *w, const struct wl_label *l);
 int wlabels_prune(struct wlabels *w, const struct snapshot *snap, time_t now);
 
 struct wlabels_stats {
-	size_t sets;		 /* label sets now, "other" not counted */
-	size_t cgroups;		 /* cgroups followed now */
-	uint64_t folded_cgroups; /* cgroups put under "other", cumulative */
+	size_t sets;		  /* label sets now, "other" not counted */
+	size_t cgroups;		  /* cgroups followed now */
+	uint64_t folded_cgroups;  /* cgroups put under "other", cumulative */
 	uint64_t retired_cgroups; /* cgroups gone and moved out of the kernel map */
-	uint64_t expired_sets;	 /* label sets that left the output */
+	uint64_t expired_sets;	  /* label sets that left the output */
 };
 void wlabels_stats(const struct wlabels *w, struct wlabels_stats *out);
 

@@ -103,7 +103,8 @@ int disks_lookup(const char *dir, uint32_t dev, char *name, size_t len, uint64_t
 	if (!named)
 		snprintf(name, len, "%u:%u", disk_major(dev), disk_minor(dev));
 	if (sectors) {
-		snprintf(path, sizeof(path), "%s/%u:%u/size", dir, disk_major(dev), disk_minor(dev));
+		snprintf(path, sizeof(path), "%s/%u:%u/size", dir, disk_major(dev),
+			 disk_minor(dev));
 		*sectors = read_line(path, line, sizeof(line)) == 0 ? strtoull(line, NULL, 10) : 0;
 	}
 	return 0;

@@ -20,8 +20,14 @@ static inline uint32_t disk_mkdev(unsigned int major, unsigned int minor)
 	return (major << 20) | minor;
 }
 
-static inline unsigned int disk_major(uint32_t dev) { return dev >> 20; }
-static inline unsigned int disk_minor(uint32_t dev) { return dev & 0xfffff; }
+static inline unsigned int disk_major(uint32_t dev)
+{
+	return dev >> 20;
+}
+static inline unsigned int disk_minor(uint32_t dev)
+{
+	return dev & 0xfffff;
+}
 
 /*
  * Resolves a disk or partition name (with or without /dev/) to the whole
@@ -60,13 +66,13 @@ int disks_stack(uint32_t dev, struct disk_stack *out);
 struct disk_info {
 	char name[DISK_NAME_MAX];
 	uint32_t dev;
-	bool bio_based;	     /* no blk-mq: no request events */
-	bool iostats;	     /* queue/iostats: kernel stamps start_time_ns */
-	bool wbt;	     /* write-back throttling on: queue stats, io_start_time_ns */
-	char scheduler[32];  /* active I/O scheduler, "none", or "" */
-	uint64_t sectors;    /* size in 512-byte sectors; 0: no medium, no I/O */
-	char model[64];	     /* device/model (SCSI, NVMe, ...), trimmed; "" if none */
-	bool rotational;     /* queue/rotational: a spinning disk */
+	bool bio_based;	    /* no blk-mq: no request events */
+	bool iostats;	    /* queue/iostats: kernel stamps start_time_ns */
+	bool wbt;	    /* write-back throttling on: queue stats, io_start_time_ns */
+	char scheduler[32]; /* active I/O scheduler, "none", or "" */
+	uint64_t sectors;   /* size in 512-byte sectors; 0: no medium, no I/O */
+	char model[64];	    /* device/model (SCSI, NVMe, ...), trimmed; "" if none */
+	bool rotational;    /* queue/rotational: a spinning disk */
 	struct disk_stack stack;
 };
 

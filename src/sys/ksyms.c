@@ -112,8 +112,8 @@ static void ksyms_load(struct ksyms *k)
 	f = fopen(k->path, "re");
 	if (f) {
 		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "%" SCNx64 " %c %511s", &addr, &type, name) == 3 &&
-			    addr && ksyms_add(&fresh, addr, type, name))
+			if (sscanf(line, "%" SCNx64 " %c %511s", &addr, &type, name) == 3 && addr &&
+			    ksyms_add(&fresh, addr, type, name))
 				break;
 		fclose(f);
 	}

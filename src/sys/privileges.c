@@ -80,7 +80,8 @@ int require_bpf_privileges(char *err, size_t len, const char **hint)
 		return 0;
 	if (!kernel_knows(CAP_BPF)) {
 		*hint = "run it as root, or grant CAP_SYS_ADMIN";
-		snprintf(err, len, "missing CAP_SYS_ADMIN: this kernel has no CAP_BPF or "
+		snprintf(err, len,
+			 "missing CAP_SYS_ADMIN: this kernel has no CAP_BPF or "
 			 "CAP_PERFMON (they came in Linux 5.8), so loading BPF programs takes "
 			 "CAP_SYS_ADMIN");
 		return -EPERM;
@@ -88,9 +89,12 @@ int require_bpf_privileges(char *err, size_t len, const char **hint)
 	*hint = bpf || perfmon ? "run it as root, or grant the missing one as well"
 			       : "run it as root, or grant both, e.g. AmbientCapabilities=CAP_BPF "
 				 "CAP_PERFMON in a systemd unit";
-	snprintf(err, len, "missing %s: loading BPF tracing programs and reading their maps "
+	snprintf(err, len,
+		 "missing %s: loading BPF tracing programs and reading their maps "
 		 "takes CAP_BPF and CAP_PERFMON",
-		 bpf ? "CAP_PERFMON" : perfmon ? "CAP_BPF" : "CAP_BPF and CAP_PERFMON");
+		 bpf	   ? "CAP_PERFMON"
+		 : perfmon ? "CAP_BPF"
+			   : "CAP_BPF and CAP_PERFMON");
 	return -EPERM;
 }
 
@@ -121,7 +125,8 @@ int privileges_bpf_stats(int *fd, char *err, size_t len, const char **hint)
 	if (rc == -EPERM) {
 		*hint = "grant CAP_SYS_ADMIN, or have root run 'sysctl "
 			"kernel.bpf_stats_enabled=1' first, or leave --bpf.stats (bpf_stats) off";
-		snprintf(err, len, "missing CAP_SYS_ADMIN: --bpf.stats turns on the kernel's BPF "
+		snprintf(err, len,
+			 "missing CAP_SYS_ADMIN: --bpf.stats turns on the kernel's BPF "
 			 "run-time statistics, which only CAP_SYS_ADMIN may do");
 		return rc;
 	}
@@ -132,7 +137,7 @@ int privileges_bpf_stats(int *fd, char *err, size_t len, const char **hint)
 
 int privileges_drop(void)
 {
-	cap_value_t keep[3] = { CAP_BPF, CAP_PERFMON };
+	cap_value_t keep[3] = {CAP_BPF, CAP_PERFMON};
 	bool setpcap = privileges_have(CAP_SETPCAP);
 	int nkeep = 2, rc;
 	cap_t caps;

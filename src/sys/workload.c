@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "iolat.h"
 #include "sys/cgroups.h"
 #include "util/idmap.h"
-#include <linux/types.h>
-#include "iolat.h"
 #include "util/regex_guard.h"
+#include <linux/types.h>
 
 /* systemd escapes unit-name characters as \xHH ("-" is \x2d). */
 static void unescape(const char *in, size_t len, char *out, size_t outlen)
@@ -49,8 +49,8 @@ static bool ends_with(const char *s, size_t len, const char *suffix)
 static bool vm_name(const char *c, char *name, size_t len)
 {
 	const char *p = strncmp(c, "machine-qemu-", 13) == 0 ? c + 13
-			: strncmp(c, "qemu-", 5) == 0	       ? c + 5
-							       : NULL;
+			: strncmp(c, "qemu-", 5) == 0	     ? c + 5
+							     : NULL;
 	const char *end;
 
 	if (!p)
@@ -91,7 +91,7 @@ static bool pod_name(const char *c, bool under_kubepods, char *name, size_t len)
 /* docker-ID.scope, cri-containerd-ID.scope, crio-ID.scope, docker/ID. */
 static bool container_name(const char *c, const char *parent, char *name, size_t len)
 {
-	static const char *const prefixes[] = { "docker-", "cri-containerd-", "crio-" };
+	static const char *const prefixes[] = {"docker-", "cri-containerd-", "crio-"};
 	const char *id = NULL;
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]) && !id; i++)
@@ -110,7 +110,7 @@ enum rank { R_CGROUP, R_SCOPE, R_SERVICE, R_CONTAINER, R_POD, R_VM };
 
 void workload_classify(const char *path, struct workload *out)
 {
-	static const char *const kinds[] = { "cgroup", "scope", "service", "container", "pod", "vm" };
+	static const char *const kinds[] = {"cgroup", "scope", "service", "container", "pod", "vm"};
 	char comp[256], prev[256] = "", name[128];
 	enum rank best = R_CGROUP;
 	bool kubepods = false;
@@ -169,8 +169,7 @@ struct workload_cache {
 };
 
 /* Expands \0-\9 in a rule's name template from the match groups. */
-static void expand(const char *tmpl, const char *path, const regmatch_t *m, char *out,
-		   size_t len)
+static void expand(const char *tmpl, const char *path, const regmatch_t *m, char *out, size_t len)
 {
 	size_t o = 0;
 
@@ -178,7 +177,8 @@ static void expand(const char *tmpl, const char *path, const regmatch_t *m, char
 		if (t[0] == '\\' && t[1] >= '0' && t[1] <= '9') {
 			const regmatch_t *g = &m[t[1] - '0'];
 
-			for (regoff_t i = g->rm_so; g->rm_so >= 0 && i < g->rm_eo && o + 1 < len; i++)
+			for (regoff_t i = g->rm_so; g->rm_so >= 0 && i < g->rm_eo && o + 1 < len;
+			     i++)
 				out[o++] = path[i];
 			t++;
 		} else {
@@ -214,8 +214,10 @@ int workload_rule_check(const struct workload_rule *r, char *err, size_t len)
 
 	/* Before regcomp, which some patterns make take gigabytes or minutes. */
 	if (regex_guard_nodes(r->match) > REGEX_GUARD_MAX_NODES) {
-		snprintf(err, len, "regular expression \"%s\" is too complex (nested or large "
-			 "repetitions): simplify it", r->match);
+		snprintf(err, len,
+			 "regular expression \"%s\" is too complex (nested or large "
+			 "repetitions): simplify it",
+			 r->match);
 		return -EINVAL;
 	}
 	rc = regcomp(&re, r->match, REG_EXTENDED);
@@ -238,7 +240,6 @@ int workload_rule_check(const struct workload_rule *r, char *err, size_t len)
 	}
 	return 0;
 }
-
 
 static void clear_rules(struct workload_cache *c)
 {

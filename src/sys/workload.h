@@ -15,9 +15,9 @@
 #include <stdint.h>
 
 struct workload {
-	char kind[16];	 /* "vm", "pod", "container", "service", "scope", "cgroup" */
+	char kind[16]; /* "vm", "pod", "container", "service", "scope", "cgroup" */
 	char name[128];
-	char path[512];	 /* relative to the hierarchy's root, "/" for the root */
+	char path[512]; /* relative to the hierarchy's root, "/" for the root */
 };
 
 /*

@@ -17,13 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/buf.h"
 #include "sys/cgroup_cache.h"
 #include "sys/disk_cache.h"
 #include "sys/disks.h"
 #include "sys/ksyms.h"
-#include "util/rawint.h"
 #include "syscall_names.h"
+#include "util/buf.h"
+#include "util/rawint.h"
 
 /* Intermediate values of a chain; a final value goes to the caller's out. */
 #define SCRATCH_LEN 4096

@@ -19,11 +19,11 @@
 #include <yaml.h>
 
 /* Bounds, so that no input makes anything grow without limit. */
-#define MAX_INPUT (1 << 20)	 /* bytes of YAML */
-#define MAX_METRICS 256		 /* counters and histograms together */
-#define MAX_NAME 128		 /* config, metric and label names */
-#define MAX_PATH 4096		 /* object, resolved */
-#define MAX_BPF_NAME 127 /* libbpf finds maps by their full ELF name */
+#define MAX_INPUT (1 << 20) /* bytes of YAML */
+#define MAX_METRICS 256	    /* counters and histograms together */
+#define MAX_NAME 128	    /* config, metric and label names */
+#define MAX_PATH 4096	    /* object, resolved */
+#define MAX_BPF_NAME 127    /* libbpf finds maps by their full ELF name */
 /* Work (nodes read, bytes copied, regexp states) for one parse: yamldoc.h. */
 #define MAX_WORK (16u << 20)
 
@@ -72,9 +72,10 @@ static bool bpf_name_ok(const char *s)
 {
 	size_t len = strlen(s);
 
-	return len && len <= MAX_BPF_NAME && strspn(s, "abcdefghijklmnopqrstuvwxyz"
-							"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-							"0123456789_.") == len;
+	return len && len <= MAX_BPF_NAME &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz"
+			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_.") == len;
 }
 
 int uconfig_get_bpf_name(struct yamldoc *x, yaml_node_t *n, char **out)
@@ -238,7 +239,10 @@ static int check_histogram(struct yamldoc *x, yaml_node_t *n, const struct metri
 	if (ubucket_is_iolat(m->bucket_type)) {
 		/* iolat's table fixes the buckets; every field is a label. */
 		if (st->min || st->max || st->keys)
-			return yamldoc_fail(x, st->min ? st->min : st->max ? st->max : st->keys,
+			return yamldoc_fail(x,
+					    st->min   ? st->min
+					    : st->max ? st->max
+						      : st->keys,
 					    "iolat's histograms have their own buckets");
 		return 0;
 	}
@@ -259,9 +263,10 @@ static int check_histogram(struct yamldoc *x, yaml_node_t *n, const struct metri
 static int parse_metric(struct yamldoc *x, yaml_node_t *n, struct umetric_conf *m, bool histogram)
 {
 	static const char counter_fields[] = "name, help, map, labels";
-	static const char histogram_fields[] = "name, help, map, labels, bucket_type, "
-					       "bucket_multiplier, bucket_min, bucket_max, bucket_keys";
-	struct metric_state st = { .m = m };
+	static const char histogram_fields[] =
+	    "name, help, map, labels, bucket_type, "
+	    "bucket_multiplier, bucket_min, bucket_max, bucket_keys";
+	struct metric_state st = {.m = m};
 	const char *kind = histogram ? "histogram" : "counter";
 
 	m->line = (int)n->start_mark.line + 1;
@@ -415,7 +420,7 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 
 static int parse_root(struct yamldoc *x, yaml_node_t *root, struct uconfig *c)
 {
-	struct top_state st = { .c = c };
+	struct top_state st = {.c = c};
 
 	if (yamldoc_each_key(x, root, "the config", "name, object, metrics, perf_events", top_key,
 			     &st))
@@ -438,7 +443,7 @@ int uconfig_parse_buffer(const char *file, const char *buf, size_t len, struct u
 			 char *err, size_t errlen)
 {
 	struct yamldoc x = {.file = file, .err = err, .errlen = errlen, .work_limit = MAX_WORK};
-	struct uconfig c = { 0 };
+	struct uconfig c = {0};
 	int rc;
 
 	memset(out, 0, sizeof(*out));

@@ -45,17 +45,17 @@
 #define UCONF_MAX_BUCKETS 512
 
 enum udec_kind {
-	UDEC_UINT,	  /* little-endian unsigned, 1/2/4/8 bytes, decimal */
-	UDEC_HEX,	  /* the same number in hex, 0x... */
-	UDEC_STRING,	  /* NUL-terminated within the field */
-	UDEC_KSYM,	  /* kernel address -> symbol (/proc/kallsyms) */
-	UDEC_MAJORMINOR,  /* dev_t (major << 20 | minor) -> disk name */
-	UDEC_CGROUP,	  /* cgroup id -> path under the cgroup root */
-	UDEC_STATIC_MAP,  /* string -> string, from the config */
-	UDEC_REGEXP,	  /* keep the series only on a match; or rewrite */
-	UDEC_SYSCALL,	  /* syscall number -> name (this architecture) */
-	UDEC_ERRNO,	  /* errno (either sign) -> ENOENT... */
-	UDEC_KSTACK,	  /* stack id in a stack-trace map -> symbols */
+	UDEC_UINT,	 /* little-endian unsigned, 1/2/4/8 bytes, decimal */
+	UDEC_HEX,	 /* the same number in hex, 0x... */
+	UDEC_STRING,	 /* NUL-terminated within the field */
+	UDEC_KSYM,	 /* kernel address -> symbol (/proc/kallsyms) */
+	UDEC_MAJORMINOR, /* dev_t (major << 20 | minor) -> disk name */
+	UDEC_CGROUP,	 /* cgroup id -> path under the cgroup root */
+	UDEC_STATIC_MAP, /* string -> string, from the config */
+	UDEC_REGEXP,	 /* keep the series only on a match; or rewrite */
+	UDEC_SYSCALL,	 /* syscall number -> name (this architecture) */
+	UDEC_ERRNO,	 /* errno (either sign) -> ENOENT... */
+	UDEC_KSTACK,	 /* stack id in a stack-trace map -> symbols */
 };
 
 struct udec_conf {
@@ -131,15 +131,15 @@ struct umetric_conf {
 
 /* A perf event that drives a SEC("perf_event") program (uconfig_perf.h). */
 struct uperf_conf {
-	uint32_t type;	 /* PERF_TYPE_SOFTWARE or PERF_TYPE_HARDWARE */
-	uint64_t config; /* the event (perf_event_attr.config) */
+	uint32_t type;			     /* PERF_TYPE_SOFTWARE or PERF_TYPE_HARDWARE */
+	uint64_t config;		     /* the event (perf_event_attr.config) */
 	uint64_t sample_freq, sample_period; /* one of them */
 	char *program;
 	int line, col;
 };
 
 struct uconfig {
-	char *file;   /* as given */
+	char *file; /* as given */
 	char *name;
 	char *object; /* resolved against the config's directory */
 	struct umetric_conf *metric;

@@ -13,21 +13,23 @@
 static const struct {
 	const char *name;
 	uint64_t config;
-} software[] = {
-	{ "cpu-clock", PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS },
-	{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-}, hardware[] = {
-	{ "cpu-cycles", PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_COUNT_HW_BRANCH_MISSES },
+} software[] =
+    {
+	{"cpu-clock", PERF_COUNT_SW_CPU_CLOCK},
+	{"task-clock", PERF_COUNT_SW_TASK_CLOCK},
+	{"page-faults", PERF_COUNT_SW_PAGE_FAULTS},
+	{"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES},
+	{"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
+	{"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN},
+	{"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+},
+  hardware[] = {
+      {"cpu-cycles", PERF_COUNT_HW_CPU_CYCLES},
+      {"instructions", PERF_COUNT_HW_INSTRUCTIONS},
+      {"cache-references", PERF_COUNT_HW_CACHE_REFERENCES},
+      {"cache-misses", PERF_COUNT_HW_CACHE_MISSES},
+      {"branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+      {"branch-misses", PERF_COUNT_HW_BRANCH_MISSES},
 };
 
 struct perf_state {
@@ -73,10 +75,10 @@ static int get_event(struct yamldoc *x, yaml_node_t *v, uint32_t type, uint64_t 
 	return yamldoc_fail(x, v, "unknown %s event '%s' (known: %s)",
 			    type == PERF_TYPE_SOFTWARE ? "software" : "hardware", s ? s : "",
 			    type == PERF_TYPE_SOFTWARE
-				    ? "cpu-clock, task-clock, page-faults, context-switches, "
-				      "cpu-migrations, minor-faults, major-faults, or a number"
-				    : "cpu-cycles, instructions, cache-references, cache-misses, "
-				      "branch-instructions, branch-misses, or a number");
+				? "cpu-clock, task-clock, page-faults, context-switches, "
+				  "cpu-migrations, minor-faults, major-faults, or a number"
+				: "cpu-cycles, instructions, cache-references, cache-misses, "
+				  "branch-instructions, branch-misses, or a number");
 }
 
 static int perf_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
@@ -105,17 +107,20 @@ static int perf_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 
 static int parse_one(struct yamldoc *x, yaml_node_t *n, struct uperf_conf *p)
 {
-	struct perf_state st = { .p = p };
+	struct perf_state st = {.p = p};
 
 	p->line = (int)n->start_mark.line + 1;
 	p->col = (int)n->start_mark.column + 1;
-	if (yamldoc_each_key(x, n, "a perf event", "type, name, sample_frequency, "
-			     "sample_period, program", perf_key, &st))
+	if (yamldoc_each_key(x, n, "a perf event",
+			     "type, name, sample_frequency, "
+			     "sample_period, program",
+			     perf_key, &st))
 		return -EINVAL;
 	if (!st.type || !st.name || !st.program)
 		return yamldoc_fail(x, n, "a perf event needs type, name and program");
 	if (!st.freq == !st.period)
-		return yamldoc_fail(x, n, "give a perf event either sample_frequency (per "
+		return yamldoc_fail(x, n,
+				    "give a perf event either sample_frequency (per "
 				    "second) or sample_period (events per sample)");
 	if (get_type(x, st.type, &p->type))
 		return -EINVAL;

@@ -22,7 +22,7 @@ struct umetric {
 	size_t nlabels; /* fields that are labels: a users' histogram's last is its
 			 * bucket */
 	const struct bucket_table *table; /* iolat's histograms */
-	double *ule;	/* a histogram's bounds, in its unit */
+	double *ule;			  /* a histogram's bounds, in its unit */
 	size_t nule;
 };
 
@@ -72,16 +72,19 @@ static int check_u64_map(struct umetrics *u, const struct umetric *m, char *err,
 	if (m->map.iolat_hist)
 		return failf(err, errlen, u->conf, mc->line, mc->col,
 			     "map '%s' holds iolat's histograms%s: read it with bucket_type "
-			     "iolat_latency or iolat_size", mc->map, "");
+			     "iolat_latency or iolat_size",
+			     mc->map, "");
 	if (!readable_type(m->map.m.type))
 		return failf(err, errlen, u->conf, mc->line, mc->col,
 			     "map '%s' is not a hash or array map%s: metrics are read from "
-			     "(per-CPU, LRU) hash and array maps", mc->map, "");
+			     "(per-CPU, LRU) hash and array maps",
+			     mc->map, "");
 	if (m->map.m.value_size != 8) {
 		snprintf(size, sizeof(size), "%u", m->map.m.value_size);
 		return failf(err, errlen, u->conf, mc->line, mc->col,
 			     "map '%s' holds %s-byte values: a metric reads one u64 (8 bytes) "
-			     "per key; make the value a __u64", mc->map, size);
+			     "per key; make the value a __u64",
+			     mc->map, size);
 	}
 	return 0;
 }
@@ -100,7 +103,8 @@ static int find_map(struct umetrics *u, struct umetric *m, char *err, size_t err
 	if (!m->map.iolat_hist || !m->table)
 		return failf(err, errlen, u->conf, mc->line, mc->col,
 			     "bucket_type iolat_latency and iolat_size are for iolat's own "
-			     "histograms%s%s; a program's maps use exp2, linear or fixed", "", "");
+			     "histograms%s%s; a program's maps use exp2, linear or fixed",
+			     "", "");
 	return 0;
 }
 
@@ -121,7 +125,8 @@ static int lay_out_fields(struct umetrics *u, struct umetric *m, char *err, size
 		 m->map.m.key_size);
 	return failf(err, errlen, u->conf, mc->line, mc->col,
 		     "the labels of '%s' (sizes and padding) add up to %s: give every field "
-		     "of the key struct, in order, with its padding", mc->name, sizes);
+		     "of the key struct, in order, with its padding",
+		     mc->name, sizes);
 }
 
 /* kstack's stack-trace map, in the same source. */
@@ -156,7 +161,7 @@ static int make_bounds(struct umetric *m)
 	const struct umetric_conf *mc = m->conf;
 
 	m->nule = mc->bucket_type == UBUCKET_FIXED ? mc->nkeys
-						    : (size_t)(mc->bucket_max - mc->bucket_min + 1);
+						   : (size_t)(mc->bucket_max - mc->bucket_min + 1);
 	m->ule = calloc(m->nule, sizeof(*m->ule));
 	if (!m->ule)
 		return -ENOMEM;
@@ -312,11 +317,11 @@ static int on_entry(void *arg, const void *key, const struct uvalue *v)
 	return metrics_uhist_add(w->f, s, b, v->u64);
 }
 
-static int collect_metric(struct umetrics *u, struct umetric *m, struct metric_set *set,
-			  char *err, size_t errlen)
+static int collect_metric(struct umetrics *u, struct umetric *m, struct metric_set *set, char *err,
+			  size_t errlen)
 {
 	const struct umetric_conf *mc = m->conf;
-	struct walk w = { .u = u, .m = m };
+	struct walk w = {.u = u, .m = m};
 	int rc;
 
 	w.f = metrics_family(set, mc->name, mc->help,
@@ -360,8 +365,7 @@ size_t umetrics_dropped(const struct umetrics *u)
 }
 
 /* A user's loaded object as a source: its BPF maps, each value one u64. */
-static int uprog_source_map(void *ctx, const char *name, struct umap *out, char *err,
-			    size_t errlen)
+static int uprog_source_map(void *ctx, const char *name, struct umap *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	return uprog_map(ctx, name, &out->m, err, errlen);
@@ -375,20 +379,20 @@ struct uprog_walk {
 static int uprog_entry(void *arg, const void *key, uint64_t value)
 {
 	struct uprog_walk *w = arg;
-	struct uvalue v = { .u64 = value };
+	struct uvalue v = {.u64 = value};
 
 	return w->fn(w->arg, key, &v);
 }
 
-static int uprog_source_read(void *ctx, const struct umap *m, usource_fn fn, void *arg,
-			     char *err, size_t errlen)
+static int uprog_source_read(void *ctx, const struct umap *m, usource_fn fn, void *arg, char *err,
+			     size_t errlen)
 {
-	struct uprog_walk w = { fn, arg };
+	struct uprog_walk w = {fn, arg};
 
 	return uprog_map_read(ctx, &m->m, uprog_entry, &w, err, errlen);
 }
 
 void umetrics_uprog_source(struct uprog *p, struct usource *out)
 {
-	*out = (struct usource){ .ctx = p, .map = uprog_source_map, .read = uprog_source_read };
+	*out = (struct usource){.ctx = p, .map = uprog_source_map, .read = uprog_source_read};
 }

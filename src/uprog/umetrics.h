@@ -18,12 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/types.h>
 #include "core/buckets.h"
-#include "uprog/decoders.h"
 #include "metrics/metrics.h"
+#include "uprog/decoders.h"
 #include "uprog/uconfig.h"
 #include "uprog/uprog.h"
+#include <linux/types.h>
 
 /* A value as a source hands it out. */
 struct uvalue {

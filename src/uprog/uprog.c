@@ -29,8 +29,8 @@
  * bounding the buffers at a few MiB for big maps. */
 #define BATCH_CHUNK 65536
 
-#define SUPPORTED_SECS \
-	"tracepoint/CATEGORY/NAME, raw_tracepoint/NAME (raw_tp/NAME), tp_btf/NAME, and " \
+#define SUPPORTED_SECS                                                                             \
+	"tracepoint/CATEGORY/NAME, raw_tracepoint/NAME (raw_tp/NAME), tp_btf/NAME, and "           \
 	"perf_event with the config's perf_events"
 
 /* How a map is read, decided at its first read and kept: through an
@@ -58,7 +58,7 @@ struct uprog {
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -237,27 +237,31 @@ static int check_perf_programs(struct uprog *p, const struct uperf_conf *perf, s
 {
 	for (size_t i = 0; i < nperf; i++) {
 		struct bpf_program *prog =
-			bpf_object__find_program_by_name(p->obj, perf[i].program);
+		    bpf_object__find_program_by_name(p->obj, perf[i].program);
 
 		if (!prog)
-			return fail(err, errlen, "%s: perf event at line %d: no program %s in "
-				    "the object", p->path, perf[i].line, perf[i].program);
+			return fail(err, errlen,
+				    "%s: perf event at line %d: no program %s in "
+				    "the object",
+				    p->path, perf[i].line, perf[i].program);
 		if (bpf_program__type(prog) != BPF_PROG_TYPE_PERF_EVENT)
-			return fail(err, errlen, "%s: perf event at line %d: program %s is not "
-				    "a SEC(\"perf_event\") program", p->path, perf[i].line,
-				    perf[i].program);
+			return fail(err, errlen,
+				    "%s: perf event at line %d: program %s is not "
+				    "a SEC(\"perf_event\") program",
+				    p->path, perf[i].line, perf[i].program);
 	}
 	return 0;
 }
 
-static int attach_all(struct uprog *p, const struct uperf_conf *perf, size_t nperf,
-		      char *err, size_t errlen)
+static int attach_all(struct uprog *p, const struct uperf_conf *perf, size_t nperf, char *err,
+		      size_t errlen)
 {
 	struct bpf_program *prog;
 
 	if (check_perf_programs(p, perf, nperf, err, errlen))
 		return -1;
-	bpf_object__for_each_program(prog, p->obj) {
+	bpf_object__for_each_program(prog, p->obj)
+	{
 		const struct uperf_conf *pe = perf_event_of(prog, perf, nperf);
 		struct uprog_prog *up;
 		char why[384];
@@ -278,13 +282,14 @@ static int attach_all(struct uprog *p, const struct uperf_conf *perf, size_t npe
 		if (!up->link && (errno == EACCES || errno == EPERM) &&
 		    !strncmp(up->sec, "tracepoint/", strlen("tracepoint/")))
 			/* libbpf reads the tracepoint's id from tracefs, root's only. */
-			return fail(err, errlen,
-				    "%s: cannot attach program %s (SEC \"%s\"): missing "
-				    "CAP_DAC_READ_SEARCH: its id is in tracefs "
-				    "(/sys/kernel/tracing/events), which only root may read (%s); "
-				    "grant it, or use SEC(\"tp_btf/NAME\") or SEC(\"raw_tp/NAME\"), "
-				    "which need no tracefs",
-				    p->path, up->name, up->sec, strerror(errno));
+			return fail(
+			    err, errlen,
+			    "%s: cannot attach program %s (SEC \"%s\"): missing "
+			    "CAP_DAC_READ_SEARCH: its id is in tracefs "
+			    "(/sys/kernel/tracing/events), which only root may read (%s); "
+			    "grant it, or use SEC(\"tp_btf/NAME\") or SEC(\"raw_tp/NAME\"), "
+			    "which need no tracefs",
+			    p->path, up->name, up->sec, strerror(errno));
 		if (!up->link) {
 			int e = errno;
 
@@ -319,18 +324,17 @@ static int alloc_state(struct uprog *p)
 	struct bpf_map *map;
 	size_t n = 0;
 
-	bpf_object__for_each_program(prog, p->obj)
-		n++;
+	bpf_object__for_each_program(prog, p->obj) n++;
 	p->prog = calloc(n ? n : 1, sizeof(*p->prog));
 	n = 0;
-	bpf_object__for_each_map(map, p->obj)
-		n++;
+	bpf_object__for_each_map(map, p->obj) n++;
 	p->map_fd = calloc(n ? n : 1, sizeof(*p->map_fd));
 	p->how = calloc(n ? n : 1, sizeof(*p->how));
 	p->iter = calloc(n ? n : 1, sizeof(*p->iter));
 	if (!p->prog || !p->map_fd || !p->how || !p->iter)
 		return -ENOMEM;
-	bpf_object__for_each_map(map, p->obj) {
+	bpf_object__for_each_map(map, p->obj)
+	{
 		p->map_fd[p->nmaps] = bpf_map__fd(map);
 		p->how[p->nmaps++] = first_read_state();
 	}
@@ -417,7 +421,8 @@ static void map_names(struct uprog *p, char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	bpf_object__for_each_map(map, p->obj) {
+	bpf_object__for_each_map(map, p->obj)
+	{
 		int w;
 
 		if (bpf_map__is_internal(map))
@@ -521,10 +526,10 @@ static int walk_batch(struct walk *w, bool *refused, char *err, size_t errlen)
 	for (;;) {
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 		uint32_t count = chunk;
-		int e = bpf_map_lookup_batch(m->fd, first ? NULL : in, out, keys, vals, &count,
-					     &opts)
-				? errno
-				: 0;
+		int e =
+		    bpf_map_lookup_batch(m->fd, first ? NULL : in, out, keys, vals, &count, &opts)
+			? errno
+			: 0;
 
 		if (e && e != ENOENT) {
 			if (first)
@@ -608,8 +613,8 @@ static int walk_iter(struct uprog *p, int i, struct walk *w, bool *refused)
 {
 	int rc;
 
-	if (!p->iter[i] && mapiter_open(&p->iter[i], w->m->fd, w->m->key_size,
-					(unsigned)w->vstride)) {
+	if (!p->iter[i] &&
+	    mapiter_open(&p->iter[i], w->m->fd, w->m->key_size, (unsigned)w->vstride)) {
 		*refused = true;
 		return 0;
 	}
@@ -636,7 +641,8 @@ int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn
 		if (!refused) {
 			*how = READ_ITER;
 			return rc < 0 ? fail(err, errlen, "map %s: iterator: %s", m->name,
-					     strerror(errno)) : rc;
+					     strerror(errno))
+				      : rc;
 		}
 		*how = READ_BATCH; /* no iterators here: batches, if they work */
 	}

@@ -20,8 +20,8 @@ struct uprog;
  * Opens, loads and attaches every program of a compiled BPF object by its
  * SEC name (libbpf's auto-attach: tracepoint/, raw_tracepoint/ or raw_tp/,
  * tp_btf/ ...); a SEC("perf_event") program named by one of the nperf perf
- * events goes on that event, on every CPU (uprog_perf.h). Returns 0 and *out, or -1 with one line in err: a missing or
- * unreadable file, a file that is not a BPF object, a program the verifier
+ * events goes on that event, on every CPU (uprog_perf.h). Returns 0 and *out, or -1 with one line
+ * in err: a missing or unreadable file, a file that is not a BPF object, a program the verifier
  * rejects (with the tail of the verifier's log), or a program that cannot be
  * auto-attached. On error nothing stays loaded or attached.
  *
@@ -40,7 +40,7 @@ struct uprog_map {
 	int fd;
 	unsigned type; /* enum bpf_map_type */
 	unsigned key_size, value_size, max_entries;
-	bool percpu; /* values are per possible CPU: uprog_map_read sums them */
+	bool percpu;	  /* values are per possible CPU: uprog_map_read sums them */
 	const char *name; /* owned by the uprog */
 };
 
@@ -58,8 +58,8 @@ typedef int (*uprog_entry_fn)(void *arg, const void *key, uint64_t value);
  * per-CPU values summed over the possible CPUs). A map is read through a
  * BPF map-element iterator (mapiter.h, Linux 5.9) where the kernel has
  * one, else with BPF_MAP_LOOKUP_BATCH, else with get_next_key and lookup
- * (arrays by index). Which method works is remembered per map. Returns 0, fn's nonzero return, or -1 with
- * err set.
+ * (arrays by index). Which method works is remembered per map. Returns 0, fn's nonzero return, or
+ * -1 with err set.
  */
 int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn, void *arg,
 		   char *err, size_t errlen);

@@ -38,8 +38,8 @@ static int add_link(struct perf_links *l, struct bpf_link *link)
 	return 0;
 }
 
-int uprog_perf_attach(struct bpf_program *prog, const struct uperf_conf *pe,
-		      struct perf_links *out, char *err, size_t errlen)
+int uprog_perf_attach(struct bpf_program *prog, const struct uperf_conf *pe, struct perf_links *out,
+		      char *err, size_t errlen)
 {
 	int ncpus = libbpf_num_possible_cpus();
 
@@ -51,14 +51,15 @@ int uprog_perf_attach(struct bpf_program *prog, const struct uperf_conf *pe,
 			continue; /* a possible CPU that is not online */
 		if (fd < 0) {
 			e = errno;
-			snprintf(err, errlen, "perf event of program %s (type %u, event %llu): %s%s",
+			snprintf(err, errlen,
+				 "perf event of program %s (type %u, event %llu): %s%s",
 				 bpf_program__name(prog), pe->type, (unsigned long long)pe->config,
 				 strerror(e),
 				 e == ENOENT || e == EOPNOTSUPP
-					 ? " (this machine does not have that event: virtual "
-					   "machines often lack hardware counters; software "
-					   "cpu-clock works everywhere)"
-					 : "");
+				     ? " (this machine does not have that event: virtual "
+				       "machines often lack hardware counters; software "
+				       "cpu-clock works everywhere)"
+				     : "");
 			return -1;
 		}
 		link = bpf_program__attach_perf_event(prog, fd);

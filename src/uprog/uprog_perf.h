@@ -24,8 +24,8 @@ struct perf_links {
  * with one line in err (the event not available here, or not allowed);
  * the links made before a failure stay in *out, for the caller to destroy.
  */
-int uprog_perf_attach(struct bpf_program *prog, const struct uperf_conf *pe,
-		      struct perf_links *out, char *err, size_t errlen);
+int uprog_perf_attach(struct bpf_program *prog, const struct uperf_conf *pe, struct perf_links *out,
+		      char *err, size_t errlen);
 
 void perf_links_destroy(struct perf_links *l);
 

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/buf.h"
 #include "uprog/decoders.h"
 #include "uprog/uconfig.h"
 #include "uprog/umetrics.h"
 #include "uprog/uprog.h"
+#include "util/buf.h"
 
 /* One config: what it was called, and how far it got. */
 struct user_config {
@@ -62,8 +62,7 @@ oom:
 }
 
 /* --config.names a,b: each must be there as NAME.yaml. */
-static int add_named(struct userprogs *u, const struct userprogs_opts *o, char *err,
-		     size_t errlen)
+static int add_named(struct userprogs *u, const struct userprogs_opts *o, char *err, size_t errlen)
 {
 	for (const char *p = o->names; *p;) {
 		size_t len = strcspn(p, ",");
@@ -73,9 +72,10 @@ static int add_named(struct userprogs *u, const struct userprogs_opts *o, char *
 			return rc;
 		if (len && access(u->cfg[u->n - 1].path, R_OK)) {
 			rc = -errno;
-			snprintf(err, errlen, "config '%.*s': cannot read %s: %s (--config.names "
-				 "gives names of NAME.yaml files in --config.dir)", (int)len, p,
-				 u->cfg[u->n - 1].path, strerror(-rc));
+			snprintf(err, errlen,
+				 "config '%.*s': cannot read %s: %s (--config.names "
+				 "gives names of NAME.yaml files in --config.dir)",
+				 (int)len, p, u->cfg[u->n - 1].path, strerror(-rc));
 			return rc;
 		}
 		p += len + (p[len] == ',');
@@ -128,16 +128,19 @@ static int check_names(const struct userprogs *u, const struct user_config *c, c
 		const struct umetric_conf *m = &c->conf.metric[i];
 
 		if (!strncmp(m->name, "iolat_", 6)) {
-			snprintf(err, errlen, "%s:%d:%d: metric names starting with iolat_ are "
-				 "iolat's own: rename '%s'", c->conf.file, m->line, m->col, m->name);
+			snprintf(err, errlen,
+				 "%s:%d:%d: metric names starting with iolat_ are "
+				 "iolat's own: rename '%s'",
+				 c->conf.file, m->line, m->col, m->name);
 			return -EINVAL;
 		}
 		for (const struct user_config *o = u->cfg; o < c; o++)
 			for (size_t k = 0; !o->error && k < o->conf.nmetrics; k++)
 				if (!strcmp(o->conf.metric[k].name, m->name)) {
-					snprintf(err, errlen, "%s:%d:%d: metric '%s' is config "
-						 "'%s''s already: rename one", c->conf.file,
-						 m->line, m->col, m->name, o->name);
+					snprintf(err, errlen,
+						 "%s:%d:%d: metric '%s' is config "
+						 "'%s''s already: rename one",
+						 c->conf.file, m->line, m->col, m->name, o->name);
 					return -EEXIST;
 				}
 	}
@@ -172,8 +175,7 @@ static void stop_config(struct user_config *c)
 	c->prog = NULL;
 }
 
-int userprogs_open(struct userprogs **out, const struct userprogs_opts *o, char *err,
-		   size_t errlen)
+int userprogs_open(struct userprogs **out, const struct userprogs_opts *o, char *err, size_t errlen)
 {
 	struct userprogs *u = calloc(1, sizeof(*u));
 	int rc;
@@ -224,8 +226,7 @@ void userprogs_close(struct userprogs *u)
 	free(u);
 }
 
-bool userprogs_config(const struct userprogs *u, size_t i, const char **name,
-		      const char **error)
+bool userprogs_config(const struct userprogs *u, size_t i, const char **name, const char **error)
 {
 	if (!u || i >= u->n)
 		return false;
@@ -234,7 +235,7 @@ bool userprogs_config(const struct userprogs *u, size_t i, const char **name,
 	return true;
 }
 
-static const char *const config_label[] = { "config", NULL };
+static const char *const config_label[] = {"config", NULL};
 
 /* iolat_user_config_*: whether each config runs, and what its scrapes lost. */
 static int self_metrics(struct userprogs *u, struct metric_set *set)
@@ -243,18 +244,19 @@ static int self_metrics(struct userprogs *u, struct metric_set *set)
 
 	up = metrics_family(set, "iolat_user_config_up",
 			    "1 if the user program config loaded and runs, 0 if it failed "
-			    "(the log says why)", METRIC_GAUGE, config_label);
+			    "(the log says why)",
+			    METRIC_GAUGE, config_label);
 	errs = metrics_family(set, "iolat_user_config_collect_errors_total",
 			      "Scrapes in which the config's maps could not be read",
 			      METRIC_COUNTER, config_label);
 	drop = metrics_family(set, "iolat_user_config_dropped_entries",
 			      "Map entries left out of the last scrape: a regexp decoder "
-			      "dropped them, or a field did not decode", METRIC_GAUGE,
-			      config_label);
+			      "dropped them, or a field did not decode",
+			      METRIC_GAUGE, config_label);
 	if (!up || !errs || !drop)
 		return -ENOMEM;
 	for (size_t i = 0; i < u->n; i++) {
-		const char *v[] = { u->cfg[i].name };
+		const char *v[] = {u->cfg[i].name};
 		struct metric_series *a = metrics_series(up, v, NULL);
 		struct metric_series *b = metrics_series(errs, v, NULL);
 		struct metric_series *c = metrics_series(drop, v, NULL);

@@ -35,8 +35,7 @@ void userprogs_close(struct userprogs *u);
 
 /* The i-th config's name, and its error (NULL if it runs). False past the
  * last. */
-bool userprogs_config(const struct userprogs *u, size_t i, const char **name,
-		      const char **error);
+bool userprogs_config(const struct userprogs *u, size_t i, const char **name, const char **error);
 
 /* Every running config's families, then iolat_user_config_* self-metrics.
  * 0, or -ENOMEM. A config whose maps cannot be read is reported in the

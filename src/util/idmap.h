@@ -10,7 +10,10 @@
 #include <stdint.h>
 
 struct idmap {
-	struct idmap_slot { uint64_t id; void *val; } *slot;
+	struct idmap_slot {
+		uint64_t id;
+		void *val;
+	} * slot;
 	size_t cap, n;
 };
 

@@ -62,10 +62,22 @@ static void close_container(struct json *j, char c)
 	j->need_comma[j->depth] = true;
 }
 
-void json_begin_object(struct json *j) { open_container(j, '{'); }
-void json_end_object(struct json *j) { close_container(j, '}'); }
-void json_begin_array(struct json *j) { open_container(j, '['); }
-void json_end_array(struct json *j) { close_container(j, ']'); }
+void json_begin_object(struct json *j)
+{
+	open_container(j, '{');
+}
+void json_end_object(struct json *j)
+{
+	close_container(j, '}');
+}
+void json_begin_array(struct json *j)
+{
+	open_container(j, '[');
+}
+void json_end_array(struct json *j)
+{
+	close_container(j, ']');
+}
 
 void json_string(struct json *j, const char *s)
 {
@@ -106,9 +118,33 @@ void json_bool(struct json *j, bool v)
 	fputs(v ? "true" : "false", j->f);
 }
 
-void json_kv_string(struct json *j, const char *k, const char *s) { json_key(j, k); json_string(j, s); }
-void json_kv_uint(struct json *j, const char *k, uint64_t v) { json_key(j, k); json_uint(j, v); }
-void json_kv_double(struct json *j, const char *k, double v) { json_key(j, k); json_double(j, v); }
-void json_kv_bool(struct json *j, const char *k, bool v) { json_key(j, k); json_bool(j, v); }
-void json_kv_int(struct json *j, const char *k, int64_t v) { json_key(j, k); json_int(j, v); }
-void json_kv_null(struct json *j, const char *k) { json_key(j, k); json_null(j); }
+void json_kv_string(struct json *j, const char *k, const char *s)
+{
+	json_key(j, k);
+	json_string(j, s);
+}
+void json_kv_uint(struct json *j, const char *k, uint64_t v)
+{
+	json_key(j, k);
+	json_uint(j, v);
+}
+void json_kv_double(struct json *j, const char *k, double v)
+{
+	json_key(j, k);
+	json_double(j, v);
+}
+void json_kv_bool(struct json *j, const char *k, bool v)
+{
+	json_key(j, k);
+	json_bool(j, v);
+}
+void json_kv_int(struct json *j, const char *k, int64_t v)
+{
+	json_key(j, k);
+	json_int(j, v);
+}
+void json_kv_null(struct json *j, const char *k)
+{
+	json_key(j, k);
+	json_null(j);
+}

@@ -46,10 +46,10 @@ struct yamldoc {
 	const char *file; /* as messages name it */
 	char *err;	  /* the caller's buffer for the one error */
 	size_t errlen;
-	size_t work;	   /* spent of work_limit */
-	size_t work_limit; /* 0: no limit (a file only its owner writes) */
+	size_t work;		/* spent of work_limit */
+	size_t work_limit;	/* 0: no limit (a file only its owner writes) */
 	yamldoc_words_fn words; /* NULL: yamldoc_default_words */
-	bool repeat_wins; /* a repeated key overrides the first rather than failing */
+	bool repeat_wins;	/* a repeated key overrides the first rather than failing */
 	const yaml_node_t *key; /* in a yamldoc_key_fn: the key node, for errors about it */
 };
 

@@ -5,6 +5,7 @@
  * and detaches the program it had attached already.
  */
 #include "vmlinux.h"
+
 #include <bpf/bpf_helpers.h>
 
 char LICENSE[] SEC("license") = "GPL";

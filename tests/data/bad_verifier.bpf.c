@@ -5,6 +5,7 @@
  * loaded, not even the good program loaded before the bad one.
  */
 #include "vmlinux.h"
+
 #include <bpf/bpf_helpers.h>
 
 char LICENSE[] SEC("license") = "GPL";

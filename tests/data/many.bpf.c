@@ -9,6 +9,7 @@
  * because an object needs a program to be loaded by iolat.
  */
 #include "vmlinux.h"
+
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 

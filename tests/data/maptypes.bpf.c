@@ -6,9 +6,11 @@
  * reads on one loop device grow that entry by N in all four.
  */
 #include "vmlinux.h"
+
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+
 #include "iolat_user.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -16,12 +18,12 @@ char LICENSE[] SEC("license") = "GPL";
 #define LOOP_MAJOR 7
 #define SLOTS 16
 
-#define COUNTER_MAP(NAME, TYPE)                 \
-	struct {                                \
-		__uint(type, TYPE);             \
-		__uint(max_entries, SLOTS);     \
-		__type(key, __u32);             \
-		__type(value, __u64);           \
+#define COUNTER_MAP(NAME, TYPE)                                                                    \
+	struct {                                                                                   \
+		__uint(type, TYPE);                                                                \
+		__uint(max_entries, SLOTS);                                                        \
+		__type(key, __u32);                                                                \
+		__type(value, __u64);                                                              \
 	} NAME SEC(".maps")
 
 COUNTER_MAP(loop_array, BPF_MAP_TYPE_ARRAY);
@@ -54,6 +56,6 @@ int BPF_PROG(uprog_t_maps, struct request *rq)
 	iolat_count(&loop_percpu_array, &slot, 1);
 	iolat_count(&loop_lru, &slot, 1);
 	iolat_count(&loop_lru_percpu, &slot, 1);
-	bpf_map_update_elem(&loop_wide, &slot, &(struct wide_value){ 1, 0 }, BPF_ANY);
+	bpf_map_update_elem(&loop_wide, &slot, &(struct wide_value){1, 0}, BPF_ANY);
 	return 0;
 }

@@ -57,8 +57,9 @@ int main(int argc, char **argv)
 		return 1;
 	memset(buf, 0xa5, (size_t)size);
 	for (long long i = 0; i < count; i++) {
-		off_t off = (off_t)(((unsigned long long)i * (unsigned long long)size) %
-				    (devsize / (unsigned long long)size * (unsigned long long)size));
+		off_t off =
+		    (off_t)(((unsigned long long)i * (unsigned long long)size) %
+			    (devsize / (unsigned long long)size * (unsigned long long)size));
 		ssize_t n = writing ? pwrite(fd, buf, (size_t)size, off)
 				    : pread(fd, buf, (size_t)size, off);
 

@@ -43,7 +43,8 @@ static int dump(struct uprog *p, struct bpf_object *obj)
 	struct bpf_map *map;
 	char err[512];
 
-	bpf_object__for_each_map(map, obj) {
+	bpf_object__for_each_map(map, obj)
+	{
 		struct uprog_map m;
 		struct dump_ctx c;
 

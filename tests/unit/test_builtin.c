@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* After setjmp.h, stdarg.h and stddef.h, which it needs. */
 #include <cmocka.h>
 
 #include "core/buckets.h"
@@ -25,22 +27,22 @@
 static const struct {
 	const char *file, *yaml;
 } configs[] = {
-	{ "builtin/block.yaml", builtin_block_yaml },
-	{ "builtin/workloads.yaml", builtin_workloads_yaml },
+    {"builtin/block.yaml", builtin_block_yaml},
+    {"builtin/workloads.yaml", builtin_workloads_yaml},
 };
 
 static void parse(size_t i, struct uconfig *c)
 {
 	char err[512] = "";
 
-	if (uconfig_parse_buffer(configs[i].file, configs[i].yaml, strlen(configs[i].yaml), c,
-				 err, sizeof(err)))
+	if (uconfig_parse_buffer(configs[i].file, configs[i].yaml, strlen(configs[i].yaml), c, err,
+				 sizeof(err)))
 		fail_msg("%s", err);
 }
 
 /* The field's static_map must be index -> name(index), for every index. */
-static void check_names(const char *where, const struct ulabel_conf *f,
-			const char *(*name)(int), int count)
+static void check_names(const char *where, const struct ulabel_conf *f, const char *(*name)(int),
+			int count)
 {
 	const struct udec_conf *d = NULL;
 	char index[16];
@@ -56,8 +58,9 @@ static void check_names(const char *where, const struct ulabel_conf *f,
 	for (int v = 0; v < count; v++) {
 		snprintf(index, sizeof(index), "%d", v);
 		if (strcmp(d->from[v], index) || strcmp(d->to[v], name(v)))
-			fail_msg("%s: label %s maps \"%s\" to \"%s\"; core/names.c says %d is \"%s\"",
-				 where, f->name, d->from[v], d->to[v], v, name(v));
+			fail_msg(
+			    "%s: label %s maps \"%s\" to \"%s\"; core/names.c says %d is \"%s\"",
+			    where, f->name, d->from[v], d->to[v], v, name(v));
 	}
 }
 
@@ -133,16 +136,19 @@ struct fixture {
 
 static int setup(void **state)
 {
-	static const struct decoder_env_paths none = { .kallsyms = "/nonexistent",
-						       .sys_dev_block = "/nonexistent",
-						       .cgroup_root = "/nonexistent" };
+	static const struct decoder_env_paths none = {.kallsyms = "/nonexistent",
+						      .sys_dev_block = "/nonexistent",
+						      .cgroup_root = "/nonexistent"};
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
 	assert_int_equal(buckets_build_latency(&f->lat, f->lat_store, NULL, 0), 0);
 	assert_int_equal(buckets_build_size(&f->size, f->size_store), 0);
-	f->s.key = (struct iolat_key){ .cgroup = 42, .dev = DEV, .flags = IOLAT_F_SYNC,
-				       .op = IOLAT_OP_DISCARD, .size_class = IOLAT_SIZE_64K };
+	f->s.key = (struct iolat_key){.cgroup = 42,
+				      .dev = DEV,
+				      .flags = IOLAT_F_SYNC,
+				      .op = IOLAT_OP_DISCARD,
+				      .size_class = IOLAT_SIZE_64K};
 	f->s.val.ios = 11;
 	f->s.val.bytes = 11 * 32768;
 	f->s.val.errors = 3;
@@ -158,10 +164,12 @@ static int setup(void **state)
 	snprintf(f->label.kind, sizeof(f->label.kind), "vm");
 	snprintf(f->label.name, sizeof(f->label.name), "web01");
 	f->labels[0] = &f->label;
-	f->views = (struct builtin_views){ .snap = &f->snap, .lat = &f->lat, .size = &f->size,
-					   .lat_le = buckets_default_le_ns,
-					   .nlat_le = buckets_default_le_count,
-					   .labels = f->labels };
+	f->views = (struct builtin_views){.snap = &f->snap,
+					  .lat = &f->lat,
+					  .size = &f->size,
+					  .lat_le = buckets_default_le_ns,
+					  .nlat_le = buckets_default_le_count,
+					  .labels = f->labels};
 	f->env = decoder_env_new(&none);
 	assert_non_null(f->env);
 	*state = f;
@@ -184,8 +192,8 @@ static const char *want_label(const char *name, size_t series)
 	static const struct {
 		const char *label, *value;
 	} want[] = {
-		{ "device", "4095:7" }, { "op", "discard" }, { "size", "16-64KiB" },
-		{ "kind", "vm" },	{ "workload", "web01" },
+	    {"device", "4095:7"}, {"op", "discard"},	 {"size", "16-64KiB"},
+	    {"kind", "vm"},	  {"workload", "web01"},
 	};
 
 	if (!strcmp(name, "view"))
@@ -251,8 +259,7 @@ static void collect(struct fixture *f, size_t config, size_t nfamilies, size_t n
 	for (size_t i = 0; i < f->set.n; i++) {
 		const struct metric_family *fam = &f->set.fam[i];
 
-		assert_int_equal(fam->nlabels,
-				 nlabels + (strstr(fam->name, "untimed") ? 1 : 0));
+		assert_int_equal(fam->nlabels, nlabels + (strstr(fam->name, "untimed") ? 1 : 0));
 		check_family(fam);
 	}
 	umetrics_free(u);
@@ -274,10 +281,10 @@ static void test_workload_layout(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names_table),
-		cmocka_unit_test(test_names_match),
-		cmocka_unit_test_setup_teardown(test_block_layout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_workload_layout, setup, teardown),
+	    cmocka_unit_test(test_names_table),
+	    cmocka_unit_test(test_names_match),
+	    cmocka_unit_test_setup_teardown(test_block_layout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_workload_layout, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

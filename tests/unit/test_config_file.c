@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* After setjmp.h, stdarg.h and stddef.h, which it needs. */
 #include <cmocka.h>
 
 #include "core/buckets.h"
-#include "serve/serve_config.h"
 #include "serve/exporter.h"
+#include "serve/serve_config.h"
 
 #define FILE_PATH "contrib/iolat.yml"
 
@@ -80,8 +82,8 @@ static void test_commented_buckets_are_the_defaults(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_file_is_the_defaults),
-		cmocka_unit_test(test_commented_buckets_are_the_defaults),
+	    cmocka_unit_test(test_file_is_the_defaults),
+	    cmocka_unit_test(test_commented_buckets_are_the_defaults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,8 +9,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-/* cmocka needs the four above first. */
+
+/* After setjmp.h, stdarg.h and stddef.h, which it needs. */
 #include <cmocka.h>
+/* cmocka needs the four above first. */
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -22,9 +24,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "uprog/decoders.h"
-#include "sys/ksyms.h"
 #include "sys/disks.h"
+#include "sys/ksyms.h"
+#include "uprog/decoders.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -671,15 +673,23 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_uint),	   cmocka_unit_test(test_hex),
-	    cmocka_unit_test(test_string),	   cmocka_unit_test(test_static_map_chain),
-	    cmocka_unit_test(test_regexp_filter),  cmocka_unit_test(test_regexp_rewrite),
-	    cmocka_unit_test(test_errno),	   cmocka_unit_test(test_syscall),
-	    cmocka_unit_test(test_numeric_chains), cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_ksym),	   cmocka_unit_test(test_ksym_hidden),
+	    cmocka_unit_test(test_uint),
+	    cmocka_unit_test(test_hex),
+	    cmocka_unit_test(test_string),
+	    cmocka_unit_test(test_static_map_chain),
+	    cmocka_unit_test(test_regexp_filter),
+	    cmocka_unit_test(test_regexp_rewrite),
+	    cmocka_unit_test(test_errno),
+	    cmocka_unit_test(test_syscall),
+	    cmocka_unit_test(test_numeric_chains),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_ksym),
+	    cmocka_unit_test(test_ksym_hidden),
 	    cmocka_unit_test(test_ksym_reread_hidden),
-	    cmocka_unit_test(test_majorminor),	   cmocka_unit_test(test_cgroup),
-	    cmocka_unit_test(test_bounded),	   cmocka_unit_test(test_cgroup_cap),
+	    cmocka_unit_test(test_majorminor),
+	    cmocka_unit_test(test_cgroup),
+	    cmocka_unit_test(test_bounded),
+	    cmocka_unit_test(test_cgroup_cap),
 	    cmocka_unit_test(test_kstack),
 	};
 

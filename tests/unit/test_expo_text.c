@@ -4,17 +4,19 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 #include <string.h>
 
-#include <linux/types.h>
+/* After setjmp.h, stdarg.h and stddef.h, which it needs. */
+#include <cmocka.h>
+
 #include "iolat.h"
 #include "metrics/expo_text.h"
 #include "serve/http.h"
+#include <linux/types.h>
 
 static uint64_t lat_store[IOLAT_LAT_SLOTS];
 static struct bucket_table lat;
-static const char *const labels[] = { "device", "op", NULL };
+static const char *const labels[] = {"device", "op", NULL};
 
 static int setup(void **state)
 {
@@ -44,13 +46,13 @@ static void test_format_double(void **state)
 /* One counter with an escaped label and one histogram, in both formats. */
 static void build(struct metric_set *set)
 {
-	static const uint64_t le[] = { 1000000, 10000000 }; /* 1 ms, 10 ms */
+	static const uint64_t le[] = {1000000, 10000000}; /* 1 ms, 10 ms */
 	struct metric_family *c, *h;
 	struct metric_series *s;
 	static __u64 slots[IOLAT_LAT_SLOTS]; /* borrowed by the series: must outlive it */
 
 	c = metrics_family(set, "x_ios_total", "I/Os \\ done\nhere.", METRIC_COUNTER, labels);
-	s = metrics_series(c, (const char *const[]){ "a\"b", "read" }, NULL);
+	s = metrics_series(c, (const char *const[]){"a\"b", "read"}, NULL);
 	s->value = 7;
 	h = metrics_family(set, "x_latency_seconds", "Latency.", METRIC_HISTOGRAM, labels);
 	h->le = le;
@@ -58,27 +60,27 @@ static void build(struct metric_set *set)
 	slots[buckets_slot_of(&lat, 500000)] = 2;   /* 0.5 ms */
 	slots[buckets_slot_of(&lat, 5000000)] = 3;  /* 5 ms */
 	slots[buckets_slot_of(&lat, 50000000)] = 1; /* 50 ms */
-	s = metrics_series(h, (const char *const[]){ "vda", "write" }, &lat);
+	s = metrics_series(h, (const char *const[]){"vda", "write"}, &lat);
 	metrics_hist_add(s, slots, 999 /* ignored: the slots decide */, 2500000000ULL);
 	metrics_family(set, "x_empty", "Never seen.", METRIC_GAUGE, NULL);
 }
 
 static const char text_expected[] =
-	"# HELP x_ios_total I/Os \\\\ done\\nhere.\n"
-	"# TYPE x_ios_total counter\n"
-	"x_ios_total{device=\"a\\\"b\",op=\"read\"} 7\n"
-	"# HELP x_latency_seconds Latency.\n"
-	"# TYPE x_latency_seconds histogram\n"
-	"x_latency_seconds_bucket{device=\"vda\",op=\"write\",le=\"0.001\"} 2\n"
-	"x_latency_seconds_bucket{device=\"vda\",op=\"write\",le=\"0.01\"} 5\n"
-	"x_latency_seconds_bucket{device=\"vda\",op=\"write\",le=\"+Inf\"} 6\n"
-	"x_latency_seconds_sum{device=\"vda\",op=\"write\"} 2.5\n"
-	"x_latency_seconds_count{device=\"vda\",op=\"write\"} 6\n";
+    "# HELP x_ios_total I/Os \\\\ done\\nhere.\n"
+    "# TYPE x_ios_total counter\n"
+    "x_ios_total{device=\"a\\\"b\",op=\"read\"} 7\n"
+    "# HELP x_latency_seconds Latency.\n"
+    "# TYPE x_latency_seconds histogram\n"
+    "x_latency_seconds_bucket{device=\"vda\",op=\"write\",le=\"0.001\"} 2\n"
+    "x_latency_seconds_bucket{device=\"vda\",op=\"write\",le=\"0.01\"} 5\n"
+    "x_latency_seconds_bucket{device=\"vda\",op=\"write\",le=\"+Inf\"} 6\n"
+    "x_latency_seconds_sum{device=\"vda\",op=\"write\"} 2.5\n"
+    "x_latency_seconds_count{device=\"vda\",op=\"write\"} 6\n";
 
 static void test_text(void **state)
 {
-	struct metric_set set = { 0 };
-	struct buf out = { 0 };
+	struct metric_set set = {0};
+	struct buf out = {0};
 
 	(void)state;
 	build(&set);
@@ -90,15 +92,16 @@ static void test_text(void **state)
 
 static void test_openmetrics(void **state)
 {
-	struct metric_set set = { 0 };
-	struct buf out = { 0 };
+	struct metric_set set = {0};
+	struct buf out = {0};
 
 	(void)state;
 	build(&set);
 	assert_int_equal(expo_text(&set, true, &out), 0);
 	/* Family metadata without _total; HELP escapes quotes too; # EOF last. */
-	assert_non_null(strstr(out.data, "# HELP x_ios I/Os \\\\ done\\nhere.\n# TYPE x_ios counter\n"
-					 "x_ios_total{device=\"a\\\"b\",op=\"read\"} 7\n"));
+	assert_non_null(strstr(out.data,
+			       "# HELP x_ios I/Os \\\\ done\\nhere.\n# TYPE x_ios counter\n"
+			       "x_ios_total{device=\"a\\\"b\",op=\"read\"} 7\n"));
 	assert_non_null(strstr(out.data, "# TYPE x_latency_seconds histogram\n"));
 	assert_null(strstr(out.data, "x_empty"));
 	assert_string_equal(out.data + out.len - 6, "# EOF\n");
@@ -116,14 +119,14 @@ static void test_openmetrics(void **state)
 static void test_sum_of_sources(void **state)
 {
 	static __u64 a[IOLAT_LAT_SLOTS], b[IOLAT_LAT_SLOTS];
-	struct metric_set set = { 0 };
+	struct metric_set set = {0};
 	struct metric_family *h;
 	struct metric_series *s;
 
 	(void)state;
 	assert_true(100000000 / 1e9 + 333 / 1e9 != 100000333 / 1e9);
 	h = metrics_family(&set, "x_seconds", "Latency.", METRIC_HISTOGRAM, labels);
-	s = metrics_series(h, (const char *const[]){ "vda", "read" }, &lat);
+	s = metrics_series(h, (const char *const[]){"vda", "read"}, &lat);
 	a[buckets_slot_of(&lat, 100000000)] = 1;
 	b[buckets_slot_of(&lat, 333)] = 1;
 	assert_int_equal(metrics_hist_add(s, a, 1, 100000000), 0);
@@ -140,18 +143,21 @@ static void test_negotiate(void **state)
 	assert_int_equal(http_negotiate("*/*"), EXPO_TEXT);
 	assert_int_equal(http_negotiate("text/plain;version=0.0.4"), EXPO_TEXT);
 	/* What Prometheus 2.42 sends by default, and with native histograms on. */
-	assert_int_equal(http_negotiate("application/openmetrics-text;version=1.0.0,application/"
-					"openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
-					"q=0.5,*/*;q=0.1"),
-			 EXPO_OPENMETRICS);
-	assert_int_equal(http_negotiate("application/vnd.google.protobuf;proto=io.prometheus.client."
-					"MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;"
-					"q=0.3,*/*;q=0.2"),
-			 EXPO_PROTOBUF);
+	assert_int_equal(
+	    http_negotiate("application/openmetrics-text;version=1.0.0,application/"
+			   "openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
+			   "q=0.5,*/*;q=0.1"),
+	    EXPO_OPENMETRICS);
+	assert_int_equal(
+	    http_negotiate("application/vnd.google.protobuf;proto=io.prometheus.client."
+			   "MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;"
+			   "q=0.3,*/*;q=0.2"),
+	    EXPO_PROTOBUF);
 	/* Protobuf without delimited encoding is not what we send. */
-	assert_int_equal(http_negotiate("application/vnd.google.protobuf;proto=io.prometheus.client."
-					"MetricFamily;encoding=text"),
-			 EXPO_TEXT);
+	assert_int_equal(
+	    http_negotiate("application/vnd.google.protobuf;proto=io.prometheus.client."
+			   "MetricFamily;encoding=text"),
+	    EXPO_TEXT);
 	/* q decides. */
 	assert_int_equal(http_negotiate("application/openmetrics-text;q=0.2,text/plain;q=0.9"),
 			 EXPO_TEXT);
@@ -171,18 +177,18 @@ static void test_gzip_accept(void **state)
 /* A histogram with buckets of its own (a user program's exp2 map). */
 static void test_own_buckets(void **state)
 {
-	static const double ule[] = { 0.000001, 0.000002, 0.000004 };
-	static const char *const one[] = { "cpu", NULL };
-	struct metric_set set = { 0 };
+	static const double ule[] = {0.000001, 0.000002, 0.000004};
+	static const char *const one[] = {"cpu", NULL};
+	struct metric_set set = {0};
 	struct metric_family *h;
 	struct metric_series *s;
-	struct buf b = { 0 };
+	struct buf b = {0};
 
 	(void)state;
 	h = metrics_family(&set, "u_seconds", "Own buckets.", METRIC_HISTOGRAM, one);
 	h->ule = ule;
 	h->nule = 3;
-	s = metrics_series(h, (const char *const[]){ "0" }, NULL);
+	s = metrics_series(h, (const char *const[]){"0"}, NULL);
 	assert_int_equal(metrics_uhist_add(h, s, 0, 2), 0);
 	assert_int_equal(metrics_uhist_add(h, s, 2, 3), 0);
 	assert_int_equal(metrics_uhist_add(h, s, 9, 1), 0); /* past the last bound */
@@ -218,11 +224,10 @@ static void test_listen_valid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_format_double), cmocka_unit_test(test_text),
-		cmocka_unit_test(test_sum_of_sources),
-		cmocka_unit_test(test_openmetrics),   cmocka_unit_test(test_negotiate),
-		cmocka_unit_test(test_gzip_accept),   cmocka_unit_test(test_listen_valid),
-		cmocka_unit_test(test_own_buckets),
+	    cmocka_unit_test(test_format_double),  cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_sum_of_sources), cmocka_unit_test(test_openmetrics),
+	    cmocka_unit_test(test_negotiate),	   cmocka_unit_test(test_gzip_accept),
+	    cmocka_unit_test(test_listen_valid),   cmocka_unit_test(test_own_buckets),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

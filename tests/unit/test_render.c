@@ -8,13 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* After setjmp.h, stdarg.h and stddef.h, which it needs. */
 #include <cmocka.h>
 
-#include <linux/types.h>
-#include "iolat.h"
-#include "core/buckets.h"
-#include "util/json.h"
 #include "cli/render.h"
+#include "core/buckets.h"
+#include "iolat.h"
+#include "util/json.h"
+#include <linux/types.h>
 
 static struct bucket_table lat, size;
 static uint64_t lat_store[IOLAT_LAT_SLOTS], size_store[IOLAT_SIZE_SLOTS];
@@ -277,19 +279,20 @@ static void test_latency_text_usecs(void **state)
 	l.sum_ns = 500 + 5 * 5000 + 10 * 300000;
 	l.max_ns = 303000;
 	render_latency_text(cap_file(state), &l, &lat, false);
-	assert_string_equal(captured(state),
-		LAT_HEADER("usecs")
-		ROW("         0", "1         ", "1       ", BAR4)
-		ROW("         2", "3         ", "0       ", BAR0)
-		ROW("         4", "7         ", "5       ", BAR20)
-		ROW("         8", "15        ", "0       ", BAR0)
-		ROW("        16", "31        ", "0       ", BAR0)
-		ROW("        32", "63        ", "0       ", BAR0)
-		ROW("        64", "127       ", "0       ", BAR0)
-		ROW("       128", "255       ", "0       ", BAR0)
-		ROW("       256", "511       ", "10      ", BAR40)
-		"\n  count 16  avg 189.1  p50 292.9  p90 301.1  p99 303.0  p99.9 303.0"
-		"  max 303.0 usecs\n");
+	assert_string_equal(
+	    captured(state),
+	    LAT_HEADER("usecs") ROW("         0", "1         ", "1       ", BAR4) ROW(
+		"         2", "3         ", "0       ",
+		BAR0) ROW("         4", "7         ", "5       ",
+			  BAR20) ROW("         8", "15        ", "0       ",
+				     BAR0) ROW("        16", "31        ", "0       ",
+					       BAR0) ROW("        32", "63        ", "0       ",
+							 BAR0) ROW("        64", "127       ",
+								   "0       ", BAR0)
+		ROW("       128", "255       ", "0       ", BAR0) ROW(
+		    "       256", "511       ", "10      ",
+		    BAR40) "\n  count 16  avg 189.1  p50 292.9  p90 301.1  p99 303.0  p99.9 303.0"
+			   "  max 303.0 usecs\n");
 }
 
 /*
@@ -308,21 +311,22 @@ static void test_latency_text_msecs(void **state)
 	l.sum_ns = 3 * 5000000 + 1500000000;
 	l.max_ns = 0; /* unknown this interval: printed as a bound */
 	render_latency_text(cap_file(state), &l, &lat, true);
-	assert_string_equal(captured(state),
-		LAT_HEADER("msecs")
-		ROW("         0", "1         ", "0       ", BAR0)
-		ROW("         2", "3         ", "0       ", BAR0)
-		ROW("         4", "7         ", "3       ", BAR40)
-		ROW("         8", "15        ", "0       ", BAR0)
-		ROW("        16", "31        ", "0       ", BAR0)
-		ROW("        32", "63        ", "0       ", BAR0)
-		ROW("        64", "127       ", "0       ", BAR0)
-		ROW("       128", "255       ", "0       ", BAR0)
-		ROW("       256", "511       ", "0       ", BAR0)
-		ROW("       512", "1023      ", "0       ", BAR0)
-		ROW("      1024", "2047      ", "1       ", BAR13)
-		"\n  count 4  avg 378.750  p50 4.950  p90 1516.057  p99 1539.595"
-		"  p99.9 1541.949  max <=1542.211 msecs  (7 not timed: start not seen)\n");
+	assert_string_equal(
+	    captured(state),
+	    LAT_HEADER("msecs") ROW("         0", "1         ", "0       ",
+				    BAR0) ROW("         2", "3         ", "0       ", BAR0)
+		ROW("         4", "7         ", "3       ",
+		    BAR40) ROW("         8", "15        ", "0       ",
+			       BAR0) ROW("        16", "31        ", "0       ",
+					 BAR0) ROW("        32", "63        ", "0       ", BAR0)
+		    ROW("        64", "127       ", "0       ",
+			BAR0) ROW("       128", "255       ", "0       ",
+				  BAR0) ROW("       256", "511       ", "0       ",
+					    BAR0) ROW("       512", "1023      ", "0       ", BAR0)
+			ROW("      1024", "2047      ", "1       ",
+			    BAR13) "\n  count 4  avg 378.750  p50 4.950  p90 1516.057  p99 1539.595"
+				   "  p99.9 1541.949  max <=1542.211 msecs  (7 not timed: start "
+				   "not seen)\n");
 }
 
 static void test_latency_text_empty(void **state)
@@ -332,28 +336,28 @@ static void test_latency_text_empty(void **state)
 	l.max_ns = 5000000;
 	render_latency_text(cap_file(state), &l, &lat, false);
 	assert_string_equal(captured(state),
-		LAT_HEADER("usecs")
-		"\n  count 0  avg 0.0  p50 0.0  p90 0.0  p99 0.0  p99.9 0.0  max 0.0 usecs\n");
+			    LAT_HEADER("usecs") "\n  count 0  avg 0.0  p50 0.0  p90 0.0  p99 0.0  "
+						"p99.9 0.0  max 0.0 usecs\n");
 }
 
 /* 1 at 512 B, 3 at 4 KiB, 2 at 64 KiB. */
 static void test_size_text(void **state)
 {
-	__u64 slots[IOLAT_SIZE_SLOTS] = { 0 };
+	__u64 slots[IOLAT_SIZE_SLOTS] = {0};
 
 	slots[buckets_slot_of(&size, 512)] = 1;
 	slots[buckets_slot_of(&size, 4096)] = 3;
 	slots[buckets_slot_of(&size, 65536)] = 2;
 	render_size_text(cap_file(state), slots, &size);
 	assert_string_equal(captured(state),
-		"          kbytes         : count    distribution\n"
-		ROW("         0", "1         ", "1       ", BAR13)
-		ROW("         2", "3         ", "0       ", BAR0)
-		ROW("         4", "7         ", "3       ", BAR40)
-		ROW("         8", "15        ", "0       ", BAR0)
-		ROW("        16", "31        ", "0       ", BAR0)
-		ROW("        32", "63        ", "0       ", BAR0)
-		ROW("        64", "127       ", "2       ", BAR27));
+			    "          kbytes         : count    distribution\n" ROW(
+				"         0", "1         ", "1       ",
+				BAR13) ROW("         2", "3         ", "0       ", BAR0)
+				ROW("         4", "7         ", "3       ", BAR40)
+				    ROW("         8", "15        ", "0       ", BAR0)
+					ROW("        16", "31        ", "0       ", BAR0)
+					    ROW("        32", "63        ", "0       ", BAR0)
+						ROW("        64", "127       ", "2       ", BAR27));
 }
 
 static struct shown_series series;
@@ -437,19 +441,21 @@ static void test_series_json(void **state)
 	fill_series();
 	json_init(&j, cap_file(state));
 	render_series_json(&j, &series, &lat, &size);
-	assert_string_equal(captured(state),
-		"{\"disk\":\"vda\",\"layer\":\"request\",\"on\":[],\"under\":[],\"op\":\"write\",\"flags\":\"sync|fua\","
-		"\"ios\":3,\"bytes\":12288,\"errors\":1,"
-		"\"device\":{\"count\":3,\"unseen\":0,\"sum_ns\":3999999,\"mean_ns\":1333333,"
-		"\"p50_ns\":994140.75,\"p90_ns\":1985937.1,\"p99_ns\":1998592.81,"
-		"\"p999_ns\":1999858.38,\"max_ns\":1999999,\"max_exact\":true,"
-		"\"slots\":[{\"lo\":976563,\"hi\":1000000,\"count\":2},"
-		"{\"lo\":1953126,\"hi\":1999999,\"count\":1}]},"
-		"\"total\":{\"count\":1,\"unseen\":2,\"sum_ns\":200000000000,\"mean_ns\":2e+11,"
-		"\"p50_ns\":2e+11,\"p90_ns\":2e+11,\"p99_ns\":2e+11,\"p999_ns\":2e+11,"
-		"\"max_ns\":2e+11,\"max_exact\":true,"
-		"\"slots\":[{\"lo\":134217728000,\"count\":1}]},"
-		"\"size_slots\":[{\"lo\":4096,\"hi\":4096,\"count\":3}]}");
+	assert_string_equal(
+	    captured(state),
+	    "{\"disk\":\"vda\",\"layer\":\"request\",\"on\":[],\"under\":[],\"op\":\"write\","
+	    "\"flags\":\"sync|fua\","
+	    "\"ios\":3,\"bytes\":12288,\"errors\":1,"
+	    "\"device\":{\"count\":3,\"unseen\":0,\"sum_ns\":3999999,\"mean_ns\":1333333,"
+	    "\"p50_ns\":994140.75,\"p90_ns\":1985937.1,\"p99_ns\":1998592.81,"
+	    "\"p999_ns\":1999858.38,\"max_ns\":1999999,\"max_exact\":true,"
+	    "\"slots\":[{\"lo\":976563,\"hi\":1000000,\"count\":2},"
+	    "{\"lo\":1953126,\"hi\":1999999,\"count\":1}]},"
+	    "\"total\":{\"count\":1,\"unseen\":2,\"sum_ns\":200000000000,\"mean_ns\":2e+11,"
+	    "\"p50_ns\":2e+11,\"p90_ns\":2e+11,\"p99_ns\":2e+11,\"p999_ns\":2e+11,"
+	    "\"max_ns\":2e+11,\"max_exact\":true,"
+	    "\"slots\":[{\"lo\":134217728000,\"count\":1}]},"
+	    "\"size_slots\":[{\"lo\":4096,\"hi\":4096,\"count\":3}]}");
 }
 
 /* Summed labels are left out; an empty view lists no slots. */
@@ -460,15 +466,16 @@ static void test_series_json_summed(void **state)
 	set_labels("", -1, -1, false);
 	json_init(&j, cap_file(state));
 	render_series_json(&j, &series, &lat, &size);
-	assert_string_equal(captured(state),
-		"{\"ios\":0,\"bytes\":0,\"errors\":0,"
-		"\"device\":{\"count\":0,\"unseen\":0,\"sum_ns\":0,\"mean_ns\":0,\"p50_ns\":0,"
-		"\"p90_ns\":0,\"p99_ns\":0,\"p999_ns\":0,\"max_ns\":0,\"max_exact\":false,"
-		"\"slots\":[]},"
-		"\"total\":{\"count\":0,\"unseen\":0,\"sum_ns\":0,\"mean_ns\":0,\"p50_ns\":0,"
-		"\"p90_ns\":0,\"p99_ns\":0,\"p999_ns\":0,\"max_ns\":0,\"max_exact\":false,"
-		"\"slots\":[]},"
-		"\"size_slots\":[]}");
+	assert_string_equal(
+	    captured(state),
+	    "{\"ios\":0,\"bytes\":0,\"errors\":0,"
+	    "\"device\":{\"count\":0,\"unseen\":0,\"sum_ns\":0,\"mean_ns\":0,\"p50_ns\":0,"
+	    "\"p90_ns\":0,\"p99_ns\":0,\"p999_ns\":0,\"max_ns\":0,\"max_exact\":false,"
+	    "\"slots\":[]},"
+	    "\"total\":{\"count\":0,\"unseen\":0,\"sum_ns\":0,\"mean_ns\":0,\"p50_ns\":0,"
+	    "\"p90_ns\":0,\"p99_ns\":0,\"p999_ns\":0,\"max_ns\":0,\"max_exact\":false,"
+	    "\"slots\":[]},"
+	    "\"size_slots\":[]}");
 }
 
 static void assert_starts_with(const char *s, const char *prefix)
@@ -497,7 +504,8 @@ static void test_series_json_array(void **state)
 	render_series_json(&j, &series, &lat, &size);
 	json_end_array(&j);
 	out = captured(state);
-	assert_starts_with(out, "[{\"disk\":\"zram0\",\"layer\":\"bio\",\"on\":[],\"under\":[],\"ios\":0,");
+	assert_starts_with(
+	    out, "[{\"disk\":\"zram0\",\"layer\":\"bio\",\"on\":[],\"under\":[],\"ios\":0,");
 	assert_non_null(strstr(out, "\"size_slots\":[]},{\"op\":\"discard\",\"flags\":\"none\","
 				    "\"ios\":0,"));
 	assert_ends_with(out, "\"size_slots\":[]}]");
@@ -506,25 +514,25 @@ static void test_series_json_array(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		TEST(test_json_empty_containers),
-		TEST(test_json_nested),
-		TEST(test_json_escaping),
-		TEST(test_json_numbers),
-		TEST(test_json_non_finite),
-		TEST(test_json_max_depth),
-		cmocka_unit_test(test_op_names),
-		cmocka_unit_test(test_flags),
-		cmocka_unit_test(test_flags_truncated),
-		TEST(test_latency_text_usecs),
-		TEST(test_latency_text_msecs),
-		TEST(test_latency_text_empty),
-		TEST(test_size_text),
-		TEST(test_labels_all),
-		TEST(test_labels_partial),
-		TEST(test_labels_size_class),
-		TEST(test_series_json),
-		TEST(test_series_json_summed),
-		TEST(test_series_json_array),
+	    TEST(test_json_empty_containers),
+	    TEST(test_json_nested),
+	    TEST(test_json_escaping),
+	    TEST(test_json_numbers),
+	    TEST(test_json_non_finite),
+	    TEST(test_json_max_depth),
+	    cmocka_unit_test(test_op_names),
+	    cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_flags_truncated),
+	    TEST(test_latency_text_usecs),
+	    TEST(test_latency_text_msecs),
+	    TEST(test_latency_text_empty),
+	    TEST(test_size_text),
+	    TEST(test_labels_all),
+	    TEST(test_labels_partial),
+	    TEST(test_labels_size_class),
+	    TEST(test_series_json),
+	    TEST(test_series_json_summed),
+	    TEST(test_series_json_array),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tables, NULL);

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* After setjmp.h, stdarg.h and stddef.h, which it needs. */
 #include <cmocka.h>
 
 #include "serve/builtin_configs.h"
@@ -21,92 +23,91 @@
 static char err[1024];
 
 /* Every decoder kind, every bucket type, all optional fields. */
-static const char full[] =
-	"name: demo\n"						/* 1 */
-	"object: demo.bpf.o\n"					/* 2 */
-	"metrics:\n"						/* 3 */
-	"  counters:\n"						/* 4 */
-	"    - name: demo_events_total\n"			/* 5 */
-	"      help: Events by everything\n"			/* 6 */
-	"      map: events\n"					/* 7 */
-	"      labels:\n"					/* 8 */
-	"        - name: cpu\n"					/* 9 */
-	"          size: 4\n"					/* 10 */
-	"          padding: 4\n"				/* 11 */
-	"          decoders:\n"					/* 12 */
-	"            - name: uint\n"				/* 13 */
-	"        - name: addr\n"				/* 14 */
-	"          size: 8\n"					/* 15 */
-	"          decoders: [{name: hex}]\n"			/* 16 */
-	"        - name: comm\n"				/* 17 */
-	"          size: 16\n"					/* 18 */
-	"          decoders:\n"					/* 19 */
-	"            - name: string\n"				/* 20 */
-	"            - name: regexp\n"				/* 21 */
-	"              regexp: '^(kworker)/[0-9]+'\n"		/* 22 */
-	"              replace: '\\1'\n"			/* 23 */
-	"        - name: function\n"				/* 24 */
-	"          size: 8\n"					/* 25 */
-	"          decoders: [{name: ksym}]\n"			/* 26 */
-	"        - name: disk\n"				/* 27 */
-	"          size: 4\n"					/* 28 */
-	"          decoders: [{name: majorminor}]\n"		/* 29 */
-	"        - name: cgroup\n"				/* 30 */
-	"          size: 8\n"					/* 31 */
-	"          decoders: [{name: cgroup}]\n"		/* 32 */
-	"        - name: op\n"					/* 33 */
-	"          size: 1\n"					/* 34 */
-	"          padding: 3\n"				/* 35 */
-	"          decoders:\n"					/* 36 */
-	"            - name: uint\n"				/* 37 */
-	"            - name: static_map\n"			/* 38 */
-	"              allow_unknown: true\n"			/* 39 */
-	"              static_map:\n"				/* 40 */
-	"                0: read\n"				/* 41 */
-	"                1: write\n"				/* 42 */
-	"        - name: syscall\n"				/* 43 */
-	"          size: 4\n"					/* 44 */
-	"          decoders: [{name: syscall}]\n"		/* 45 */
-	"        - name: error\n"				/* 46 */
-	"          size: 4\n"					/* 47 */
-	"          decoders: [{name: errno}]\n"			/* 48 */
-	"    - name: demo_stacks_total\n"			/* 49 */
-	"      help: Stacks\n"					/* 50 */
-	"      map: stack_counts\n"				/* 51 */
-	"      labels:\n"					/* 52 */
-	"        - name: stack\n"				/* 53 */
-	"          size: 4\n"					/* 54 */
-	"          decoders:\n"					/* 55 */
-	"            - {name: kstack, stack_map: stack_traces}\n" /* 56 */
-	"  histograms:\n"					/* 57 */
-	"    - name: demo_latency_seconds\n"			/* 58 */
-	"      help: Latency\n"					/* 59 */
-	"      map: latency\n"					/* 60 */
-	"      bucket_type: exp2\n"				/* 61 */
-	"      bucket_multiplier: 0.000001\n"			/* 62 */
-	"      bucket_min: 0\n"					/* 63 */
-	"      bucket_max: 26\n"				/* 64 */
-	"      labels:\n"					/* 65 */
-	"        - name: bucket\n"				/* 66 */
-	"          size: 8\n"					/* 67 */
-	"          decoders: [{name: uint}]\n"			/* 68 */
-	"    - name: demo_size_blocks\n"			/* 69 */
-	"      help: Sizes\n"					/* 70 */
-	"      map: sizes\n"					/* 71 */
-	"      bucket_type: linear\n"				/* 72 */
-	"      bucket_min: 1\n"					/* 73 */
-	"      bucket_max: 10\n"				/* 74 */
-	"      labels:\n"					/* 75 */
-	"        - {name: op, size: 4, decoders: [{name: uint}]}\n" /* 76 */
-	"        - {name: bucket, size: 4, decoders: [{name: uint}]}\n" /* 77 */
-	"    - name: demo_wait_seconds\n"			/* 78 */
-	"      help: Waits\n"					/* 79 */
-	"      map: waits\n"					/* 80 */
-	"      bucket_type: fixed\n"				/* 81 */
-	"      bucket_multiplier: 0.001\n"			/* 82 */
-	"      bucket_keys: [1, 5, 10.5, 100]\n"		/* 83 */
-	"      labels:\n"					/* 84 */
-	"        - {name: bucket, size: 1, decoders: [{name: uint}]}\n"; /* 85 */
+static const char full[] = "name: demo\n"						    /* 1 */
+			   "object: demo.bpf.o\n"					    /* 2 */
+			   "metrics:\n"							    /* 3 */
+			   "  counters:\n"						    /* 4 */
+			   "    - name: demo_events_total\n"				    /* 5 */
+			   "      help: Events by everything\n"				    /* 6 */
+			   "      map: events\n"					    /* 7 */
+			   "      labels:\n"						    /* 8 */
+			   "        - name: cpu\n"					    /* 9 */
+			   "          size: 4\n"					    /* 10 */
+			   "          padding: 4\n"					    /* 11 */
+			   "          decoders:\n"					    /* 12 */
+			   "            - name: uint\n"					    /* 13 */
+			   "        - name: addr\n"					    /* 14 */
+			   "          size: 8\n"					    /* 15 */
+			   "          decoders: [{name: hex}]\n"			    /* 16 */
+			   "        - name: comm\n"					    /* 17 */
+			   "          size: 16\n"					    /* 18 */
+			   "          decoders:\n"					    /* 19 */
+			   "            - name: string\n"				    /* 20 */
+			   "            - name: regexp\n"				    /* 21 */
+			   "              regexp: '^(kworker)/[0-9]+'\n"		    /* 22 */
+			   "              replace: '\\1'\n"				    /* 23 */
+			   "        - name: function\n"					    /* 24 */
+			   "          size: 8\n"					    /* 25 */
+			   "          decoders: [{name: ksym}]\n"			    /* 26 */
+			   "        - name: disk\n"					    /* 27 */
+			   "          size: 4\n"					    /* 28 */
+			   "          decoders: [{name: majorminor}]\n"			    /* 29 */
+			   "        - name: cgroup\n"					    /* 30 */
+			   "          size: 8\n"					    /* 31 */
+			   "          decoders: [{name: cgroup}]\n"			    /* 32 */
+			   "        - name: op\n"					    /* 33 */
+			   "          size: 1\n"					    /* 34 */
+			   "          padding: 3\n"					    /* 35 */
+			   "          decoders:\n"					    /* 36 */
+			   "            - name: uint\n"					    /* 37 */
+			   "            - name: static_map\n"				    /* 38 */
+			   "              allow_unknown: true\n"			    /* 39 */
+			   "              static_map:\n"				    /* 40 */
+			   "                0: read\n"					    /* 41 */
+			   "                1: write\n"					    /* 42 */
+			   "        - name: syscall\n"					    /* 43 */
+			   "          size: 4\n"					    /* 44 */
+			   "          decoders: [{name: syscall}]\n"			    /* 45 */
+			   "        - name: error\n"					    /* 46 */
+			   "          size: 4\n"					    /* 47 */
+			   "          decoders: [{name: errno}]\n"			    /* 48 */
+			   "    - name: demo_stacks_total\n"				    /* 49 */
+			   "      help: Stacks\n"					    /* 50 */
+			   "      map: stack_counts\n"					    /* 51 */
+			   "      labels:\n"						    /* 52 */
+			   "        - name: stack\n"					    /* 53 */
+			   "          size: 4\n"					    /* 54 */
+			   "          decoders:\n"					    /* 55 */
+			   "            - {name: kstack, stack_map: stack_traces}\n"	    /* 56 */
+			   "  histograms:\n"						    /* 57 */
+			   "    - name: demo_latency_seconds\n"				    /* 58 */
+			   "      help: Latency\n"					    /* 59 */
+			   "      map: latency\n"					    /* 60 */
+			   "      bucket_type: exp2\n"					    /* 61 */
+			   "      bucket_multiplier: 0.000001\n"			    /* 62 */
+			   "      bucket_min: 0\n"					    /* 63 */
+			   "      bucket_max: 26\n"					    /* 64 */
+			   "      labels:\n"						    /* 65 */
+			   "        - name: bucket\n"					    /* 66 */
+			   "          size: 8\n"					    /* 67 */
+			   "          decoders: [{name: uint}]\n"			    /* 68 */
+			   "    - name: demo_size_blocks\n"				    /* 69 */
+			   "      help: Sizes\n"					    /* 70 */
+			   "      map: sizes\n"						    /* 71 */
+			   "      bucket_type: linear\n"				    /* 72 */
+			   "      bucket_min: 1\n"					    /* 73 */
+			   "      bucket_max: 10\n"					    /* 74 */
+			   "      labels:\n"						    /* 75 */
+			   "        - {name: op, size: 4, decoders: [{name: uint}]}\n"	    /* 76 */
+			   "        - {name: bucket, size: 4, decoders: [{name: uint}]}\n"  /* 77 */
+			   "    - name: demo_wait_seconds\n"				    /* 78 */
+			   "      help: Waits\n"					    /* 79 */
+			   "      map: waits\n"						    /* 80 */
+			   "      bucket_type: fixed\n"					    /* 81 */
+			   "      bucket_multiplier: 0.001\n"				    /* 82 */
+			   "      bucket_keys: [1, 5, 10.5, 100]\n"			    /* 83 */
+			   "      labels:\n"						    /* 84 */
+			   "        - {name: bucket, size: 1, decoders: [{name: uint}]}\n"; /* 85 */
 
 static void assert_pos(int line, int col, int want_line, int want_col)
 {
@@ -268,9 +269,9 @@ static void test_defaults(void **state)
 	static const struct {
 		const char *file, *name;
 	} cases[] = {
-		{ "/etc/iolat/timers.yaml", "timers" },
-		{ "timers.yml", "timers" },
-		{ "a/b/run-queue", "run-queue" },
+	    {"/etc/iolat/timers.yaml", "timers"},
+	    {"timers.yml", "timers"},
+	    {"a/b/run-queue", "run-queue"},
 	};
 	struct uconfig c;
 
@@ -302,9 +303,9 @@ static void test_pseudo_file(void **state)
 		fail_msg("%s", err);
 	assert_string_equal(c.object, "x.bpf.o");
 	uconfig_free(&c);
-	assert_int_equal(uconfig_parse_buffer("<fuzz>", minimal, strlen(minimal), &c, err,
-					      sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+	    uconfig_parse_buffer("<fuzz>", minimal, strlen(minimal), &c, err, sizeof(err)),
+	    -EINVAL);
 	assert_non_null(strstr(err, "<fuzz>:1:1: the file name gives the config name '<fuzz>'"));
 }
 
@@ -344,7 +345,8 @@ static void fails(const char *text, int line, int col, const char *want)
 	HEAD "  histograms:\n"                                                                     \
 	     "    - name: h\n"                                                                     \
 	     "      help: H\n"                                                                     \
-	     "      map: h\n" FIELDS "      labels: [{name: b, size: 8, decoders: [{name: uint}]}]\n"
+	     "      map: h\n" FIELDS                                                               \
+	     "      labels: [{name: b, size: 8, decoders: [{name: uint}]}]\n"
 
 static void test_syntax_error(void **state)
 {
@@ -367,8 +369,8 @@ static void test_unknown_field(void **state)
 	      "unknown field 'objects' in the config (known: name, object, metrics, perf_events)");
 	fails(HEAD "  gauges: []\n", 3, 3,
 	      "unknown field 'gauges' in metrics (known: counters, histograms)");
-	fails(HEAD "  counters:\n    - {name: c, help: C, map: c, bucket_max: 3, labels: []}\n", 4, 34,
-	      "unknown field 'bucket_max' in a counter (known: name, help, map, labels)");
+	fails(HEAD "  counters:\n    - {name: c, help: C, map: c, bucket_max: 3, labels: []}\n", 4,
+	      34, "unknown field 'bucket_max' in a counter (known: name, help, map, labels)");
 	fails(COUNTER("name: l, size: 8, decoders: [{name: uint, regexp: x}]"), 4, 86,
 	      "unknown field 'regexp' in decoder uint (known: name)");
 	fails(COUNTER("name: l, size: 8, size: 4, decoders: [{name: uint}]"), 4, 62,
@@ -408,8 +410,8 @@ static void test_bad_name(void **state)
 	fails(COUNTER("name: __l, size: 8, decoders: [{name: uint}]"), 4, 50,
 	      "label name '__l' must match [a-zA-Z_][a-zA-Z0-9_]* and not start with __");
 	fails("name: a.b\n", 1, 7, "name 'a.b' must match [a-zA-Z_][a-zA-Z0-9_-]*");
-	fails(HEAD "  counters:\n    - {name: c, help: C, map: a-map, labels: []}\n", 4,
-	      31, "map name 'a-map' is not a BPF map name");
+	fails(HEAD "  counters:\n    - {name: c, help: C, map: a-map, labels: []}\n", 4, 31,
+	      "map name 'a-map' is not a BPF map name");
 	fails(HEAD "  counters:\n    - {name: c, help: C, map: c, labels: [{name: l, size: 8, "
 		   "decoders: [{name: uint}]}, {name: l, size: 8, decoders: [{name: uint}]}]}\n",
 	      4, 89, "duplicate label 'l' (also at line 4)");
@@ -456,13 +458,17 @@ static void test_exp2_max(void **state)
 	      "exp2 bucket_max must be 63 or less");
 	fails(HISTOGRAM("      bucket_type: linear\n      bucket_max: 512\n"), 8, 19,
 	      "513 buckets; at most 512");
-	fails(HISTOGRAM("      bucket_type: linear\n      bucket_min: -1\n      bucket_max: 3\n"), 8,
-	      19, "bucket_min must be 0 or more");
-	fails(HISTOGRAM("      bucket_type: linear\n"), 4, 7, "missing required field 'bucket_max'");
-	fails(HISTOGRAM("      bucket_type: exp3\n"), 7, 20, "bucket_type is exp2, linear or fixed");
-	fails(HISTOGRAM("      bucket_type: exp2\n      bucket_max: 3\n      bucket_multiplier: 0\n"),
-	      9, 26, "bucket_multiplier must be above 0");
-	fails(HISTOGRAM("      bucket_type: exp2\n      bucket_max: 3\n      bucket_multiplier: nan\n"),
+	fails(HISTOGRAM("      bucket_type: linear\n      bucket_min: -1\n      bucket_max: 3\n"),
+	      8, 19, "bucket_min must be 0 or more");
+	fails(HISTOGRAM("      bucket_type: linear\n"), 4, 7,
+	      "missing required field 'bucket_max'");
+	fails(HISTOGRAM("      bucket_type: exp3\n"), 7, 20,
+	      "bucket_type is exp2, linear or fixed");
+	fails(
+	    HISTOGRAM("      bucket_type: exp2\n      bucket_max: 3\n      bucket_multiplier: 0\n"),
+	    9, 26, "bucket_multiplier must be above 0");
+	fails(HISTOGRAM(
+		  "      bucket_type: exp2\n      bucket_max: 3\n      bucket_multiplier: nan\n"),
 	      9, 26, "expected a number");
 }
 
@@ -482,8 +488,8 @@ static void test_fixed_keys(void **state)
 static void test_min_above_max(void **state)
 {
 	(void)state;
-	fails(HISTOGRAM("      bucket_type: exp2\n      bucket_min: 5\n      bucket_max: 3\n"), 8, 19,
-	      "bucket_min (5) is above bucket_max (3)");
+	fails(HISTOGRAM("      bucket_type: exp2\n      bucket_min: 5\n      bucket_max: 3\n"), 8,
+	      19, "bucket_min (5) is above bucket_max (3)");
 }
 
 static void test_regexp(void **state)
@@ -491,16 +497,18 @@ static void test_regexp(void **state)
 	(void)state;
 	fails(COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: '(a'}]"), 4, 96,
 	      "regexp does not compile: ");
-	fails(COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: '((a{100}){100}){100}'}]"),
-	      4, 96, "regexp too complex");
+	fails(
+	    COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: '((a{100}){100}){100}'}]"),
+	    4, 96, "regexp too complex");
 	/* glibc's regcomp takes exponential time on a repeated group that can be empty. */
-	fails(COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: '(^|()|^){50}'}]"),
-	      4, 96, "repeated group that can match empty");
+	fails(COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: '(^|()|^){50}'}]"), 4,
+	      96, "repeated group that can match empty");
 	/* glibc makes x+ into x x*: each + doubles what precedes it. */
 	fails(COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: 'ab++++++++++++++++'}]"),
 	      4, 96, "regexp too complex");
-	fails(COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: '(a)', replace: '\\2'}]"),
-	      4, 112, "replace uses \\2 but the regexp has 1 groups");
+	fails(
+	    COUNTER("name: l, size: 8, decoders: [{name: regexp, regexp: '(a)', replace: '\\2'}]"),
+	    4, 112, "replace uses \\2 but the regexp has 1 groups");
 }
 
 static void test_static_map(void **state)
@@ -568,7 +576,8 @@ static void test_too_large(void **state)
 
 	(void)state;
 	memset(text, '#', len);
-	assert_int_equal(uconfig_parse_buffer("big.yaml", text, len, &c, err, sizeof(err)), -EINVAL);
+	assert_int_equal(uconfig_parse_buffer("big.yaml", text, len, &c, err, sizeof(err)),
+			 -EINVAL);
 	assert_string_equal(err, "big.yaml:1:1: config larger than 1048576 bytes");
 	free(text);
 }
@@ -618,16 +627,18 @@ static void test_decoder_names(void **state)
 /* perf_events: parsed by name or number; each error at its place. */
 static void test_perf_events(void **state)
 {
-	static const char ok[] = COUNTER("name: l, size: 4, decoders: [{name: uint}]")
-		"perf_events:\n"
-		"  - {type: software, name: cpu-clock, sample_frequency: 49, program: p}\n"
-		"  - {type: hardware, name: \"3\", sample_period: 1000, program: q}\n";
+	static const char ok[] = COUNTER(
+	    "name: l, size: 4, decoders: [{name: uint}]") "perf_events:\n"
+							  "  - {type: software, name: cpu-clock, "
+							  "sample_frequency: 49, program: p}\n"
+							  "  - {type: hardware, name: \"3\", "
+							  "sample_period: 1000, program: q}\n";
 	struct uconfig c;
 
 	(void)state;
 	assert_int_equal(uconfig_parse_buffer("t.yaml", ok, strlen(ok), &c, err, sizeof(err)), 0);
 	assert_int_equal(c.nperf, 2);
-	assert_int_equal(c.perf[0].type, 1); /* PERF_TYPE_SOFTWARE */
+	assert_int_equal(c.perf[0].type, 1);   /* PERF_TYPE_SOFTWARE */
 	assert_int_equal(c.perf[0].config, 0); /* PERF_COUNT_SW_CPU_CLOCK */
 	assert_int_equal(c.perf[0].sample_freq, 49);
 	assert_string_equal(c.perf[0].program, "p");
@@ -636,15 +647,22 @@ static void test_perf_events(void **state)
 	assert_int_equal(c.perf[1].sample_period, 1000);
 	assert_int_equal(c.perf[1].line, 7);
 	uconfig_free(&c);
-	fails(COUNTER("name: l, size: 4, decoders: [{name: uint}]")
-	      "perf_events:\n  - {type: software, name: nope, sample_frequency: 9, program: p}\n",
-	      6, 28, "unknown software event 'nope'");
-	fails(COUNTER("name: l, size: 4, decoders: [{name: uint}]")
-	      "perf_events:\n  - {type: wetware, name: cpu-clock, sample_period: 9, program: p}\n",
-	      6, 12, "perf event type is software or hardware");
-	fails(COUNTER("name: l, size: 4, decoders: [{name: uint}]")
-	      "perf_events:\n  - {type: software, name: cpu-clock, program: p}\n",
-	      6, 5, "either sample_frequency");
+	fails(
+	    COUNTER(
+		"name: l, size: 4, decoders: [{name: uint}]") "perf_events:\n  - {type: software, "
+							      "name: nope, sample_frequency: 9, "
+							      "program: p}\n",
+	    6, 28, "unknown software event 'nope'");
+	fails(
+	    COUNTER("name: l, size: 4, decoders: [{name: uint}]") "perf_events:\n  - {type: "
+								  "wetware, name: cpu-clock, "
+								  "sample_period: 9, program: p}\n",
+	    6, 12, "perf event type is software or hardware");
+	fails(
+	    COUNTER(
+		"name: l, size: 4, decoders: [{name: uint}]") "perf_events:\n  - {type: software, "
+							      "name: cpu-clock, program: p}\n",
+	    6, 5, "either sample_frequency");
 }
 
 /* iolat's own configs parse, and serve's options can edit them: folding
@@ -657,7 +675,8 @@ static void test_builtin_configs(void **state)
 
 	(void)state;
 	assert_int_equal(uconfig_parse_buffer("builtin/block.yaml", builtin_block_yaml,
-					      strlen(builtin_block_yaml), &c, err, sizeof(err)), 0);
+					      strlen(builtin_block_yaml), &c, err, sizeof(err)),
+			 0);
 	assert_int_equal(c.nmetrics, 7);
 	assert_string_equal(c.metric[0].name, "iolat_block_device_latency_seconds");
 	assert_int_equal(c.metric[0].bucket_type, UBUCKET_IOLAT_LATENCY);
@@ -683,29 +702,18 @@ static void test_builtin_configs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_pseudo_file),
-		cmocka_unit_test(test_syntax_error),
-		cmocka_unit_test(test_unknown_field),
-		cmocka_unit_test(test_unknown_decoder),
-		cmocka_unit_test(test_missing_field),
-		cmocka_unit_test(test_bad_name),
-		cmocka_unit_test(test_label_size),
-		cmocka_unit_test(test_decoder_size),
-		cmocka_unit_test(test_exp2_max),
-		cmocka_unit_test(test_fixed_keys),
-		cmocka_unit_test(test_min_above_max),
-		cmocka_unit_test(test_regexp),
-		cmocka_unit_test(test_static_map),
-		cmocka_unit_test(test_empty_metrics),
-		cmocka_unit_test(test_wrong_types),
-		cmocka_unit_test(test_alias_bomb),
-		cmocka_unit_test(test_too_large),
-		cmocka_unit_test(test_files),
-		cmocka_unit_test(test_decoder_names),
-		cmocka_unit_test(test_builtin_configs),
-		cmocka_unit_test(test_perf_events),
+	    cmocka_unit_test(test_full),	  cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_pseudo_file),	  cmocka_unit_test(test_syntax_error),
+	    cmocka_unit_test(test_unknown_field), cmocka_unit_test(test_unknown_decoder),
+	    cmocka_unit_test(test_missing_field), cmocka_unit_test(test_bad_name),
+	    cmocka_unit_test(test_label_size),	  cmocka_unit_test(test_decoder_size),
+	    cmocka_unit_test(test_exp2_max),	  cmocka_unit_test(test_fixed_keys),
+	    cmocka_unit_test(test_min_above_max), cmocka_unit_test(test_regexp),
+	    cmocka_unit_test(test_static_map),	  cmocka_unit_test(test_empty_metrics),
+	    cmocka_unit_test(test_wrong_types),	  cmocka_unit_test(test_alias_bomb),
+	    cmocka_unit_test(test_too_large),	  cmocka_unit_test(test_files),
+	    cmocka_unit_test(test_decoder_names), cmocka_unit_test(test_builtin_configs),
+	    cmocka_unit_test(test_perf_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
