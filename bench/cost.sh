@@ -43,13 +43,16 @@ Options:
   --runtime S     seconds of fio per run (default 10; env RUNTIME)
   --iolat PATH    iolat binary (default build-bench/iolat; env IOLAT;
                   build it with 'make OUT=build-bench')
+  --iolat-old PATH  another iolat build (env IOLAT_OLD), run beside the first
+                  as tools old-iolat and old-iolat-serve: a change's cost, same run
   --size MIB      size of the /dev/shm backing file (default 1024; env SIZE_MIB)
   --no-stats      leave kernel.bpf_stats_enabled alone (off): IOPS only, without
                   the stats' own per-run overhead
   -h, --help      this help
 
 Environment: BIOLATENCY (default /usr/sbin/biolatency); TOOLS (a subset of:
-none iolat iolat-serve iolat-trace1000 biolatency bpftrace floor).
+none iolat iolat-serve iolat-trace1000 biolatency bpftrace floor, and with
+--iolat-old old-iolat old-iolat-serve).
 
 Examples:
   bash bench/cost.sh                          3 rounds x 10 s, about 3 minutes
@@ -73,6 +76,8 @@ while [ $# -gt 0 ]; do
 	--runtime=*) RUNTIME=${1#*=}; shift ;;
 	--iolat) [ $# -ge 2 ] || die "--iolat needs a value"; IOLAT=$2; shift 2 ;;
 	--iolat=*) IOLAT=${1#*=}; shift ;;
+	--iolat-old) [ $# -ge 2 ] || die "--iolat-old needs a value"; IOLAT_OLD=$2; shift 2 ;;
+	--iolat-old=*) IOLAT_OLD=${1#*=}; shift ;;
 	--size) [ $# -ge 2 ] || die "--size needs a value"; SIZE_MIB=$2; shift 2 ;;
 	--size=*) SIZE_MIB=${1#*=}; shift ;;
 	--no-stats) STATS=0; shift ;;
@@ -91,6 +96,10 @@ done
 [ -x "$BIOLATENCY" ] || die "$BIOLATENCY not found (apt-get install libbpf-tools)"
 [ -x "$IOLAT" ] || die "$IOLAT not found or not executable (make OUT=build-bench)"
 IOLAT=$(cd "$(dirname "$IOLAT")" && pwd)/$(basename "$IOLAT")
+if [ -n "${IOLAT_OLD:-}" ]; then
+	[ -x "$IOLAT_OLD" ] || die "$IOLAT_OLD not found or not executable"
+	IOLAT_OLD=$(cd "$(dirname "$IOLAT_OLD")" && pwd)/$(basename "$IOLAT_OLD")
+fi
 
 # bpftrace reads tracepoint formats from tracefs.
 if ! mountpoint -q /sys/kernel/tracing; then
@@ -128,13 +137,17 @@ prog_ids_of() {
 # Starts a tool in the background and waits until its programs are attached.
 start_tool() {
 	local tool=$1 log=$2 banner ids="" prev="" i
+	local bin=$IOLAT
+	case "$tool" in
+	old-*) bin=$IOLAT_OLD; tool=${tool#old-} ;;
+	esac
 	case "$tool" in
 	iolat)
-		"$IOLAT" hist -D -O >"$log" 2>&1 &
+		"$bin" hist -D -O >"$log" 2>&1 &
 		banner="Tracing block device I/O" ;;
 	iolat-serve)
 		# The exporter's default: keyed by cgroup too, shared values, atomic adds.
-		"$IOLAT" serve --web.listen-address=127.0.0.1:$((40000 + RANDOM % 20000)) >"$log" 2>&1 &
+		"$bin" serve --web.listen-address=127.0.0.1:$((40000 + RANDOM % 20000)) >"$log" 2>&1 &
 		banner="listening on" ;;
 	iolat-trace1000)
 		# Tracing one I/O in 1000: what following nothing most of the time costs.
@@ -230,11 +243,13 @@ echo "workload: fio $(fio --version | sed 's/^fio-//') randread 4k io_uring QD32
 	"${RUNTIME} s/run, $LOOP (--direct-io=on) over ${SIZE_MIB} MiB in /dev/shm"
 echo "tools:    iolat $("$IOLAT" --version 2>&1 | head -1 | awk '{print $2}') (hist -D -O; serve, per workload)," \
 	"biolatency -D ($BIOLATENCY), $(bpftrace --version) bench/biolatency.bt"
+[ -n "${IOLAT_OLD:-}" ] &&
+	echo "old:      iolat $("$IOLAT_OLD" --version 2>&1 | head -1 | awk '{print $2}') ($IOLAT_OLD) as old-iolat, old-iolat-serve"
 echo "rounds:   $ROUNDS, order rotating each round; kernel BPF stats $([ "$STATS" = 1 ] && echo on || echo off)"
 echo
 
 # TOOLS="none iolat iolat-trace1000" runs only those.
-read -r -a TOOLS <<<"${TOOLS:-none iolat iolat-serve iolat-trace1000 biolatency bpftrace floor}"
+read -r -a TOOLS <<<"${TOOLS:-none iolat iolat-serve iolat-trace1000 biolatency bpftrace floor${IOLAT_OLD:+ old-iolat old-iolat-serve}}"
 RESULTS=$WORK/results.jsonl
 : >"$RESULTS"
 for ((r = 0; r < ROUNDS; r++)); do
