@@ -129,6 +129,12 @@ held_prog_ids() { grep -rhs '^prog_id:' /proc/[0-9]*/fdinfo/ | awk '{ print $2 }
 start_iolat() {
 	local out=$1
 	shift
+	# Emptied here, before the background start: the child does its own
+	# `>` redirections only once it runs, so a wait that follows could
+	# otherwise find an earlier run's "Tracing ..." line in a reused file
+	# and start the workload before this iolat is attached.
+	: >"$out"
+	: >"$out.err"
 	"$IOLAT" "$@" >"$out" 2>"$out.err" &
 	IOLAT_PID=$!
 	for _ in $(seq 1 100); do
