@@ -266,7 +266,7 @@ static __always_inline bool queue_remapped(__u64 key)
  */
 static __always_inline int on_remap(struct bio *bio, __u32 dev, __u64 from)
 {
-	struct upper_key u = {.sector = from, .dev = dev};
+	struct upper_key u = { .sector = from, .dev = dev };
 	struct trace_record r;
 	struct gendisk *disk;
 	__u64 *parent, opf;
@@ -329,7 +329,7 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 		link_syscall(&r, r.tid);
 	follow(key, &r);
 	if (q.bio_based) {
-		struct upper_key u = {.sector = r.sector, .dev = r.dev};
+		struct upper_key u = { .sector = r.sector, .dev = r.dev };
 
 		bpf_map_update_elem(&uppers, &u, &r.id, BPF_ANY);
 	}
@@ -520,14 +520,14 @@ static __always_inline int on_rq_event(struct request *rq, struct rq_walk *w)
 
 static __always_inline int on_rq(struct request *rq, enum rq_event ev)
 {
-	struct rq_walk w = {.ev = ev};
+	struct rq_walk w = { .ev = ev };
 
 	return on_rq_event(rq, &w);
 }
 
 static __always_inline int on_rq_complete(struct request *rq, int error, __u32 nr_bytes)
 {
-	struct rq_walk w = {.ev = RQ_COMPLETE, .error = error, .nr_bytes = nr_bytes};
+	struct rq_walk w = { .ev = RQ_COMPLETE, .error = error, .nr_bytes = nr_bytes };
 	__u32 rq_flags;
 
 	if (!in_flight)
@@ -565,7 +565,7 @@ static __always_inline int on_bio_complete(struct bio *bio)
 	if (!r)
 		return 0;
 	if (r->flags & TRACE_F_BIO_BASED) {
-		struct upper_key u = {.sector = r->sector, .dev = r->dev};
+		struct upper_key u = { .sector = r->sector, .dev = r->dev };
 
 		bpf_map_delete_elem(&uppers, &u);
 	}

@@ -41,10 +41,11 @@ enum { F_METHOD, F_URL, F_PATH, F_ACCEPT, F_AE, F_USER, F_PASSWORD, NFIELDS };
 static const struct {
 	const char *user, *password, *hash;
 } users[] = {
-    {"alice", "fuzz-pass", "$2b$04$G6cQKiwzOsOnWCIjVdJieOQMIlBMtwp/cHQ6d2qdp5xp6KEVeLKGy"},
-    {"bob", "p\xc3\xa4sswort", "$2y$04$4oAuTboXnQrbmytdD7FAhe8T2ASerk547nw7laVUTRDE2oUwDyRt2"},
-    /* One letter, so the fuzzer finds it and the login cache gets hits. */
-    {"carol", "x", "$2a$04$Nm53xd8kU5nDv8jTPeL1UuwNEUl6YTrKLer1S6Mv1f/bixjz.1biy"},
+	{ "alice", "fuzz-pass", "$2b$04$G6cQKiwzOsOnWCIjVdJieOQMIlBMtwp/cHQ6d2qdp5xp6KEVeLKGy" },
+	{ "bob", "p\xc3\xa4sswort",
+	  "$2y$04$4oAuTboXnQrbmytdD7FAhe8T2ASerk547nw7laVUTRDE2oUwDyRt2" },
+	/* One letter, so the fuzzer finds it and the login cache gets hits. */
+	{ "carol", "x", "$2a$04$Nm53xd8kU5nDv8jTPeL1UuwNEUl6YTrKLer1S6Mv1f/bixjz.1biy" },
 };
 #define NUSERS (sizeof(users) / sizeof(users[0]))
 
@@ -143,10 +144,10 @@ static char *prefixed(const char *prefix, const char *s)
 
 /* Elements that must never change an Accept answer when put in front. */
 static const char *const accept_noise[] = {
-    "image/png, ",
-    "application/openmetrics-text;q=0, ",
-    "text/plain;q=0, ",
-    PROTOBUF_TYPE ";q=0,",
+	"image/png, ",
+	"application/openmetrics-text;q=0, ",
+	"text/plain;q=0, ",
+	PROTOBUF_TYPE ";q=0,",
 };
 
 static void check_negotiate(const char *accept)
@@ -186,7 +187,7 @@ static void check_negotiate(const char *accept)
 
 static void check_gzip(const char *ae)
 {
-	static const char *const noise[] = {"identity, ", "gzip;q=0, ", "br;q=1, "};
+	static const char *const noise[] = { "identity, ", "gzip;q=0, ", "br;q=1, " };
 	bool gz = http_accepts_gzip(ae), g;
 	char *alt;
 	size_t i;

@@ -33,7 +33,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The files a config may open: a certificate, a key, something not PEM, a directory. */
-static const char *const fixture_names[] = {"server.crt", "server.key", "README", ""};
+static const char *const fixture_names[] = { "server.crt", "server.key", "README", "" };
 #define NFIXTURES (sizeof(fixture_names) / sizeof(fixture_names[0]))
 static char fixture_dir[PATH_MAX];
 static char fixture_path[NFIXTURES][PATH_MAX + 16];

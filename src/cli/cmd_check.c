@@ -52,12 +52,12 @@ static void print_tracepoints(const struct probe_result *pr)
 	printf("\nTracepoints               present  tp_btf  role\n");
 	for (int i = 0; i < TP_COUNT; i++) {
 		static const char *const roles[TP_COUNT] = {
-		    [TP_RQ_COMPLETE] = "required: times every request at completion",
-		    [TP_RQ_ISSUE] = "fallback: issue time where the queue keeps no stats",
-		    [TP_IO_START] = "fallback: creation time where start_time_ns is unset",
-		    [TP_RQ_INSERT] = "fallback for block_io_start on kernels before 6.5",
-		    [TP_BIO_QUEUE] = "bio-based disks: start",
-		    [TP_BIO_COMPLETE] = "bio-based disks: completion",
+			[TP_RQ_COMPLETE] = "required: times every request at completion",
+			[TP_RQ_ISSUE] = "fallback: issue time where the queue keeps no stats",
+			[TP_IO_START] = "fallback: creation time where start_time_ns is unset",
+			[TP_RQ_INSERT] = "fallback for block_io_start on kernels before 6.5",
+			[TP_BIO_QUEUE] = "bio-based disks: start",
+			[TP_BIO_COMPLETE] = "bio-based disks: completion",
 		};
 		printf("  %-22s  %-7s  %-6s  %s\n", probe_tp_name(i), yes(pr->tp_exists[i]),
 		       yes(pr->tp_btf[i]), roles[i]);
@@ -200,10 +200,10 @@ static int try_load(const struct probe_result *pr)
 int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"no-load", no_argument, NULL, 'n'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
-	    {},
+		{ "no-load", no_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
 	};
 	struct probe_result pr;
 	struct utsname u;

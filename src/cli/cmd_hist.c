@@ -80,21 +80,21 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct hist_args *a)
 {
 	static const struct option opts[] = {
-	    {"disk-split", no_argument, NULL, 'D'},
-	    {"op-split", no_argument, NULL, 'O'},
-	    {"flags-split", no_argument, NULL, 'F'},
-	    {"queued", no_argument, NULL, 'Q'},
-	    {"size-split", no_argument, NULL, 'S'},
-	    {"milliseconds", no_argument, NULL, 'm'},
-	    {"timestamp", no_argument, NULL, 'T'},
-	    {"sizes", no_argument, NULL, 's'},
-	    {"disk", required_argument, NULL, 'd'},
-	    {"cgroup", required_argument, NULL, 'c'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"attach", required_argument, NULL, 'A'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
-	    {},
+		{ "disk-split", no_argument, NULL, 'D' },
+		{ "op-split", no_argument, NULL, 'O' },
+		{ "flags-split", no_argument, NULL, 'F' },
+		{ "queued", no_argument, NULL, 'Q' },
+		{ "size-split", no_argument, NULL, 'S' },
+		{ "milliseconds", no_argument, NULL, 'm' },
+		{ "timestamp", no_argument, NULL, 'T' },
+		{ "sizes", no_argument, NULL, 's' },
+		{ "disk", required_argument, NULL, 'd' },
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "attach", required_argument, NULL, 'A' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
 	};
 	int c;
 
@@ -213,7 +213,7 @@ struct group_ctx {
 static int group_one(void *ctx, const struct iolat_key *k, const struct iolat_val *delta)
 {
 	struct group_ctx *x = ctx;
-	struct shown_series want = {.op = -1, .flags = -1, .size_class = -1};
+	struct shown_series want = { .op = -1, .flags = -1, .size_class = -1 };
 	const struct disk_info *d = disk_of(k->dev, x->disks, x->nd);
 	struct shown_series *dst;
 

@@ -41,8 +41,8 @@ enum column {
 };
 
 static const char *const col_names[COL_COUNT] = {
-    "r_iops",	"w_iops",   "r_mbs",	"w_mbs",    "avg_kib",	"r_p50_ms",
-    "r_p90_ms", "r_p99_ms", "w_p50_ms", "w_p90_ms", "w_p99_ms", "name",
+	"r_iops",   "w_iops",	"r_mbs",    "w_mbs",	"avg_kib",  "r_p50_ms",
+	"r_p90_ms", "r_p99_ms", "w_p50_ms", "w_p90_ms", "w_p99_ms", "name",
 };
 
 struct top_args {
@@ -120,11 +120,11 @@ static int parse_column(const char *s, enum column *out)
 static int parse_args(int argc, char **argv, struct top_args *a)
 {
 	static const struct option opts[] = {
-	    {"sort", required_argument, NULL, 's'}, {"queued", no_argument, NULL, 'Q'},
-	    {"disk", required_argument, NULL, 'd'}, {"no-clear", no_argument, NULL, 'C'},
-	    {"once", no_argument, NULL, 'o'},	    {"json", no_argument, NULL, 'j'},
-	    {"csv", no_argument, NULL, 'v'},	    {"help", no_argument, NULL, 'h'},
-	    {"process", no_argument, NULL, 'P'},    {},
+		{ "sort", required_argument, NULL, 's' }, { "queued", no_argument, NULL, 'Q' },
+		{ "disk", required_argument, NULL, 'd' }, { "no-clear", no_argument, NULL, 'C' },
+		{ "once", no_argument, NULL, 'o' },	  { "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'v' },	  { "help", no_argument, NULL, 'h' },
+		{ "process", no_argument, NULL, 'P' },	  {},
 	};
 	int c;
 
@@ -372,8 +372,8 @@ static int comm_of(void *ctx, uint32_t pid, char *out, size_t len)
 
 static int run(struct top_args *a, struct collector *c)
 {
-	struct snapshot before = {0}, now = {0}, tmp;
-	struct table t = {.a = a, .lat = collector_lat_table(c)};
+	struct snapshot before = { 0 }, now = { 0 }, tmp;
+	struct table t = { .a = a, .lat = collector_lat_table(c) };
 	uint64_t start = monotonic_ns(), last = start, end, now_ns;
 	int rc = 0;
 
@@ -424,7 +424,7 @@ static int run(struct top_args *a, struct collector *c)
 
 int cmd_top(int argc, char **argv)
 {
-	struct collector_opts o = {.key_cgroup = true};
+	struct collector_opts o = { .key_cgroup = true };
 	struct top_args a;
 	struct collector *c;
 	int rc;

@@ -103,23 +103,23 @@ static int bad(const char *hint, const char *what, const char *arg)
 static int parse_args(int argc, char **argv, struct trace_args *a)
 {
 	static const struct option opts[] = {
-	    {"disk", required_argument, NULL, 'd'},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"cgroup", required_argument, NULL, 'c'},
-	    {"op", required_argument, NULL, 'o'},
-	    {"sample", required_argument, NULL, 's'},
-	    {"min-ms", required_argument, NULL, 'm'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"duration", required_argument, NULL, 'D'},
-	    {"ringbuf-kib", required_argument, NULL, 'R'},
-	    {"attach", required_argument, NULL, 'A'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"syscalls", no_argument, NULL, 'S'},
-	    {"summary", no_argument, NULL, 'U'},
-	    {"write", required_argument, NULL, 'w'},
-	    {"read", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},
-	    {},
+		{ "disk", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "op", required_argument, NULL, 'o' },
+		{ "sample", required_argument, NULL, 's' },
+		{ "min-ms", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "ringbuf-kib", required_argument, NULL, 'R' },
+		{ "attach", required_argument, NULL, 'A' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "syscalls", no_argument, NULL, 'S' },
+		{ "summary", no_argument, NULL, 'U' },
+		{ "write", required_argument, NULL, 'w' },
+		{ "read", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
 	};
 	int c;
 
@@ -235,7 +235,7 @@ static int run(const struct trace_args *a, struct tracer *tr, struct trace_out *
 /* --read: the records of a file through the same output, no tracing. */
 static int replay(const struct trace_args *a, struct trace_out *t)
 {
-	struct trace_file_sink sink = {trace_out_record, trace_out_syscall, t};
+	struct trace_file_sink sink = { trace_out_record, trace_out_syscall, t };
 	char err[512] = "";
 	int rc;
 

@@ -49,7 +49,7 @@ int cmd_interval_count(int argc, char **argv, int optind, const char *cmd, doubl
 
 int cmd_prepare_bpf(struct probe_result *pr)
 {
-	struct sigaction sa = {.sa_handler = on_stop};
+	struct sigaction sa = { .sa_handler = on_stop };
 	const char *hint;
 	char err[512];
 

@@ -15,10 +15,10 @@ struct header {
 
 int trace_file_create(FILE **out, const char *path, uint64_t t0_ns, char *err, size_t len)
 {
-	struct header h = {.version = VERSION,
-			   .record_size = sizeof(struct trace_record),
-			   .syscall_size = sizeof(struct trace_syscall),
-			   .t0_ns = t0_ns};
+	struct header h = { .version = VERSION,
+			    .record_size = sizeof(struct trace_record),
+			    .syscall_size = sizeof(struct trace_syscall),
+			    .t0_ns = t0_ns };
 	FILE *f = fopen(path, "wxe"); /* never overwrite a recording */
 
 	memcpy(h.magic, MAGIC, sizeof(h.magic));

@@ -52,10 +52,10 @@ static void rwbs(const struct trace_record *r, char *out)
 static const char *status_name(int status, char *buf, size_t len)
 {
 	static const char *const names[] = {
-	    [1] = "EOPNOTSUPP", [2] = "ETIMEDOUT", [3] = "ENOSPC",  [4] = "ENOLINK",
-	    [5] = "EREMOTEIO",	[6] = "EBADE",	   [7] = "ENODATA", [8] = "EILSEQ",
-	    [9] = "ENOMEM",	[10] = "EIO",	   [12] = "EAGAIN", [13] = "EBUSY",
-	    [16] = "ENODEV",
+		[1] = "EOPNOTSUPP", [2] = "ETIMEDOUT", [3] = "ENOSPC",	[4] = "ENOLINK",
+		[5] = "EREMOTEIO",  [6] = "EBADE",     [7] = "ENODATA", [8] = "EILSEQ",
+		[9] = "ENOMEM",	    [10] = "EIO",      [12] = "EAGAIN", [13] = "EBUSY",
+		[16] = "ENODEV",
 	};
 
 	/* cppcheck 2.10 takes the bound check for a redundant one. */
@@ -95,15 +95,15 @@ static const struct {
 	const char *name;
 	enum trace_stage from, to;
 } derived[] = {
-    {"q2g", TRACE_Q, TRACE_G},
-    {"g2i", TRACE_G, TRACE_I},
-    {"i2d", TRACE_I, TRACE_D},
-    {"d2c", TRACE_D, TRACE_C},
-    {"q2c", TRACE_Q, TRACE_C},
-    {"q2m", TRACE_Q, TRACE_M},
-    /* JSON only: G to D when no I was seen (the none scheduler issues
-     * directly), so the spans still add up to Q2C. */
-    {"g2d", TRACE_G, TRACE_D},
+	{ "q2g", TRACE_Q, TRACE_G },
+	{ "g2i", TRACE_G, TRACE_I },
+	{ "i2d", TRACE_I, TRACE_D },
+	{ "d2c", TRACE_D, TRACE_C },
+	{ "q2c", TRACE_Q, TRACE_C },
+	{ "q2m", TRACE_Q, TRACE_M },
+	/* JSON only: G to D when no I was seen (the none scheduler issues
+	 * directly), so the spans still add up to Q2C. */
+	{ "g2d", TRACE_G, TRACE_D },
 };
 #define TEXT_SPANS 6 /* the columns: the first six */
 
@@ -159,7 +159,7 @@ static void print_text(struct trace_out *t, const struct trace_record *r)
 
 static void print_json(struct trace_out *t, const struct trace_record *r)
 {
-	static const char *const stage[TRACE_STAGES] = {"q", "g", "m", "i", "d", "r", "c"};
+	static const char *const stage[TRACE_STAGES] = { "q", "g", "m", "i", "d", "r", "c" };
 	char op[8], dev[24], comm[sizeof(r->comm) + 1], status[24], flags[96];
 	struct json j;
 

@@ -28,13 +28,13 @@ enum span {
 	SPAN_COUNT
 };
 
-static const char *const span_names[SPAN_COUNT] = {"Q2G", "G2I", "I2D", "G2D",
-						   "Q2M", "M2D", "D2C", "Q2C"};
+static const char *const span_names[SPAN_COUNT] = { "Q2G", "G2I", "I2D", "G2D",
+						    "Q2M", "M2D", "D2C", "Q2C" };
 /* The stages each span runs between. */
-static const enum trace_stage span_from[SPAN_COUNT] = {TRACE_Q, TRACE_G, TRACE_I, TRACE_G,
-						       TRACE_Q, TRACE_M, TRACE_D, TRACE_Q};
-static const enum trace_stage span_to[SPAN_COUNT] = {TRACE_G, TRACE_I, TRACE_D, TRACE_D,
-						     TRACE_M, TRACE_D, TRACE_C, TRACE_C};
+static const enum trace_stage span_from[SPAN_COUNT] = { TRACE_Q, TRACE_G, TRACE_I, TRACE_G,
+							TRACE_Q, TRACE_M, TRACE_D, TRACE_Q };
+static const enum trace_stage span_to[SPAN_COUNT] = { TRACE_G, TRACE_I, TRACE_D, TRACE_D,
+						      TRACE_M, TRACE_D, TRACE_C, TRACE_C };
 
 struct group {
 	char name[48];	      /* "loop0" or "dio[1234]" */

@@ -11,8 +11,8 @@
 #include <linux/types.h>
 
 const uint64_t buckets_default_le_ns[] = {
-    100000,   250000,	 500000,    1000000,   2500000,	   5000000,    10000000,   25000000,
-    50000000, 100000000, 250000000, 500000000, 1000000000, 2500000000, 5000000000, 10000000000,
+	100000,	  250000,    500000,	1000000,   2500000,    5000000,	   10000000,   25000000,
+	50000000, 100000000, 250000000, 500000000, 1000000000, 2500000000, 5000000000, 10000000000,
 };
 const size_t buckets_default_le_count =
     sizeof(buckets_default_le_ns) / sizeof(buckets_default_le_ns[0]);
@@ -57,7 +57,7 @@ static uint64_t native_bound(const struct bucket_table *t, int index)
 
 uint64_t buckets_native_bound_ns(int index)
 {
-	struct bucket_table t = {.native_schema = LAT_NATIVE_SCHEMA, .per_base = 1000000000};
+	struct bucket_table t = { .native_schema = LAT_NATIVE_SCHEMA, .per_base = 1000000000 };
 
 	return native_bound(&t, index);
 }

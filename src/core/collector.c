@@ -68,12 +68,12 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 static int pairs_of(struct iolat_bpf *s, struct prog_pair *p)
 {
 	struct prog_pair all[] = {
-	    {TP_RQ_COMPLETE, {s->progs.rq_complete_btf, s->progs.rq_complete_raw}},
-	    {TP_RQ_ISSUE, {s->progs.rq_issue_btf, s->progs.rq_issue_raw}},
-	    {TP_IO_START, {s->progs.io_start_btf, s->progs.io_start_raw}},
-	    {TP_RQ_INSERT, {s->progs.rq_insert_btf, s->progs.rq_insert_raw}},
-	    {TP_BIO_QUEUE, {s->progs.bio_queue_btf, s->progs.bio_queue_raw}},
-	    {TP_BIO_COMPLETE, {s->progs.bio_complete_btf, s->progs.bio_complete_raw}},
+		{ TP_RQ_COMPLETE, { s->progs.rq_complete_btf, s->progs.rq_complete_raw } },
+		{ TP_RQ_ISSUE, { s->progs.rq_issue_btf, s->progs.rq_issue_raw } },
+		{ TP_IO_START, { s->progs.io_start_btf, s->progs.io_start_raw } },
+		{ TP_RQ_INSERT, { s->progs.rq_insert_btf, s->progs.rq_insert_raw } },
+		{ TP_BIO_QUEUE, { s->progs.bio_queue_btf, s->progs.bio_queue_raw } },
+		{ TP_BIO_COMPLETE, { s->progs.bio_complete_btf, s->progs.bio_complete_raw } },
 	};
 
 	memcpy(p, all, sizeof(all));
@@ -231,7 +231,7 @@ static int on_wakeup(void *ctx, void *data, size_t len)
  */
 static int open_uevents(void)
 {
-	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = 1};
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
 	int fd =
 	    socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
 
@@ -299,14 +299,14 @@ int collector_wait(struct collector *c, int timeout_ms, const sigset_t *sigmask)
 
 int collector_wait_also(struct collector *c, int fd)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 
 	return epoll_ctl(c->epoll, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
 static int setup_wait(struct collector *c)
 {
-	struct epoll_event ev = {.events = EPOLLIN};
+	struct epoll_event ev = { .events = EPOLLIN };
 
 	c->wakeups = ring_buffer__new(bpf_map__fd(c->skel->maps.wakeups), on_wakeup, c, NULL);
 	if (!c->wakeups)
@@ -398,8 +398,8 @@ static int env_overrides(struct collector_opts *o, char *err, size_t len)
 static int env_map_sizes(struct collector *c, char *err, size_t len)
 {
 	const char *spec = getenv("IOLAT_TEST_MAX_ENTRIES");
-	static const char *const allowed[] = {"hists", "hists_shared", "rq_starts", "bio_starts",
-					      "comms"};
+	static const char *const allowed[] = { "hists", "hists_shared", "rq_starts", "bio_starts",
+					       "comms" };
 	char name[32], *end;
 	unsigned long n;
 	size_t i, k;
@@ -504,7 +504,7 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 		   const struct probe_result *pr, char *err, size_t len)
 {
 	struct collector_opts o = *opts;
-	struct open_attempt at = {.o = &o, .pr = pr};
+	struct open_attempt at = { .o = &o, .pr = pr };
 	struct collector *c;
 	int rc;
 
@@ -835,7 +835,7 @@ static uint64_t count_keys(int fd, size_t key_size)
 
 int collector_map_stats(struct collector *c, struct map_stats *out, int max)
 {
-	struct bpf_map *maps[] = {c->hists, c->skel->maps.rq_starts, c->skel->maps.bio_starts};
+	struct bpf_map *maps[] = { c->hists, c->skel->maps.rq_starts, c->skel->maps.bio_starts };
 	int n = 0;
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]) && n < max; i++, n++) {

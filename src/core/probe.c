@@ -9,9 +9,9 @@
 #include <string.h>
 
 static const char *const tp_names[TP_COUNT] = {
-    [TP_RQ_COMPLETE] = "block_rq_complete", [TP_RQ_ISSUE] = "block_rq_issue",
-    [TP_IO_START] = "block_io_start",	    [TP_RQ_INSERT] = "block_rq_insert",
-    [TP_BIO_QUEUE] = "block_bio_queue",	    [TP_BIO_COMPLETE] = "block_bio_complete",
+	[TP_RQ_COMPLETE] = "block_rq_complete", [TP_RQ_ISSUE] = "block_rq_issue",
+	[TP_IO_START] = "block_io_start",	[TP_RQ_INSERT] = "block_rq_insert",
+	[TP_BIO_QUEUE] = "block_bio_queue",	[TP_BIO_COMPLETE] = "block_bio_complete",
 };
 
 const char *probe_tp_name(enum probe_tp tp)

@@ -28,20 +28,20 @@ static const struct {
 	const char *name;
 	bool async;
 } sys_linked[] = {
-    {SYS_read, "read"},
-    {SYS_pread64, "pread64"},
-    {SYS_readv, "readv"},
-    {SYS_preadv, "preadv"},
-    {SYS_preadv2, "preadv2"},
-    {SYS_write, "write"},
-    {SYS_pwrite64, "pwrite64"},
-    {SYS_writev, "writev"},
-    {SYS_pwritev, "pwritev"},
-    {SYS_pwritev2, "pwritev2"},
-    {SYS_fsync, "fsync"},
-    {SYS_fdatasync, "fdatasync"},
-    {SYS_io_uring_enter, "io_uring_enter", true},
-    {SYS_io_submit, "io_submit", true},
+	{ SYS_read, "read" },
+	{ SYS_pread64, "pread64" },
+	{ SYS_readv, "readv" },
+	{ SYS_preadv, "preadv" },
+	{ SYS_preadv2, "preadv2" },
+	{ SYS_write, "write" },
+	{ SYS_pwrite64, "pwrite64" },
+	{ SYS_writev, "writev" },
+	{ SYS_pwritev, "pwritev" },
+	{ SYS_pwritev2, "pwritev2" },
+	{ SYS_fsync, "fsync" },
+	{ SYS_fdatasync, "fdatasync" },
+	{ SYS_io_uring_enter, "io_uring_enter", true },
+	{ SYS_io_submit, "io_submit", true },
 };
 
 static int sys_index(uint32_t nr)
@@ -99,20 +99,20 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 static int stage_progs(struct trace_bpf *s, struct stage_prog *p)
 {
 	struct stage_prog all[TRACER_PROGS] = {
-	    {"block_bio_queue", true, {s->progs.trace_q_btf, s->progs.trace_q_raw}},
-	    {"block_getrq", false, {s->progs.trace_g_btf, s->progs.trace_g_raw}},
-	    {"block_split", false, {s->progs.trace_x_btf, s->progs.trace_x_raw}},
-	    {"block_bio_backmerge", false, {s->progs.trace_mb_btf, s->progs.trace_mb_raw}},
-	    {"block_bio_frontmerge", false, {s->progs.trace_mf_btf, s->progs.trace_mf_raw}},
-	    {"block_rq_insert", false, {s->progs.trace_i_btf, s->progs.trace_i_raw}},
-	    {"block_rq_issue", true, {s->progs.trace_d_btf, s->progs.trace_d_raw}},
-	    {"block_rq_requeue", false, {s->progs.trace_r_btf, s->progs.trace_r_raw}},
-	    {"block_rq_complete", true, {s->progs.trace_c_btf, s->progs.trace_c_raw}},
-	    {"block_bio_complete", false, {s->progs.trace_bc_btf, s->progs.trace_bc_raw}},
-	    {"block_bio_remap", false, {s->progs.trace_rm_btf, s->progs.trace_rm_raw}},
-	    /* raw_syscalls; only with syscall linkage */
-	    {"sys_enter", true, {s->progs.trace_se_btf, s->progs.trace_se_raw}},
-	    {"sys_exit", true, {s->progs.trace_sx_btf, s->progs.trace_sx_raw}},
+		{ "block_bio_queue", true, { s->progs.trace_q_btf, s->progs.trace_q_raw } },
+		{ "block_getrq", false, { s->progs.trace_g_btf, s->progs.trace_g_raw } },
+		{ "block_split", false, { s->progs.trace_x_btf, s->progs.trace_x_raw } },
+		{ "block_bio_backmerge", false, { s->progs.trace_mb_btf, s->progs.trace_mb_raw } },
+		{ "block_bio_frontmerge", false, { s->progs.trace_mf_btf, s->progs.trace_mf_raw } },
+		{ "block_rq_insert", false, { s->progs.trace_i_btf, s->progs.trace_i_raw } },
+		{ "block_rq_issue", true, { s->progs.trace_d_btf, s->progs.trace_d_raw } },
+		{ "block_rq_requeue", false, { s->progs.trace_r_btf, s->progs.trace_r_raw } },
+		{ "block_rq_complete", true, { s->progs.trace_c_btf, s->progs.trace_c_raw } },
+		{ "block_bio_complete", false, { s->progs.trace_bc_btf, s->progs.trace_bc_raw } },
+		{ "block_bio_remap", false, { s->progs.trace_rm_btf, s->progs.trace_rm_raw } },
+		/* raw_syscalls; only with syscall linkage */
+		{ "sys_enter", true, { s->progs.trace_se_btf, s->progs.trace_se_raw } },
+		{ "sys_exit", true, { s->progs.trace_sx_btf, s->progs.trace_sx_raw } },
 	};
 
 	memcpy(p, all, sizeof(all));
@@ -240,7 +240,7 @@ fail:
 int tracer_open(struct tracer **out, const struct tracer_opts *opts, const struct probe_result *pr,
 		tracer_fn fn, void *ctx, char *err, size_t len)
 {
-	struct open_attempt at = {.o = opts, .pr = pr};
+	struct open_attempt at = { .o = opts, .pr = pr };
 	struct tracer *t;
 	struct btf *btf;
 	int rc;

@@ -119,7 +119,7 @@ static void fill_hist(pb_hist *h, const struct metric_family *f, const struct me
 		      int64_t *delta)
 {
 	const struct bucket_table *t = s->hist.table;
-	struct native_ctx c = {.h = h, .span = span};
+	struct native_ctx c = { .h = h, .span = span };
 	uint64_t zero_count;
 
 	io__prometheus__client__histogram__init(h);
@@ -278,7 +278,7 @@ static void put_varint(struct buf *out, uint64_t v)
 /* Packs family f as one length-prefixed MetricFamily onto out. */
 static int put_family(struct buf *out, const struct metric_family *f)
 {
-	struct fam_tree t = {0};
+	struct fam_tree t = { 0 };
 	uint8_t *packed = NULL;
 	size_t len;
 	int err;

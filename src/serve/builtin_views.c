@@ -55,19 +55,19 @@ enum view {
 };
 
 static const char *const view_names[VIEW_COUNT] = {
-    "device_latency",
-    "total_latency",
-    "request_size",
-    "completions",
-    "bytes",
-    "errors",
-    "untimed",
-    "workload_device_latency",
-    "workload_total_latency",
-    "workload_request_size",
-    "workload_completions",
-    "workload_bytes",
-    "workload_errors",
+	"device_latency",
+	"total_latency",
+	"request_size",
+	"completions",
+	"bytes",
+	"errors",
+	"untimed",
+	"workload_device_latency",
+	"workload_total_latency",
+	"workload_request_size",
+	"workload_completions",
+	"workload_bytes",
+	"workload_errors",
 };
 
 static size_t key_size_of(int view)
@@ -106,7 +106,7 @@ static int views_map(void *ctx, const char *name, struct umap *out, char *err, s
 /* A series' value in one view (not untimed). */
 static struct uvalue value_of(const struct iolat_val *val, enum view view)
 {
-	struct uvalue v = {0};
+	struct uvalue v = { 0 };
 
 	switch (view) {
 	case VIEW_DEVICE_LATENCY:
@@ -114,12 +114,13 @@ static struct uvalue value_of(const struct iolat_val *val, enum view view)
 		const struct iolat_lat *l =
 		    &val->lat[view == VIEW_DEVICE_LATENCY ? IOLAT_VIEW_DEVICE : IOLAT_VIEW_TOTAL];
 
-		v = (struct uvalue){.slots = l->slots, .count = l->count, .sum_raw = l->sum_ns};
+		v = (struct uvalue){ .slots = l->slots, .count = l->count, .sum_raw = l->sum_ns };
 		break;
 	}
 	case VIEW_REQUEST_SIZE:
-		v = (struct uvalue){
-		    .slots = val->size_slots, .count = val->ios, .sum_raw = val->bytes};
+		v = (struct uvalue){ .slots = val->size_slots,
+				     .count = val->ios,
+				     .sum_raw = val->bytes };
 		break;
 	case VIEW_COMPLETIONS:
 		v.u64 = val->ios;
@@ -162,8 +163,8 @@ static int workload_entry(const struct iolat_key *key, const struct iolat_val *v
 static int series_entry(const struct iolat_key *key, const struct iolat_val *val,
 			const struct wl_label *l, enum view view, usource_fn fn, void *arg)
 {
-	struct builtin_block_key k = {key->dev, key->op, key->size_class, 0};
-	struct builtin_untimed_key u = {key->dev, key->op, key->size_class, 0, 0};
+	struct builtin_block_key k = { key->dev, key->op, key->size_class, 0 };
+	struct builtin_untimed_key u = { key->dev, key->op, key->size_class, 0, 0 };
 	struct uvalue v;
 	int rc;
 
@@ -173,7 +174,7 @@ static int series_entry(const struct iolat_key *key, const struct iolat_val *val
 		v = value_of(val, view);
 		return fn(arg, &k, &v);
 	}
-	v = (struct uvalue){.u64 = val->lat[IOLAT_VIEW_DEVICE].unseen};
+	v = (struct uvalue){ .u64 = val->lat[IOLAT_VIEW_DEVICE].unseen };
 	rc = fn(arg, &u, &v);
 	if (rc)
 		return rc;
@@ -251,5 +252,6 @@ static const uint64_t *views_le(void *ctx, enum ubucket_type t, size_t *n)
 void builtin_views_source(struct builtin_views *v, struct usource *out)
 {
 	*out = (struct usource){
-	    .ctx = v, .map = views_map, .read = views_read, .table = views_table, .le = views_le};
+		.ctx = v, .map = views_map, .read = views_read, .table = views_table, .le = views_le
+	};
 }

@@ -143,7 +143,7 @@ static int open_user_programs(struct serve *s)
 static int check_user_programs(struct serve *s)
 {
 	const char *name, *why;
-	struct buf out = {0};
+	struct buf out = { 0 };
 	bool failed = false;
 	int rc;
 
@@ -188,7 +188,7 @@ static void exporter_opts_of(const struct serve *s, const struct serve_config *c
 
 static int add_config_metrics(struct serve *s, struct metric_set *set)
 {
-	static const char *const result_l[] = {"result", NULL};
+	static const char *const result_l[] = { "result", NULL };
 	struct metric_family *ok = metrics_family(
 	    set, "iolat_config_last_reload_successful",
 	    "Whether the last configuration reload (SIGHUP) succeeded; 1 before any.", METRIC_GAUGE,
@@ -203,7 +203,7 @@ static int add_config_metrics(struct serve *s, struct metric_set *set)
 	    "Configuration reloads (SIGHUP), by result; a failed one changes nothing.",
 	    METRIC_COUNTER, result_l);
 	struct metric_series *v[4];
-	const char *const good[] = {"success"}, *const bad[] = {"failure"};
+	const char *const good[] = { "success" }, *const bad[] = { "failure" };
 
 	if (!ok || !when || !n)
 		return -ENOMEM;
@@ -223,7 +223,7 @@ static int add_config_metrics(struct serve *s, struct metric_set *set)
 /* What the connection limits closed or refused (http.h). */
 static int add_http_metrics(struct serve *s, struct metric_set *set)
 {
-	static const char *const reason_l[] = {"reason", NULL};
+	static const char *const reason_l[] = { "reason", NULL };
 	struct metric_family *f = metrics_family(
 	    set, "iolat_http_connections_closed_total",
 	    "Connections iolat closed or refused to keep the server available: per_ip_limit, "
@@ -235,8 +235,8 @@ static int add_http_metrics(struct serve *s, struct metric_set *set)
 		const char *reason;
 		unsigned long long n;
 	} rows[] = {
-	    {"per_ip_limit", 0},   {"full", 0},		 {"evicted", 0},
-	    {"header_timeout", 0}, {"write_timeout", 0}, {"body", 0},
+		{ "per_ip_limit", 0 },	 { "full", 0 },		 { "evicted", 0 },
+		{ "header_timeout", 0 }, { "write_timeout", 0 }, { "body", 0 },
 	};
 	double n[6];
 
@@ -253,7 +253,7 @@ static int add_http_metrics(struct serve *s, struct metric_set *set)
 	n[2] = (double)st.evicted, n[3] = (double)st.header_timeouts;
 	n[4] = (double)st.write_timeouts, n[5] = (double)st.bodies_refused;
 	for (size_t i = 0; i < 6; i++) {
-		const char *v[] = {rows[i].reason};
+		const char *v[] = { rows[i].reason };
 		struct metric_series *m = metrics_series(f, v, NULL);
 
 		if (!m)
@@ -426,17 +426,17 @@ static void http_opts_of(struct serve *s, const struct serve_config *cfg,
 {
 	for (size_t i = 0; i < cfg->nlisten; i++)
 		listen[i] = cfg->listen[i];
-	*o = (struct http_opts){.listen = listen,
-				.nlisten = cfg->nlisten,
-				.telemetry_path = cfg->telemetry_path,
-				.landing_html = landing,
-				.tls_cert_pem = web->cert_pem,
-				.tls_key_pem = web->key_pem,
-				.tls_priorities = tls_priorities(web->tls_min_version),
-				.limits = s->fl.limits,
-				.auth = web->nusers ? check_auth : NULL,
-				.render = render,
-				.ctx = s};
+	*o = (struct http_opts){ .listen = listen,
+				 .nlisten = cfg->nlisten,
+				 .telemetry_path = cfg->telemetry_path,
+				 .landing_html = landing,
+				 .tls_cert_pem = web->cert_pem,
+				 .tls_key_pem = web->key_pem,
+				 .tls_priorities = tls_priorities(web->tls_min_version),
+				 .limits = s->fl.limits,
+				 .auth = web->nusers ? check_auth : NULL,
+				 .render = render,
+				 .ctx = s };
 }
 
 /* Runs inside http_update with no request being answered: the new state in,
@@ -553,12 +553,12 @@ static int setup(struct serve *s)
 {
 	/* A daemon looks for new bio-based disks once a minute (device events
 	 * cover most arrivals at once); hist, interactive, every second. */
-	struct collector_opts co = {.attach = s->fl.attach,
-				    .disk_rescan_s = DISK_RESCAN_S,
-				    .map_budget = COLLECTOR_SERVE_BUDGET,
-				    .key_cgroup = s->cfg.workloads && !s->cfg.workloads_by_process,
-				    .key_process = s->cfg.workloads && s->cfg.workloads_by_process,
-				    .key_size_class = s->cfg.size_label};
+	struct collector_opts co = { .attach = s->fl.attach,
+				     .disk_rescan_s = DISK_RESCAN_S,
+				     .map_budget = COLLECTOR_SERVE_BUDGET,
+				     .key_cgroup = s->cfg.workloads && !s->cfg.workloads_by_process,
+				     .key_process = s->cfg.workloads && s->cfg.workloads_by_process,
+				     .key_size_class = s->cfg.size_label };
 	const char *listen[CONFIG_MAX_LISTEN];
 	struct exporter_opts eo;
 	struct probe_result pr;
@@ -699,12 +699,12 @@ static int take_systemd_sockets(struct serve_flags *fl)
 
 int cmd_serve(int argc, char **argv)
 {
-	struct sigaction sa_stop = {.sa_handler = on_stop}, sa_hup = {.sa_handler = on_hup};
-	struct serve s = {.stats_fd = -1,
-			  .state_lock = PTHREAD_MUTEX_INITIALIZER,
-			  .maint = {.lock = PTHREAD_MUTEX_INITIALIZER,
-				    .done = PTHREAD_COND_INITIALIZER,
-				    .efd = -1}};
+	struct sigaction sa_stop = { .sa_handler = on_stop }, sa_hup = { .sa_handler = on_hup };
+	struct serve s = { .stats_fd = -1,
+			   .state_lock = PTHREAD_MUTEX_INITIALIZER,
+			   .maint = { .lock = PTHREAD_MUTEX_INITIALIZER,
+				      .done = PTHREAD_COND_INITIALIZER,
+				      .efd = -1 } };
 	const char *hint;
 	char err[512];
 	int rc;

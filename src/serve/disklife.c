@@ -190,7 +190,7 @@ static int prune_one(struct disklife *d, uint64_t id, time_t now, unsigned int e
 int disklife_prune(struct disklife *d, const struct snapshot *snap, time_t now,
 		   unsigned int expire_s)
 {
-	struct ids l = {0};
+	struct ids l = { 0 };
 	int rc = sum_disks(d, snap);
 
 	if (!rc)
@@ -223,7 +223,7 @@ static void call_gone(void *ctx, uint64_t id, void *val)
 
 void disklife_each_gone(const struct disklife *d, disklife_gone_fn fn, void *ctx)
 {
-	struct each_gone e = {fn, ctx};
+	struct each_gone e = { fn, ctx };
 
 	idmap_each(&d->disks, call_gone, &e);
 }

@@ -20,7 +20,7 @@
 
 /* Classic `le` defaults: latency in ns (buckets.c), sizes in bytes. */
 const uint64_t exporter_default_size_le[] = {
-    512, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 4194304,
+	512, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 4194304,
 };
 const size_t exporter_default_size_le_count =
     sizeof(exporter_default_size_le) / sizeof(exporter_default_size_le[0]);
@@ -154,9 +154,9 @@ static int workloads_prepare(struct exporter *e, struct exporter_settings *st, c
 static int builtin_config(const struct exporter_opts *o, const char *file, const char *yaml,
 			  struct uconfig *c, char *err, size_t len)
 {
-	static const char *const views[] = {"device_latency_seconds", "total_latency_seconds",
-					    "request_size_bytes"};
-	const bool on[] = {o->device_view, o->total_view, o->size_view};
+	static const char *const views[] = { "device_latency_seconds", "total_latency_seconds",
+					     "request_size_bytes" };
+	const bool on[] = { o->device_view, o->total_view, o->size_view };
 	char name[64];
 	int rc;
 
@@ -434,16 +434,16 @@ static void log_full_maps(struct exporter *e, const uint64_t st[IOLAT_STAT_COUNT
 
 static int add_self(struct exporter *e, struct metric_set *set)
 {
-	static const char *const prog_l[] = {"program", NULL}, *const map_l[] = {"map", NULL},
-				 *const ev_l[] = {"event", NULL},
-				 *const build_l[] = {"version", "kernel", "attach", NULL};
+	static const char *const prog_l[] = { "program", NULL }, *const map_l[] = { "map", NULL },
+				 *const ev_l[] = { "event", NULL },
+				 *const build_l[] = { "version", "kernel", "attach", NULL };
 	struct metric_family *runs, *rtime, *miss, *entries, *cap, *ev, *dur, *bytes, *build,
 	    *start;
 	struct prog_stats ps[16];
 	struct map_stats ms[8];
 	uint64_t st[IOLAT_STAT_COUNT];
 	int np = collector_prog_stats(e->c, ps, 16), nm = collector_map_stats(e->c, ms, 8), rc = 0;
-	const char *bv[] = {IOLAT_VERSION, e->kernel, attach_mode_name(collector_mode(e->c))};
+	const char *bv[] = { IOLAT_VERSION, e->kernel, attach_mode_name(collector_mode(e->c)) };
 
 	runs = metrics_family(
 	    set, "iolat_bpf_program_runs_total",
@@ -478,21 +478,21 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	    !start)
 		return -ENOMEM;
 	for (int i = 0; i < np; i++) {
-		const char *v[] = {ps[i].name};
+		const char *v[] = { ps[i].name };
 
 		rc |= add_counter(runs, v, (double)ps[i].run_cnt);
 		rc |= add_counter(rtime, v, (double)ps[i].run_time_ns / 1e9);
 		rc |= add_counter(miss, v, (double)ps[i].recursion_misses);
 	}
 	for (int i = 0; i < nm; i++) {
-		const char *v[] = {ms[i].name};
+		const char *v[] = { ms[i].name };
 
 		rc |= add_counter(entries, v, (double)ms[i].entries);
 		rc |= add_counter(cap, v, (double)ms[i].capacity);
 	}
 	if (!collector_stats(e->c, st)) {
 		for (int i = 0; i < IOLAT_STAT_COUNT; i++) {
-			const char *v[] = {names_stat(i)};
+			const char *v[] = { names_stat(i) };
 
 			rc |= add_counter(ev, v, (double)st[i]);
 		}
@@ -514,16 +514,17 @@ static int add_process(struct metric_set *set)
 		const char *name, *help;
 		enum metric_type type;
 	} fam[] = {
-	    {"process_cpu_seconds_total", "User and system CPU time spent, in seconds.",
-	     METRIC_COUNTER},
-	    {"process_resident_memory_bytes", "Resident memory size, in bytes.", METRIC_GAUGE},
-	    {"process_virtual_memory_bytes", "Virtual memory size, in bytes.", METRIC_GAUGE},
-	    {"process_open_fds", "Open file descriptors.", METRIC_GAUGE},
-	    {"process_max_fds", "Maximum open file descriptors (soft limit).", METRIC_GAUGE},
-	    {"iolat_heap_allocated_bytes",
-	     "Heap bytes in use by iolat (glibc mallinfo2); flat while resident memory grows "
-	     "means freed memory the allocator keeps, not a leak.",
-	     METRIC_GAUGE},
+		{ "process_cpu_seconds_total", "User and system CPU time spent, in seconds.",
+		  METRIC_COUNTER },
+		{ "process_resident_memory_bytes", "Resident memory size, in bytes.",
+		  METRIC_GAUGE },
+		{ "process_virtual_memory_bytes", "Virtual memory size, in bytes.", METRIC_GAUGE },
+		{ "process_open_fds", "Open file descriptors.", METRIC_GAUGE },
+		{ "process_max_fds", "Maximum open file descriptors (soft limit).", METRIC_GAUGE },
+		{ "iolat_heap_allocated_bytes",
+		  "Heap bytes in use by iolat (glibc mallinfo2); flat while resident memory grows "
+		  "means freed memory the allocator keeps, not a leak.",
+		  METRIC_GAUGE },
 	};
 	struct procstats ps;
 	double v[6];

@@ -44,7 +44,7 @@ static void renamed(void *ctx, uint32_t dev)
 struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_env *env)
 {
 	struct exporter_disks *d = calloc(1, sizeof(*d));
-	struct disklife_ops ops = {.ctx = d, .retire = retire, .drop = drop, .renamed = renamed};
+	struct disklife_ops ops = { .ctx = d, .retire = retire, .drop = drop, .renamed = renamed };
 
 	if (!d)
 		return NULL;
@@ -82,7 +82,7 @@ static void add_gone(void *ctx, uint32_t dev, const char *name, time_t changed)
 {
 	struct gone_ctx *g = ctx;
 	char number[24];
-	const char *v[1] = {name};
+	const char *v[1] = { name };
 	struct metric_series *s;
 
 	if (!name[0]) {
@@ -112,7 +112,8 @@ static int add_one_disk(struct metric_family *stack, struct metric_family *info,
 			const struct disk_info *d)
 {
 	char up[sizeof(d->stack.holders)], *save = NULL, *w;
-	const char *iv[] = {d->name, d->model[0] ? d->model : "unknown", d->rotational ? "1" : "0"};
+	const char *iv[] = { d->name, d->model[0] ? d->model : "unknown",
+			     d->rotational ? "1" : "0" };
 	struct metric_series *s = metrics_series(info, iv, NULL);
 
 	if (!s)
@@ -120,7 +121,7 @@ static int add_one_disk(struct metric_family *stack, struct metric_family *info,
 	s->value = 1;
 	snprintf(up, sizeof(up), "%s", d->stack.holders);
 	for (w = strtok_r(up, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		const char *v[] = {d->name, w};
+		const char *v[] = { d->name, w };
 
 		s = metrics_series(stack, v, NULL);
 		if (!s)
@@ -138,9 +139,9 @@ static int add_one_disk(struct metric_family *stack, struct metric_family *info,
  */
 static int add_disk_info(struct exporter_disks *d, struct metric_set *set)
 {
-	static const char *const stack_l[] = {"device", "upper", NULL}, *const info_l[] = {
-									    "device", "model",
-									    "rotational", NULL};
+	static const char *const stack_l[] = { "device", "upper", NULL }, *const info_l[] = {
+		"device", "model", "rotational", NULL
+	};
 	struct metric_family *stack = metrics_family(
 	    set, "iolat_block_stack_info",
 	    "Stacked block devices (LVM/dm, dm-crypt, md): 1 for each disk `device` and a disk "
@@ -163,8 +164,8 @@ static int add_disk_info(struct exporter_disks *d, struct metric_set *set)
 
 int exporter_disks_metrics(struct exporter_disks *d, struct metric_set *set)
 {
-	static const char *const dev_l[] = {"device", NULL};
-	struct gone_ctx g = {0};
+	static const char *const dev_l[] = { "device", NULL };
+	struct gone_ctx g = { 0 };
 	struct disklife_stats st;
 
 	disklife_stats(d->life, &st);

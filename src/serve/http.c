@@ -25,10 +25,10 @@
 #define MAX_LISTEN 8
 
 static const char *const content_types[] = {
-    [EXPO_TEXT] = "text/plain; version=0.0.4; charset=utf-8",
-    [EXPO_OPENMETRICS] = "application/openmetrics-text; version=1.0.0; charset=utf-8",
-    [EXPO_PROTOBUF] = "application/vnd.google.protobuf; "
-		      "proto=io.prometheus.client.MetricFamily; encoding=delimited",
+	[EXPO_TEXT] = "text/plain; version=0.0.4; charset=utf-8",
+	[EXPO_OPENMETRICS] = "application/openmetrics-text; version=1.0.0; charset=utf-8",
+	[EXPO_PROTOBUF] = "application/vnd.google.protobuf; "
+			  "proto=io.prometheus.client.MetricFamily; encoding=delimited",
 };
 
 /* A listener: one libmicrohttpd daemon on one address. */
@@ -79,16 +79,16 @@ struct http_server {
 
 void http_limits_default(struct http_limits *l)
 {
-	*l = (struct http_limits){.max_connections = 64,
-				  .max_per_ip = 16,
-				  .read_header_timeout_s = 10,
-				  .write_timeout_s = 30};
+	*l = (struct http_limits){ .max_connections = 64,
+				   .max_per_ip = 16,
+				   .read_header_timeout_s = 10,
+				   .write_timeout_s = 30 };
 }
 
 /* gzip-wraps in into out (zlib, windowBits 15 + 16). 0 or -ENOMEM. */
 static int gzip_into(const struct buf *in, struct buf *out)
 {
-	z_stream z = {0};
+	z_stream z = { 0 };
 	uLong bound;
 
 	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
@@ -186,7 +186,7 @@ static enum MHD_Result send_metrics(struct http_server *s, struct MHD_Connection
 		 * megabytes kept between scrapes. */
 		r = MHD_create_response_from_buffer(out->len, out->data, MHD_RESPMEM_MUST_FREE);
 		if (r)
-			*out = (struct buf){0};
+			*out = (struct buf){ 0 };
 	}
 	if (rc)
 		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",
@@ -558,7 +558,7 @@ static void daemon_options(struct MHD_OptionItem o[MAX_MHD_OPTIONS], struct http
 {
 	size_t n = 0;
 
-#define OPT(name, value, ptr) (o[n++] = (struct MHD_OptionItem){name, (intptr_t)(value), ptr})
+#define OPT(name, value, ptr) (o[n++] = (struct MHD_OptionItem){ name, (intptr_t)(value), ptr })
 	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL);
 	if (s) {
 		OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, s);
@@ -624,8 +624,9 @@ static int site_of(const struct http_opts *o, struct site *t)
 {
 	bool oom = false;
 
-	*t =
-	    (struct site){.limits = o->limits, .auth = o->auth, .render = o->render, .ctx = o->ctx};
+	*t = (struct site){
+		.limits = o->limits, .auth = o->auth, .render = o->render, .ctx = o->ctx
+	};
 	t->telemetry_path = dup_or_null(o->telemetry_path, &oom);
 	t->landing_html = dup_or_null(o->landing_html ? o->landing_html : "", &oom);
 	t->cert = dup_or_null(o->tls_cert_pem, &oom);
@@ -679,7 +680,7 @@ static void drain_and_stop(struct http_server *s, struct MHD_Daemon *d)
 		pthread_mutex_unlock(&s->conn_lock);
 		if (!busy || monotonic_ns() > until)
 			break;
-		nanosleep(&(struct timespec){.tv_nsec = 10 * 1000000L}, NULL);
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000L }, NULL);
 	}
 	MHD_stop_daemon(d);
 }

@@ -58,7 +58,7 @@ static struct span trim(const char *s, const char *end)
 		s++;
 	while (end > s && is_ows(end[-1]))
 		end--;
-	return (struct span){s, (size_t)(end - s)};
+	return (struct span){ s, (size_t)(end - s) };
 }
 
 /* ASCII only: header names and values are not in the locale's character set. */
@@ -129,7 +129,7 @@ static void parse_element(const char *s, const char *end, struct element *e)
 {
 	const char *p = item_end(s, end, ';');
 
-	*e = (struct element){.name = trim(s, p), .q = 1000};
+	*e = (struct element){ .name = trim(s, p), .q = 1000 };
 	while (p < end && *p == ';') {
 		const char *next = item_end(p + 1, end, ';');
 		struct span param = trim(p + 1, next), name, value;
@@ -138,8 +138,8 @@ static void parse_element(const char *s, const char *end, struct element *e)
 		p = next;
 		if (!eq)
 			continue;
-		name = (struct span){param.s, (size_t)(eq - param.s)};
-		value = (struct span){eq + 1, param.len - name.len - 1};
+		name = (struct span){ param.s, (size_t)(eq - param.s) };
+		value = (struct span){ eq + 1, param.len - name.len - 1 };
 		if (span_is(name, "q")) {
 			e->q = qvalue(value);
 			if (e->q < 0)
@@ -196,7 +196,7 @@ static void weigh_format(const struct element *e, void *arg)
 
 enum expo_format http_negotiate(const char *accept)
 {
-	int best_q[3] = {-1, -1, -1}; /* -1: not named */
+	int best_q[3] = { -1, -1, -1 }; /* -1: not named */
 
 	each_element(accept, weigh_format, best_q);
 	if (best_q[EXPO_PROTOBUF] > 0 && best_q[EXPO_PROTOBUF] >= best_q[EXPO_OPENMETRICS] &&

@@ -267,8 +267,11 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 
 int config_load(const char *path, struct serve_config *c, char *err, size_t errlen)
 {
-	struct yamldoc x = {
-	    .file = path, .err = err, .errlen = errlen, .words = serve_words, .repeat_wins = true};
+	struct yamldoc x = { .file = path,
+			     .err = err,
+			     .errlen = errlen,
+			     .words = serve_words,
+			     .repeat_wins = true };
 	yaml_node_t *root;
 	char *text;
 	size_t len;

@@ -201,7 +201,7 @@ static int load_pem(struct parse *p, const char *what, const yaml_node_t *v, cha
 /* The keys of tls_server_config, in the order the known-keys list gives them. */
 enum { TLS_CERT, TLS_KEY, TLS_AUTH, TLS_CA, TLS_MINV, TLS_NKEYS };
 static const char *const tls_key_names[TLS_NKEYS] = {
-    "cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version",
+	"cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version",
 };
 static const char *const tls_keys = "cert_file, key_file, client_auth_type, client_ca_file, "
 				    "min_version";
@@ -240,7 +240,7 @@ static int tls_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
 static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node_t *map,
 		     struct webconfig *wc)
 {
-	struct tls_values t = {.val = {"", "", "", "", ""}};
+	struct tls_values t = { .val = { "", "", "", "", "" } };
 	const yaml_node_t *const *node = t.node;
 	const char *const *val = t.val;
 	const char *first_set;
@@ -456,10 +456,10 @@ static int make_auth(struct parse *p, struct webconfig *wc, int cost)
 int webconfig_parse(const char *name, const char *dir, const char *text, size_t len,
 		    struct webconfig *out, char *err, size_t errlen)
 {
-	struct parse p = {.d = {.file = name, .err = err, .errlen = errlen, .words = web_words},
-			  .dir = dir,
-			  .wc = out,
-			  .cost = 4};
+	struct parse p = { .d = { .file = name, .err = err, .errlen = errlen, .words = web_words },
+			   .dir = dir,
+			   .wc = out,
+			   .cost = 4 };
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -475,7 +475,7 @@ int webconfig_parse(const char *name, const char *dir, const char *text, size_t 
 
 int webconfig_load(const char *path, struct webconfig *out, char *err, size_t errlen)
 {
-	struct parse p = {.d = {.file = path, .err = err, .errlen = errlen}};
+	struct parse p = { .d = { .file = path, .err = err, .errlen = errlen } };
 	const char *slash;
 	char *text = NULL, *dir = NULL;
 	size_t len = 0;

@@ -308,7 +308,7 @@ static int expire(struct wlabels *w, uint64_t id)
 
 int wlabels_prune(struct wlabels *w, const struct snapshot *snap, time_t now)
 {
-	struct idlist gone = {.w = w, .now = now}, old = {.w = w, .now = now};
+	struct idlist gone = { .w = w, .now = now }, old = { .w = w, .now = now };
 	int rc;
 
 	idmap_each(&w->cgroups, check_gone, &gone);

@@ -55,7 +55,7 @@ static void cgroup_seen(void *ctx, uint64_t id, const char *rel)
  * there is room again. Cgroup ids are never reused, so hits stay right. */
 static void rewalk(struct cgroup_cache *c, uint64_t wanted)
 {
-	struct cgroup_fill fill = {.m = &c->paths, .wanted = wanted};
+	struct cgroup_fill fill = { .m = &c->paths, .wanted = wanted };
 
 	c->walked = true;
 	c->walked_ns = monotonic_ns();

@@ -52,7 +52,7 @@ static void mark_stale(void *ctx, uint64_t id, void *val)
  */
 void disk_cache_scrape_done(struct disk_cache *c)
 {
-	struct unasked u = {.cap = c->names.n};
+	struct unasked u = { .cap = c->names.n };
 
 	if (++c->scrapes % DISK_CACHE_AGE_SCRAPES)
 		return;

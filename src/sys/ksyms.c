@@ -73,8 +73,9 @@ static int ksyms_add(struct ksyms *k, uint64_t addr, char type, const char *name
 		k->namescap = cap;
 	}
 	memcpy(k->names + k->nameslen, name, len);
-	k->sym[k->n++] =
-	    (struct ksym){.addr = addr, .name = k->nameslen, .text = strchr("tTwW", type) != NULL};
+	k->sym[k->n++] = (struct ksym){ .addr = addr,
+					.name = k->nameslen,
+					.text = strchr("tTwW", type) != NULL };
 	k->nameslen += len;
 	return 0;
 }

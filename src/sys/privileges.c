@@ -137,7 +137,7 @@ int privileges_bpf_stats(int *fd, char *err, size_t len, const char **hint)
 
 int privileges_drop(void)
 {
-	cap_value_t keep[3] = {CAP_BPF, CAP_PERFMON};
+	cap_value_t keep[3] = { CAP_BPF, CAP_PERFMON };
 	bool setpcap = privileges_have(CAP_SETPCAP);
 	int nkeep = 2, rc;
 	cap_t caps;

@@ -91,7 +91,7 @@ static bool pod_name(const char *c, bool under_kubepods, char *name, size_t len)
 /* docker-ID.scope, cri-containerd-ID.scope, crio-ID.scope, docker/ID. */
 static bool container_name(const char *c, const char *parent, char *name, size_t len)
 {
-	static const char *const prefixes[] = {"docker-", "cri-containerd-", "crio-"};
+	static const char *const prefixes[] = { "docker-", "cri-containerd-", "crio-" };
 	const char *id = NULL;
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]) && !id; i++)
@@ -110,7 +110,9 @@ enum rank { R_CGROUP, R_SCOPE, R_SERVICE, R_CONTAINER, R_POD, R_VM };
 
 void workload_classify(const char *path, struct workload *out)
 {
-	static const char *const kinds[] = {"cgroup", "scope", "service", "container", "pod", "vm"};
+	static const char *const kinds[] = {
+		"cgroup", "scope", "service", "container", "pod", "vm"
+	};
 	char comp[256], prev[256] = "", name[128];
 	enum rank best = R_CGROUP;
 	bool kubepods = false;

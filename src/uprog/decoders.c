@@ -49,7 +49,7 @@ static void path_or(char *dst, const char *given, const char *dflt)
 
 struct decoder_env *decoder_env_new(const struct decoder_env_paths *paths)
 {
-	struct decoder_env_paths none = {0};
+	struct decoder_env_paths none = { 0 };
 	struct decoder_env *env = calloc(1, sizeof(*env));
 	char path[PATH_MAX];
 
@@ -89,11 +89,11 @@ void decoder_env_forget_disk(struct decoder_env *env, uint32_t dev)
 void decoder_env_cache_sizes(const struct decoder_env *env, struct decoder_cache_sizes *out)
 {
 	*out = (struct decoder_cache_sizes){
-	    .majorminor = disk_cache_count(&env->disks),
-	    .majorminor_cap = DISK_CACHE_CAP,
-	    .cgroup = cgroup_cache_count(&env->cgroups),
-	    .cgroup_cap = CGROUP_CACHE_CAP,
-	    .ksyms = ksyms_count(&env->ksyms),
+		.majorminor = disk_cache_count(&env->disks),
+		.majorminor_cap = DISK_CACHE_CAP,
+		.cgroup = cgroup_cache_count(&env->cgroups),
+		.cgroup_cap = CGROUP_CACHE_CAP,
+		.ksyms = ksyms_count(&env->ksyms),
 	};
 }
 
@@ -277,9 +277,9 @@ static const struct {
 	const char *(*name_of)(struct decoder_env *env, uint64_t v);
 	void (*number)(uint64_t v, char *out, size_t outlen);
 } namers[] = {
-    [UDEC_KSYM] = {ksym_name, hex_number},
-    [UDEC_MAJORMINOR] = {disk_name, majorminor_number},
-    [UDEC_CGROUP] = {cgroup_path, decimal_number},
+	[UDEC_KSYM] = { ksym_name, hex_number },
+	[UDEC_MAJORMINOR] = { disk_name, majorminor_number },
+	[UDEC_CGROUP] = { cgroup_path, decimal_number },
 };
 
 /* ksym, majorminor and cgroup (namers). */
@@ -465,23 +465,23 @@ typedef int (*decode_fn)(const struct step *s, struct decoder_env *env, const st
 #define SIZES_4_8 ((1u << 4) | (1u << 8))
 #define SIZES_8 (1u << 8)
 
+/* Indexed by kind; the names are uconfig's (udec_name), the one table. */
 static const struct {
-	const char *name;
 	decode_fn fn;
 	unsigned sizes;
 	const char *sizes_text;
 } kinds[] = {
-    [UDEC_UINT] = {"uint", dec_uint, SIZES_NUM, "1, 2, 4 or 8"},
-    [UDEC_HEX] = {"hex", dec_hex, SIZES_ANY, NULL},
-    [UDEC_STRING] = {"string", dec_string, SIZES_ANY, NULL},
-    [UDEC_KSYM] = {"ksym", dec_named, SIZES_8, "8"},
-    [UDEC_MAJORMINOR] = {"majorminor", dec_named, SIZES_4_8, "4 or 8"},
-    [UDEC_CGROUP] = {"cgroup", dec_named, SIZES_8, "8"},
-    [UDEC_STATIC_MAP] = {"static_map", dec_static_map, SIZES_ANY, NULL},
-    [UDEC_REGEXP] = {"regexp", dec_regexp, SIZES_ANY, NULL},
-    [UDEC_SYSCALL] = {"syscall", dec_syscall, SIZES_NUM, "1, 2, 4 or 8"},
-    [UDEC_ERRNO] = {"errno", dec_errno, SIZES_NUM, "1, 2, 4 or 8"},
-    [UDEC_KSTACK] = {"kstack", dec_kstack, SIZES_4_8, "4 or 8"},
+	[UDEC_UINT] = { dec_uint, SIZES_NUM, "1, 2, 4 or 8" },
+	[UDEC_HEX] = { dec_hex, SIZES_ANY, NULL },
+	[UDEC_STRING] = { dec_string, SIZES_ANY, NULL },
+	[UDEC_KSYM] = { dec_named, SIZES_8, "8" },
+	[UDEC_MAJORMINOR] = { dec_named, SIZES_4_8, "4 or 8" },
+	[UDEC_CGROUP] = { dec_named, SIZES_8, "8" },
+	[UDEC_STATIC_MAP] = { dec_static_map, SIZES_ANY, NULL },
+	[UDEC_REGEXP] = { dec_regexp, SIZES_ANY, NULL },
+	[UDEC_SYSCALL] = { dec_syscall, SIZES_NUM, "1, 2, 4 or 8" },
+	[UDEC_ERRNO] = { dec_errno, SIZES_NUM, "1, 2, 4 or 8" },
+	[UDEC_KSTACK] = { dec_kstack, SIZES_4_8, "4 or 8" },
 };
 
 /* ---- compiling a chain ----------------------------------------------- */
@@ -540,7 +540,7 @@ static int compile_regexp(struct step *s, const struct udec_conf *c, char *err, 
 static int open_stack_map(struct step *s, const struct udec_conf *c, decoder_map_fd_fn fd_of,
 			  void *arg, char *err, size_t errlen)
 {
-	struct bpf_map_info info = {0};
+	struct bpf_map_info info = { 0 };
 	__u32 len = sizeof(info);
 
 	if (!c->stack_map || !c->stack_map[0])
@@ -581,7 +581,7 @@ static int compile_step(struct step *s, const struct udec_conf *c, bool first, u
 	s->map_fd = -1;
 	if (first && !size_fits(kinds[c->kind].sizes, size))
 		return fail(err, errlen, c, "decoder %s takes a field of %s bytes, not %u",
-			    kinds[c->kind].name, kinds[c->kind].sizes_text ?: "1 or more", size);
+			    udec_name(c->kind), kinds[c->kind].sizes_text ?: "1 or more", size);
 	if (c->kind == UDEC_STATIC_MAP && c->nmap && (!c->from || !c->to))
 		return fail(err, errlen, c, "static_map without its values");
 	if (c->kind == UDEC_REGEXP)
@@ -638,7 +638,7 @@ void label_decoder_free(struct label_decoder *d)
 int label_decode(struct label_decoder *d, struct decoder_env *env, const void *raw, char *out,
 		 size_t outlen)
 {
-	struct dinput in = {.raw = raw, .size = d->size};
+	struct dinput in = { .raw = raw, .size = d->size };
 
 	if (!outlen)
 		return -1;
@@ -651,7 +651,7 @@ int label_decode(struct label_decoder *d, struct decoder_env *env, const void *r
 
 		if (rc != DECODE_OK)
 			return rc;
-		in = (struct dinput){.str = dst};
+		in = (struct dinput){ .str = dst };
 	}
 	return DECODE_OK;
 }

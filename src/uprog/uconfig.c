@@ -266,7 +266,7 @@ static int parse_metric(struct yamldoc *x, yaml_node_t *n, struct umetric_conf *
 	static const char histogram_fields[] =
 	    "name, help, map, labels, bucket_type, "
 	    "bucket_multiplier, bucket_min, bucket_max, bucket_keys";
-	struct metric_state st = {.m = m};
+	struct metric_state st = { .m = m };
 	const char *kind = histogram ? "histogram" : "counter";
 
 	m->line = (int)n->start_mark.line + 1;
@@ -420,7 +420,7 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 
 static int parse_root(struct yamldoc *x, yaml_node_t *root, struct uconfig *c)
 {
-	struct top_state st = {.c = c};
+	struct top_state st = { .c = c };
 
 	if (yamldoc_each_key(x, root, "the config", "name, object, metrics, perf_events", top_key,
 			     &st))
@@ -442,8 +442,8 @@ static int parse_root(struct yamldoc *x, yaml_node_t *root, struct uconfig *c)
 int uconfig_parse_buffer(const char *file, const char *buf, size_t len, struct uconfig *out,
 			 char *err, size_t errlen)
 {
-	struct yamldoc x = {.file = file, .err = err, .errlen = errlen, .work_limit = MAX_WORK};
-	struct uconfig c = {0};
+	struct yamldoc x = { .file = file, .err = err, .errlen = errlen, .work_limit = MAX_WORK };
+	struct uconfig c = { 0 };
 	int rc;
 
 	memset(out, 0, sizeof(*out));

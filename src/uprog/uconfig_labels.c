@@ -19,17 +19,17 @@
 #define MAX_FIELD_BYTES 256  /* size and padding of one key field */
 
 static const char *const dec_names[] = {
-    [UDEC_UINT] = "uint",
-    [UDEC_HEX] = "hex",
-    [UDEC_STRING] = "string",
-    [UDEC_KSYM] = "ksym",
-    [UDEC_MAJORMINOR] = "majorminor",
-    [UDEC_CGROUP] = "cgroup",
-    [UDEC_STATIC_MAP] = "static_map",
-    [UDEC_REGEXP] = "regexp",
-    [UDEC_SYSCALL] = "syscall",
-    [UDEC_ERRNO] = "errno",
-    [UDEC_KSTACK] = "kstack",
+	[UDEC_UINT] = "uint",
+	[UDEC_HEX] = "hex",
+	[UDEC_STRING] = "string",
+	[UDEC_KSYM] = "ksym",
+	[UDEC_MAJORMINOR] = "majorminor",
+	[UDEC_CGROUP] = "cgroup",
+	[UDEC_STATIC_MAP] = "static_map",
+	[UDEC_REGEXP] = "regexp",
+	[UDEC_SYSCALL] = "syscall",
+	[UDEC_ERRNO] = "errno",
+	[UDEC_KSTACK] = "kstack",
 };
 #define NDEC (sizeof(dec_names) / sizeof(dec_names[0]))
 
@@ -250,7 +250,7 @@ static const char *dec_fields(enum udec_kind k)
 
 static int parse_decoder(struct yamldoc *x, yaml_node_t *n, struct udec_conf *d)
 {
-	struct dec_state st = {.d = d};
+	struct dec_state st = { .d = d };
 	char what[64];
 
 	d->line = (int)n->start_mark.line + 1;
@@ -333,7 +333,7 @@ static int label_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg
 
 static int parse_label(struct yamldoc *x, yaml_node_t *n, struct ulabel_conf *l)
 {
-	struct label_state st = {.l = l};
+	struct label_state st = { .l = l };
 
 	l->line = (int)n->start_mark.line + 1;
 	l->col = (int)n->start_mark.column + 1;

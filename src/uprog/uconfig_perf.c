@@ -107,7 +107,7 @@ static int perf_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 
 static int parse_one(struct yamldoc *x, yaml_node_t *n, struct uperf_conf *p)
 {
-	struct perf_state st = {.p = p};
+	struct perf_state st = { .p = p };
 
 	p->line = (int)n->start_mark.line + 1;
 	p->col = (int)n->start_mark.column + 1;

@@ -321,7 +321,7 @@ static int collect_metric(struct umetrics *u, struct umetric *m, struct metric_s
 			  size_t errlen)
 {
 	const struct umetric_conf *mc = m->conf;
-	struct walk w = {.u = u, .m = m};
+	struct walk w = { .u = u, .m = m };
 	int rc;
 
 	w.f = metrics_family(set, mc->name, mc->help,
@@ -379,7 +379,7 @@ struct uprog_walk {
 static int uprog_entry(void *arg, const void *key, uint64_t value)
 {
 	struct uprog_walk *w = arg;
-	struct uvalue v = {.u64 = value};
+	struct uvalue v = { .u64 = value };
 
 	return w->fn(w->arg, key, &v);
 }
@@ -387,12 +387,12 @@ static int uprog_entry(void *arg, const void *key, uint64_t value)
 static int uprog_source_read(void *ctx, const struct umap *m, usource_fn fn, void *arg, char *err,
 			     size_t errlen)
 {
-	struct uprog_walk w = {fn, arg};
+	struct uprog_walk w = { fn, arg };
 
 	return uprog_map_read(ctx, &m->m, uprog_entry, &w, err, errlen);
 }
 
 void umetrics_uprog_source(struct uprog *p, struct usource *out)
 {
-	*out = (struct usource){.ctx = p, .map = uprog_source_map, .read = uprog_source_read};
+	*out = (struct usource){ .ctx = p, .map = uprog_source_map, .read = uprog_source_read };
 }

@@ -625,7 +625,7 @@ static int walk_iter(struct uprog *p, int i, struct walk *w, bool *refused)
 int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn, void *arg,
 		   char *err, size_t errlen)
 {
-	struct walk w = {.m = m, .ncpus = (unsigned)p->ncpus, .fn = fn, .arg = arg};
+	struct walk w = { .m = m, .ncpus = (unsigned)p->ncpus, .fn = fn, .arg = arg };
 	enum read_state other = READ_KEYS; /* a map not among p's: key by key */
 	int i = index_of(p, m->fd);
 	enum read_state *how = i < 0 ? &other : &p->how[i];

@@ -235,7 +235,7 @@ bool userprogs_config(const struct userprogs *u, size_t i, const char **name, co
 	return true;
 }
 
-static const char *const config_label[] = {"config", NULL};
+static const char *const config_label[] = { "config", NULL };
 
 /* iolat_user_config_*: whether each config runs, and what its scrapes lost. */
 static int self_metrics(struct userprogs *u, struct metric_set *set)
@@ -256,7 +256,7 @@ static int self_metrics(struct userprogs *u, struct metric_set *set)
 	if (!up || !errs || !drop)
 		return -ENOMEM;
 	for (size_t i = 0; i < u->n; i++) {
-		const char *v[] = {u->cfg[i].name};
+		const char *v[] = { u->cfg[i].name };
 		struct metric_series *a = metrics_series(up, v, NULL);
 		struct metric_series *b = metrics_series(errs, v, NULL);
 		struct metric_series *c = metrics_series(drop, v, NULL);

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const level_names[] = {"debug", "info", "warn", "error"};
-static const char *const format_names[] = {"logfmt", "json"};
+static const char *const level_names[] = { "debug", "info", "warn", "error" };
+static const char *const format_names[] = { "logfmt", "json" };
 
 /* Process-wide: the daemon has one log, set from its flags and config on
  * start and on each reload, and every module logs without a handle. */
@@ -65,7 +65,7 @@ static void put_quoted(const char *msg, FILE *f)
 
 void log_msg(enum log_level l, const char *fmt, ...)
 {
-	static const int syslog_prio[] = {7, 6, 4, 3};
+	static const int syslog_prio[] = { 7, 6, 4, 3 };
 	char msg[1024], ts[48];
 	struct timespec now;
 	struct tm tm;

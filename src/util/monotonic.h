@@ -33,8 +33,8 @@ static inline double monotonic_s(void)
 static inline struct timespec monotonic_timespec(uint64_t ns)
 {
 	struct timespec ts = {
-	    .tv_sec = (time_t)(ns / NSEC_PER_SEC),
-	    .tv_nsec = (long)(ns % NSEC_PER_SEC),
+		.tv_sec = (time_t)(ns / NSEC_PER_SEC),
+		.tv_nsec = (long)(ns % NSEC_PER_SEC),
 	};
 
 	return ts;

@@ -142,7 +142,7 @@ static bool re_zero_width(const char *p)
 uint64_t regex_guard_nodes(const char *p)
 {
 	struct re_level lv[MAX_RE_DEPTH];
-	struct re_rep rep = {0};
+	struct re_rep rep = { 0 };
 	const char *next, *after;
 	int d = 0;
 

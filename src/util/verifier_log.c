@@ -21,20 +21,20 @@ static char last[256]; /* the last refusal's reason, until read */
 static const struct {
 	const char *text, *meaning;
 } known[] = {
-    {"BPF_STX uses reserved fields",
-     "the kernel lacks atomic instructions that return a value (Linux 5.12)"},
-    {"run-time allocated hash maps",
-     "the kernel wants preallocated hash maps in tracing programs (before Linux 6.1)"},
-    {"unknown func", "the kernel lacks a BPF helper the program calls"},
-    {"invalid func unknown#", "a kernel type or field the program reads is not in this "
-			      "kernel (CO-RE could not relocate it)"},
-    {"access beyond struct", "the program read a kernel struct with the wrong layout "
-			     "(a tracepoint argument or field that differs in this kernel)"},
-    {"invalid mem access 'inv'", "a tp_btf program followed a pointer the verifier "
-				 "cannot type (read it with BPF_CORE_READ)"},
-    {"modified ctx ptr", "a tracepoint argument read at a computed offset"},
-    {"has no valid kptr", "the kernel lacks a BTF type the program uses"},
-    {"doesn't have", "the tracepoint has fewer arguments in this kernel"},
+	{ "BPF_STX uses reserved fields",
+	  "the kernel lacks atomic instructions that return a value (Linux 5.12)" },
+	{ "run-time allocated hash maps",
+	  "the kernel wants preallocated hash maps in tracing programs (before Linux 6.1)" },
+	{ "unknown func", "the kernel lacks a BPF helper the program calls" },
+	{ "invalid func unknown#", "a kernel type or field the program reads is not in this "
+				   "kernel (CO-RE could not relocate it)" },
+	{ "access beyond struct", "the program read a kernel struct with the wrong layout "
+				  "(a tracepoint argument or field that differs in this kernel)" },
+	{ "invalid mem access 'inv'", "a tp_btf program followed a pointer the verifier "
+				      "cannot type (read it with BPF_CORE_READ)" },
+	{ "modified ctx ptr", "a tracepoint argument read at a computed offset" },
+	{ "has no valid kptr", "the kernel lacks a BTF type the program uses" },
+	{ "doesn't have", "the tracepoint has fewer arguments in this kernel" },
 };
 
 const char *verifier_log_meaning(const char *reason)

@@ -56,6 +56,6 @@ int BPF_PROG(uprog_t_maps, struct request *rq)
 	iolat_count(&loop_percpu_array, &slot, 1);
 	iolat_count(&loop_lru, &slot, 1);
 	iolat_count(&loop_lru_percpu, &slot, 1);
-	bpf_map_update_elem(&loop_wide, &slot, &(struct wide_value){1, 0}, BPF_ANY);
+	bpf_map_update_elem(&loop_wide, &slot, &(struct wide_value){ 1, 0 }, BPF_ANY);
 	return 0;
 }

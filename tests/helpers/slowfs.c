@@ -40,11 +40,11 @@ static struct {
 } fs;
 
 static const struct fuse_opt opts[] = {
-    {"--size-mib=%lu", offsetof(typeof(fs), size_mib), 0},
-    {"--delay-us=%lu", offsetof(typeof(fs), delay_us), 0},
-    {"--files=%lu", offsetof(typeof(fs), files), 0},
-    {"--eio-offsets=%s", offsetof(typeof(fs), eio_list), 0},
-    FUSE_OPT_END,
+	{ "--size-mib=%lu", offsetof(typeof(fs), size_mib), 0 },
+	{ "--delay-us=%lu", offsetof(typeof(fs), delay_us), 0 },
+	{ "--files=%lu", offsetof(typeof(fs), files), 0 },
+	{ "--eio-offsets=%s", offsetof(typeof(fs), eio_list), 0 },
+	FUSE_OPT_END,
 };
 
 /* file_index: which file PATH names (0 ... files-1), or -1 if none. */
@@ -127,7 +127,8 @@ static bool fails(off_t off, size_t len)
 
 static int fs_read(const char *path, char *buf, size_t len, off_t off, struct fuse_file_info *fi)
 {
-	struct timespec d = {(time_t)(fs.delay_us / 1000000), (long)(fs.delay_us % 1000000) * 1000};
+	struct timespec d = { (time_t)(fs.delay_us / 1000000),
+			      (long)(fs.delay_us % 1000000) * 1000 };
 
 	(void)path;
 	while (nanosleep(&d, &d) && errno == EINTR)
@@ -151,11 +152,11 @@ static int fs_write(const char *path, const char *buf, size_t len, off_t off,
 }
 
 static const struct fuse_operations ops = {
-    .getattr = fs_getattr,
-    .readdir = fs_readdir,
-    .open = fs_open,
-    .read = fs_read,
-    .write = fs_write,
+	.getattr = fs_getattr,
+	.readdir = fs_readdir,
+	.open = fs_open,
+	.read = fs_read,
+	.write = fs_write,
 };
 
 /* "4096,40960" into fs.eio; 0, or -1 for a list that is not one. */

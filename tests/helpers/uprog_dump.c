@@ -51,7 +51,7 @@ static int dump(struct uprog *p, struct bpf_object *obj)
 		if (bpf_map__is_internal(map) || bpf_map__value_size(map) != 8)
 			continue;
 		if (uprog_map(p, bpf_map__name(map), &m, err, sizeof(err)) ||
-		    (c = (struct dump_ctx){m.name, m.key_size},
+		    (c = (struct dump_ctx){ m.name, m.key_size },
 		     uprog_map_read(p, &m, print_entry, &c, err, sizeof(err)))) {
 			fprintf(stderr, "uprog_dump: %s\n", err);
 			return 1;

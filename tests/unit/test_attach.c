@@ -36,7 +36,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 
 static struct probe_result with_btf(bool btf)
 {
-	struct probe_result pr = {0};
+	struct probe_result pr = { 0 };
 
 	pr.tp_btf[TP_RQ_COMPLETE] = btf;
 	return pr;
@@ -45,7 +45,7 @@ static struct probe_result with_btf(bool btf)
 static void test_auto_prefers_tp_btf(void **state)
 {
 	struct probe_result pr = with_btf(true);
-	struct attempts a = {0};
+	struct attempts a = { 0 };
 	char err[64] = "";
 
 	(void)state;
@@ -59,7 +59,7 @@ static void test_auto_prefers_tp_btf(void **state)
 static void test_auto_falls_back(void **state)
 {
 	struct probe_result pr = with_btf(true);
-	struct attempts a = {.btf_fails = true};
+	struct attempts a = { .btf_fails = true };
 	char err[64] = "";
 
 	(void)state;
@@ -69,7 +69,7 @@ static void test_auto_falls_back(void **state)
 	assert_int_equal(a.tried[1], ATTACH_RAW_TP);
 	assert_string_equal(err, ""); /* the failed first attempt says nothing */
 
-	a = (struct attempts){.btf_fails = true, .raw_fails = true};
+	a = (struct attempts){ .btf_fails = true, .raw_fails = true };
 	assert_int_equal(attach_with_fallback(ATTACH_AUTO, &pr, try_mode, &a, err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err, "raw_tp failed");
@@ -78,7 +78,7 @@ static void test_auto_falls_back(void **state)
 static void test_auto_without_btf(void **state)
 {
 	struct probe_result pr = with_btf(false);
-	struct attempts a = {0};
+	struct attempts a = { 0 };
 	char err[64] = "";
 
 	(void)state;
@@ -91,7 +91,7 @@ static void test_auto_without_btf(void **state)
 static void test_asked_mode_has_no_fallback(void **state)
 {
 	struct probe_result pr = with_btf(true);
-	struct attempts a = {.btf_fails = true};
+	struct attempts a = { .btf_fails = true };
 	char err[64] = "";
 
 	(void)state;
@@ -105,7 +105,7 @@ static void test_asked_mode_has_no_fallback(void **state)
 static void test_environment_forces(void **state)
 {
 	struct probe_result pr = with_btf(true);
-	struct attempts a = {0};
+	struct attempts a = { 0 };
 	char err[64] = "";
 
 	(void)state;
@@ -113,7 +113,7 @@ static void test_environment_forces(void **state)
 	assert_int_equal(attach_with_fallback(ATTACH_TP_BTF, &pr, try_mode, &a, err, sizeof(err)),
 			 0);
 	assert_int_equal(a.tried[0], ATTACH_RAW_TP);
-	a = (struct attempts){0};
+	a = (struct attempts){ 0 };
 	setenv("IOLAT_FORCE_ATTACH", "bogus", 1); /* ignored: the mode asked stands */
 	assert_int_equal(attach_with_fallback(ATTACH_AUTO, &pr, try_mode, &a, err, sizeof(err)), 0);
 	assert_int_equal(a.tried[0], ATTACH_TP_BTF);
@@ -135,12 +135,12 @@ static void test_mode_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_auto_prefers_tp_btf),
-	    cmocka_unit_test(test_auto_falls_back),
-	    cmocka_unit_test(test_auto_without_btf),
-	    cmocka_unit_test(test_asked_mode_has_no_fallback),
-	    cmocka_unit_test(test_environment_forces),
-	    cmocka_unit_test(test_mode_names),
+		cmocka_unit_test(test_auto_prefers_tp_btf),
+		cmocka_unit_test(test_auto_falls_back),
+		cmocka_unit_test(test_auto_without_btf),
+		cmocka_unit_test(test_asked_mode_has_no_fallback),
+		cmocka_unit_test(test_environment_forces),
+		cmocka_unit_test(test_mode_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -296,7 +296,7 @@ static void test_rows_exact(void **state)
 
 static void test_extra_bounds_included(void **state)
 {
-	static const uint64_t extra[] = {7, 1234567, 99999999999ULL, 300 * NS_PER_S};
+	static const uint64_t extra[] = { 7, 1234567, 99999999999ULL, 300 * NS_PER_S };
 	uint64_t store[IOLAT_LAT_SLOTS];
 	struct bucket_table t;
 
@@ -320,7 +320,7 @@ static void test_extra_bounds_included(void **state)
 /* Bounds the table already has, or given twice, take no slot. */
 static void test_extra_duplicates_merge(void **state)
 {
-	static const uint64_t extra[] = {1000000000, 1999, 42, 42};
+	static const uint64_t extra[] = { 1000000000, 1999, 42, 42 };
 	uint64_t store[IOLAT_LAT_SLOTS];
 	struct bucket_table t;
 
@@ -383,28 +383,28 @@ static void test_latency_null_extra(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_latency_shape),
-	    cmocka_unit_test(test_size_shape),
-	    cmocka_unit_test(test_latency_has_usec_rows),
-	    cmocka_unit_test(test_latency_has_msec_rows),
-	    cmocka_unit_test(test_latency_has_default_le),
-	    cmocka_unit_test(test_latency_has_native_bounds),
-	    cmocka_unit_test(test_size_has_bitesize_rows),
-	    cmocka_unit_test(test_native_bound_values),
-	    cmocka_unit_test(test_native_bounds_increase),
-	    cmocka_unit_test(test_slot_of_latency_bounds),
-	    cmocka_unit_test(test_slot_of_size_bounds),
-	    cmocka_unit_test(test_slot_of_extremes),
-	    cmocka_unit_test(test_slot_of_random),
-	    cmocka_unit_test(test_lower_upper_latency),
-	    cmocka_unit_test(test_lower_upper_size),
-	    cmocka_unit_test(test_latency_relative_width),
-	    cmocka_unit_test(test_rows_exact),
-	    cmocka_unit_test(test_extra_bounds_included),
-	    cmocka_unit_test(test_extra_duplicates_merge),
-	    cmocka_unit_test(test_extra_fill_to_capacity),
-	    cmocka_unit_test(test_extra_far_too_many),
-	    cmocka_unit_test(test_latency_null_extra),
+		cmocka_unit_test(test_latency_shape),
+		cmocka_unit_test(test_size_shape),
+		cmocka_unit_test(test_latency_has_usec_rows),
+		cmocka_unit_test(test_latency_has_msec_rows),
+		cmocka_unit_test(test_latency_has_default_le),
+		cmocka_unit_test(test_latency_has_native_bounds),
+		cmocka_unit_test(test_size_has_bitesize_rows),
+		cmocka_unit_test(test_native_bound_values),
+		cmocka_unit_test(test_native_bounds_increase),
+		cmocka_unit_test(test_slot_of_latency_bounds),
+		cmocka_unit_test(test_slot_of_size_bounds),
+		cmocka_unit_test(test_slot_of_extremes),
+		cmocka_unit_test(test_slot_of_random),
+		cmocka_unit_test(test_lower_upper_latency),
+		cmocka_unit_test(test_lower_upper_size),
+		cmocka_unit_test(test_latency_relative_width),
+		cmocka_unit_test(test_rows_exact),
+		cmocka_unit_test(test_extra_bounds_included),
+		cmocka_unit_test(test_extra_duplicates_merge),
+		cmocka_unit_test(test_extra_fill_to_capacity),
+		cmocka_unit_test(test_extra_far_too_many),
+		cmocka_unit_test(test_latency_null_extra),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tables, NULL);

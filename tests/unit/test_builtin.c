@@ -27,8 +27,8 @@
 static const struct {
 	const char *file, *yaml;
 } configs[] = {
-    {"builtin/block.yaml", builtin_block_yaml},
-    {"builtin/workloads.yaml", builtin_workloads_yaml},
+	{ "builtin/block.yaml", builtin_block_yaml },
+	{ "builtin/workloads.yaml", builtin_workloads_yaml },
 };
 
 static void parse(size_t i, struct uconfig *c)
@@ -136,19 +136,19 @@ struct fixture {
 
 static int setup(void **state)
 {
-	static const struct decoder_env_paths none = {.kallsyms = "/nonexistent",
-						      .sys_dev_block = "/nonexistent",
-						      .cgroup_root = "/nonexistent"};
+	static const struct decoder_env_paths none = { .kallsyms = "/nonexistent",
+						       .sys_dev_block = "/nonexistent",
+						       .cgroup_root = "/nonexistent" };
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
 	assert_int_equal(buckets_build_latency(&f->lat, f->lat_store, NULL, 0), 0);
 	assert_int_equal(buckets_build_size(&f->size, f->size_store), 0);
-	f->s.key = (struct iolat_key){.cgroup = 42,
-				      .dev = DEV,
-				      .flags = IOLAT_F_SYNC,
-				      .op = IOLAT_OP_DISCARD,
-				      .size_class = IOLAT_SIZE_64K};
+	f->s.key = (struct iolat_key){ .cgroup = 42,
+				       .dev = DEV,
+				       .flags = IOLAT_F_SYNC,
+				       .op = IOLAT_OP_DISCARD,
+				       .size_class = IOLAT_SIZE_64K };
 	f->s.val.ios = 11;
 	f->s.val.bytes = 11 * 32768;
 	f->s.val.errors = 3;
@@ -164,12 +164,12 @@ static int setup(void **state)
 	snprintf(f->label.kind, sizeof(f->label.kind), "vm");
 	snprintf(f->label.name, sizeof(f->label.name), "web01");
 	f->labels[0] = &f->label;
-	f->views = (struct builtin_views){.snap = &f->snap,
-					  .lat = &f->lat,
-					  .size = &f->size,
-					  .lat_le = buckets_default_le_ns,
-					  .nlat_le = buckets_default_le_count,
-					  .labels = f->labels};
+	f->views = (struct builtin_views){ .snap = &f->snap,
+					   .lat = &f->lat,
+					   .size = &f->size,
+					   .lat_le = buckets_default_le_ns,
+					   .nlat_le = buckets_default_le_count,
+					   .labels = f->labels };
 	f->env = decoder_env_new(&none);
 	assert_non_null(f->env);
 	*state = f;
@@ -192,8 +192,8 @@ static const char *want_label(const char *name, size_t series)
 	static const struct {
 		const char *label, *value;
 	} want[] = {
-	    {"device", "4095:7"}, {"op", "discard"},	 {"size", "16-64KiB"},
-	    {"kind", "vm"},	  {"workload", "web01"},
+		{ "device", "4095:7" }, { "op", "discard" },	 { "size", "16-64KiB" },
+		{ "kind", "vm" },	{ "workload", "web01" },
 	};
 
 	if (!strcmp(name, "view"))
@@ -281,10 +281,10 @@ static void test_workload_layout(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names_table),
-	    cmocka_unit_test(test_names_match),
-	    cmocka_unit_test_setup_teardown(test_block_layout, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_workload_layout, setup, teardown),
+		cmocka_unit_test(test_names_table),
+		cmocka_unit_test(test_names_match),
+		cmocka_unit_test_setup_teardown(test_block_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_workload_layout, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,8 +82,8 @@ static void test_commented_buckets_are_the_defaults(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_file_is_the_defaults),
-	    cmocka_unit_test(test_commented_buckets_are_the_defaults),
+		cmocka_unit_test(test_file_is_the_defaults),
+		cmocka_unit_test(test_commented_buckets_are_the_defaults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,13 +32,14 @@
 
 static struct udec_conf dec(enum udec_kind kind)
 {
-	return (struct udec_conf){.kind = kind, .line = 7, .col = 9};
+	return (struct udec_conf){ .kind = kind, .line = 7, .col = 9 };
 }
 
 static struct ulabel_conf label(unsigned size, struct udec_conf *d, size_t n)
 {
 	return (struct ulabel_conf){
-	    .name = "l", .size = size, .dec = d, .ndec = n, .line = 6, .col = 5};
+		.name = "l", .size = size, .dec = d, .ndec = n, .line = 6, .col = 5
+	};
 }
 
 static int no_maps(void *arg, const char *name)
@@ -114,8 +115,8 @@ static void test_hex(void **state)
 {
 	uint32_t u32 = 0xdeadbeef;
 	uint16_t u16 = 0x0a;
-	const unsigned char odd[3] = {0xab, 0x01, 0xff};
-	const unsigned char sixteen[16] = {0xfe, 0x80, [15] = 0x01};
+	const unsigned char odd[3] = { 0xab, 0x01, 0xff };
+	const unsigned char sixteen[16] = { 0xfe, 0x80, [15] = 0x01 };
 
 	(void)state;
 	expect1(UDEC_HEX, 4, &u32, "0xdeadbeef");
@@ -148,8 +149,8 @@ static void test_string(void **state)
 
 static void test_static_map_chain(void **state)
 {
-	char *from[] = {"1", "2"}, *to[] = {"read", "write"};
-	struct udec_conf d[2] = {dec(UDEC_UINT), dec(UDEC_STATIC_MAP)};
+	char *from[] = { "1", "2" }, *to[] = { "read", "write" };
+	struct udec_conf d[2] = { dec(UDEC_UINT), dec(UDEC_STATIC_MAP) };
 	struct ulabel_conf l = label(1, d, 2);
 	uint8_t v;
 
@@ -166,12 +167,13 @@ static void test_static_map_chain(void **state)
 	d[1].allow_unknown = true;
 	expect(&l, &v, DECODE_OK, "3");
 	/* First in a chain, static_map reads the field as a string. */
-	expect(&(struct ulabel_conf){.size = 2, .dec = &d[1], .ndec = 1}, "2", DECODE_OK, "write");
+	expect(&(struct ulabel_conf){ .size = 2, .dec = &d[1], .ndec = 1 }, "2", DECODE_OK,
+	       "write");
 }
 
 static void test_regexp_filter(void **state)
 {
-	struct udec_conf d[2] = {dec(UDEC_STRING), dec(UDEC_REGEXP)};
+	struct udec_conf d[2] = { dec(UDEC_STRING), dec(UDEC_REGEXP) };
 	struct ulabel_conf l = label(8, d, 2);
 
 	(void)state;
@@ -184,7 +186,7 @@ static void test_regexp_filter(void **state)
 
 static void test_regexp_rewrite(void **state)
 {
-	struct udec_conf d[2] = {dec(UDEC_STRING), dec(UDEC_REGEXP)};
+	struct udec_conf d[2] = { dec(UDEC_STRING), dec(UDEC_REGEXP) };
 	struct ulabel_conf l = label(16, d, 2);
 
 	(void)state;
@@ -199,7 +201,7 @@ static void test_errno(void **state)
 	int32_t v;
 	int64_t v64 = -13;
 	int8_t v8 = -5;
-	struct udec_conf d[2] = {dec(UDEC_STRING), dec(UDEC_ERRNO)};
+	struct udec_conf d[2] = { dec(UDEC_STRING), dec(UDEC_ERRNO) };
 
 	(void)state;
 	v = -2;
@@ -215,8 +217,10 @@ static void test_errno(void **state)
 	expect1(UDEC_ERRNO, 8, &v64, "EACCES");
 	expect1(UDEC_ERRNO, 1, &v8, "EIO");
 	/* From a string, either sign, decimal or hex. */
-	expect(&(struct ulabel_conf){.size = 4, .dec = d, .ndec = 2}, "-28\0", DECODE_OK, "ENOSPC");
-	expect(&(struct ulabel_conf){.size = 4, .dec = d, .ndec = 2}, "0x1c", DECODE_OK, "ENOSPC");
+	expect(&(struct ulabel_conf){ .size = 4, .dec = d, .ndec = 2 }, "-28\0", DECODE_OK,
+	       "ENOSPC");
+	expect(&(struct ulabel_conf){ .size = 4, .dec = d, .ndec = 2 }, "0x1c", DECODE_OK,
+	       "ENOSPC");
 }
 
 static void test_syscall(void **state)
@@ -236,7 +240,7 @@ static void test_syscall(void **state)
 /* A later numeric decoder parses its input: decimal or 0x-hex only. */
 static void test_numeric_chains(void **state)
 {
-	struct udec_conf d[2] = {dec(UDEC_STRING), dec(UDEC_HEX)};
+	struct udec_conf d[2] = { dec(UDEC_STRING), dec(UDEC_HEX) };
 	struct ulabel_conf l = label(4, d, 2);
 
 	(void)state;
@@ -252,7 +256,7 @@ static void test_numeric_chains(void **state)
 
 static void test_errors(void **state)
 {
-	struct udec_conf d[2] = {dec(UDEC_UINT), dec(UDEC_REGEXP)};
+	struct udec_conf d[2] = { dec(UDEC_UINT), dec(UDEC_REGEXP) };
 	struct ulabel_conf l = label(3, d, 1);
 
 	(void)state;
@@ -311,7 +315,7 @@ static uint64_t ino_of(const char *path)
 
 static void test_ksym(void **state)
 {
-	struct decoder_env_paths paths = {.kallsyms = fixture("kallsyms")};
+	struct decoder_env_paths paths = { .kallsyms = fixture("kallsyms") };
 	struct udec_conf d = dec(UDEC_KSYM);
 	struct ulabel_conf l = label(8, &d, 1);
 	struct decoder_env *env;
@@ -385,7 +389,7 @@ static void test_ksym_reread_hidden(void **state)
 /* kptr_restrict: every address reads 0; the decoder still works, in hex. */
 static void test_ksym_hidden(void **state)
 {
-	struct decoder_env_paths paths = {.kallsyms = fixture("kallsyms-hidden")};
+	struct decoder_env_paths paths = { .kallsyms = fixture("kallsyms-hidden") };
 	struct udec_conf d = dec(UDEC_KSYM);
 	struct ulabel_conf l = label(8, &d, 1);
 	struct decoder_env *env;
@@ -419,8 +423,8 @@ static void make_disk(const char *numbers, const char *name)
 static struct decoder_env *fixture_env(void)
 {
 	struct decoder_env_paths paths = {
-	    .kallsyms = fixture("no-such-file"),
-	    .sys_dev_block = fixture("block"),
+		.kallsyms = fixture("no-such-file"),
+		.sys_dev_block = fixture("block"),
 	};
 	/* With a trailing slash, which must not change the paths. */
 	char root[4096];
@@ -516,12 +520,12 @@ static void test_bounded(void **state)
  * the id it was looking for wherever the walk meets it. */
 static void test_cgroup_cap(void **state)
 {
-	struct decoder_env_paths paths = {.cgroup_root = fixture("big")};
+	struct decoder_env_paths paths = { .cgroup_root = fixture("big") };
 	struct udec_conf d = dec(UDEC_CGROUP);
 	struct ulabel_conf l = label(8, &d, 1);
 	struct decoder_env *env;
 	struct decoder_cache_sizes sz;
-	const int probe[] = {0, 2150, 4299};
+	const int probe[] = { 0, 2150, 4299 };
 	uint64_t id[N(probe)];
 	char dir[4096], want[64];
 
@@ -562,16 +566,16 @@ static int stack_maps(void *arg, const char *name)
 static int record_stack(int map_fd)
 {
 	struct bpf_insn prog[] = {
-	    {.code = BPF_LD | BPF_DW | BPF_IMM,
-	     .dst_reg = BPF_REG_2,
-	     .src_reg = BPF_PSEUDO_MAP_FD,
-	     .imm = map_fd},
-	    {0},
-	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = 0},
-	    {.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_stackid},
-	    {.code = BPF_JMP | BPF_EXIT},
+		{ .code = BPF_LD | BPF_DW | BPF_IMM,
+		  .dst_reg = BPF_REG_2,
+		  .src_reg = BPF_PSEUDO_MAP_FD,
+		  .imm = map_fd },
+		{ 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = 0 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_stackid },
+		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	uint64_t args[1] = {0};
+	uint64_t args[1] = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = args, .ctx_size_in = sizeof(args));
 	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "stackid", "GPL", prog, N(prog), NULL);
 	int rc;
@@ -673,24 +677,24 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_uint),
-	    cmocka_unit_test(test_hex),
-	    cmocka_unit_test(test_string),
-	    cmocka_unit_test(test_static_map_chain),
-	    cmocka_unit_test(test_regexp_filter),
-	    cmocka_unit_test(test_regexp_rewrite),
-	    cmocka_unit_test(test_errno),
-	    cmocka_unit_test(test_syscall),
-	    cmocka_unit_test(test_numeric_chains),
-	    cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_ksym),
-	    cmocka_unit_test(test_ksym_hidden),
-	    cmocka_unit_test(test_ksym_reread_hidden),
-	    cmocka_unit_test(test_majorminor),
-	    cmocka_unit_test(test_cgroup),
-	    cmocka_unit_test(test_bounded),
-	    cmocka_unit_test(test_cgroup_cap),
-	    cmocka_unit_test(test_kstack),
+		cmocka_unit_test(test_uint),
+		cmocka_unit_test(test_hex),
+		cmocka_unit_test(test_string),
+		cmocka_unit_test(test_static_map_chain),
+		cmocka_unit_test(test_regexp_filter),
+		cmocka_unit_test(test_regexp_rewrite),
+		cmocka_unit_test(test_errno),
+		cmocka_unit_test(test_syscall),
+		cmocka_unit_test(test_numeric_chains),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_ksym),
+		cmocka_unit_test(test_ksym_hidden),
+		cmocka_unit_test(test_ksym_reread_hidden),
+		cmocka_unit_test(test_majorminor),
+		cmocka_unit_test(test_cgroup),
+		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_cgroup_cap),
+		cmocka_unit_test(test_kstack),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

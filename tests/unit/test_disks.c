@@ -142,7 +142,7 @@ static void test_cache(void **state)
 
 static struct iolat_key key(uint32_t dev, uint64_t cgroup, uint8_t op)
 {
-	return (struct iolat_key){.cgroup = cgroup, .dev = dev, .op = op};
+	return (struct iolat_key){ .cgroup = cgroup, .dev = dev, .op = op };
 }
 
 /* Pushes a series with ios = bytes = v and one slot count. */
@@ -162,8 +162,8 @@ static const struct series *find(const struct snapshot *s, struct iolat_key k)
 
 static void test_merge(void **state)
 {
-	struct snapshot live = {0}, gone = {0};
-	struct iolat_val into = {0};
+	struct snapshot live = { 0 }, gone = { 0 };
+	struct iolat_val into = { 0 };
 
 	(void)state;
 	push(&live, key(1, 0, 0), 1);
@@ -195,11 +195,11 @@ static void test_merge(void **state)
 
 	/* take: the series leaves, its values add up in `into`. */
 	assert_true(snapshot_take(
-	    &gone, &(struct iolat_key){.cgroup = 1600, .dev = 1600 % 7, .op = 1600 % 3}, &into));
+	    &gone, &(struct iolat_key){ .cgroup = 1600, .dev = 1600 % 7, .op = 1600 % 3 }, &into));
 	assert_int_equal(into.ios, 2);
 	assert_int_equal(gone.n, 2999);
 	assert_false(snapshot_take(
-	    &gone, &(struct iolat_key){.cgroup = 1600, .dev = 1600 % 7, .op = 1600 % 3}, &into));
+	    &gone, &(struct iolat_key){ .cgroup = 1600, .dev = 1600 % 7, .op = 1600 % 3 }, &into));
 	/* drop_dev: every series of one disk. */
 	assert_int_equal(snapshot_drop_dev(&live, 3), 4500 / 7 + (4500 % 7 > 3));
 	for (size_t i = 0; i < live.n; i++)
@@ -277,12 +277,13 @@ static void expect_stats(struct disklife *d, size_t disks, size_t gone, uint64_t
 
 static void test_disklife(void **state)
 {
-	struct calls c = {0};
+	struct calls c = { 0 };
 	struct disklife_ops ops = {
-	    .ctx = &c, .retire = fake_retire, .drop = fake_drop, .renamed = fake_renamed};
+		.ctx = &c, .retire = fake_retire, .drop = fake_drop, .renamed = fake_renamed
+	};
 	struct disklife *d = disklife_new(blockdir, &ops);
 	uint32_t dev = disk_mkdev(7, 43);
-	struct snapshot s = {0};
+	struct snapshot s = { 0 };
 
 	(void)state;
 	assert_non_null(d);
@@ -301,7 +302,7 @@ static void test_disklife(void **state)
 	assert_int_equal(c.retired[0], dev);
 	expect_stats(d, 1, 1, 1, 0);
 	{
-		struct gone_seen g = {0};
+		struct gone_seen g = { 0 };
 
 		disklife_each_gone(d, note_gone, &g);
 		assert_int_equal(g.n, 1);
@@ -376,10 +377,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_lookup),
-	    cmocka_unit_test(test_cache),
-	    cmocka_unit_test(test_merge),
-	    cmocka_unit_test(test_disklife),
+		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_disklife),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -188,7 +188,7 @@ static void native_counts(const pb_hist *h, uint64_t *counts)
  */
 static void assert_hist(const pb_hist *h, const struct obs *o, size_t n)
 {
-	uint64_t want[NATIVE_SPAN] = {0}, got[NATIVE_SPAN];
+	uint64_t want[NATIVE_SPAN] = { 0 }, got[NATIVE_SPAN];
 	uint64_t count = 0, sum = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -233,32 +233,32 @@ static void assert_hist(const pb_hist *h, const struct obs *o, size_t n)
 
 /* Zero bucket (<= 953 ns), adjacent and gapped native buckets, overflow. */
 static const struct obs lat_obs[] = {
-    {0, 1},
-    {500, 2},
-    {953, 3},		    /* the zero bucket's last value */
-    {954, 4},		    /* index -319, adjacent to the zero bucket */
-    {996, 5},		    /* -318: same span as -319 */
-    {1500, 1},		    /* a gap before it */
-    {100000, 6},	    /* on a classic bound */
-    {100001, 1},	    /* just past it */
-    {NS_PER_S, 7},	    /* exactly 2^0 s: top of index 0 */
-    {NS_PER_S + 1, 8},	    /* index 1, adjacent to 0 */
-    {3 * NS_PER_S, 2},	    /* between classic bounds */
-    {128 * NS_PER_S, 1},    /* the last finite native bound */
-    {200 * NS_PER_S, 9},    /* overflow slot */
-    {UINT64_MAX / 1000, 1}, /* overflow slot, far out */
+	{ 0, 1 },
+	{ 500, 2 },
+	{ 953, 3 },		  /* the zero bucket's last value */
+	{ 954, 4 },		  /* index -319, adjacent to the zero bucket */
+	{ 996, 5 },		  /* -318: same span as -319 */
+	{ 1500, 1 },		  /* a gap before it */
+	{ 100000, 6 },		  /* on a classic bound */
+	{ 100001, 1 },		  /* just past it */
+	{ NS_PER_S, 7 },	  /* exactly 2^0 s: top of index 0 */
+	{ NS_PER_S + 1, 8 },	  /* index 1, adjacent to 0 */
+	{ 3 * NS_PER_S, 2 },	  /* between classic bounds */
+	{ 128 * NS_PER_S, 1 },	  /* the last finite native bound */
+	{ 200 * NS_PER_S, 9 },	  /* overflow slot */
+	{ UINT64_MAX / 1000, 1 }, /* overflow slot, far out */
 };
 
-static const char *const counter_labels[] = {"disk", "op", NULL};
-static const char *const disk_label[] = {"disk", NULL};
+static const char *const counter_labels[] = { "disk", "op", NULL };
+static const char *const disk_label[] = { "disk", NULL };
 
 /* A counter with labels, a gauge without, and one histogram series. */
 static void test_families(void **state)
 {
-	struct metric_set set = {0};
+	struct metric_set set = { 0 };
 	struct metric_family *f;
 	struct metric_series *s;
-	struct buf out = {0};
+	struct buf out = { 0 };
 	struct stream st;
 	const pb_metric *m;
 
@@ -266,10 +266,10 @@ static void test_families(void **state)
 	f = metrics_family(&set, "iolat_requests_total", "Requests completed.", METRIC_COUNTER,
 			   counter_labels);
 	assert_non_null(f);
-	s = metrics_series(f, (const char *const[]){"sda", "read"}, NULL);
+	s = metrics_series(f, (const char *const[]){ "sda", "read" }, NULL);
 	assert_non_null(s);
 	s->value = 42;
-	s = metrics_series(f, (const char *const[]){"nvme0n1", "write"}, NULL);
+	s = metrics_series(f, (const char *const[]){ "nvme0n1", "write" }, NULL);
 	assert_non_null(s);
 	s->value = 7.5;
 	f = metrics_family(&set, "iolat_disks", "Disks watched.", METRIC_GAUGE, NULL);
@@ -282,7 +282,7 @@ static void test_families(void **state)
 	assert_non_null(f);
 	f->le = buckets_default_le_ns;
 	f->nle = buckets_default_le_count;
-	s = metrics_series(f, (const char *const[]){"sda"}, &lat);
+	s = metrics_series(f, (const char *const[]){ "sda" }, &lat);
 	assert_non_null(s);
 	observe(s, lat_obs, sizeof(lat_obs) / sizeof(lat_obs[0]));
 
@@ -346,13 +346,13 @@ static void test_families(void **state)
 static void test_two_series_empty_family(void **state)
 {
 	static const struct obs a[] = {
-	    {10, 3},		      /* zero bucket only... */
-	    {5 * NS_PER_S / 1000, 2}, /* ...and one bucket: 5 ms */
+		{ 10, 3 },		    /* zero bucket only... */
+		{ 5 * NS_PER_S / 1000, 2 }, /* ...and one bucket: 5 ms */
 	};
-	struct metric_set set = {0};
+	struct metric_set set = { 0 };
 	struct metric_family *f;
 	struct metric_series *s;
-	struct buf out = {0};
+	struct buf out = { 0 };
 	struct stream st;
 	const pb_hist *h;
 
@@ -364,10 +364,10 @@ static void test_two_series_empty_family(void **state)
 	assert_non_null(f);
 	f->le = buckets_default_le_ns;
 	f->nle = buckets_default_le_count;
-	s = metrics_series(f, (const char *const[]){"sda"}, &lat);
+	s = metrics_series(f, (const char *const[]){ "sda" }, &lat);
 	assert_non_null(s);
 	observe(s, a, 2);
-	assert_non_null(metrics_series(f, (const char *const[]){"sdb"}, &lat));
+	assert_non_null(metrics_series(f, (const char *const[]){ "sdb" }, &lat));
 	f = metrics_family(&set, "iolat_also_empty", "Never set.", METRIC_GAUGE, NULL);
 	assert_non_null(f);
 
@@ -405,8 +405,8 @@ static void test_two_series_empty_family(void **state)
 /* Nothing to send is an empty body, not an error. */
 static void test_empty_set(void **state)
 {
-	struct metric_set set = {0};
-	struct buf out = {0};
+	struct metric_set set = { 0 };
+	struct buf out = { 0 };
 
 	(void)state;
 	assert_non_null(metrics_family(&set, "iolat_x", "x", METRIC_GAUGE, NULL));
@@ -419,7 +419,7 @@ static void test_empty_set(void **state)
 /* Observation k of series i: indexes -100 up, 1 to 3 apart, so spans vary. */
 static struct obs series_obs(int i, int k)
 {
-	return (struct obs){buckets_native_bound_ns(k * (i % 3 + 1) - 100), (uint64_t)k + 1};
+	return (struct obs){ buckets_native_bound_ns(k * (i % 3 + 1) - 100), (uint64_t)k + 1 };
 }
 
 /*
@@ -428,9 +428,9 @@ static struct obs series_obs(int i, int k)
  */
 static void test_many_series(void **state)
 {
-	struct metric_set set = {0};
+	struct metric_set set = { 0 };
 	struct metric_family *f;
-	struct buf out = {0};
+	struct buf out = { 0 };
 	struct stream st;
 	char name[16];
 	struct obs o[40];
@@ -445,7 +445,7 @@ static void test_many_series(void **state)
 		struct metric_series *s;
 
 		snprintf(name, sizeof(name), "d%d", i);
-		s = metrics_series(f, (const char *const[]){name}, &lat);
+		s = metrics_series(f, (const char *const[]){ name }, &lat);
 		assert_non_null(s);
 		/* Series i: i + 1 values, one in each of i + 1 buckets. */
 		for (int k = 0; k <= i; k++)
@@ -475,11 +475,11 @@ static void test_many_series(void **state)
  */
 static void test_beyond_last_native_bound(void **state)
 {
-	static const struct obs o[] = {{130 * NS_PER_S, 1}, {133 * NS_PER_S, 1}};
-	struct metric_set set = {0};
+	static const struct obs o[] = { { 130 * NS_PER_S, 1 }, { 133 * NS_PER_S, 1 } };
+	struct metric_set set = { 0 };
 	struct metric_family *f;
 	struct metric_series *s;
-	struct buf out = {0};
+	struct buf out = { 0 };
 	struct stream st;
 
 	(void)state;
@@ -488,7 +488,7 @@ static void test_beyond_last_native_bound(void **state)
 	assert_non_null(f);
 	f->le = buckets_default_le_ns;
 	f->nle = buckets_default_le_count;
-	s = metrics_series(f, (const char *const[]){"sda"}, &lat);
+	s = metrics_series(f, (const char *const[]){ "sda" }, &lat);
 	assert_non_null(s);
 	observe(s, o, 2);
 	assert_int_equal(expo_proto(&set, &out), 0);
@@ -511,12 +511,12 @@ static void test_content_type(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_families),
-	    cmocka_unit_test(test_two_series_empty_family),
-	    cmocka_unit_test(test_empty_set),
-	    cmocka_unit_test(test_many_series),
-	    cmocka_unit_test(test_beyond_last_native_bound),
-	    cmocka_unit_test(test_content_type),
+		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_two_series_empty_family),
+		cmocka_unit_test(test_empty_set),
+		cmocka_unit_test(test_many_series),
+		cmocka_unit_test(test_beyond_last_native_bound),
+		cmocka_unit_test(test_content_type),
 	};
 
 	return cmocka_run_group_tests(tests, setup_table, NULL);

@@ -16,7 +16,7 @@
 
 static uint64_t lat_store[IOLAT_LAT_SLOTS];
 static struct bucket_table lat;
-static const char *const labels[] = {"device", "op", NULL};
+static const char *const labels[] = { "device", "op", NULL };
 
 static int setup(void **state)
 {
@@ -46,13 +46,13 @@ static void test_format_double(void **state)
 /* One counter with an escaped label and one histogram, in both formats. */
 static void build(struct metric_set *set)
 {
-	static const uint64_t le[] = {1000000, 10000000}; /* 1 ms, 10 ms */
+	static const uint64_t le[] = { 1000000, 10000000 }; /* 1 ms, 10 ms */
 	struct metric_family *c, *h;
 	struct metric_series *s;
 	static __u64 slots[IOLAT_LAT_SLOTS]; /* borrowed by the series: must outlive it */
 
 	c = metrics_family(set, "x_ios_total", "I/Os \\ done\nhere.", METRIC_COUNTER, labels);
-	s = metrics_series(c, (const char *const[]){"a\"b", "read"}, NULL);
+	s = metrics_series(c, (const char *const[]){ "a\"b", "read" }, NULL);
 	s->value = 7;
 	h = metrics_family(set, "x_latency_seconds", "Latency.", METRIC_HISTOGRAM, labels);
 	h->le = le;
@@ -60,7 +60,7 @@ static void build(struct metric_set *set)
 	slots[buckets_slot_of(&lat, 500000)] = 2;   /* 0.5 ms */
 	slots[buckets_slot_of(&lat, 5000000)] = 3;  /* 5 ms */
 	slots[buckets_slot_of(&lat, 50000000)] = 1; /* 50 ms */
-	s = metrics_series(h, (const char *const[]){"vda", "write"}, &lat);
+	s = metrics_series(h, (const char *const[]){ "vda", "write" }, &lat);
 	metrics_hist_add(s, slots, 999 /* ignored: the slots decide */, 2500000000ULL);
 	metrics_family(set, "x_empty", "Never seen.", METRIC_GAUGE, NULL);
 }
@@ -79,8 +79,8 @@ static const char text_expected[] =
 
 static void test_text(void **state)
 {
-	struct metric_set set = {0};
-	struct buf out = {0};
+	struct metric_set set = { 0 };
+	struct buf out = { 0 };
 
 	(void)state;
 	build(&set);
@@ -92,8 +92,8 @@ static void test_text(void **state)
 
 static void test_openmetrics(void **state)
 {
-	struct metric_set set = {0};
-	struct buf out = {0};
+	struct metric_set set = { 0 };
+	struct buf out = { 0 };
 
 	(void)state;
 	build(&set);
@@ -119,14 +119,14 @@ static void test_openmetrics(void **state)
 static void test_sum_of_sources(void **state)
 {
 	static __u64 a[IOLAT_LAT_SLOTS], b[IOLAT_LAT_SLOTS];
-	struct metric_set set = {0};
+	struct metric_set set = { 0 };
 	struct metric_family *h;
 	struct metric_series *s;
 
 	(void)state;
 	assert_true(100000000 / 1e9 + 333 / 1e9 != 100000333 / 1e9);
 	h = metrics_family(&set, "x_seconds", "Latency.", METRIC_HISTOGRAM, labels);
-	s = metrics_series(h, (const char *const[]){"vda", "read"}, &lat);
+	s = metrics_series(h, (const char *const[]){ "vda", "read" }, &lat);
 	a[buckets_slot_of(&lat, 100000000)] = 1;
 	b[buckets_slot_of(&lat, 333)] = 1;
 	assert_int_equal(metrics_hist_add(s, a, 1, 100000000), 0);
@@ -177,18 +177,18 @@ static void test_gzip_accept(void **state)
 /* A histogram with buckets of its own (a user program's exp2 map). */
 static void test_own_buckets(void **state)
 {
-	static const double ule[] = {0.000001, 0.000002, 0.000004};
-	static const char *const one[] = {"cpu", NULL};
-	struct metric_set set = {0};
+	static const double ule[] = { 0.000001, 0.000002, 0.000004 };
+	static const char *const one[] = { "cpu", NULL };
+	struct metric_set set = { 0 };
 	struct metric_family *h;
 	struct metric_series *s;
-	struct buf b = {0};
+	struct buf b = { 0 };
 
 	(void)state;
 	h = metrics_family(&set, "u_seconds", "Own buckets.", METRIC_HISTOGRAM, one);
 	h->ule = ule;
 	h->nule = 3;
-	s = metrics_series(h, (const char *const[]){"0"}, NULL);
+	s = metrics_series(h, (const char *const[]){ "0" }, NULL);
 	assert_int_equal(metrics_uhist_add(h, s, 0, 2), 0);
 	assert_int_equal(metrics_uhist_add(h, s, 2, 3), 0);
 	assert_int_equal(metrics_uhist_add(h, s, 9, 1), 0); /* past the last bound */
@@ -224,10 +224,10 @@ static void test_listen_valid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_format_double),  cmocka_unit_test(test_text),
-	    cmocka_unit_test(test_sum_of_sources), cmocka_unit_test(test_openmetrics),
-	    cmocka_unit_test(test_negotiate),	   cmocka_unit_test(test_gzip_accept),
-	    cmocka_unit_test(test_listen_valid),   cmocka_unit_test(test_own_buckets),
+		cmocka_unit_test(test_format_double),  cmocka_unit_test(test_text),
+		cmocka_unit_test(test_sum_of_sources), cmocka_unit_test(test_openmetrics),
+		cmocka_unit_test(test_negotiate),      cmocka_unit_test(test_gzip_accept),
+		cmocka_unit_test(test_listen_valid),   cmocka_unit_test(test_own_buckets),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -308,7 +308,7 @@ static void assert_estimate(unsigned int permille, uint64_t max)
 
 static void check_distribution(uint64_t (*gen)(void))
 {
-	static const unsigned int permille[] = {500, 900, 990, 999};
+	static const unsigned int permille[] = { 500, 900, 990, 999 };
 	uint64_t max = generate(gen);
 
 	for (size_t k = 0; k < sizeof(permille) / sizeof(permille[0]); k++) {
@@ -564,29 +564,29 @@ static void test_summarize_overflow(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_add_merges_cpus),
-	    cmocka_unit_test(test_add_order_free),
-	    cmocka_unit_test(test_add_keeps_larger_max),
-	    cmocka_unit_test(test_sub_interval),
-	    cmocka_unit_test(test_sub_no_change),
-	    cmocka_unit_test(test_quantile_uniform),
-	    cmocka_unit_test(test_quantile_lognormal),
-	    cmocka_unit_test(test_quantile_point_mass),
-	    cmocka_unit_test(test_quantile_bimodal),
-	    cmocka_unit_test(test_quantile_exponential),
-	    cmocka_unit_test(test_quantile_monotonic),
-	    cmocka_unit_test(test_quantile_empty),
-	    cmocka_unit_test(test_quantile_single_value),
-	    cmocka_unit_test(test_quantile_interpolates),
-	    cmocka_unit_test(test_quantile_overflow),
-	    cmocka_unit_test(test_quantile_mixed_overflow),
-	    cmocka_unit_test(test_top_slot),
-	    cmocka_unit_test(test_summarize_empty),
-	    cmocka_unit_test(test_summarize_max_exact),
-	    cmocka_unit_test(test_summarize_max_below_top_slot),
-	    cmocka_unit_test(test_summarize_max_not_exact),
-	    cmocka_unit_test(test_sub_max_unknown_propagates),
-	    cmocka_unit_test(test_summarize_overflow),
+		cmocka_unit_test(test_add_merges_cpus),
+		cmocka_unit_test(test_add_order_free),
+		cmocka_unit_test(test_add_keeps_larger_max),
+		cmocka_unit_test(test_sub_interval),
+		cmocka_unit_test(test_sub_no_change),
+		cmocka_unit_test(test_quantile_uniform),
+		cmocka_unit_test(test_quantile_lognormal),
+		cmocka_unit_test(test_quantile_point_mass),
+		cmocka_unit_test(test_quantile_bimodal),
+		cmocka_unit_test(test_quantile_exponential),
+		cmocka_unit_test(test_quantile_monotonic),
+		cmocka_unit_test(test_quantile_empty),
+		cmocka_unit_test(test_quantile_single_value),
+		cmocka_unit_test(test_quantile_interpolates),
+		cmocka_unit_test(test_quantile_overflow),
+		cmocka_unit_test(test_quantile_mixed_overflow),
+		cmocka_unit_test(test_top_slot),
+		cmocka_unit_test(test_summarize_empty),
+		cmocka_unit_test(test_summarize_max_exact),
+		cmocka_unit_test(test_summarize_max_below_top_slot),
+		cmocka_unit_test(test_summarize_max_not_exact),
+		cmocka_unit_test(test_sub_max_unknown_propagates),
+		cmocka_unit_test(test_summarize_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, setup_table, NULL);

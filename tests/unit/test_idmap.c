@@ -23,7 +23,7 @@ static uint64_t id_of(int i)
 static void test_against_array(void **state)
 {
 	static char present[IDS];
-	struct idmap m = {0};
+	struct idmap m = { 0 };
 	unsigned int seed = 42;
 
 	(void)state;
@@ -63,7 +63,7 @@ static void count(void *ctx, uint64_t id, void *val)
 
 static void test_each_and_empty(void **state)
 {
-	struct idmap m = {0};
+	struct idmap m = { 0 };
 	size_t n = 0;
 	int x;
 
@@ -81,8 +81,8 @@ static void test_each_and_empty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_against_array),
-	    cmocka_unit_test(test_each_and_empty),
+		cmocka_unit_test(test_against_array),
+		cmocka_unit_test(test_each_and_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -113,10 +113,10 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_logfmt),
-	    cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_threshold_and_journal_prefix),
-	    cmocka_unit_test(test_names),
+		cmocka_unit_test(test_logfmt),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_threshold_and_journal_prefix),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,12 +12,12 @@
 
 static void test_timespec_round_trip(void **state)
 {
-	uint64_t ns[] = {0,
-			 1,
-			 NSEC_PER_SEC - 1,
-			 NSEC_PER_SEC,
-			 5 * NSEC_PER_SEC + 250 * NSEC_PER_MSEC,
-			 monotonic_ns()};
+	uint64_t ns[] = { 0,
+			  1,
+			  NSEC_PER_SEC - 1,
+			  NSEC_PER_SEC,
+			  5 * NSEC_PER_SEC + 250 * NSEC_PER_MSEC,
+			  monotonic_ns() };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
@@ -43,8 +43,8 @@ static void test_forms_agree(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_timespec_round_trip),
-	    cmocka_unit_test(test_forms_agree),
+		cmocka_unit_test(test_timespec_round_trip),
+		cmocka_unit_test(test_forms_agree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,8 +23,9 @@ static void test_uint(void **state)
 	assert_true(v == UINT64_MAX);
 	v = 7;
 	/* Refused, and the output left alone. */
-	static const char *const bad[] = {
-	    "", "-1", "+1", " 1", "1 ", "1x", "0x10", "101", "0", "18446744073709551616", "1.0"};
+	static const char *const bad[] = { "",	 "-1",	 "+1",	" 1", "1 ",
+					   "1x", "0x10", "101", "0",  "18446744073709551616",
+					   "1.0" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(parse_uint(bad[i], 1, 100, &v), -EINVAL);
 	assert_int_equal(parse_uint(NULL, 0, 1, &v), -EINVAL);
@@ -40,7 +41,7 @@ static void test_seconds(void **state)
 	assert_true(s == 0.5);
 	assert_int_equal(parse_seconds("10", &s), 0);
 	assert_true(s == 10);
-	static const char *const bad[] = {"", "0", "-1", "1s", "nan", "inf", "1e9", " 1"};
+	static const char *const bad[] = { "", "0", "-1", "1s", "nan", "inf", "1e9", " 1" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(parse_seconds(bad[i], &s), -EINVAL);
 	assert_true(s == 10);
@@ -62,7 +63,7 @@ static void test_duration(void **state)
 	assert_int_equal(parse_duration("0", &s), 0); /* callers that need > 0 say so */
 	assert_int_equal(s, 0);
 	assert_int_equal(parse_duration("720h", &s), 0); /* 30 days, the most */
-	static const char *const bad[] = {"", "m", "5d", "5 m", "-1s", "721h", "nan", "inf"};
+	static const char *const bad[] = { "", "m", "5d", "5 m", "-1s", "721h", "nan", "inf" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(parse_duration(bad[i], &s), -EINVAL);
 }
@@ -70,9 +71,9 @@ static void test_duration(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_uint),
-	    cmocka_unit_test(test_seconds),
-	    cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_uint),
+		cmocka_unit_test(test_seconds),
+		cmocka_unit_test(test_duration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -343,7 +343,7 @@ static void test_latency_text_empty(void **state)
 /* 1 at 512 B, 3 at 4 KiB, 2 at 64 KiB. */
 static void test_size_text(void **state)
 {
-	__u64 slots[IOLAT_SIZE_SLOTS] = {0};
+	__u64 slots[IOLAT_SIZE_SLOTS] = { 0 };
 
 	slots[buckets_slot_of(&size, 512)] = 1;
 	slots[buckets_slot_of(&size, 4096)] = 3;
@@ -514,25 +514,25 @@ static void test_series_json_array(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    TEST(test_json_empty_containers),
-	    TEST(test_json_nested),
-	    TEST(test_json_escaping),
-	    TEST(test_json_numbers),
-	    TEST(test_json_non_finite),
-	    TEST(test_json_max_depth),
-	    cmocka_unit_test(test_op_names),
-	    cmocka_unit_test(test_flags),
-	    cmocka_unit_test(test_flags_truncated),
-	    TEST(test_latency_text_usecs),
-	    TEST(test_latency_text_msecs),
-	    TEST(test_latency_text_empty),
-	    TEST(test_size_text),
-	    TEST(test_labels_all),
-	    TEST(test_labels_partial),
-	    TEST(test_labels_size_class),
-	    TEST(test_series_json),
-	    TEST(test_series_json_summed),
-	    TEST(test_series_json_array),
+		TEST(test_json_empty_containers),
+		TEST(test_json_nested),
+		TEST(test_json_escaping),
+		TEST(test_json_numbers),
+		TEST(test_json_non_finite),
+		TEST(test_json_max_depth),
+		cmocka_unit_test(test_op_names),
+		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_flags_truncated),
+		TEST(test_latency_text_usecs),
+		TEST(test_latency_text_msecs),
+		TEST(test_latency_text_empty),
+		TEST(test_size_text),
+		TEST(test_labels_all),
+		TEST(test_labels_partial),
+		TEST(test_labels_size_class),
+		TEST(test_series_json),
+		TEST(test_series_json_summed),
+		TEST(test_series_json_array),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tables, NULL);

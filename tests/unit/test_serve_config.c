@@ -105,18 +105,19 @@ static void test_mistakes(void **state)
 	static const struct {
 		const char *text, *where, *why;
 	} cases[] = {
-	    {"web:\n  listen_adresses: [':1']\n", ":2:3: ", "unknown key 'listen_adresses'"},
-	    {"views:\n  device_time: maybe\n", ":2:16: ", "expected true or false"},
-	    {"buckets:\n  latency_seconds: [0.01, 0.001]\n", ":2:", "bounds must ascend"},
-	    {"workloads:\n  by: pod\n", ":2:7: ", "workloads.by is cgroup or process"},
-	    {"workloads:\n  max: 0\n", ":2:8: ", "expected a whole number from 1 to 100000"},
-	    {"workloads:\n  expire: soon\n", ":2:11: ", "expected a duration"},
-	    {"workloads:\n  rules:\n    - {kind: x}\n", ":3:", "a rule needs a match"},
-	    {"workloads:\n  rules:\n    - {match: '('}\n", ":3:7: ", "bad regular expression"},
-	    {"disks:\n  expire: 0\n", ":2:11: ", "at least 1s"},
-	    {"log_level: loud\n", ":1:12: ", "log_level is one of debug, info, warn, error"},
-	    {"log_format: xml\n", ":1:13: ", "log_format is logfmt or json"},
-	    {"views: [\n", ":2:1: ", "did not find expected node content"},
+		{ "web:\n  listen_adresses: [':1']\n", ":2:3: ", "unknown key 'listen_adresses'" },
+		{ "views:\n  device_time: maybe\n", ":2:16: ", "expected true or false" },
+		{ "buckets:\n  latency_seconds: [0.01, 0.001]\n", ":2:", "bounds must ascend" },
+		{ "workloads:\n  by: pod\n", ":2:7: ", "workloads.by is cgroup or process" },
+		{ "workloads:\n  max: 0\n", ":2:8: ", "expected a whole number from 1 to 100000" },
+		{ "workloads:\n  expire: soon\n", ":2:11: ", "expected a duration" },
+		{ "workloads:\n  rules:\n    - {kind: x}\n", ":3:", "a rule needs a match" },
+		{ "workloads:\n  rules:\n    - {match: '('}\n",
+		  ":3:7: ", "bad regular expression" },
+		{ "disks:\n  expire: 0\n", ":2:11: ", "at least 1s" },
+		{ "log_level: loud\n", ":1:12: ", "log_level is one of debug, info, warn, error" },
+		{ "log_format: xml\n", ":1:13: ", "log_format is logfmt or json" },
+		{ "views: [\n", ":2:1: ", "did not find expected node content" },
 	};
 
 	(void)state;
@@ -147,9 +148,9 @@ static void test_missing_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_every_key),
-	    cmocka_unit_test(test_mistakes),
-	    cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_mistakes),
+		cmocka_unit_test(test_missing_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

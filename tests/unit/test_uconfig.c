@@ -269,9 +269,9 @@ static void test_defaults(void **state)
 	static const struct {
 		const char *file, *name;
 	} cases[] = {
-	    {"/etc/iolat/timers.yaml", "timers"},
-	    {"timers.yml", "timers"},
-	    {"a/b/run-queue", "run-queue"},
+		{ "/etc/iolat/timers.yaml", "timers" },
+		{ "timers.yml", "timers" },
+		{ "a/b/run-queue", "run-queue" },
 	};
 	struct uconfig c;
 
@@ -702,18 +702,18 @@ static void test_builtin_configs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_full),	  cmocka_unit_test(test_defaults),
-	    cmocka_unit_test(test_pseudo_file),	  cmocka_unit_test(test_syntax_error),
-	    cmocka_unit_test(test_unknown_field), cmocka_unit_test(test_unknown_decoder),
-	    cmocka_unit_test(test_missing_field), cmocka_unit_test(test_bad_name),
-	    cmocka_unit_test(test_label_size),	  cmocka_unit_test(test_decoder_size),
-	    cmocka_unit_test(test_exp2_max),	  cmocka_unit_test(test_fixed_keys),
-	    cmocka_unit_test(test_min_above_max), cmocka_unit_test(test_regexp),
-	    cmocka_unit_test(test_static_map),	  cmocka_unit_test(test_empty_metrics),
-	    cmocka_unit_test(test_wrong_types),	  cmocka_unit_test(test_alias_bomb),
-	    cmocka_unit_test(test_too_large),	  cmocka_unit_test(test_files),
-	    cmocka_unit_test(test_decoder_names), cmocka_unit_test(test_builtin_configs),
-	    cmocka_unit_test(test_perf_events),
+		cmocka_unit_test(test_full),	      cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_pseudo_file),   cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_unknown_field), cmocka_unit_test(test_unknown_decoder),
+		cmocka_unit_test(test_missing_field), cmocka_unit_test(test_bad_name),
+		cmocka_unit_test(test_label_size),    cmocka_unit_test(test_decoder_size),
+		cmocka_unit_test(test_exp2_max),      cmocka_unit_test(test_fixed_keys),
+		cmocka_unit_test(test_min_above_max), cmocka_unit_test(test_regexp),
+		cmocka_unit_test(test_static_map),    cmocka_unit_test(test_empty_metrics),
+		cmocka_unit_test(test_wrong_types),   cmocka_unit_test(test_alias_bomb),
+		cmocka_unit_test(test_too_large),     cmocka_unit_test(test_files),
+		cmocka_unit_test(test_decoder_names), cmocka_unit_test(test_builtin_configs),
+		cmocka_unit_test(test_perf_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,9 +74,9 @@ static void test_unknown_verdict_kept_plain(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_atomics_on_5_10),
-	    cmocka_unit_test(test_last_verdict_not_state_or_source),
-	    cmocka_unit_test(test_unknown_verdict_kept_plain),
+		cmocka_unit_test(test_atomics_on_5_10),
+		cmocka_unit_test(test_last_verdict_not_state_or_source),
+		cmocka_unit_test(test_unknown_verdict_kept_plain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

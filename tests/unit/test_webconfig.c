@@ -98,7 +98,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	static const char *const files[] = {"server.crt", "server.key", "junk.pem", "web.yml"};
+	static const char *const files[] = { "server.crt", "server.key", "junk.pem", "web.yml" };
 	char path[128];
 	size_t i;
 
@@ -178,11 +178,11 @@ static void assert_no_tls(const struct webconfig *wc)
 static void test_empty(void **state)
 {
 	static const char *const empties[] = {
-	    "",
-	    "# only a comment\n",
-	    "---\n",
-	    "tls_server_config:\nbasic_auth_users: {}\n",
-	    "tls_server_config:\n  cert_file: ''\n  key_file:\n",
+		"",
+		"# only a comment\n",
+		"---\n",
+		"tls_server_config:\nbasic_auth_users: {}\n",
+		"tls_server_config:\n  cert_file: ''\n  key_file:\n",
 	};
 	struct webconfig wc;
 	size_t i;
@@ -679,23 +679,23 @@ static void test_check_threads(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_empty),
-	    cmocka_unit_test(test_tls_only),
-	    cmocka_unit_test(test_tls_client_auth),
-	    cmocka_unit_test(test_auth_only),
-	    cmocka_unit_test(test_tls_and_auth),
-	    cmocka_unit_test(test_parse_buffer),
-	    cmocka_unit_test(test_file_errors),
-	    cmocka_unit_test(test_syntax_errors),
-	    cmocka_unit_test(test_nul),
-	    cmocka_unit_test(test_unknown_keys),
-	    cmocka_unit_test(test_cert_key_pairing),
-	    cmocka_unit_test(test_unreadable_pem),
-	    cmocka_unit_test(test_client_auth_errors),
-	    cmocka_unit_test(test_user_errors),
-	    cmocka_unit_test(test_check),
-	    cmocka_unit_test(test_check_timing),
-	    cmocka_unit_test(test_check_threads),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_tls_only),
+		cmocka_unit_test(test_tls_client_auth),
+		cmocka_unit_test(test_auth_only),
+		cmocka_unit_test(test_tls_and_auth),
+		cmocka_unit_test(test_parse_buffer),
+		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_nul),
+		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_cert_key_pairing),
+		cmocka_unit_test(test_unreadable_pem),
+		cmocka_unit_test(test_client_auth_errors),
+		cmocka_unit_test(test_user_errors),
+		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_check_timing),
+		cmocka_unit_test(test_check_threads),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

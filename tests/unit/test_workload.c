@@ -24,9 +24,9 @@ static void expect(const char *path, const char *kind, const char *name)
  * would take it gigabytes (the guard fuzzing called for). */
 static void test_rule_check(void **state)
 {
-	struct workload_rule ok = {"^/tenants/([^/]+)", "tenant", "\\1"};
-	struct workload_rule bad = {"(unclosed", "x", ""};
-	struct workload_rule huge = {"((a?)*(b+)*){1500}", "x", ""};
+	struct workload_rule ok = { "^/tenants/([^/]+)", "tenant", "\\1" };
+	struct workload_rule bad = { "(unclosed", "x", "" };
+	struct workload_rule huge = { "((a?)*(b+)*){1500}", "x", "" };
 	char err[256];
 
 	(void)state;
@@ -93,12 +93,12 @@ static void test_lookup_unattributed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_libvirt),
-	    cmocka_unit_test(test_kubernetes),
-	    cmocka_unit_test(test_containers_services_scopes),
-	    cmocka_unit_test(test_plain),
-	    cmocka_unit_test(test_lookup_unattributed),
-	    cmocka_unit_test(test_rule_check),
+		cmocka_unit_test(test_libvirt),
+		cmocka_unit_test(test_kubernetes),
+		cmocka_unit_test(test_containers_services_scopes),
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_lookup_unattributed),
+		cmocka_unit_test(test_rule_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,7 +23,7 @@ static char err[512];
 /* A reader of "t.yml" over text; the caller deletes the document on success. */
 static int load(struct yamldoc *d, const char *text, const char *empty_msg)
 {
-	*d = (struct yamldoc){.file = "t.yml", .err = err, .errlen = sizeof(err)};
+	*d = (struct yamldoc){ .file = "t.yml", .err = err, .errlen = sizeof(err) };
 	err[0] = '\0';
 	return yamldoc_load(d, text, strlen(text), empty_msg);
 }
@@ -134,7 +134,9 @@ static void test_words(void **state)
 	yaml_document_delete(&d.doc);
 
 	*d.err = '\0';
-	d = (struct yamldoc){.file = "t.yml", .err = err, .errlen = sizeof(err), .words = my_words};
+	d = (struct yamldoc){
+		.file = "t.yml", .err = err, .errlen = sizeof(err), .words = my_words
+	};
 	assert_int_equal(yamldoc_load(&d, "a: 1\n---\na: 2\n", 12, NULL), -EINVAL);
 	assert_string_equal(err, "t.yml:3:1: problem 4");
 }
@@ -232,10 +234,10 @@ static void test_fail_file_and_budget(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_load),	cmocka_unit_test(test_each_key),
-	    cmocka_unit_test(test_repeat_wins), cmocka_unit_test(test_words),
-	    cmocka_unit_test(test_key_node),	cmocka_unit_test(test_getters),
-	    cmocka_unit_test(test_nul),		cmocka_unit_test(test_fail_file_and_budget),
+		cmocka_unit_test(test_load),	    cmocka_unit_test(test_each_key),
+		cmocka_unit_test(test_repeat_wins), cmocka_unit_test(test_words),
+		cmocka_unit_test(test_key_node),    cmocka_unit_test(test_getters),
+		cmocka_unit_test(test_nul),	    cmocka_unit_test(test_fail_file_and_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
