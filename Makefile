@@ -69,7 +69,7 @@ vpath %.c $(LAYERS:%=src/%) src
 # and run without bpftool or BTF (make unit-nobpf checks it).
 BPF_SRCS := src/core/collector.c src/core/tracer.c src/uprog/mapiter.c src/uprog/uprog.c \
 	    src/uprog/uprog_source.c src/uprog/userprogs.c src/serve/exporter.c \
-	    src/serve/exporter_disks.c src/serve/wlabels.c src/cli/cmdutil.c src/cli/trace_out.c
+	    src/serve/exporter_disks.c src/cli/cmdutil.c src/cli/trace_out.c
 PURE_SRCS := $(filter-out $(BPF_SRCS),$(LIB_SRCS))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(LIB_SRCS)))
 PURE_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(PURE_SRCS)))
