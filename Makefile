@@ -68,8 +68,8 @@ vpath %.c $(LAYERS:%=src/%) src
 # library, $(OUT)/libiolat.a, which is all most unit tests link: they build
 # and run without bpftool or BTF (make unit-nobpf checks it).
 BPF_SRCS := src/core/collector.c src/core/tracer.c src/uprog/mapiter.c src/uprog/uprog.c \
-	    src/uprog/umetrics.c src/uprog/userprogs.c src/serve/exporter.c \
-	    src/serve/exporter_disks.c src/serve/wlabels.c src/cli/cmdutil.c src/cli/trace_out.c
+	    src/uprog/uprog_source.c src/uprog/userprogs.c src/serve/exporter.c \
+	    src/serve/exporter_disks.c src/cli/cmdutil.c src/cli/trace_out.c
 PURE_SRCS := $(filter-out $(BPF_SRCS),$(LIB_SRCS))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(LIB_SRCS)))
 PURE_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(PURE_SRCS)))
@@ -215,7 +215,7 @@ $(OUT)/libiolat-bpf.a: $(BPF_OBJS)
 
 # A unit test links the pure library; those named in UNIT_BPF_TESTS test
 # modules that need the skeletons and link those too.
-UNIT_BPF_TESTS := config_file builtin
+UNIT_BPF_TESTS := config_file
 $(OUT)/test_%: tests/unit/test_%.c $(OUT)/libiolat.a
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c,$^) \

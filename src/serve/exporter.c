@@ -106,6 +106,17 @@ static int comm_of(void *ctx, uint32_t pid, char *out, size_t len)
 	return collector_comm(ctx, pid, out, len);
 }
 
+/* The label sets' kernel map writes (wlabels_ops): the collector's. */
+static int wl_retire(void *ctx, const struct iolat_key *k, uint64_t into)
+{
+	return collector_retire(ctx, k, into);
+}
+
+static int wl_refold(void *ctx, uint64_t from, uint64_t into)
+{
+	return collector_refold(ctx, from, into);
+}
+
 /* Everything a reload replaces, built off to the side (exporter_prepare). */
 struct exporter_settings {
 	struct exporter_opts o;
@@ -126,6 +137,7 @@ static int workloads_prepare(struct exporter *e, struct exporter_settings *st, c
 			     size_t len)
 {
 	const struct exporter_opts *o = &st->o;
+	const struct wlabels_ops wl_ops = { .ctx = e->c, .retire = wl_retire, .refold = wl_refold };
 
 	if (!collector_keyed_by_cgroup(e->c) && !collector_keyed_by_process(e->c)) {
 		snprintf(err, len, "workload series need a restart (iolat started without them)");
@@ -141,7 +153,7 @@ static int workloads_prepare(struct exporter *e, struct exporter_settings *st, c
 	if (e->wl)
 		return 0;
 	st->names_of = workload_cache_new();
-	st->wl = st->names_of ? wlabels_new(e->c, st->names_of, &o->wl) : NULL;
+	st->wl = st->names_of ? wlabels_new(&wl_ops, st->names_of, &o->wl) : NULL;
 	if (!st->wl) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;

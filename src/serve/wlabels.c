@@ -11,9 +11,8 @@
 #include "util/buf.h"
 #include "util/idmap.h"
 
-/* User-space cgroup ids (collector_retire) for retired series. */
-#define ID_OTHER (COLLECTOR_CG_USER | 1)
-#define ID_EXPIRED (COLLECTOR_CG_USER | 2)
+/* User-space cgroup ids (ops->retire) for retired series: wlabels.h's two,
+ * then one per label set. */
 #define ID_FIRST_SET (COLLECTOR_CG_USER | 16)
 /* idmap keys must be non-zero: I/O charged to no cgroup (id 0) uses this. */
 #define ID_NONE (COLLECTOR_CG_USER - 1)
@@ -40,7 +39,7 @@ struct tracked {
 };
 
 struct wlabels {
-	struct collector *c;
+	struct wlabels_ops ops;
 	struct workload_cache *names;
 	struct wlabels_opts o;
 	struct idmap cgroups; /* cgroup id -> struct tracked */
@@ -51,20 +50,20 @@ struct wlabels {
 	struct wlabels_stats st;
 };
 
-struct wlabels *wlabels_new(struct collector *c, struct workload_cache *names,
+struct wlabels *wlabels_new(const struct wlabels_ops *ops, struct workload_cache *names,
 			    const struct wlabels_opts *o)
 {
 	struct wlabels *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		return NULL;
-	w->c = c;
+	w->ops = *ops;
 	w->names = names;
 	w->o = *o;
 	w->next_id = ID_FIRST_SET;
 	strcpy(w->other.label.kind, "other");
 	strcpy(w->other.label.name, "other");
-	w->other.id = ID_OTHER;
+	w->other.id = WLABELS_ID_OTHER;
 	return w;
 }
 
@@ -198,7 +197,7 @@ const struct wl_label *wlabels_of(struct wlabels *w, uint64_t cgroup)
 	struct tracked *t;
 	struct lset *s;
 
-	if (cgroup == ID_OTHER)
+	if (cgroup == WLABELS_ID_OTHER)
 		return &w->other.label;
 	if (cgroup >= COLLECTOR_CG_USER) {
 		s = idmap_get(&w->sets, cgroup);
@@ -260,7 +259,7 @@ static int retire_keys(struct wlabels *w, const struct snapshot *snap)
 		t = idmap_get(&w->cgroups, track_id(k->cgroup));
 		if (!t || !t->gone)
 			continue;
-		rc = collector_retire(w->c, k, t->set->id);
+		rc = w->ops.retire(w->ops.ctx, k, t->set->id);
 		if (rc)
 			return rc;
 	}
@@ -299,7 +298,7 @@ static int expire(struct wlabels *w, uint64_t id)
 	if (!s)
 		return 0;
 	idmap_del(&w->by_name, s->hash);
-	rc = collector_refold(w->c, s->id, ID_EXPIRED);
+	rc = w->ops.refold(w->ops.ctx, s->id, WLABELS_ID_EXPIRED);
 	free(s);
 	w->st.sets--;
 	w->st.expired_sets++;

@@ -32,9 +32,30 @@ struct wl_label {
 	char name[128];
 };
 
+/*
+ * The kernel map writes wlabels asks for: exporter.c passes the collector's
+ * (collector_retire, collector_refold), tests a fake; so the label sets'
+ * bookkeeping needs no collector. The ids are user-space cgroup ids, of
+ * COLLECTOR_CG_USER and above.
+ */
+struct wlabels_ops {
+	void *ctx;
+	/* Moves key k's kernel values to user space under cgroup id `into`. 0 or -errno. */
+	int (*retire)(void *ctx, const struct iolat_key *k, uint64_t into);
+	/* Merges the user-space series of cgroup id `from` into `into`. 0 or -errno. */
+	int (*refold)(void *ctx, uint64_t from, uint64_t into);
+};
+
+/* User-space ids of its own: the retired series of cgroups folded into
+ * "other" are kept under WLABELS_ID_OTHER, an expired set's under
+ * WLABELS_ID_EXPIRED (counted in the per-disk totals only). */
+#define WLABELS_ID_OTHER (COLLECTOR_CG_USER | 1)
+#define WLABELS_ID_EXPIRED (COLLECTOR_CG_USER | 2)
+
 struct wlabels;
 
-struct wlabels *wlabels_new(struct collector *c, struct workload_cache *names,
+/* names must outlive the result; ops is copied. NULL when out of memory. */
+struct wlabels *wlabels_new(const struct wlabels_ops *ops, struct workload_cache *names,
 			    const struct wlabels_opts *o);
 void wlabels_free(struct wlabels *w);
 void wlabels_set_opts(struct wlabels *w, const struct wlabels_opts *o);
@@ -53,8 +74,8 @@ int wlabels_is_other(const struct wlabels *w, const struct wl_label *l);
 
 /*
  * Maintenance, after wlabels_assign of the same snapshot: retires the keys
- * of cgroups gone with no I/O since the previous pass (collector_retire)
- * and expires label sets (collector_refold). 0 or -errno.
+ * of cgroups gone with no I/O since the previous pass (ops->retire) and
+ * expires label sets (ops->refold). 0 or -errno.
  */
 int wlabels_prune(struct wlabels *w, const struct snapshot *snap, time_t now);
 

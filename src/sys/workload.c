@@ -274,17 +274,25 @@ static void walk(struct workload_cache *c)
 	cgroups_walk(c->root, remember, c);
 }
 
-struct workload_cache *workload_cache_new(void)
+struct workload_cache *workload_cache_new_at(const char *root)
 {
 	struct workload_cache *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
-	cgroups_io_root(c->root, sizeof(c->root)); /* "" if none: nothing to walk */
+	snprintf(c->root, sizeof(c->root), "%s", root); /* "": nothing to walk */
 	snprintf(c->unattributed.kind, sizeof(c->unattributed.kind), "none");
 	snprintf(c->unattributed.name, sizeof(c->unattributed.name), "unattributed");
 	walk(c);
 	return c;
+}
+
+struct workload_cache *workload_cache_new(void)
+{
+	char root[4096];
+
+	cgroups_io_root(root, sizeof(root)); /* "" if none */
+	return workload_cache_new_at(root);
 }
 
 void workload_cache_free(struct workload_cache *c)

@@ -31,6 +31,10 @@ struct workload_cache;
 
 /* A cache of id -> workload over the io hierarchy; NULL on failure. */
 struct workload_cache *workload_cache_new(void);
+
+/* The same over the directory tree at root, which stands in for the io
+ * hierarchy: a directory's inode number is its cgroup id (tests). */
+struct workload_cache *workload_cache_new_at(const char *root);
 void workload_cache_free(struct workload_cache *c);
 
 /*

@@ -363,36 +363,3 @@ size_t umetrics_dropped(const struct umetrics *u)
 {
 	return u->dropped;
 }
-
-/* A user's loaded object as a source: its BPF maps, each value one u64. */
-static int uprog_source_map(void *ctx, const char *name, struct umap *out, char *err, size_t errlen)
-{
-	memset(out, 0, sizeof(*out));
-	return uprog_map(ctx, name, &out->m, err, errlen);
-}
-
-struct uprog_walk {
-	usource_fn fn;
-	void *arg;
-};
-
-static int uprog_entry(void *arg, const void *key, uint64_t value)
-{
-	struct uprog_walk *w = arg;
-	struct uvalue v = { .u64 = value };
-
-	return w->fn(w->arg, key, &v);
-}
-
-static int uprog_source_read(void *ctx, const struct umap *m, usource_fn fn, void *arg, char *err,
-			     size_t errlen)
-{
-	struct uprog_walk w = { fn, arg };
-
-	return uprog_map_read(ctx, &m->m, uprog_entry, &w, err, errlen);
-}
-
-void umetrics_uprog_source(struct uprog *p, struct usource *out)
-{
-	*out = (struct usource){ .ctx = p, .map = uprog_source_map, .read = uprog_source_read };
-}

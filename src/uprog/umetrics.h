@@ -8,8 +8,8 @@
  *
  * It serves users' programs (the maps of a loaded object) and iolat's own
  * block metrics (the configs in builtin/, over the collector's views)
- * alike: a source
- * says where the maps are.
+ * alike: a source says where the maps are (a loaded object's:
+ * uprog_source.h).
  */
 #ifndef IOLAT_UMETRICS_H
 #define IOLAT_UMETRICS_H
@@ -55,9 +55,6 @@ struct usource {
 	const struct bucket_table *(*table)(void *ctx, enum ubucket_type t);
 	const uint64_t *(*le)(void *ctx, enum ubucket_type t, size_t *n);
 };
-
-/* The source of a user's loaded object; p must outlive it. */
-void umetrics_uprog_source(struct uprog *p, struct usource *out);
 
 struct umetrics;
 

@@ -13,6 +13,7 @@
 #include "uprog/uconfig.h"
 #include "uprog/umetrics.h"
 #include "uprog/uprog.h"
+#include "uprog/uprog_source.h"
 #include "util/buf.h"
 
 /* One config: what it was called, and how far it got. */
@@ -162,7 +163,7 @@ static int start_config(struct userprogs *u, struct user_config *c, char *err, s
 	/* uprog says -1, which is no errno. */
 	if (uprog_open(c->conf.object, c->conf.perf, c->conf.nperf, &c->prog, err, errlen))
 		return -EINVAL;
-	umetrics_uprog_source(c->prog, &src);
+	uprog_source(c->prog, &src);
 	return umetrics_new(&c->metrics, &c->conf, &src, u->env, err, errlen);
 }
 
