@@ -11,17 +11,6 @@
 # there is nothing for trace to show.
 source tests/integration/lib.sh
 
-# wait_tracing ERRFILE PID: until a trace started with -D says it is attached
-# (its duration counts from then; under load that takes seconds).
-wait_tracing() {
-	for _ in $(seq 1 100); do
-		grep -q "Tracing block device I/O" "$1" && return 0
-		kill -0 "$2" 2>/dev/null || fail "trace exited: $(cat "$1")"
-		sleep 0.1
-	done
-	fail "trace did not attach within 10 s"
-}
-
 # trace_stats FILE: "emitted lost dropped" from iolat's exit summary.
 trace_stats() {
 	sed -nE 's/^iolat: ([0-9]+) records emitted, ([0-9]+) lost .*, ([0-9]+) dropped by threshold$/\1 \2 \3/p' "$1.err"
@@ -334,13 +323,13 @@ echo "ok: bad input, help, -D"
 
 # --summary: per device and per process, each span's statistics and share
 # of the total; on the 5 ms disk D2C holds nearly all of it.
-"$IOLAT" trace --summary --json -d "${slow#/dev/}" -D 4 >"$WORK/sum.json" 2>"$WORK/sum.err" &
-sumpid=$!
-wait_tracing "$WORK/sum.err" $sumpid
+# -D counts from the attach, which start_iolat waits for.
+start_iolat "$WORK/sum.json" trace --summary --json -d "${slow#/dev/}" -D 4
 "$DIO" read "$slow" 40 4096 &
 diopid=$!
 wait $diopid || fail "dio"
-wait $sumpid || fail "trace --summary: $(cat "$WORK/sum.err")"
+wait "$IOLAT_PID" || fail "trace --summary: $(cat "$WORK/sum.json.err")"
+IOLAT_PID=
 python3 - "$WORK/sum.json" "${slow#/dev/}" "$diopid" <<'PY' || fail "summary: $(cat "$WORK/sum.json")"
 import json, sys
 d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
@@ -362,13 +351,12 @@ echo "ok: --summary per device and process"
 
 # --write records to a file; --read prints or summarises it later, without
 # tracing, and sees the same records.
-"$IOLAT" trace -w "$WORK/io.trace" -d "$name" -D 3 2>"$WORK/w.err" >"$WORK/w.out" &
-wpid=$!
-wait_tracing "$WORK/w.err" $wpid
+start_iolat "$WORK/w.out" trace -w "$WORK/io.trace" -d "$name" -D 3
 "$DIO" read "$dev" 50 4096 || fail "dio"
-wait $wpid || fail "trace -w: $(cat "$WORK/w.err")"
+wait "$IOLAT_PID" || fail "trace -w: $(cat "$WORK/w.out.err")"
+IOLAT_PID=
 [ ! -s "$WORK/w.out" ] || fail "trace -w printed records: $(head -3 "$WORK/w.out")"
-written=$(sed -n 's/^iolat: \([0-9]*\) records emitted.*/\1/p' "$WORK/w.err")
+written=$(sed -n 's/^iolat: \([0-9]*\) records emitted.*/\1/p' "$WORK/w.out.err")
 assert_counted "records written" 50 "$written"
 "$IOLAT" trace -r "$WORK/io.trace" --json >"$WORK/r.json" 2>"$WORK/r.err" || fail "trace -r: $(cat "$WORK/r.err")"
 assert_eq "records read back" "$written" "$(grep -c '"type":"io"' "$WORK/r.json")"
