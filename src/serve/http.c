@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <microhttpd.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -499,24 +500,17 @@ static int listen_target(const char *spec, struct sockaddr_storage *ss, socklen_
 const char *http_listen_describe(const char *spec, char *buf, size_t len)
 {
 	struct sockaddr_storage ss;
-	char host[INET6_ADDRSTRLEN] = "?";
+	char host[NI_MAXHOST], port[NI_MAXSERV];
 	socklen_t sl;
 	int fd;
 
 	if (strncmp(spec, HTTP_LISTEN_FD_PREFIX, strlen(HTTP_LISTEN_FD_PREFIX)) ||
-	    listen_target(spec, &ss, &sl, &fd))
+	    listen_target(spec, &ss, &sl, &fd) ||
+	    getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
+			NI_NUMERICHOST | NI_NUMERICSERV))
 		return spec;
-	if (ss.ss_family == AF_INET6) {
-		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
-
-		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
-		snprintf(buf, len, "[%s]:%u", host, ntohs(a->sin6_port));
-	} else {
-		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
-
-		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
-		snprintf(buf, len, "%s:%u", host, ntohs(a->sin_port));
-	}
+	/* As a listen address is written: [v6]:port, v4:port. */
+	snprintf(buf, len, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
 	return buf;
 }
 
