@@ -158,15 +158,19 @@ stop_iolat() {
 	[ "$rc" -eq 0 ] || fail "iolat exited with $rc"
 }
 
-# wait_for_stderr OUTFILE PATTERN: waits up to 3 s for iolat (started with
-# start_iolat OUTFILE) to say PATTERN on stderr.
-wait_for_stderr() {
-	for _ in $(seq 1 30); do
-		grep -q "$2" "$1.err" && return 0
+# wait_for_line FILE PATTERN [SECONDS]: waits up to SECONDS (default 3)
+# for PATTERN (a grep regexp) in FILE.
+wait_for_line() {
+	for _ in $(seq 1 $((${3:-3} * 10))); do
+		grep -q -- "$2" "$1" && return 0
 		sleep 0.1
 	done
 	return 1
 }
+
+# wait_for_stderr OUTFILE PATTERN: waits up to 3 s for iolat (started with
+# start_iolat OUTFILE) to say PATTERN on stderr.
+wait_for_stderr() { wait_for_line "$1.err" "$2"; }
 
 # fill_maps BATCHFILE: bpftool batch (map updates by map name, idempotent).
 # bpftool finds a map by name by opening every map id; one that a process

@@ -24,15 +24,6 @@ for l in lines:
 PY
 }
 
-# wait_log FILE PATTERN: up to 5 s for PATTERN in FILE.
-wait_log() {
-	for _ in $(seq 50); do
-		grep -q -- "$2" "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 port=$(free_port)
 printf 'log_format: json\n' >"$WORK/cfg.yml"
 start_serve "$WORK/serve.log" --config.file="$WORK/cfg.yml" --web.listen-address="127.0.0.1:$port"
@@ -40,7 +31,7 @@ check_json_lines "$WORK/serve.log" 1
 # A reload that fails, with a reason that quotes the bad value.
 printf 'log_format: json\n"no\\"where": 1\n' >"$WORK/cfg.yml"
 kill -HUP "$SERVE_PID"
-wait_log "$WORK/serve.log" 'reload failed' || fail "no failed reload logged: $(cat "$WORK/serve.log")"
+wait_for_line "$WORK/serve.log" 'reload failed' 5 || fail "no failed reload logged: $(cat "$WORK/serve.log")"
 check_json_lines "$WORK/serve.log" 2
 python3 -c '
 import json, sys
@@ -50,7 +41,7 @@ assert m["level"] == "error" and "no\"where" in m["msg"], m' "$WORK/serve.log" |
 echo "ok: JSON lines, a failed reload's reason with its quotes"
 printf 'log_format: logfmt\n' >"$WORK/cfg.yml"
 kill -HUP "$SERVE_PID"
-wait_log "$WORK/serve.log" 'level=info msg="configuration reloaded' ||
+wait_for_line "$WORK/serve.log" 'level=info msg="configuration reloaded' 5 ||
 	fail "reload to logfmt: $(cat "$WORK/serve.log")"
 stop_serve "json logs"
 tail -1 "$WORK/serve.log" | grep -q '^ts=.* level=info msg="stopping' ||
@@ -74,7 +65,7 @@ SERVE_PID=$!
 on_exit "kill -TERM $SERVE_PID"
 # Once both sockets are bound (it says so), the first scrape starts iolat:
 # the connection waits in the socket's backlog meanwhile.
-wait_log "$WORK/sock.log" "Listening on \[::1\]:$p6" || fail "systemd-socket-activate: $(cat "$WORK/sock.log")"
+wait_for_line "$WORK/sock.log" "Listening on \[::1\]:$p6" 5 || fail "systemd-socket-activate: $(cat "$WORK/sock.log")"
 assert_eq "first scrape (IPv4)" 200 "$(curl -s -m 30 -o "$WORK/m4" -w '%{http_code}' "http://127.0.0.1:$p4/metrics")"
 grep -q '^iolat_build_info' "$WORK/m4" || fail "no metrics on the activated socket"
 assert_eq "IPv6 socket" 200 "$(curl -s -m 10 -g -o /dev/null -w '%{http_code}' "http://[::1]:$p6/metrics")"
@@ -88,7 +79,7 @@ listen_inode() {
 }
 sock=$(listen_inode)
 kill -HUP "$SERVE_PID"
-wait_log "$WORK/sock.log" 'configuration reloaded' || fail "reload: $(cat "$WORK/sock.log")"
+wait_for_line "$WORK/sock.log" 'configuration reloaded' 5 || fail "reload: $(cat "$WORK/sock.log")"
 assert_eq "after SIGHUP" 200 "$(curl -s -m 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p4/metrics")"
 # TLS on: the activated socket goes to a TLS successor, not closed.
 printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$PWD/tests/unit/data/server.crt" \
