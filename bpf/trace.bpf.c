@@ -43,11 +43,24 @@ const volatile __u64 wake_bytes = 0;   /* wake the reader at this much data */
  * The sys_enter/sys_exit programs are loaded only when it is on. */
 const volatile bool link_syscalls = false;
 const volatile __u64 sys_mask[TRACE_SYS_MAX / 64] = {};
+/* Page-cache linkage (with link_syscalls, where the kernel has a dirtying
+ * tracepoint): the buffered-write syscalls among the listed ones, whose
+ * dirtied folios are followed to the bios that later carry them. */
+const volatile bool link_page_cache = false;
+/* iolat's own tgid: its own writes (the records it saves) are not followed. */
+const volatile __u32 self_pid = 0;
+const volatile __u64 sys_write_mask[TRACE_SYS_MAX / 64] = {};
 
 /* Followed bios and requests in flight: the lower stages' fast exit.
  * LRU evictions are not subtracted, so it can only err high (costing
  * lookups, never records). */
 __u64 in_flight = 0;
+/* Threads inside a followed buffered write, and folios they dirtied not yet
+ * seen in a bio: the page-cache programs' fast exits, which cost every
+ * dirtied folio and every queued write one load while they are 0. Like
+ * in_flight, LRU evictions leave pc_in_flight high, never low. */
+__u64 writers_active = 0;
+__u64 pc_in_flight = 0;
 /* Record ids: each CPU's own sequence, with the CPU in the top bits, so
  * they are unique without an atomic that returns a value (5.12+) and
  * without one cache line that every CPU's I/O writes. */
@@ -98,6 +111,35 @@ struct {
 	__type(value, __u64);
 } sample_count SEC(".maps");
 
+/* Per CPU, with syscall linkage: listed syscalls seen since the last one
+ * followed; buffered writes (1) apart from the rest (0), so that a program
+ * alternating read and write (dd) does not have one kind always sampled and
+ * the other never. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} sys_sample_count SEC(".maps");
+
+/* Dirty folios of followed writes, by folio address, until a queued bio
+ * carries them (then deleted). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TRACE_FOLIOS_MAX);
+	__type(key, __u64);
+	__type(value, struct trace_folio);
+} folios SEC(".maps");
+
+/* The page-cache link being built while a bio's pages are walked: too big
+ * for the queue program's stack beside its record. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trace_pc_link);
+} pc_scratch SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TRACE_STAT_COUNT);
@@ -111,6 +153,31 @@ struct {
 	__uint(max_entries, TRACE_RINGBUF_DEFAULT_BYTES);
 } records SEC(".maps");
 
+/*
+ * How to submit a ring buffer sample. Waking the reader per sample costs an
+ * interrupt (irq_work) per I/O: measured at ~8 us per completion here. So it
+ * is woken once wake_bytes (user space: a quarter of the buffer) are
+ * waiting; it also polls on a short timer for the rest.
+ */
+static __always_inline __u64 wake_flag(void)
+{
+	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes ? BPF_RB_FORCE_WAKEUP
+									    : BPF_RB_NO_WAKEUP;
+}
+
+/* Copies r to the ring buffer, or counts it lost. */
+static __always_inline void submit(const struct trace_record *r)
+{
+	struct trace_record *out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
+
+	if (!out) {
+		stat_inc(&stats, TRACE_STAT_LOST);
+		return;
+	}
+	__builtin_memcpy(out, r, sizeof(*out));
+	bpf_ringbuf_submit(out, wake_flag());
+}
+
 /* With a pid filter, whether the task (pid_tgid: bpf_get_current_pid_tgid())
  * belongs to another process. */
 static __always_inline bool pid_filtered_out(__u64 pid_tgid)
@@ -118,21 +185,39 @@ static __always_inline bool pid_filtered_out(__u64 pid_tgid)
 	return filter_pid && (__u32)(pid_tgid >> 32) != filter_pid;
 }
 
-/* Whether this CPU's turn to follow a bio has come (1 in sample_every). */
-static __always_inline bool sampled(void)
+/* Whether this CPU's turn has come (1 in sample_every) on counter `which`
+ * of a per-CPU array of counters. */
+static __always_inline bool turn_of(void *counters, __u32 which)
 {
-	__u32 zero = 0;
 	__u64 *n;
 
 	if (sample_every <= 1)
 		return true;
-	n = bpf_map_lookup_elem(&sample_count, &zero);
+	n = bpf_map_lookup_elem(counters, &which);
 	if (!n)
 		return false;
 	if (++*n < sample_every)
 		return false;
 	*n = 0;
 	return true;
+}
+
+/* With syscall linkage the sampling is decided once, at a listed syscall's
+ * entry, and holds for the bios queued inside it; bios queued outside any
+ * (writeback, kernel threads) are sampled on their own. */
+enum sys_turn {
+	TURN_SAMPLE, /* not inside a listed syscall: the bio's own turn */
+	TURN_FOLLOW, /* inside a followed one */
+	TURN_SKIP,   /* inside one the sampling passed over */
+};
+
+static __always_inline enum sys_turn sys_turn_of(const struct trace_sys_thread *st)
+{
+	if (!st)
+		return TURN_SAMPLE;
+	if (st->enter_ns)
+		return TURN_FOLLOW;
+	return st->unsampled ? TURN_SKIP : TURN_SAMPLE;
 }
 
 /* What the queue program learns of a bio before deciding to follow it. */
@@ -149,7 +234,8 @@ struct queued {
  * Whether the bio is followed: the filters first, then the sampling turn.
  * `direct` (tp_btf, typed pointers) loads fields without a helper call each.
  */
-static __always_inline bool follows(struct bio *bio, bool direct, struct queued *q)
+static __always_inline bool follows(struct bio *bio, bool direct, struct queued *q,
+				    enum sys_turn turn)
 {
 	struct gendisk *disk = bio_disk(bio, direct);
 	struct cgroup *cg = NULL;
@@ -174,7 +260,7 @@ static __always_inline bool follows(struct bio *bio, bool direct, struct queued 
 		if (!cg || cgroup_ancestor_id(cg, filter_cgroup_level) != filter_cgroup)
 			return false;
 	}
-	if (!sampled())
+	if (turn == TURN_SKIP || (turn == TURN_SAMPLE && !turn_of(&sample_count, 0)))
 		return false;
 	if (!filter_cgroup)
 		cg = bio_blkcg_cgroup(bio, false);
@@ -217,11 +303,13 @@ static __always_inline __u64 next_id(void)
 	return ((__u64)(bpf_get_smp_processor_id() + 1) << 40) | (*seq & ((1ULL << 40) - 1));
 }
 
-/* Starts following the bio at `key` with record r; replaces (and counts)
- * an entry left by an earlier bio at the same address. */
+/* Starts following the bio at `key` with record r (with a new id unless r
+ * has one); replaces (and counts) an entry left by an earlier bio at the
+ * same address. */
 static __always_inline void follow(__u64 key, struct trace_record *r)
 {
-	r->id = next_id();
+	if (!r->id)
+		r->id = next_id();
 	if (bpf_map_update_elem(&bios, &key, r, BPF_NOEXIST) == 0) {
 		__sync_fetch_and_add(&in_flight, 1);
 	} else {
@@ -230,11 +318,9 @@ static __always_inline void follow(__u64 key, struct trace_record *r)
 	}
 }
 
-/* The thread's listed syscall, if it is inside one (--syscalls). */
-static __always_inline void link_syscall(struct trace_record *r, __u32 tid)
+/* The thread's followed syscall, if it is inside one (--syscalls). */
+static __always_inline void link_syscall(struct trace_record *r, struct trace_sys_thread *st)
 {
-	struct trace_sys_thread *st = bpf_map_lookup_elem(&sys_threads, &tid);
-
 	if (st && st->enter_ns) {
 		r->sys_enter_ns = st->enter_ns;
 		r->sys_nr = st->nr;
@@ -297,24 +383,292 @@ static __always_inline int on_remap(struct bio *bio, __u32 dev, __u64 from)
 }
 
 /*
+ * The io (blkio) cgroup of the current task: on cgroup v2 its own cgroup
+ * (or the nearest ancestor with io on), on v1 its blkio one, as blk-cgroup
+ * would charge its own direct I/O. NULL without CONFIG_BLK_CGROUP.
+ */
+static __always_inline struct cgroup *current_io_cgroup(void)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct cgroup_subsys_state *css = NULL;
+	struct css_set *cset;
+	int io;
+
+	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, io_cgrp_id))
+		return NULL;
+	io = bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id);
+	cset = BPF_CORE_READ(task, cgroups);
+	if (!cset)
+		return NULL;
+	bpf_core_read(&css, sizeof(css), &cset->subsys[io & 0x3f]);
+	return css ? BPF_CORE_READ(css, cgroup) : NULL;
+}
+
+/*
+ * The whole disk a file's page (or folio) will be written to: its file
+ * system's device, or for a block device's own page cache that device (its
+ * own number: a partition's is not its disk's). 0: none (tmpfs, a pipe).
+ */
+static __always_inline __u32 page_disk_dev(struct page *page)
+{
+	struct inode *host = BPF_CORE_READ(page, mapping, host);
+	struct block_device *bdev = BPF_CORE_READ(host, i_sb, s_bdev);
+
+	if (bdev)
+		return disk_dev(BPF_CORE_READ(bdev, bd_disk), false);
+	if ((BPF_CORE_READ(host, i_mode) & 0170000) == 0060000) /* S_ISBLK */
+		return BPF_CORE_READ(host, i_rdev);
+	return 0;
+}
+
+/*
+ * writeback_dirty_folio (writeback_dirty_page before 5.16): a folio of a
+ * file or block device became dirty. Inside a followed buffered write, the
+ * folio is remembered with the write, until the bio that writes it back is
+ * queued. A folio dirty already when the write reaches it fires nothing: it
+ * stays with the write that made it dirty.
+ */
+static __always_inline int on_dirty(void *folio)
+{
+	struct trace_sys_thread *st;
+	struct trace_folio f = {};
+	struct cgroup *cg;
+	__u64 key = (__u64)folio, id;
+	__u32 tid;
+
+	if (!writers_active || !folio)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	tid = (__u32)id;
+	st = bpf_map_lookup_elem(&sys_threads, &tid);
+	if (!st || !st->writing)
+		return 0;
+	if (filter_dev && page_disk_dev(folio) != filter_dev)
+		return 0;
+	cg = current_io_cgroup();
+	if (filter_cgroup && (!cg || cgroup_ancestor_id(cg, filter_cgroup_level) != filter_cgroup))
+		return 0;
+	f.dirty_ns = bpf_ktime_get_ns();
+	f.sys_enter_ns = st->enter_ns;
+	f.sys_nr = st->nr;
+	f.pid = id >> 32;
+	f.tid = tid;
+	f.cgroup = cgroup_id(cg, false);
+	bpf_get_current_comm(f.comm, sizeof(f.comm));
+	if (bpf_map_update_elem(&folios, &key, &f, BPF_NOEXIST) == 0) {
+		__sync_fetch_and_add(&pc_in_flight, 1);
+	} else {
+		/* Written back unseen (a bio the walk does not reach) and
+		 * dirty again: the newer write has it. */
+		stat_inc(&stats, TRACE_STAT_PC_REDIRTIED);
+		bpf_map_update_elem(&folios, &key, &f, BPF_ANY);
+	}
+	st->folios++;
+	stat_inc(&stats, TRACE_STAT_PC_MARKED);
+	return 0;
+}
+
+/* What a bio's page-cache walk found. */
+struct pc_sum {
+	__u64 dirty_ns; /* the oldest linked folio's; 0: none linked */
+	__u32 bytes;
+	__u32 links;
+};
+
+/* Emits the run of folios built so far, and starts none. */
+static __always_inline void pc_flush(struct trace_pc_link *run, struct pc_sum *sum)
+{
+	struct trace_pc_link *out;
+
+	if (!run->folios)
+		return;
+	sum->links++;
+	sum->bytes += run->bytes;
+	if (!sum->dirty_ns || run->dirty_ns < sum->dirty_ns)
+		sum->dirty_ns = run->dirty_ns;
+	out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
+	if (out) {
+		__builtin_memcpy(out, run, sizeof(*out));
+		bpf_ringbuf_submit(out, wake_flag());
+	} else {
+		stat_inc(&stats, TRACE_STAT_LOST);
+	}
+	run->folios = 0;
+}
+
+/* x86's page size: a bio vector's pages are walked one at a time. */
+#define PC_PAGE_SHIFT 12
+#define PC_PAGE_SIZE (1u << PC_PAGE_SHIFT)
+
+/* The folio a page belongs to: a tail page of a large folio points at its
+ * head with bit 0 set (page_folio(), include/linux/page-flags.h). */
+static __always_inline __u64 folio_of(struct page *page)
+{
+	unsigned long head = BPF_CORE_READ(page, compound_head);
+
+	return head & 1 ? head - 1 : (__u64)page;
+}
+
+/* The walk of one bio's pages (pc_step's ctx). */
+struct pc_walk {
+	struct bio_vec *vec;
+	__u32 vcnt, i, off;
+	bool loaded, last_linked;
+	struct bio_vec bv;
+	__u64 last; /* the previous page's folio */
+	__u64 page_bytes;
+	struct trace_pc_link *run;
+	struct pc_sum *sum;
+};
+
+/*
+ * One page of the walk: pages one at a time, since one vector may hold
+ * several order-0 folios that happen to be contiguous, or part of a large
+ * one. A folio a followed write dirtied joins the run of its write (a new
+ * run starts at another write's) and is forgotten, so its data is linked
+ * once. 1 ends the walk.
+ */
+static long pc_step(__u32 k, void *ctx)
+{
+	struct pc_walk *w = ctx;
+	struct trace_pc_link *run = w->run;
+	struct trace_folio *f;
+	__u32 at, len;
+	__u64 fk;
+
+	if (!w->loaded) {
+		if (w->i >= w->vcnt || w->i >= TRACE_BVEC_MAX ||
+		    bpf_probe_read_kernel(&w->bv, sizeof(w->bv), w->vec + w->i))
+			return 1;
+		w->loaded = true;
+		w->off = 0;
+	}
+	at = w->bv.bv_offset + w->off;
+	len = PC_PAGE_SIZE - (at & (PC_PAGE_SIZE - 1));
+	if (len > w->bv.bv_len - w->off)
+		len = w->bv.bv_len - w->off;
+	fk =
+	    folio_of((struct page *)((__u64)w->bv.bv_page + (at >> PC_PAGE_SHIFT) * w->page_bytes));
+	w->off += len;
+	if (w->off >= w->bv.bv_len) {
+		w->loaded = false;
+		w->i++;
+	}
+	if (fk == w->last) {
+		/* another page of a large folio */
+		if (w->last_linked)
+			run->bytes += len;
+		return 0;
+	}
+	w->last = fk;
+	w->last_linked = false;
+	f = bpf_map_lookup_elem(&folios, &fk);
+	if (!f)
+		return 0;
+	if (run->folios && (run->tid != f->tid || run->sys_enter_ns != f->sys_enter_ns))
+		pc_flush(run, w->sum);
+	if (!run->folios) {
+		run->dirty_ns = f->dirty_ns;
+		run->sys_enter_ns = f->sys_enter_ns;
+		run->cgroup = f->cgroup;
+		run->pid = f->pid;
+		run->tid = f->tid;
+		run->sys_nr = f->sys_nr;
+		run->bytes = 0;
+		__builtin_memcpy(run->comm, f->comm, sizeof(run->comm));
+	}
+	if (f->dirty_ns < run->dirty_ns)
+		run->dirty_ns = f->dirty_ns;
+	run->bytes += len;
+	run->folios++;
+	w->last_linked = true;
+	if (bpf_map_delete_elem(&folios, &fk) == 0)
+		__sync_fetch_and_sub(&pc_in_flight, 1);
+	stat_inc(&stats, TRACE_STAT_PC_LINKED);
+	return 0;
+}
+
+/*
+ * Links the pages of a bio queued for writing to the followed writes that
+ * dirtied them: one trace_pc_link per run of one write's folios, over the
+ * bio's first TRACE_BIO_PAGES_MAX pages. Through
+ * bpf_loop (5.17+): the verifier checks one step, not every iteration.
+ */
+static __always_inline void pc_walk(struct bio *bio, __u64 bio_id, __u32 dev, __u64 now,
+				    struct pc_sum *sum)
+{
+	__u32 zero = 0;
+	struct trace_pc_link *run = bpf_map_lookup_elem(&pc_scratch, &zero);
+	struct pc_walk w = {};
+
+	if (!run)
+		return;
+	run->folios = 0;
+	run->bio_id = bio_id;
+	run->queue_ns = now;
+	run->dev = dev;
+	w.run = run;
+	w.sum = sum;
+	w.page_bytes = bpf_core_type_size(struct page);
+	w.vec = BPF_CORE_READ(bio, bi_io_vec);
+	w.vcnt = BPF_CORE_READ(bio, bi_vcnt);
+	bpf_loop(TRACE_BIO_PAGES_MAX, pc_step, &w, 0);
+	pc_flush(run, sum);
+}
+
+/*
  * Queue: the one program every I/O pays for fully, so the filters come
  * first, the sampling decision next, and the record is built only for a
- * bio that is followed.
+ * bio that is followed. A write carrying followed writes' dirty data is
+ * followed whatever the sampling says (those writes were sampled).
  */
 static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 {
+	struct trace_sys_thread *st = NULL;
+	struct pc_sum pc = {};
 	struct trace_record r;
 	struct queued q = {};
-	__u64 key = (__u64)bio;
+	__u64 key = (__u64)bio, pc_id = 0, now;
 
 	if (queue_remapped(key))
 		return 0;
-	if (!follows(bio, direct, &q)) {
-		forget_stale(key);
-		return 0;
+	if (link_syscalls) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+		st = bpf_map_lookup_elem(&sys_threads, &tid);
+	}
+	now = bpf_ktime_get_ns();
+	if (link_page_cache && pc_in_flight) {
+		__u64 opf = direct ? bio->bi_opf : BPF_CORE_READ(bio, bi_opf);
+		struct gendisk *disk = bio_disk(bio, direct);
+
+		if (disk && op_of(opf) == IOLAT_OP_WRITE) {
+			__u32 dev = disk_dev(disk, direct);
+
+			if (!filter_dev || dev == filter_dev) {
+				pc_id = next_id();
+				pc_walk(bio, pc_id, dev, now, &pc);
+			}
+		}
+	}
+	if (!follows(bio, direct, &q, pc.links ? TURN_FOLLOW : sys_turn_of(st))) {
+		if (!pc.links) {
+			forget_stale(key);
+			return 0;
+		}
+		/* Linked, but filtered out as the flusher's I/O (its pid or
+		 * cgroup): the writes it carries passed those filters. */
+		if (!q.dev)
+			return 0;
+		q.id = bpf_get_current_pid_tgid();
+		q.opf = direct ? bio->bi_opf : BPF_CORE_READ(bio, bi_opf);
+		q.op = op_of(q.opf);
+		q.own_cgroup = cgroup_id(bio_blkcg_cgroup(bio, false), false);
+		q.bio_based = disk_bio_based(bio_disk(bio, false), false);
 	}
 	__builtin_memset(&r, 0, sizeof(r));
-	r.ts[TRACE_Q] = bpf_ktime_get_ns();
+	r.id = pc_id;
+	r.ts[TRACE_Q] = now;
 	r.dev = q.dev;
 	r.op = q.op;
 	r.rq_flags = flags_of(q.opf);
@@ -324,9 +678,12 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	r.tid = (__u32)q.id;
 	r.sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
 	r.bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
+	r.pc_dirty_ns = pc.dirty_ns;
+	r.pc_bytes = pc.bytes;
+	r.pc_links = pc.links;
 	bpf_get_current_comm(r.comm, sizeof(r.comm));
 	if (link_syscalls)
-		link_syscall(&r, r.tid);
+		link_syscall(&r, st);
 	follow(key, &r);
 	if (q.bio_based) {
 		struct upper_key u = { .sector = r.sector, .dev = r.dev };
@@ -381,31 +738,6 @@ static __always_inline int on_split(struct bio *split)
 	r->sector += piece.bytes >> 9;
 	follow((__u64)split, &piece);
 	return 0;
-}
-
-/*
- * How to submit a ring buffer sample. Waking the reader per sample costs an
- * interrupt (irq_work) per I/O: measured at ~8 us per completion here. So it
- * is woken once wake_bytes (user space: a quarter of the buffer) are
- * waiting; it also polls on a short timer for the rest.
- */
-static __always_inline __u64 wake_flag(void)
-{
-	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes ? BPF_RB_FORCE_WAKEUP
-									    : BPF_RB_NO_WAKEUP;
-}
-
-/* Copies r to the ring buffer, or counts it lost. */
-static __always_inline void submit(const struct trace_record *r)
-{
-	struct trace_record *out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
-
-	if (!out) {
-		stat_inc(&stats, TRACE_STAT_LOST);
-		return;
-	}
-	__builtin_memcpy(out, r, sizeof(*out));
-	bpf_ringbuf_submit(out, wake_flag());
 }
 
 /* A followed bio's end: emitted unless the threshold drops it. */
@@ -742,28 +1074,58 @@ static __always_inline bool sys_listed(__u64 nr)
 	return (sys_mask[nr / 64] >> (nr % 64)) & 1;
 }
 
+static __always_inline bool sys_writes(__u64 nr)
+{
+	return link_page_cache && nr < TRACE_SYS_MAX &&
+	       ((sys_write_mask[nr / 64] >> (nr % 64)) & 1);
+}
+
+/* The thread leaves a followed buffered write (or its exit went unseen). */
+static __always_inline void end_writing(struct trace_sys_thread *st)
+{
+	if (st->writing) {
+		st->writing = 0;
+		__sync_fetch_and_sub(&writers_active, 1);
+	}
+}
+
+/* A listed syscall's entry: decides once whether it is followed. */
 static __always_inline int on_sys_enter(long nr)
 {
 	struct trace_sys_thread *st, fresh = {};
+	bool writes;
 	__u64 id;
 	__u32 tid;
 
 	if (!sys_listed((__u64)nr))
 		return 0;
 	id = bpf_get_current_pid_tgid();
-	if (pid_filtered_out(id))
+	if (pid_filtered_out(id) || (__u32)(id >> 32) == self_pid)
 		return 0;
 	tid = (__u32)id;
 	st = bpf_map_lookup_elem(&sys_threads, &tid);
-	if (st) {
-		st->nr = (__u32)nr;
-		st->bios = 0;
-		st->enter_ns = bpf_ktime_get_ns();
+	if (!st) {
+		bpf_map_update_elem(&sys_threads, &tid, &fresh, BPF_ANY);
+		st = bpf_map_lookup_elem(&sys_threads, &tid);
+		if (!st)
+			return 0;
+	}
+	end_writing(st);
+	writes = sys_writes((__u64)nr);
+	st->nr = (__u32)nr;
+	st->bios = 0;
+	st->folios = 0;
+	if (!turn_of(&sys_sample_count, writes ? 1 : 0)) {
+		st->enter_ns = 0;
+		st->unsampled = 1;
 		return 0;
 	}
-	fresh.nr = (__u32)nr;
-	fresh.enter_ns = bpf_ktime_get_ns();
-	bpf_map_update_elem(&sys_threads, &tid, &fresh, BPF_ANY);
+	st->unsampled = 0;
+	st->enter_ns = bpf_ktime_get_ns();
+	if (writes) {
+		st->writing = 1;
+		__sync_fetch_and_add(&writers_active, 1);
+	}
 	return 0;
 }
 
@@ -801,16 +1163,21 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
 		return 0;
 	tid = (__u32)id;
 	st = bpf_map_lookup_elem(&sys_threads, &tid);
-	if (!st || !st->enter_ns)
+	if (!st)
 		return 0;
-	if (!st->bios) {
+	st->unsampled = 0;
+	end_writing(st);
+	if (!st->enter_ns)
+		return 0;
+	if (!st->bios && !st->folios) {
 		st->enter_ns = 0;
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
 	/* Under a threshold: a syscall is at least as slow as any I/O in it,
-	 * so one faster than the threshold has no record shown either. */
-	if (min_ns && now - st->enter_ns < min_ns) {
+	 * so one faster than the threshold has no record shown either; a
+	 * buffered write's I/O comes later, linked to it. */
+	if (min_ns && !st->folios && now - st->enter_ns < min_ns) {
 		st->enter_ns = 0;
 		return 0;
 	}
@@ -827,6 +1194,9 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
 	out->tid = tid;
 	out->nr = st->nr;
 	out->bios = st->bios;
+	out->folios = st->folios;
+	out->pad = 0;
+	out->cgroup = cgroup_id(current_io_cgroup(), false);
 	bpf_get_current_comm(out->comm, sizeof(out->comm));
 	st->enter_ns = 0;
 	bpf_ringbuf_submit(out, wake_flag());
@@ -857,4 +1227,32 @@ SEC("raw_tp/sys_exit")
 int trace_sx_raw(unsigned long long *ctx)
 {
 	return on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1]);
+}
+
+/* writeback_dirty_folio(folio, mapping) since 5.16 (renamed by "mm/writeback:
+ * Convert tracing writeback_page_template to folios"); before, with the same
+ * arguments, writeback_dirty_page(page, mapping). User space attaches the one
+ * this kernel has. */
+SEC("tp_btf/writeback_dirty_folio")
+int trace_wd_btf(unsigned long long *ctx)
+{
+	return on_dirty((void *)ctx[0]);
+}
+
+SEC("raw_tp/writeback_dirty_folio")
+int trace_wd_raw(unsigned long long *ctx)
+{
+	return on_dirty((void *)ctx[0]);
+}
+
+SEC("tp_btf/writeback_dirty_page")
+int trace_wdp_btf(unsigned long long *ctx)
+{
+	return on_dirty((void *)ctx[0]);
+}
+
+SEC("raw_tp/writeback_dirty_page")
+int trace_wdp_raw(unsigned long long *ctx)
+{
+	return on_dirty((void *)ctx[0]);
 }

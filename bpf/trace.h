@@ -87,6 +87,13 @@ struct trace_record {
 	 * clocks are apart (since 6.9 a plug's cached time). */
 	__u64 k_start_ns;
 	__u64 k_issue_ns;
+	/* Page-cache linkage (--syscalls): data of sampled write syscalls this
+	 * bio carries from the page cache (trace_pc_link records, emitted when
+	 * it was queued, name the writes). pc_dirty_ns: when the oldest of it
+	 * became dirty (0: none linked). */
+	__u64 pc_dirty_ns;
+	__u32 pc_bytes;
+	__u32 pc_links; /* trace_pc_link records: runs of one write's data */
 };
 
 /*
@@ -101,26 +108,88 @@ struct trace_syscall {
 	__s64 ret;	/* the syscall's return value */
 	__u32 pid;
 	__u32 tid;
-	__u32 nr;   /* syscall number (the kernel's own ABI) */
-	__u32 bios; /* followed bios queued inside it */
+	__u32 nr;     /* syscall number (the kernel's own ABI) */
+	__u32 bios;   /* followed bios queued inside it */
+	__u32 folios; /* page-cache folios it made dirty (buffered writes):
+		       * their bios come later, through trace_pc_link */
+	__u32 pad;
+	__u64 cgroup; /* the thread's io (blkio) cgroup id */
+	char comm[IOLAT_COMM_LEN];
+};
+
+/*
+ * Page-cache linkage: a bio that carries data a sampled write syscall left
+ * dirty in the page cache, queued later by writeback, sync, fsync or
+ * memory pressure, from whatever thread. One record per run of the bio's
+ * folios dirtied by the same syscall, emitted when the bio is queued: a
+ * write whose data went out in several bios has a link to each, a bio
+ * carrying several writes has a link per write. (tid, sys_enter_ns) is the
+ * trace_syscall's key, bio_id the trace_record's.
+ */
+struct trace_pc_link {
+	__u64 bio_id;
+	__u64 queue_ns;	    /* the bio's Q */
+	__u64 dirty_ns;	    /* when the run's oldest folio became dirty */
+	__u64 sys_enter_ns; /* the write syscall's entry */
+	__u64 cgroup;	    /* the writer's io (blkio) cgroup id */
+	__u32 pid;
+	__u32 tid;
+	__u32 sys_nr;
+	__u32 bytes;  /* of the bio's data in this run */
+	__u32 folios; /* folios in this run */
+	__u32 dev;    /* the bio's disk */
 	char comm[IOLAT_COMM_LEN];
 };
 
 /* Per thread, while it is inside a listed syscall. */
 struct trace_sys_thread {
-	__u64 enter_ns; /* 0: not inside a listed syscall */
+	__u64 enter_ns; /* 0: not inside a followed (sampled) syscall */
 	__u32 nr;
 	__u32 bios;
+	__u32 folios;	/* folios it dirtied (page-cache linkage) */
+	__u8 unsampled; /* inside a listed syscall the sampling passed over:
+			 * its bios are not followed either */
+	__u8 writing;	/* inside a followed buffered-write syscall
+			 * (counted in writers_active) */
+	__u16 pad;
 };
+
+/* The state kept per dirty folio of a followed write, until a bio carries it. */
+struct trace_folio {
+	__u64 dirty_ns;
+	__u64 sys_enter_ns;
+	__u64 cgroup;
+	__u32 pid;
+	__u32 tid;
+	__u32 sys_nr;
+	__u32 pad;
+	char comm[IOLAT_COMM_LEN];
+};
+
+/* Dirty folios of followed writes the kernel keeps (`folios`, an LRU): 128
+ * MiB of 4 KiB pages waiting for writeback. Past it the oldest are evicted,
+ * counted (tracer_page_cache), and their bios are not linked. */
+#define TRACE_FOLIOS_MAX 32768
+
+/* Bio vectors of one bio walked for page-cache linkage: a bio holds at most
+ * BIO_MAX_VECS (256) of them. */
+#define TRACE_BVEC_MAX 256
+/* Pages of one bio walked for it (8 MiB of 4 KiB pages); a larger bio's
+ * pages past these are not linked. */
+#define TRACE_BIO_PAGES_MAX 2048
 
 /* Syscall numbers below this can be listed (trace_bpf rodata sys_mask). */
 #define TRACE_SYS_MAX 512
 
 /* Tracer-wide counters (per-CPU array, one slot each). */
 enum trace_stat {
-	TRACE_STAT_LOST = 0, /* record not emitted: ring buffer full */
-	TRACE_STAT_FAST,     /* dropped at completion: faster than the threshold */
-	TRACE_STAT_STALE,    /* entry whose end was not seen, found stale: dropped */
+	TRACE_STAT_LOST = 0,	 /* record not emitted: ring buffer full */
+	TRACE_STAT_FAST,	 /* dropped at completion: faster than the threshold */
+	TRACE_STAT_STALE,	 /* entry whose end was not seen, found stale: dropped */
+	TRACE_STAT_PC_MARKED,	 /* folios dirtied by a followed write */
+	TRACE_STAT_PC_LINKED,	 /* ... of them found in a queued bio */
+	TRACE_STAT_PC_REDIRTIED, /* ... dirtied again before a followed bio
+				  * carried them (written back unseen) */
 	TRACE_STAT_COUNT,
 };
 

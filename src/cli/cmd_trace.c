@@ -235,7 +235,7 @@ static int run(const struct trace_args *a, struct tracer *tr, struct trace_out *
 /* --read: the records of a file through the same output, no tracing. */
 static int replay(const struct trace_args *a, struct trace_out *t)
 {
-	struct trace_file_sink sink = { trace_out_record, trace_out_syscall, t };
+	struct trace_file_sink sink = { trace_out_record, trace_out_syscall, trace_out_pc_link, t };
 	char err[512] = "";
 	int rc;
 
@@ -267,6 +267,8 @@ int cmd_trace(int argc, char **argv)
 	struct trace_out t = {};
 	struct tracer_opts o = {};
 	uint64_t st[TRACE_STAT_COUNT] = {}, in_flight, evicted;
+	struct tracer_pc_stats pc;
+	bool page_cache;
 	struct probe_result pr;
 	struct trace_args a;
 	struct tracer *tr;
@@ -285,6 +287,7 @@ int cmd_trace(int argc, char **argv)
 	o.attach = a.attach;
 	o.syscalls = a.syscalls;
 	o.syscall_fn = trace_out_syscall;
+	o.pc_link_fn = trace_out_pc_link;
 	t.json = a.json;
 	t.syscalls = a.syscalls;
 	if (a.read_file) {
@@ -320,6 +323,7 @@ int cmd_trace(int argc, char **argv)
 		rc = -EIO;
 	tracer_stats(tr, st);
 	in_flight = tracer_in_flight(tr, &evicted);
+	page_cache = tracer_page_cache(tr, &pc);
 	tracer_close(tr);
 	if (t.summary) {
 		trace_summary_print(t.summary, stdout, a.json);
@@ -333,6 +337,22 @@ int cmd_trace(int argc, char **argv)
 		(unsigned long long)st[TRACE_STAT_FAST]);
 	if (a.syscalls)
 		fprintf(stderr, "iolat: %llu syscall records\n", (unsigned long long)t.sys_emitted);
+	if (page_cache)
+		fprintf(stderr,
+			"iolat: page cache: %llu folios dirtied by followed writes, %llu of them "
+			"written back in followed bios (%llu links), %llu still dirty at exit\n",
+			(unsigned long long)pc.marked, (unsigned long long)pc.linked,
+			(unsigned long long)t.pc_emitted, (unsigned long long)pc.waiting);
+	else if (a.syscalls && a.op != TRACE_OP_READ)
+		fprintf(stderr,
+			"iolat: page cache: not followed: it needs the "
+			"writeback_dirty_folio (or _page) tracepoint and bpf_loop (5.17+)\n");
+	if (pc.evicted)
+		errorf(NULL,
+		       "%llu dirty folios of followed writes evicted from the kernel's table "
+		       "(more than %u dirty at once): their bios are not linked; a sample rate "
+		       "(-s) follows fewer",
+		       (unsigned long long)pc.evicted, TRACE_FOLIOS_MAX);
 	if (st[TRACE_STAT_STALE])
 		errorf(NULL, "%llu records dropped: the end of their I/O was not seen",
 		       (unsigned long long)st[TRACE_STAT_STALE]);

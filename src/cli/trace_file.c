@@ -6,11 +6,11 @@
 #include <string.h>
 
 #define MAGIC "IOLATTRC"
-#define VERSION 3
+#define VERSION 4
 
 struct header {
 	char magic[8];
-	uint64_t version, record_size, syscall_size, t0_ns;
+	uint64_t version, record_size, syscall_size, pc_link_size, t0_ns;
 };
 
 int trace_file_create(FILE **out, const char *path, uint64_t t0_ns, char *err, size_t len)
@@ -18,6 +18,7 @@ int trace_file_create(FILE **out, const char *path, uint64_t t0_ns, char *err, s
 	struct header h = { .version = VERSION,
 			    .record_size = sizeof(struct trace_record),
 			    .syscall_size = sizeof(struct trace_syscall),
+			    .pc_link_size = sizeof(struct trace_pc_link),
 			    .t0_ns = t0_ns };
 	FILE *f = fopen(path, "wxe"); /* never overwrite a recording */
 
@@ -52,7 +53,8 @@ static int check_header(FILE *f, const char *path, uint64_t *t0, char *err, size
 		return -EINVAL;
 	}
 	if (h.version != VERSION || h.record_size != sizeof(struct trace_record) ||
-	    h.syscall_size != sizeof(struct trace_syscall)) {
+	    h.syscall_size != sizeof(struct trace_syscall) ||
+	    h.pc_link_size != sizeof(struct trace_pc_link)) {
 		snprintf(err, len, "%s was written by another iolat version (format %llu)", path,
 			 (unsigned long long)h.version);
 		return -EINVAL;
@@ -67,14 +69,19 @@ static int read_entry(FILE *f, const struct trace_file_sink *sink)
 	union {
 		struct trace_record r;
 		struct trace_syscall s;
+		struct trace_pc_link l;
 	} u;
 	uint32_t n;
 
 	if (fread(&n, sizeof(n), 1, f) != 1)
 		return feof(f) ? 1 : -EIO;
-	if ((n != sizeof(u.r) && n != sizeof(u.s)) || fread(&u, n, 1, f) != 1)
+	if ((n != sizeof(u.r) && n != sizeof(u.s) && n != sizeof(u.l)) || fread(&u, n, 1, f) != 1)
 		return -EINVAL;
-	return n == sizeof(u.r) ? sink->record(sink->ctx, &u.r) : sink->syscall(sink->ctx, &u.s);
+	if (n == sizeof(u.r))
+		return sink->record(sink->ctx, &u.r);
+	if (n == sizeof(u.s))
+		return sink->syscall(sink->ctx, &u.s);
+	return sink->pc_link(sink->ctx, &u.l);
 }
 
 int trace_file_read(const char *path, uint64_t *t0_ns, const struct trace_file_sink *sink,

@@ -154,6 +154,12 @@ static void print_text(struct trace_out *t, const struct trace_record *r)
 		print_ms(span(r, derived[i].from, derived[i].to));
 	if (t->syscalls)
 		printf(" %s", r->sys_enter_ns ? sys_name(r->sys_nr) : "-");
+	/* Written back for followed buffered writes: how many, how much of
+	 * the bio, and how long the oldest of that data waited dirty. */
+	if (r->pc_links)
+		printf(" <- %u write%s, %u B, dirty %.3f ms before Q", r->pc_links,
+		       r->pc_links == 1 ? "" : "s", r->pc_bytes,
+		       (double)(r->ts[TRACE_Q] - r->pc_dirty_ns) / 1e6);
 	putchar('\n');
 }
 
@@ -208,6 +214,16 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	} else if (t->syscalls) {
 		json_kv_null(&j, "syscall");
 	}
+	if (t->syscalls) {
+		/* Page-cache linkage: the followed writes whose data it
+		 * carries ("page_cache" records name each). */
+		json_kv_uint(&j, "pc_links", r->pc_links);
+		json_kv_uint(&j, "pc_bytes", r->pc_bytes);
+		if (r->pc_links)
+			json_kv_uint(&j, "pc_dirty_ns", r->pc_dirty_ns);
+		else
+			json_kv_null(&j, "pc_dirty_ns");
+	}
 	/* The request's own stamps (0: the kernel wrote none). */
 	json_kv_uint(&j, "k_start_ns", r->k_start_ns);
 	json_kv_uint(&j, "k_issue_ns", r->k_issue_ns);
@@ -228,6 +244,9 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	 * blk-throttle, which holds bios back before block_bio_queue. */
 	if (t->syscalls && r->sys_enter_ns && r->ts[TRACE_Q] >= r->sys_enter_ns)
 		json_kv_uint(&j, "s2q", r->ts[TRACE_Q] - r->sys_enter_ns);
+	/* Page-cache wait: the oldest linked data's dirty -> Q. */
+	if (r->pc_links && r->ts[TRACE_Q] >= r->pc_dirty_ns)
+		json_kv_uint(&j, "pcw", r->ts[TRACE_Q] - r->pc_dirty_ns);
 	json_end_object(&j);
 	json_end_object(&j);
 	putchar('\n');
@@ -299,6 +318,8 @@ int trace_out_syscall(void *ctx, const struct trace_syscall *s)
 		json_kv_uint(&j, "exit_ns", s->exit_ns);
 		json_kv_uint(&j, "lat_ns", lat);
 		json_kv_uint(&j, "ios", s->bios);
+		json_kv_uint(&j, "folios", s->folios);
+		json_kv_uint(&j, "cgroup", s->cgroup);
 		json_kv_uint(&j, "ios_shown", l->records);
 		json_kv_uint(&j, "q2c_sum_ns", l->q2c_ns);
 		json_kv_uint(&j, "d2c_sum_ns", l->d2c_ns);
@@ -309,6 +330,11 @@ int trace_out_syscall(void *ctx, const struct trace_syscall *s)
 		       "I/O%s (they complete after it)\n",
 		       sys_name(s->nr), comm, s->pid, s->tid, (long long)s->ret, (double)lat / 1e6,
 		       s->bios, s->bios == 1 ? "" : "s");
+	} else if (s->folios && !s->bios) {
+		printf("  %s by %s[%u/%u] returned %lld: %.3f ms in the syscall; it dirtied %u "
+		       "page-cache folio%s, linked to the bios that write them back\n",
+		       sys_name(s->nr), comm, s->pid, s->tid, (long long)s->ret, (double)lat / 1e6,
+		       s->folios, s->folios == 1 ? "" : "s");
 	} else {
 		printf("  %s by %s[%u/%u] returned %lld: %.3f ms in the syscall, %.3f ms of it in "
 		       "%u block I/O%s (D2C %.3f ms)",
@@ -321,5 +347,48 @@ int trace_out_syscall(void *ctx, const struct trace_syscall *s)
 	}
 	memset(l, 0, sizeof(*l));
 	t->sys_emitted++;
+	return 0;
+}
+
+/*
+ * A page-cache link, when its bio is queued: JSON shows each; text shows
+ * them summed on the bio's line (the record comes at its completion).
+ */
+int trace_out_pc_link(void *ctx, const struct trace_pc_link *l)
+{
+	struct trace_out *t = ctx;
+	char comm[sizeof(l->comm) + 1], dev[24];
+	struct json j;
+
+	t->pc_emitted++;
+	if (t->file && trace_file_append(t->file, l, sizeof(*l)))
+		return -EIO;
+	if (t->summary)
+		return trace_summary_add_pc(t->summary, l);
+	if (t->file || !t->json)
+		return 0;
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(l->comm), l->comm);
+	snprintf(dev, sizeof(dev), "%u:%u", disk_major(l->dev), disk_minor(l->dev));
+	json_init(&j, stdout);
+	json_begin_object(&j);
+	json_kv_string(&j, "type", "page_cache");
+	json_kv_double(&j, "time_s",
+		       l->queue_ns > t->t0_ns ? (double)(l->queue_ns - t->t0_ns) / 1e9 : 0);
+	json_kv_uint(&j, "io_id", l->bio_id);
+	json_kv_string(&j, "dev", dev);
+	json_kv_string(&j, "disk", disk_name(t, l->dev));
+	json_kv_string(&j, "syscall", sys_name(l->sys_nr));
+	json_kv_uint(&j, "syscall_enter_ns", l->sys_enter_ns);
+	json_kv_uint(&j, "pid", l->pid);
+	json_kv_uint(&j, "tid", l->tid);
+	json_kv_string(&j, "comm", comm);
+	json_kv_uint(&j, "cgroup", l->cgroup);
+	json_kv_uint(&j, "bytes", l->bytes);
+	json_kv_uint(&j, "folios", l->folios);
+	json_kv_uint(&j, "dirty_ns", l->dirty_ns);
+	json_kv_uint(&j, "queue_ns", l->queue_ns);
+	json_kv_uint(&j, "wait_ns", l->queue_ns > l->dirty_ns ? l->queue_ns - l->dirty_ns : 0);
+	json_end_object(&j);
+	putchar('\n');
 	return 0;
 }

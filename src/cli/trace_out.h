@@ -35,7 +35,7 @@ struct trace_out {
 	FILE *file;		       /* --write: records go here */
 	bool header_pending;	       /* --read: text header before the first record */
 	uint64_t t0_ns;
-	uint64_t emitted, sys_emitted;
+	uint64_t emitted, sys_emitted, pc_emitted;
 	struct sys_link links[SYS_LINKS];
 	struct {
 		uint32_t dev;
@@ -52,5 +52,9 @@ int trace_out_record(void *ctx, const struct trace_record *r);
 
 /* A syscall record, after the block records it contains. 0, or -errno. */
 int trace_out_syscall(void *ctx, const struct trace_syscall *s);
+
+/* A page-cache link, when its bio is queued (before the bio's record). 0,
+ * or -errno. */
+int trace_out_pc_link(void *ctx, const struct trace_pc_link *l);
 
 #endif

@@ -3,6 +3,7 @@
 #include "cli/trace_summary.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 #include "core/buckets.h"
 #include "core/histo.h"
 #include "iolat.h"
+#include "sys/cgroup_cache.h"
+#include "sys/cgroups.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -41,6 +44,11 @@ struct group {
 	uint64_t ios, merged; /* records with a completion; of them, merged bios */
 	uint64_t min_ns[SPAN_COUNT];
 	struct iolat_lat span[SPAN_COUNT];
+	/* Page-cache wait (PCW: dirty -> Q) of the buffered writes it made,
+	 * one sample per page-cache link (a run of one write's data in one
+	 * bio, timed from its oldest folio). */
+	uint64_t pc_bytes, pc_min_ns;
+	struct iolat_lat pc_wait;
 };
 
 /* Groups past this many processes fold into one, named "other". */
@@ -49,17 +57,25 @@ struct group {
 struct trace_summary {
 	struct bucket_table lat;
 	uint64_t lat_store[IOLAT_LAT_SLOTS];
-	struct group *disks, *procs;
-	size_t ndisks, cap_disks, nprocs, cap_procs;
+	struct group *disks, *procs, *cgroups;
+	size_t ndisks, cap_disks, nprocs, cap_procs, ncgroups, cap_cgroups;
+	struct cgroup_cache names; /* cgroup ids to paths */
 };
 
 struct trace_summary *trace_summary_new(void)
 {
 	struct trace_summary *s = calloc(1, sizeof(*s));
 
+	char root[PATH_MAX] = "";
+
 	if (s && buckets_build_latency(&s->lat, s->lat_store, NULL, 0)) {
 		free(s);
 		return NULL;
+	}
+	if (s) {
+		/* No io hierarchy: cgroups are shown by id. */
+		cgroups_io_root(root, sizeof(root));
+		cgroup_cache_init(&s->names, root);
 	}
 	return s;
 }
@@ -70,6 +86,8 @@ void trace_summary_free(struct trace_summary *s)
 		return;
 	free(s->disks);
 	free(s->procs);
+	free(s->cgroups);
+	cgroup_cache_free(&s->names);
 	free(s);
 }
 
@@ -130,16 +148,57 @@ static void add_to(struct group *g, const struct bucket_table *t, const struct t
 	}
 }
 
-int trace_summary_add(struct trace_summary *s, const char *disk, const struct trace_record *r)
+/* The group of a process, or "other" once there are MAX_PROCESSES. */
+static struct group *proc_group(struct trace_summary *s, const char *comm, uint32_t pid)
 {
 	char proc[48];
-	struct group *d, *p;
 
-	snprintf(proc, sizeof(proc), "%.16s[%u]", r->comm, r->pid);
+	snprintf(proc, sizeof(proc), "%.16s[%u]", comm, pid);
 	if (s->nprocs >= MAX_PROCESSES && !find_group(s->procs, s->nprocs, proc))
 		snprintf(proc, sizeof(proc), "other");
+	return group_of(&s->procs, &s->nprocs, &s->cap_procs, proc);
+}
+
+static void add_pc(struct group *g, const struct bucket_table *t, uint64_t ns, uint32_t bytes)
+{
+	struct iolat_lat *l = &g->pc_wait;
+
+	if (!l->count || ns < g->pc_min_ns)
+		g->pc_min_ns = ns;
+	l->count++;
+	l->sum_ns += ns;
+	if (ns > l->max_ns)
+		l->max_ns = ns;
+	l->slots[buckets_slot_of(t, ns)]++;
+	g->pc_bytes += bytes;
+}
+
+int trace_summary_add_pc(struct trace_summary *s, const struct trace_pc_link *l)
+{
+	uint64_t ns = l->queue_ns > l->dirty_ns ? l->queue_ns - l->dirty_ns : 0;
+	const char *path = l->cgroup ? cgroup_cache_path(&s->names, l->cgroup) : NULL;
+	char cg[48];
+	struct group *p, *c;
+
+	if (path)
+		snprintf(cg, sizeof(cg), "%s", path);
+	else
+		snprintf(cg, sizeof(cg), "cgroup %llu", (unsigned long long)l->cgroup);
+	p = proc_group(s, l->comm, l->pid);
+	c = group_of(&s->cgroups, &s->ncgroups, &s->cap_cgroups, cg);
+	if (!p || !c)
+		return -ENOMEM;
+	add_pc(p, &s->lat, ns, l->bytes);
+	add_pc(c, &s->lat, ns, l->bytes);
+	return 0;
+}
+
+int trace_summary_add(struct trace_summary *s, const char *disk, const struct trace_record *r)
+{
+	struct group *d, *p;
+
 	d = group_of(&s->disks, &s->ndisks, &s->cap_disks, disk);
-	p = group_of(&s->procs, &s->nprocs, &s->cap_procs, proc);
+	p = proc_group(s, r->comm, r->pid);
 	if (!d || !p)
 		return -ENOMEM;
 	add_to(d, &s->lat, r);
@@ -161,6 +220,9 @@ static void print_group_text(const struct group *g, const struct bucket_table *t
 	if (g->merged)
 		fprintf(f, " (%llu of them merged into another's request)",
 			(unsigned long long)g->merged);
+	if (g->pc_wait.count)
+		fprintf(f, "; %llu bytes of its buffered writes written back later",
+			(unsigned long long)g->pc_bytes);
 	fprintf(f, "\n    %-5s %8s %9s %9s %9s %9s %9s %9s %7s\n", "span", "count", "min", "avg",
 		"p50", "p90", "p99", "max", "share");
 	for (int sp = 0; sp < SPAN_COUNT; sp++) {
@@ -173,6 +235,14 @@ static void print_group_text(const struct group *g, const struct bucket_table *t
 			span_names[sp], (unsigned long long)h.count, (double)g->min_ns[sp] / 1e6,
 			h.mean / 1e6, h.p50 / 1e6, h.p90 / 1e6, h.p99 / 1e6, h.max / 1e6,
 			share(g, (enum span)sp));
+	}
+	if (g->pc_wait.count) {
+		struct histo_summary h;
+
+		histo_summarize(&g->pc_wait, t, &h);
+		fprintf(f, "    %-5s %8llu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7s\n", "PCW",
+			(unsigned long long)h.count, (double)g->pc_min_ns / 1e6, h.mean / 1e6,
+			h.p50 / 1e6, h.p90 / 1e6, h.p99 / 1e6, h.max / 1e6, "-");
 	}
 }
 
@@ -203,6 +273,22 @@ static void print_group_json(struct json *j, const struct group *g, const struct
 		json_end_object(j);
 	}
 	json_end_object(j);
+	if (g->pc_wait.count) {
+		struct histo_summary h;
+
+		histo_summarize(&g->pc_wait, t, &h);
+		json_key(j, "page_cache_wait");
+		json_begin_object(j);
+		json_kv_uint(j, "count", h.count);
+		json_kv_uint(j, "bytes", g->pc_bytes);
+		json_kv_uint(j, "min_ns", g->pc_min_ns);
+		json_kv_double(j, "mean_ns", h.mean);
+		json_kv_double(j, "p50_ns", h.p50);
+		json_kv_double(j, "p90_ns", h.p90);
+		json_kv_double(j, "p99_ns", h.p99);
+		json_kv_uint(j, "max_ns", g->pc_wait.max_ns);
+		json_end_object(j);
+	}
 	json_end_object(j);
 }
 
@@ -214,9 +300,14 @@ void trace_summary_print(const struct trace_summary *s, FILE *f, bool json)
 		fprintf(f, "Summary by device (times in ms; share: of the summed Q2C)\n");
 		for (size_t i = 0; i < s->ndisks; i++)
 			print_group_text(&s->disks[i], &s->lat, f);
-		fprintf(f, "\nSummary by process\n");
+		fprintf(f, "\nSummary by process (PCW: page-cache wait of its buffered "
+			   "writes, dirty -> queued)\n");
 		for (size_t i = 0; i < s->nprocs; i++)
 			print_group_text(&s->procs[i], &s->lat, f);
+		if (s->ncgroups)
+			fprintf(f, "\nPage-cache wait by the writers' cgroup\n");
+		for (size_t i = 0; i < s->ncgroups; i++)
+			print_group_text(&s->cgroups[i], &s->lat, f);
 		return;
 	}
 	json_init(&j, f);
@@ -231,6 +322,11 @@ void trace_summary_print(const struct trace_summary *s, FILE *f, bool json)
 	json_begin_array(&j);
 	for (size_t i = 0; i < s->nprocs; i++)
 		print_group_json(&j, &s->procs[i], &s->lat);
+	json_end_array(&j);
+	json_key(&j, "cgroups");
+	json_begin_array(&j);
+	for (size_t i = 0; i < s->ncgroups; i++)
+		print_group_json(&j, &s->cgroups[i], &s->lat);
 	json_end_array(&j);
 	json_end_object(&j);
 	fputc('\n', f);

@@ -11,13 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core/percpu.h"
 #include "trace.skel.h"
 #include "util/verifier_log.h"
 
 /* Ring buffer samples are told apart by their length. */
-_Static_assert(sizeof(struct trace_record) != sizeof(struct trace_syscall),
+_Static_assert(sizeof(struct trace_record) != sizeof(struct trace_syscall) &&
+		   sizeof(struct trace_record) != sizeof(struct trace_pc_link) &&
+		   sizeof(struct trace_syscall) != sizeof(struct trace_pc_link),
 	       "record kinds must differ in size");
 
 /* The I/O syscalls linkage follows, with this architecture's numbers (the
@@ -27,17 +30,18 @@ static const struct {
 	long nr;
 	const char *name;
 	bool async;
+	bool writes; /* buffered data it writes is followed through the page cache */
 } sys_linked[] = {
 	{ SYS_read, "read" },
 	{ SYS_pread64, "pread64" },
 	{ SYS_readv, "readv" },
 	{ SYS_preadv, "preadv" },
 	{ SYS_preadv2, "preadv2" },
-	{ SYS_write, "write" },
-	{ SYS_pwrite64, "pwrite64" },
-	{ SYS_writev, "writev" },
-	{ SYS_pwritev, "pwritev" },
-	{ SYS_pwritev2, "pwritev2" },
+	{ SYS_write, "write", false, true },
+	{ SYS_pwrite64, "pwrite64", false, true },
+	{ SYS_writev, "writev", false, true },
+	{ SYS_pwritev, "pwritev", false, true },
+	{ SYS_pwritev2, "pwritev2", false, true },
 	{ SYS_fsync, "fsync" },
 	{ SYS_fdatasync, "fdatasync" },
 	{ SYS_io_uring_enter, "io_uring_enter", true },
@@ -73,8 +77,11 @@ struct stage_prog {
 	struct bpf_program *prog[ATTACH_FORMS];
 };
 
-#define TRACER_PROGS 13
-#define TRACER_SYS_PROGS 2 /* the last two: syscall linkage */
+#define TRACER_PROGS 15
+/* From here on, the programs of syscall linkage: sys_enter, sys_exit, then
+ * the page-cache dirtying (one name or the other, whichever exists). */
+#define TRACER_FIRST_SYS 11
+#define TRACER_DIRTY 13
 
 struct tracer {
 	struct trace_bpf *skel;
@@ -83,8 +90,10 @@ struct tracer {
 	struct bpf_link *link[TRACER_PROGS];
 	tracer_fn fn;
 	int (*syscall_fn)(void *ctx, const struct trace_syscall *s);
+	int (*pc_link_fn)(void *ctx, const struct trace_pc_link *l);
 	void *ctx;
 	int ncpus;
+	bool page_cache;
 };
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
@@ -113,6 +122,13 @@ static int stage_progs(struct trace_bpf *s, struct stage_prog *p)
 		/* raw_syscalls; only with syscall linkage */
 		{ "sys_enter", true, { s->progs.trace_se_btf, s->progs.trace_se_raw } },
 		{ "sys_exit", true, { s->progs.trace_sx_btf, s->progs.trace_sx_raw } },
+		/* page-cache linkage: the first of these the kernel has */
+		{ "writeback_dirty_folio",
+		  false,
+		  { s->progs.trace_wd_btf, s->progs.trace_wd_raw } },
+		{ "writeback_dirty_page",
+		  false,
+		  { s->progs.trace_wdp_btf, s->progs.trace_wdp_raw } },
 	};
 
 	memcpy(p, all, sizeof(all));
@@ -125,6 +141,8 @@ static int on_sample(void *ctx, void *data, size_t len)
 
 	if (len == sizeof(struct trace_syscall))
 		return t->syscall_fn ? t->syscall_fn(t->ctx, data) : 0;
+	if (len == sizeof(struct trace_pc_link))
+		return t->pc_link_fn ? t->pc_link_fn(t->ctx, data) : 0;
 	if (len < sizeof(struct trace_record))
 		return 0;
 	return t->fn(t->ctx, data);
@@ -138,7 +156,8 @@ static void detach_all(struct tracer *t)
 	}
 }
 
-static void configure(struct tracer *t, const struct tracer_opts *o, const struct probe_result *pr)
+static void configure(struct tracer *t, const struct tracer_opts *o, const struct probe_result *pr,
+		      bool page_cache)
 {
 	struct trace_bpf__rodata *ro = t->skel->rodata;
 	uint32_t rb;
@@ -153,9 +172,17 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	ro->min_ns = o->min_ns;
 	PROBE_SET_BLOCK_RODATA(ro, pr);
 	ro->link_syscalls = o->syscalls;
-	for (size_t i = 0; o->syscalls && i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++)
-		if (sys_linked[i].nr >= 0 && sys_linked[i].nr < TRACE_SYS_MAX)
-			ro->sys_mask[sys_linked[i].nr / 64] |= 1ull << (sys_linked[i].nr % 64);
+	ro->link_page_cache = page_cache;
+	ro->self_pid = (uint32_t)getpid();
+	for (size_t i = 0; o->syscalls && i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++) {
+		long nr = sys_linked[i].nr;
+
+		if (nr < 0 || nr >= TRACE_SYS_MAX)
+			continue;
+		ro->sys_mask[nr / 64] |= 1ull << (nr % 64);
+		if (page_cache && sys_linked[i].writes)
+			ro->sys_write_mask[nr / 64] |= 1ull << (nr % 64);
+	}
 	rb = o->ringbuf_bytes ? o->ringbuf_bytes : TRACE_RINGBUF_DEFAULT_BYTES;
 	bpf_map__set_max_entries(t->skel->maps.records, rb);
 	ro->wake_bytes = rb / 4;
@@ -177,6 +204,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	const struct tracer_opts *o = at->o;
 	struct stage_prog sp[TRACER_PROGS];
 	struct bpf_program *prog[TRACER_PROGS];
+	bool dirty_tp = false;
 	int rc;
 
 	t->skel = trace_bpf__open();
@@ -185,16 +213,27 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		set_err(err, len, "cannot open the trace BPF object: %s", strerror(errno));
 		return rc;
 	}
-	configure(t, o, at->pr);
 	stage_progs(t->skel, sp);
+	/* Page-cache linkage follows writes (not with a read-only filter); it
+	 * needs a dirtying tracepoint and bpf_loop (5.17+) for its walk. */
+	t->page_cache =
+	    o->syscalls && o->filter_op != TRACE_OP_READ &&
+	    (probe_tp_params(at->btf, sp[TRACER_DIRTY].tp) > 0 ||
+	     probe_tp_params(at->btf, sp[TRACER_DIRTY + 1].tp) > 0) &&
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_loop, NULL) > 0;
+	configure(t, o, at->pr, t->page_cache);
 	for (int i = 0; i < TRACER_PROGS; i++) {
 		bool present = probe_tp_params(at->btf, sp[i].tp) > 0;
 
-		if (i >= TRACER_PROGS - TRACER_SYS_PROGS && !o->syscalls) {
-			/* Linkage off: sys_enter/exit are not loaded, not paid for. */
+		if ((i >= TRACER_FIRST_SYS && !o->syscalls) ||
+		    (i >= TRACER_DIRTY && (!t->page_cache || dirty_tp))) {
+			/* Linkage off (or the other dirtying name taken): not
+			 * loaded, not paid for. */
 			prog[i] = attach_pick(sp[i].prog, mode, false);
 			continue;
 		}
+		if (i >= TRACER_DIRTY)
+			dirty_tp = present;
 		if (sp[i].required && !present) {
 			set_err(err, len, "this kernel has no %s tracepoint", sp[i].tp);
 			rc = -ENOTSUP;
@@ -258,6 +297,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, const struc
 	}
 	t->fn = fn;
 	t->syscall_fn = opts->syscall_fn;
+	t->pc_link_fn = opts->pc_link_fn;
 	t->ctx = ctx;
 	t->ncpus = libbpf_num_possible_cpus();
 	at.t = t;
@@ -287,6 +327,31 @@ int tracer_poll(struct tracer *t, int timeout_ms)
 int tracer_stats(struct tracer *t, uint64_t out[TRACE_STAT_COUNT])
 {
 	return percpu_array_sums(bpf_map__fd(t->skel->maps.stats), t->ncpus, out, TRACE_STAT_COUNT);
+}
+
+bool tracer_page_cache(const struct tracer *t, struct tracer_pc_stats *out)
+{
+	uint64_t st[TRACE_STAT_COUNT] = {}, left = 0;
+	int fd = bpf_map__fd(t->skel->maps.folios);
+	__u64 key, *prev = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (!t->page_cache)
+		return false;
+	percpu_array_sums(bpf_map__fd(t->skel->maps.stats), t->ncpus, st, TRACE_STAT_COUNT);
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		left++;
+		prev = &key;
+	}
+	out->marked = st[TRACE_STAT_PC_MARKED];
+	out->linked = st[TRACE_STAT_PC_LINKED];
+	out->waiting = left;
+	/* Marked folios are linked, dirtied again (their entry replaced),
+	 * still waiting, or evicted. */
+	out->redirtied = st[TRACE_STAT_PC_REDIRTIED];
+	left += out->redirtied;
+	out->evicted = out->marked > out->linked + left ? out->marked - out->linked - left : 0;
+	return true;
 }
 
 enum attach_mode tracer_mode(const struct tracer *t)

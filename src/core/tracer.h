@@ -34,6 +34,20 @@ struct tracer_opts {
 	 * followed bio (after that bio's record, for synchronous I/O). */
 	bool syscalls;
 	int (*syscall_fn)(void *ctx, const struct trace_syscall *s);
+	/* With syscalls, where the kernel has writeback_dirty_folio (or
+	 * _page): the folios a followed buffered write dirties are followed
+	 * to the bios that later write them back, whatever thread queues
+	 * them; each link is delivered here when its bio is queued. */
+	int (*pc_link_fn)(void *ctx, const struct trace_pc_link *l);
+};
+
+/* Page-cache linkage's folios, since the start. */
+struct tracer_pc_stats {
+	uint64_t marked;    /* dirtied by a followed write */
+	uint64_t linked;    /* found in a queued bio */
+	uint64_t waiting;   /* still dirty (or never written: truncated) */
+	uint64_t redirtied; /* written back unseen, dirtied again (by a newer write) */
+	uint64_t evicted;   /* pushed out of the kernel's map: their bios not linked */
 };
 
 /* Called for each record, in completion order per CPU. Non-zero stops. */
@@ -65,6 +79,9 @@ int tracer_poll(struct tracer *t, int timeout_ms);
 
 /* Counters (enum trace_stat), summed over CPUs. 0 or -errno. */
 int tracer_stats(struct tracer *t, uint64_t out[TRACE_STAT_COUNT]);
+
+/* Whether page-cache linkage is on; if so, its counts in *out. */
+bool tracer_page_cache(const struct tracer *t, struct tracer_pc_stats *out);
 
 enum attach_mode tracer_mode(const struct tracer *t);
 
