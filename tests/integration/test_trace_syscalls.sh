@@ -2,9 +2,10 @@
 # iolat trace --syscalls: block I/O linked to the synchronous syscall it was
 # queued in. Direct preads on a 5 ms device: every record linked to its
 # pread64, one syscall record per pread, at least as slow as its I/O; on
-# both attach paths. Buffered writes flushed by `sync` (another process) are
-# not linked; those flushed by fsync are linked to fsync. Without the flag,
-# no syscall program is loaded.
+# both attach paths. Buffered writes to a raw block device flushed by `sync`
+# (another process) are linked through the page cache to the writes that
+# dirtied them, not to a syscall of their own; those flushed by fsync are
+# linked to fsync as well. Without the flag, no syscall program is loaded.
 source tests/integration/lib.sh
 
 # prog_names IDS: the names of the given program ids (a list, one a line).
@@ -102,8 +103,9 @@ awk '/^  pread64/ { if (prev !~ /pread64$/) exit 1 } { prev = $0 }' "$out" ||
 	fail "text: a syscall line not right after its I/O"
 echo "ok: text output"
 
-# 2. Buffered writes: flushed by sync from another process, not linked;
-# flushed inside fsync, linked to fsync.
+# 2. Buffered writes to the raw device (no O_DIRECT): flushed by sync from
+# another process, linked to dd's writes through the page cache only;
+# flushed inside fsync, linked to fsync too.
 make_loop 64
 dev=$LOOP
 name=${dev#/dev/}
@@ -117,19 +119,23 @@ sync || fail "sync"
 exec 3<&-
 stop_iolat INT
 assert_detached
-python3 - "$out" <<'PY' || fail "writes flushed by sync are linked"
+python3 - "$out" <<'PY' || fail "writes flushed by sync not linked to dd's writes alone"
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
 ios = [r for r in rs if r["type"] == "io"]
+calls = {(r["tid"], r["enter_ns"]): r for r in rs if r["type"] == "syscall"}
+links = [r for r in rs if r["type"] == "page_cache"]
 assert ios, "no write records"
 assert all(r["syscall"] is None for r in ios), [r for r in ios if r["syscall"]]
-assert not [r for r in rs if r["type"] == "syscall"], "syscall records"
-assert sum(r["bytes"] for r in ios) >= 64 * 4096, sum(r["bytes"] for r in ios)
 assert not [r for r in ios if r["comm"] == "dd"], "writes issued by dd"
-print("sync: %d write records, none linked; issued by %s" %
-      (len(ios), sorted({r["comm"] for r in ios})))
+assert len(calls) == 64 and all(s["comm"] == "dd" and s["syscall"] == "write" and s["folios"] == 1
+                                for s in calls.values()), "dd's 64 writes, a folio each"
+assert all((l["tid"], l["syscall_enter_ns"]) in calls for l in links), "a link to no write"
+assert sum(l["bytes"] for l in links) == 64 * 4096 == sum(r["pc_bytes"] for r in ios)
+print("sync: %d write records issued by %s, carrying dd's 64 writes (%d links)" %
+      (len(ios), sorted({r["comm"] for r in ios}), len(links)))
 PY
-echo "ok: writeback of sync not linked"
+echo "ok: writeback of sync linked to the writes through the page cache, to no syscall of its own"
 
 out=$WORK/fsync.json
 start_iolat "$out" trace --syscalls -j -o write -d "$name"
@@ -140,9 +146,11 @@ python3 - "$out" <<'PY' || fail "writes flushed by fsync are not linked to it"
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
 ios = [r for r in rs if r["type"] == "io"]
-calls = [r for r in rs if r["type"] == "syscall"]
+calls = [r for r in rs if r["type"] == "syscall" and r["syscall"] == "fsync"]
+writes = [r for r in rs if r["type"] == "syscall" and r["syscall"] == "write"]
 assert ios, "no write records"
-assert len(calls) == 1 and calls[0]["syscall"] == "fsync" and calls[0]["comm"] == "dd", calls
+assert len(calls) == 1 and calls[0]["comm"] == "dd", calls
+assert len(writes) == 64 and sum(r["pc_bytes"] for r in ios) == 64 * 4096, "page-cache links"
 s = calls[0]
 for r in ios:
     assert r["syscall"] == "fsync" and r["syscall_enter_ns"] == s["enter_ns"], r
