@@ -112,12 +112,13 @@ struct {
 } sample_count SEC(".maps");
 
 /* Per CPU, with syscall linkage: listed syscalls seen since the last one
- * followed; buffered writes (1) apart from the rest (0), so that a program
+ * followed; buffered writes (1) and file page faults (2) apart from the
+ * rest (0), so that a program
  * alternating read and write (dd) does not have one kind always sampled and
  * the other never. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u64);
 } sys_sample_count SEC(".maps");
@@ -318,6 +319,34 @@ static __always_inline void follow(__u64 key, struct trace_record *r)
 	}
 }
 
+/* The folio a page belongs to: a tail page of a large folio points at its
+ * head with bit 0 set (page_folio(), include/linux/page-flags.h). */
+static __always_inline __u64 folio_of(struct page *page)
+{
+	unsigned long head = BPF_CORE_READ(page, compound_head);
+
+	return head & 1 ? head - 1 : (__u64)page;
+}
+
+/*
+ * Whether a bio the thread queues outside any listed syscall belongs to its
+ * last file page fault: queued soon after it, for the same file (its first
+ * page's mapping). mm_filemap_fault has no end to wait for, so the thread's
+ * later I/O in an unlisted syscall (madvise, sendfile) for the same file
+ * within the window would be taken for the fault's.
+ */
+static __always_inline bool in_fault(struct bio *bio, const struct trace_sys_thread *st, __u64 now)
+{
+	struct bio_vec *vec;
+	struct page *page;
+
+	if (!st || !st->fault_at || now - st->fault_at > TRACE_FAULT_WINDOW_NS)
+		return false;
+	vec = BPF_CORE_READ(bio, bi_io_vec);
+	page = (struct page *)folio_of(BPF_CORE_READ(vec, bv_page));
+	return (__u64)BPF_CORE_READ(page, mapping) == st->fault_mapping;
+}
+
 /* The thread's followed syscall, if it is inside one (--syscalls). */
 static __always_inline void link_syscall(struct trace_record *r, struct trace_sys_thread *st)
 {
@@ -500,15 +529,6 @@ static __always_inline void pc_flush(struct trace_pc_link *run, struct pc_sum *s
 #define PC_PAGE_SHIFT 12
 #define PC_PAGE_SIZE (1u << PC_PAGE_SHIFT)
 
-/* The folio a page belongs to: a tail page of a large folio points at its
- * head with bit 0 set (page_folio(), include/linux/page-flags.h). */
-static __always_inline __u64 folio_of(struct page *page)
-{
-	unsigned long head = BPF_CORE_READ(page, compound_head);
-
-	return head & 1 ? head - 1 : (__u64)page;
-}
-
 /* The walk of one bio's pages (pc_step's ctx). */
 struct pc_walk {
 	struct bio_vec *vec;
@@ -629,6 +649,8 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	struct trace_record r;
 	struct queued q = {};
 	__u64 key = (__u64)bio, pc_id = 0, now;
+	enum sys_turn turn;
+	bool fault;
 
 	if (queue_remapped(key))
 		return 0;
@@ -651,7 +673,11 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 			}
 		}
 	}
-	if (!follows(bio, direct, &q, pc.links ? TURN_FOLLOW : sys_turn_of(st))) {
+	turn = pc.links ? TURN_FOLLOW : sys_turn_of(st);
+	fault = turn == TURN_SAMPLE && in_fault(bio, st, now);
+	if (fault)
+		turn = st->fault_sampled ? TURN_FOLLOW : TURN_SKIP;
+	if (!follows(bio, direct, &q, turn)) {
 		if (!pc.links) {
 			forget_stale(key);
 			return 0;
@@ -682,8 +708,14 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	r.pc_bytes = pc.bytes;
 	r.pc_links = pc.links;
 	bpf_get_current_comm(r.comm, sizeof(r.comm));
-	if (link_syscalls)
+	if (fault && st) {
+		r.sys_enter_ns = st->fault_at;
+		r.sys_nr = TRACE_SYS_FAULT;
+		r.fault_ino = st->fault_ino;
+		r.fault_index = st->fault_index;
+	} else if (link_syscalls) {
 		link_syscall(&r, st);
+	}
 	follow(key, &r);
 	if (q.bio_based) {
 		struct upper_key u = { .sector = r.sector, .dev = r.dev };
@@ -1111,6 +1143,7 @@ static __always_inline int on_sys_enter(long nr)
 			return 0;
 	}
 	end_writing(st);
+	st->fault_at = 0; /* the last fault is over */
 	writes = sys_writes((__u64)nr);
 	st->nr = (__u32)nr;
 	st->bios = 0;
@@ -1127,6 +1160,48 @@ static __always_inline int on_sys_enter(long nr)
 		__sync_fetch_and_add(&writers_active, 1);
 	}
 	return 0;
+}
+
+/*
+ * mm_filemap_fault: the thread faults on a page of a mapped file (a user
+ * fault on an mmap, or a kernel one inside a syscall, which the syscall
+ * then keeps). Sampled like a syscall; the bios it queues are its own.
+ */
+static __always_inline int on_filemap_fault(struct address_space *mapping, __u64 index)
+{
+	struct trace_sys_thread *st, fresh = {};
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+
+	if (pid_filtered_out(id) || (__u32)(id >> 32) == self_pid)
+		return 0;
+	st = bpf_map_lookup_elem(&sys_threads, &tid);
+	if (!st) {
+		bpf_map_update_elem(&sys_threads, &tid, &fresh, BPF_ANY);
+		st = bpf_map_lookup_elem(&sys_threads, &tid);
+		if (!st)
+			return 0;
+	}
+	st->fault_at = bpf_ktime_get_ns();
+	st->fault_sampled = turn_of(&sys_sample_count, 2);
+	st->fault_mapping = (__u64)mapping;
+	st->fault_ino = BPF_CORE_READ(mapping, host, i_ino);
+	st->fault_index = index;
+	return 0;
+}
+
+/* mm_filemap_fault(mapping, index), where the kernel has it (6.18 does;
+ * Debian's 6.1 does not): without it, fault I/O stays unlinked. */
+SEC("tp_btf/mm_filemap_fault")
+int trace_ff_btf(unsigned long long *ctx)
+{
+	return on_filemap_fault((struct address_space *)ctx[0], ctx[1]);
+}
+
+SEC("raw_tp/mm_filemap_fault")
+int trace_ff_raw(unsigned long long *ctx)
+{
+	return on_filemap_fault((struct address_space *)ctx[0], ctx[1]);
 }
 
 /*

@@ -94,7 +94,19 @@ struct trace_record {
 	__u64 pc_dirty_ns;
 	__u32 pc_bytes;
 	__u32 pc_links; /* trace_pc_link records: runs of one write's data */
+	/* Queued inside a followed page fault on a file (sys_nr
+	 * TRACE_SYS_FAULT, sys_enter_ns its time): the file's inode number and
+	 * the page the fault was for. */
+	__u64 fault_ino;
+	__u64 fault_index;
 };
+
+/* trace_record.sys_nr of I/O queued inside a page fault on a mapped file
+ * (a number no syscall has). */
+#define TRACE_SYS_FAULT 1000u
+/* A fault's I/O is queued right away (readahead, then the fault waits for
+ * it): a bio of the faulting thread later than this is not the fault's. */
+#define TRACE_FAULT_WINDOW_NS (100ull * 1000 * 1000)
 
 /*
  * With syscall linkage, one per listed syscall (read, pread64, fsync...) in
@@ -146,12 +158,19 @@ struct trace_sys_thread {
 	__u64 enter_ns; /* 0: not inside a followed (sampled) syscall */
 	__u32 nr;
 	__u32 bios;
-	__u32 folios;	/* folios it dirtied (page-cache linkage) */
-	__u8 unsampled; /* inside a listed syscall the sampling passed over:
-			 * its bios are not followed either */
-	__u8 writing;	/* inside a followed buffered-write syscall
-			 * (counted in writers_active) */
-	__u16 pad;
+	__u32 folios;	    /* folios it dirtied (page-cache linkage) */
+	__u8 unsampled;	    /* inside a listed syscall the sampling passed over:
+			     * its bios are not followed either */
+	__u8 writing;	    /* inside a followed buffered-write syscall
+			     * (counted in writers_active) */
+	__u8 fault_sampled; /* the last file fault was followed */
+	__u8 pad;
+	/* The thread's last page fault on a mapped file (mm_filemap_fault),
+	 * until its next listed syscall: when, the file and page. */
+	__u64 fault_at;
+	__u64 fault_mapping;
+	__u64 fault_ino;
+	__u64 fault_index;
 };
 
 /* The state kept per dirty folio of a followed write, until a bio carries it. */

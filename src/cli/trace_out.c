@@ -211,6 +211,11 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	if (t->syscalls && r->sys_enter_ns) {
 		json_kv_string(&j, "syscall", sys_name(r->sys_nr));
 		json_kv_uint(&j, "syscall_enter_ns", r->sys_enter_ns);
+		if (r->sys_nr == TRACE_SYS_FAULT) {
+			/* the mapped file's inode and the page faulted on */
+			json_kv_uint(&j, "fault_ino", r->fault_ino);
+			json_kv_uint(&j, "fault_index", r->fault_index);
+		}
 	} else if (t->syscalls) {
 		json_kv_null(&j, "syscall");
 	}
@@ -256,7 +261,8 @@ int trace_out_record(void *ctx, const struct trace_record *r)
 {
 	struct trace_out *t = ctx;
 
-	if (t->syscalls && r->sys_enter_ns) {
+	/* A fault has no record of its own to join (no end event). */
+	if (t->syscalls && r->sys_enter_ns && r->sys_nr != TRACE_SYS_FAULT) {
 		struct sys_link *l = sys_link_slot(t, r->tid, r->sys_enter_ns);
 		int64_t q2c = span(r, TRACE_Q, TRACE_C), d2c = span(r, TRACE_D, TRACE_C);
 

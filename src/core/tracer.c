@@ -60,6 +60,8 @@ const char *tracer_syscall_name(uint32_t nr)
 {
 	int i = sys_index(nr);
 
+	if (nr == TRACE_SYS_FAULT)
+		return "page_fault";
 	return i < 0 ? NULL : sys_linked[i].name;
 }
 
@@ -77,11 +79,12 @@ struct stage_prog {
 	struct bpf_program *prog[ATTACH_FORMS];
 };
 
-#define TRACER_PROGS 15
-/* From here on, the programs of syscall linkage: sys_enter, sys_exit, then
- * the page-cache dirtying (one name or the other, whichever exists). */
+#define TRACER_PROGS 16
+/* From here on, the programs of syscall linkage: sys_enter, sys_exit, file
+ * page faults, then the page-cache dirtying (one name or the other,
+ * whichever exists). */
 #define TRACER_FIRST_SYS 11
-#define TRACER_DIRTY 13
+#define TRACER_DIRTY 14
 
 struct tracer {
 	struct trace_bpf *skel;
@@ -122,6 +125,7 @@ static int stage_progs(struct trace_bpf *s, struct stage_prog *p)
 		/* raw_syscalls; only with syscall linkage */
 		{ "sys_enter", true, { s->progs.trace_se_btf, s->progs.trace_se_raw } },
 		{ "sys_exit", true, { s->progs.trace_sx_btf, s->progs.trace_sx_raw } },
+		{ "mm_filemap_fault", false, { s->progs.trace_ff_btf, s->progs.trace_ff_raw } },
 		/* page-cache linkage: the first of these the kernel has */
 		{ "writeback_dirty_folio",
 		  false,
