@@ -28,7 +28,8 @@ static void usage(FILE *f)
 		   "\n"
 		   "Reports kernel BTF, each block tracepoint (tp_btf and raw_tp), the\n"
 		   "tracepoint argument layout, which disks get request timestamps from the\n"
-		   "kernel, which are bio-based, and the attach path iolat will use. Unless\n"
+		   "kernel, which are bio-based, the attach path iolat will use, and which\n"
+		   "bio submit stamp the kernel keeps (none predates blk-throttle). Unless\n"
 		   "--no-load, it then loads and detaches the collector to prove it works.\n"
 		   "Exit status: 0 iolat can run here, 1 it cannot, 2 bad usage.\n"
 		   "\n"
@@ -90,6 +91,70 @@ static void print_tracepoints(const struct probe_result *pr)
 	else
 		printf("  QUEUE_FLAG_STATS: not in BTF; should the issue-side fallback be needed,\n"
 		       "    it records every request's issue time, not only unstamped ones\n");
+}
+
+/*
+ * Issue 15: could a kernel stamp give a bio's time from its submission, so
+ * that a cgroup's wait in blk-throttle shows in its latency? No kernel keeps
+ * one that predates that wait. Checked in Debian's 5.10.262, 6.1.192 and
+ * 6.12.117 sources and in the 6.18 commits named here:
+ * - Before 5.18 (block/blk-core.c, submit_bio_checks()): a bio blk_throtl_bio()
+ *   holds returns early; blk_throtl_dispatch_work_fn() (block/blk-throttle.c)
+ *   resubmits it through submit_bio_noacct(), BIO_THROTTLED lets it past the
+ *   throttle, and only then blkcg_bio_issue_init() stamps bi_issue, just
+ *   before trace_block_bio_queue(). Until b781d8db580c ("blkcg: Remove extra
+ *   blkcg_bio_issue_init", 5.16) the held branch stamped it too, and the
+ *   release overwrote that stamp.
+ * - 3f98c753717c (5.18) made the dispatcher call submit_bio_noacct_nocheck(),
+ *   which skipped the stamp and block_bio_queue for released bios;
+ *   0f7c8f0f7934 ("block: Fix io statistics for cgroup in throttle path",
+ *   6.3; Debian's 6.1.192 has it) moved both into submit_bio_noacct_nocheck(),
+ *   after blk_throtl_bio() in submit_bio_noacct().
+ * - 6.18: 1733e8887483 turned bi_issue into issue_time_ns, 1f963bdd6420
+ *   stamps it in blk_mq_submit_bio() (after block_bio_queue), and
+ *   ea3d1f104db6 only on queues with QUEUE_FLAG_BIO_ISSUE_TIME (io.latency).
+ * rq-qos (wbt, io.latency, io.cost) waits in rq_qos_throttle(), which
+ * blk_mq_submit_bio() (block/blk-mq.c; 5.10 and 6.12 checked) calls after
+ * block_bio_queue and before the request, and its start_time_ns, exist.
+ */
+static void print_submit_time(const struct probe_result *pr)
+{
+	printf("\nSubmit time (above the block layer): no kernel stamp predates blk-throttle "
+	       "here\n");
+	switch (pr->bio_stamp) {
+	case PROBE_BIO_STAMP_ISSUE_TIME_NS:
+		printf("  bio stamp: bio.issue_time_ns, %s\n",
+		       pr->bio_stamp_flag
+			   ? "set in blk_mq_submit_bio() after block_bio_queue,\n"
+			     "    and only on disks with io.latency on (QUEUE_FLAG_BIO_ISSUE_TIME)"
+			   : "set after blk_throtl_bio() lets the bio go, at or after\n"
+			     "    block_bio_queue");
+		break;
+	case PROBE_BIO_STAMP_BI_ISSUE:
+		if (pr->bio_noacct_nocheck)
+			printf("  bio stamp: bio.bi_issue, set after blk_throtl_bio(), just before "
+			       "block_bio_queue;\n"
+			       "    a released bio gets both in submit_bio_noacct_nocheck() (since "
+			       "0f7c8f0f7934,\n"
+			       "    6.3; 5.18-6.2 kernels without that change give it neither)\n");
+		else
+			printf("  bio stamp: bio.bi_issue, set in submit_bio_checks() after "
+			       "blk_throtl_bio(),\n"
+			       "    just before block_bio_queue; a held bio passes there again "
+			       "when released\n");
+		break;
+	default:
+		printf("  bio stamp: none (a kernel without CONFIG_BLK_CGROUP: no blk-throttle "
+		       "either)\n");
+		return;
+	}
+	printf("  a bio blk-throttle holds gets its stamp and its block_bio_queue no earlier "
+	       "than its\n"
+	       "    release: that wait is in no view (trace shows the releasing kworker as its "
+	       "task)\n"
+	       "  rq-qos waits (wbt, io.latency, io.cost) come after block_bio_queue, before the\n"
+	       "    request exists: in trace's Q2G and Q2C, not in the total time of hist, top,\n"
+	       "    serve (it starts at the request)\n");
 }
 
 /* Where bios' cgroups come from: the hierarchy the io controller is on. */
@@ -248,6 +313,7 @@ int cmd_check(int argc, char **argv)
 	print_tracepoints(&pr);
 	print_disks();
 	print_cgroups();
+	print_submit_time(&pr);
 	if (!pr.tp_exists[TP_RQ_COMPLETE]) {
 		errorf(NULL, "iolat cannot run here: no block_rq_complete tracepoint");
 		return 1;

@@ -132,6 +132,15 @@ int probe_kernel(struct probe_result *r)
 	r->rqf_stats_bit = enum_value(btf, "__RQF_STATS");
 	r->rqf_flush_seq_bit = enum_value(btf, "__RQF_FLUSH_SEQ");
 	r->rqf_enum = r->rqf_io_stat_bit >= 0;
+	/* bio.bi_issue became bio.issue_time_ns in 1733e8887483 ("block:
+	 * cleanup bio_issue", 6.18). */
+	if (has_member(btf, "bio", "issue_time_ns"))
+		r->bio_stamp = PROBE_BIO_STAMP_ISSUE_TIME_NS;
+	else if (has_member(btf, "bio", "bi_issue"))
+		r->bio_stamp = PROBE_BIO_STAMP_BI_ISSUE;
+	r->bio_stamp_flag = enum_value(btf, "QUEUE_FLAG_BIO_ISSUE_TIME") >= 0;
+	r->bio_noacct_nocheck =
+	    btf__find_by_name_kind(btf, "submit_bio_noacct_nocheck", BTF_KIND_FUNC) > 0;
 
 	btf__free(btf);
 	return 0;

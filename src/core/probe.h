@@ -21,6 +21,13 @@ enum probe_tp {
 	TP_COUNT,
 };
 
+/* Which field of struct bio holds its blk-cgroup submit stamp. */
+enum probe_bio_stamp {
+	PROBE_BIO_STAMP_NONE = 0,      /* neither: a kernel without CONFIG_BLK_CGROUP */
+	PROBE_BIO_STAMP_BI_ISSUE,      /* bio.bi_issue (struct bio_issue), before 6.18 */
+	PROBE_BIO_STAMP_ISSUE_TIME_NS, /* bio.issue_time_ns, 6.18 and later */
+};
+
 struct probe_result {
 	bool btf; /* kernel BTF readable */
 	char btf_path[256];
@@ -39,6 +46,13 @@ struct probe_result {
 	 * kernels whose flags are macros (bpf/block.h). */
 	bool rqf_enum;
 	int rqf_io_stat_bit, rqf_use_sched_bit, rqf_stats_bit, rqf_flush_seq_bit;
+	/* The bio's submit stamp blk-cgroup keeps (only `iolat check` reports
+	 * it: none of these predates blk-throttle's wait, cmd_check.c says
+	 * where each is written). */
+	enum probe_bio_stamp bio_stamp;
+	bool bio_stamp_flag;	 /* QUEUE_FLAG_BIO_ISSUE_TIME: stamped only on
+				  * queues with io.latency (6.18) */
+	bool bio_noacct_nocheck; /* submit_bio_noacct_nocheck() exists (5.18+) */
 };
 
 /*

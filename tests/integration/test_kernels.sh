@@ -167,6 +167,17 @@ for k in $KERNELS; do
 	tagged check
 	grep '^IOLAT-ERROR' "$L" && fail "$k: the guest's commands failed"
 	[ "$(tagged check-RC)" = 0 ] || { tagged check-v; fail "$k: iolat check failed"; }
+	# No kernel stamp predates blk-throttle's wait (issue 15); these kernels
+	# keep bio.bi_issue (checked in their BTF), 6.18 issue_time_ns.
+	tagged check >"$WORK/check-$k"
+	grep -q "^Submit time (above the block layer): no kernel stamp predates" "$WORK/check-$k" ||
+		fail "$k: check says nothing of the submit stamp"
+	case $k in
+	5.10 | 6.1 | 6.12)
+		grep -q "^  bio stamp: bio\.bi_issue, " "$WORK/check-$k" ||
+			fail "$k: check does not name bio.bi_issue: $(tail -8 "$WORK/check-$k")"
+		;;
+	esac
 
 	# The disk's own counts over each run: exactly the I/O done, since
 	# nothing else runs in the guest.

@@ -56,3 +56,17 @@ assert per_io >= 0.005, per_io           # throttled: ~10 ms per read at 100 IOP
 assert tp50 < per_io * 1e9 / 5, (tp50, per_io)  # but not in the request's time
 assert p50 <= tp50
 PY
+
+# Nor does the kernel keep a stamp from before the throttle's wait (issue 15):
+# `check` says so, and names the submit-stamp field this kernel's BTF gives
+# struct bio (bi_issue, or issue_time_ns since 6.18).
+"$IOLAT" check --no-load >"$WORK/check" || fail "iolat check --no-load: $(cat "$WORK/check")"
+grep -q "^Submit time (above the block layer): no kernel stamp predates blk-throttle here$" \
+	"$WORK/check" || fail "check does not say that no stamp predates blk-throttle: $(cat "$WORK/check")"
+field=$(bpftool btf dump file /sys/kernel/btf/vmlinux format raw |
+	awk '/^\[[0-9]+\] STRUCT .bio. size=/ { on = 1; next } /^\[/ { on = 0 }
+	     on && /^\t.(bi_issue|issue_time_ns). / { gsub("\047", "", $1); print $1 }')
+[ -n "$field" ] || fail "struct bio has neither bi_issue nor issue_time_ns in BTF"
+grep -q "^  bio stamp: bio\.$field, " "$WORK/check" ||
+	fail "check does not name bio.$field: $(sed -n '/^Submit time/,$p' "$WORK/check")"
+echo "check: no stamp predates blk-throttle; this kernel's is bio.$field"
