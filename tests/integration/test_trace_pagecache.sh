@@ -67,6 +67,7 @@ run_fs() {
 	shift
 	make_loop 512
 	"$@" "$LOOP" >/dev/null || fail "$fs: mkfs"
+	[ "$fs" = ext4 ] && EXT4_LOOP=$LOOP
 	mkdir -p "$WORK/$fs"
 	mount "$LOOP" "$WORK/$fs" || fail "$fs: mount"
 	on_exit "umount $WORK/$fs"
@@ -88,6 +89,60 @@ run_fs() {
 
 run_fs ext4 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0
 run_fs xfs mkfs.xfs -q -f
+ext4dev=$EXT4_LOOP
+
+# Reads: a sequential buffered read's readahead, synchronous and
+# asynchronous, is queued inside the read(2) that triggered it, and linked
+# to it; an mmap'd file read by page faults has its bios linked to the
+# faults (mm_filemap_fault), with the file's inode. The file's cached pages
+# are dropped first (POSIX_FADV_DONTNEED), so the reads go to the disk.
+dd if=/dev/urandom of="$WORK/ext4/r" bs=1M count=8 status=none || fail "reads: file"
+sync
+for kind in read mmap; do
+	out=$WORK/$kind.json
+	start_iolat "$out" trace --syscalls -j -o read -d "${ext4dev#/dev/}"
+	python3 - "$WORK/ext4/r" "$kind" >"$WORK/reader" <<'PY' || fail "$kind: reader"
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+if sys.argv[2] == "read":
+    while os.read(fd, 4096):
+        pass
+else:
+    m = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+    sum(m[i] for i in range(0, len(m), 4096))
+print(os.getpid(), os.fstat(fd).st_ino)
+PY
+	stop_iolat INT
+	assert_detached
+	python3 - "$out" "$kind" $(cat "$WORK/reader") >"$WORK/check" <<'PY' || fail "$kind: reads not linked as expected: $(cat "$WORK/check")"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+kind, pid, ino = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+ios = [r for r in rs if r["type"] == "io" and r["pid"] == pid]
+calls = {(r["tid"], r["enter_ns"]): r for r in rs if r["type"] == "syscall"}
+assert sum(r["bytes"] for r in ios) >= 8 << 20, ("bytes read from the disk", sum(r["bytes"] for r in ios))
+ra = [r for r in ios if "rahead" in r["flags"].split("|")]
+assert ra, "no readahead bios"
+if kind == "read":
+    for r in ios:
+        s = calls.get((r["tid"], r["syscall_enter_ns"]))
+        assert r["syscall"] == "read" and s and s["enter_ns"] <= r["ts_ns"]["q"] <= s["exit_ns"], r
+    # Asynchronous readahead completes after the read that queued it
+    # returned: the read did not wait for it.
+    late = [r for r in ra if r["ts_ns"]["c"] > calls[(r["tid"], r["syscall_enter_ns"])]["exit_ns"]]
+    print("read: %d bios (%d readahead, %d completed after their read returned), all linked" %
+          (len(ios), len(ra), len(late)))
+    assert late, "no asynchronous readahead seen"
+else:
+    for r in ios:
+        assert r["syscall"] == "page_fault" and r["fault_ino"] == ino, r
+        assert r["syscall_enter_ns"] <= r["ts_ns"]["q"], r
+    print("mmap: %d bios (%d readahead), all linked to page faults on inode %d" % (len(ios), len(ra), ino))
+PY
+	cat "$WORK/check"
+	echo "ok: $kind: every bio linked to what caused it"
+done
 
 # Sampling: 1 write in 10 followed (per CPU), and only its data linked.
 out=$WORK/sampled.json
