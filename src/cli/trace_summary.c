@@ -216,13 +216,17 @@ static double share(const struct group *g, enum span sp)
 
 static void print_group_text(const struct group *g, const struct bucket_table *t, FILE *f)
 {
-	fprintf(f, "  %s: %llu I/Os", g->name, (unsigned long long)g->ios);
+	/* A writer seen only through the page cache queued no I/O itself. */
+	if (g->ios || !g->pc_wait.count)
+		fprintf(f, "  %s: %llu I/Os", g->name, (unsigned long long)g->ios);
+	else
+		fprintf(f, "  %s", g->name);
 	if (g->merged)
 		fprintf(f, " (%llu of them merged into another's request)",
 			(unsigned long long)g->merged);
 	if (g->pc_wait.count)
-		fprintf(f, "; %llu bytes of its buffered writes written back later",
-			(unsigned long long)g->pc_bytes);
+		fprintf(f, "%s%llu bytes of its buffered writes written back later",
+			g->ios ? "; " : ": ", (unsigned long long)g->pc_bytes);
 	fprintf(f, "\n    %-5s %8s %9s %9s %9s %9s %9s %9s %7s\n", "span", "count", "min", "avg",
 		"p50", "p90", "p99", "max", "share");
 	for (int sp = 0; sp < SPAN_COUNT; sp++) {
