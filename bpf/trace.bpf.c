@@ -497,6 +497,25 @@ static __always_inline int on_dirty(void *folio)
 	return 0;
 }
 
+/*
+ * mm_filemap_delete_from_page_cache: a folio leaves the page cache. One a
+ * followed write dirtied and no bio carried (its file truncated or deleted
+ * while dirty) is forgotten and counted, so that it neither waits in the
+ * map nor keeps every write bio's walk going.
+ */
+static __always_inline int on_pc_delete(void *folio)
+{
+	__u64 key = (__u64)folio;
+
+	if (!pc_in_flight)
+		return 0;
+	if (bpf_map_delete_elem(&folios, &key) == 0) {
+		__sync_fetch_and_sub(&pc_in_flight, 1);
+		stat_inc(&stats, TRACE_STAT_PC_DROPPED);
+	}
+	return 0;
+}
+
 /* What a bio's page-cache walk found. */
 struct pc_sum {
 	__u64 dirty_ns; /* the oldest linked folio's; 0: none linked */
@@ -528,6 +547,21 @@ static __always_inline void pc_flush(struct trace_pc_link *run, struct pc_sum *s
 /* x86's page size: a bio vector's pages are walked one at a time. */
 #define PC_PAGE_SHIFT 12
 #define PC_PAGE_SIZE (1u << PC_PAGE_SHIFT)
+
+/* The walk's result for the queue program (on_bio_queue_pc). */
+struct pc_result {
+	__u64 bio; /* the bio it is for; 0: none */
+	__u64 id;  /* the record id its links name */
+	__u64 queue_ns;
+	struct pc_sum sum;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pc_result);
+} pc_results SEC(".maps");
 
 /* The walk of one bio's pages (pc_step's ctx). */
 struct pc_walk {
@@ -637,6 +671,44 @@ static __always_inline void pc_walk(struct bio *bio, __u64 bio_id, __u32 dev, __
 }
 
 /*
+ * The page-cache walk's own program on block_bio_queue (trace_pcq),
+ * attached before the queue program so that it runs first: the queue
+ * program takes its result for the same bio from `pc_results`. Apart, so
+ * that kernels without bpf_loop (before 5.17, which also cannot load a
+ * program naming a callback) still load the queue program.
+ */
+static __always_inline int on_bio_queue_pc(struct bio *bio, bool direct)
+{
+	struct pc_result *res;
+	struct gendisk *disk;
+	__u32 zero = 0, dev;
+	__u64 opf;
+
+	if (!pc_in_flight || !bio)
+		return 0;
+	opf = direct ? bio->bi_opf : BPF_CORE_READ(bio, bi_opf);
+	disk = bio_disk(bio, direct);
+	if (!disk || op_of(opf) != IOLAT_OP_WRITE)
+		return 0;
+	dev = disk_dev(disk, direct);
+	if (filter_dev && dev != filter_dev)
+		return 0;
+	res = bpf_map_lookup_elem(&pc_results, &zero);
+	if (!res)
+		return 0;
+	res->bio = 0;
+	res->sum.dirty_ns = 0;
+	res->sum.bytes = 0;
+	res->sum.links = 0;
+	res->id = next_id();
+	res->queue_ns = bpf_ktime_get_ns();
+	pc_walk(bio, res->id, dev, res->queue_ns, &res->sum);
+	if (res->sum.links)
+		res->bio = (__u64)bio;
+	return 0;
+}
+
+/*
  * Queue: the one program every I/O pays for fully, so the filters come
  * first, the sampling decision next, and the record is built only for a
  * bio that is followed. A write carrying followed writes' dirty data is
@@ -660,17 +732,16 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 		st = bpf_map_lookup_elem(&sys_threads, &tid);
 	}
 	now = bpf_ktime_get_ns();
-	if (link_page_cache && pc_in_flight) {
-		__u64 opf = direct ? bio->bi_opf : BPF_CORE_READ(bio, bi_opf);
-		struct gendisk *disk = bio_disk(bio, direct);
+	if (link_page_cache) {
+		__u32 zero = 0;
+		struct pc_result *res = bpf_map_lookup_elem(&pc_results, &zero);
 
-		if (disk && op_of(opf) == IOLAT_OP_WRITE) {
-			__u32 dev = disk_dev(disk, direct);
-
-			if (!filter_dev || dev == filter_dev) {
-				pc_id = next_id();
-				pc_walk(bio, pc_id, dev, now, &pc);
-			}
+		/* The walk (trace_pcq, which runs first) linked this bio. */
+		if (res && res->bio == key) {
+			pc = res->sum;
+			pc_id = res->id;
+			now = res->queue_ns;
+			res->bio = 0;
 		}
 	}
 	turn = pc.links ? TURN_FOLLOW : sys_turn_of(st);
@@ -957,6 +1028,18 @@ SEC("raw_tp/block_bio_queue")
 int trace_q_raw(unsigned long long *ctx)
 {
 	return on_bio_queue(bio_arg(ctx), false);
+}
+
+SEC("tp_btf/block_bio_queue")
+int trace_pcq_btf(unsigned long long *ctx)
+{
+	return on_bio_queue_pc(bio_arg(ctx), true);
+}
+
+SEC("raw_tp/block_bio_queue")
+int trace_pcq_raw(unsigned long long *ctx)
+{
+	return on_bio_queue_pc(bio_arg(ctx), false);
 }
 
 SEC("tp_btf/block_getrq")
@@ -1330,4 +1413,18 @@ SEC("raw_tp/writeback_dirty_page")
 int trace_wdp_raw(unsigned long long *ctx)
 {
 	return on_dirty((void *)ctx[0]);
+}
+
+/* mm_filemap_delete_from_page_cache(folio); (page) before the folio
+ * conversion: the same pointer either way. */
+SEC("tp_btf/mm_filemap_delete_from_page_cache")
+int trace_pd_btf(unsigned long long *ctx)
+{
+	return on_pc_delete((void *)ctx[0]);
+}
+
+SEC("raw_tp/mm_filemap_delete_from_page_cache")
+int trace_pd_raw(unsigned long long *ctx)
+{
+	return on_pc_delete((void *)ctx[0]);
 }

@@ -209,6 +209,8 @@ enum trace_stat {
 	TRACE_STAT_PC_LINKED,	 /* ... of them found in a queued bio */
 	TRACE_STAT_PC_REDIRTIED, /* ... dirtied again before a followed bio
 				  * carried them (written back unseen) */
+	TRACE_STAT_PC_DROPPED,	 /* ... removed from the page cache unwritten
+				  * (truncated, deleted) */
 	TRACE_STAT_COUNT,
 };
 

@@ -344,9 +344,11 @@ int cmd_trace(int argc, char **argv)
 	if (page_cache)
 		fprintf(stderr,
 			"iolat: page cache: %llu folios dirtied by followed writes, %llu of them "
-			"written back in followed bios (%llu links), %llu still dirty at exit\n",
+			"written back in followed bios (%llu links), %llu dropped unwritten "
+			"(truncated, deleted), %llu still dirty at exit\n",
 			(unsigned long long)pc.marked, (unsigned long long)pc.linked,
-			(unsigned long long)t.pc_emitted, (unsigned long long)pc.waiting);
+			(unsigned long long)t.pc_emitted, (unsigned long long)pc.dropped,
+			(unsigned long long)pc.waiting);
 	else if (a.syscalls && a.op != TRACE_OP_READ)
 		fprintf(stderr,
 			"iolat: page cache: not followed: it needs the "

@@ -79,12 +79,16 @@ struct stage_prog {
 	struct bpf_program *prog[ATTACH_FORMS];
 };
 
-#define TRACER_PROGS 16
+#define TRACER_PROGS 18
+/* The page-cache walk at queue time: first, so that it runs before the
+ * queue program on the same tracepoint (programs run in attach order). */
+#define TRACER_PCQ 0
 /* From here on, the programs of syscall linkage: sys_enter, sys_exit, file
- * page faults, then the page-cache dirtying (one name or the other,
- * whichever exists). */
-#define TRACER_FIRST_SYS 11
-#define TRACER_DIRTY 14
+ * page faults; then page-cache linkage's: a folio leaving the page cache,
+ * and its dirtying (one name or the other, whichever exists). */
+#define TRACER_FIRST_SYS 12
+#define TRACER_FIRST_PC 15
+#define TRACER_DIRTY 16
 
 struct tracer {
 	struct trace_bpf *skel;
@@ -111,6 +115,7 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 static int stage_progs(struct trace_bpf *s, struct stage_prog *p)
 {
 	struct stage_prog all[TRACER_PROGS] = {
+		{ "block_bio_queue", false, { s->progs.trace_pcq_btf, s->progs.trace_pcq_raw } },
 		{ "block_bio_queue", true, { s->progs.trace_q_btf, s->progs.trace_q_raw } },
 		{ "block_getrq", false, { s->progs.trace_g_btf, s->progs.trace_g_raw } },
 		{ "block_split", false, { s->progs.trace_x_btf, s->progs.trace_x_raw } },
@@ -126,6 +131,9 @@ static int stage_progs(struct trace_bpf *s, struct stage_prog *p)
 		{ "sys_enter", true, { s->progs.trace_se_btf, s->progs.trace_se_raw } },
 		{ "sys_exit", true, { s->progs.trace_sx_btf, s->progs.trace_sx_raw } },
 		{ "mm_filemap_fault", false, { s->progs.trace_ff_btf, s->progs.trace_ff_raw } },
+		{ "mm_filemap_delete_from_page_cache",
+		  false,
+		  { s->progs.trace_pd_btf, s->progs.trace_pd_raw } },
 		/* page-cache linkage: the first of these the kernel has */
 		{ "writeback_dirty_folio",
 		  false,
@@ -230,7 +238,8 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		bool present = probe_tp_params(at->btf, sp[i].tp) > 0;
 
 		if ((i >= TRACER_FIRST_SYS && !o->syscalls) ||
-		    (i >= TRACER_DIRTY && (!t->page_cache || dirty_tp))) {
+		    ((i >= TRACER_FIRST_PC || i == TRACER_PCQ) && !t->page_cache) ||
+		    (i >= TRACER_DIRTY && dirty_tp)) {
 			/* Linkage off (or the other dirtying name taken): not
 			 * loaded, not paid for. */
 			prog[i] = attach_pick(sp[i].prog, mode, false);
@@ -351,9 +360,10 @@ bool tracer_page_cache(const struct tracer *t, struct tracer_pc_stats *out)
 	out->linked = st[TRACE_STAT_PC_LINKED];
 	out->waiting = left;
 	/* Marked folios are linked, dirtied again (their entry replaced),
-	 * still waiting, or evicted. */
+	 * dropped from the page cache unwritten, still waiting, or evicted. */
 	out->redirtied = st[TRACE_STAT_PC_REDIRTIED];
-	left += out->redirtied;
+	out->dropped = st[TRACE_STAT_PC_DROPPED];
+	left += out->redirtied + out->dropped;
 	out->evicted = out->marked > out->linked + left ? out->marked - out->linked - left : 0;
 	return true;
 }

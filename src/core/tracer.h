@@ -47,6 +47,7 @@ struct tracer_pc_stats {
 	uint64_t linked;    /* found in a queued bio */
 	uint64_t waiting;   /* still dirty (or never written: truncated) */
 	uint64_t redirtied; /* written back unseen, dirtied again (by a newer write) */
+	uint64_t dropped;   /* left the page cache unwritten (file truncated, deleted) */
 	uint64_t evicted;   /* pushed out of the kernel's map: their bios not linked */
 };
 
