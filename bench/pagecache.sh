@@ -28,7 +28,8 @@ for c in fio bpftool mkfs.ext4 python3; do
 done
 
 WORK=$(mktemp -d /dev/shm/iolat-bench-pc.XXXXXX)
-LOOP= STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
+LOOP=''
+STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled)
 cleanup() {
 	mountpoint -q "$WORK/mnt" && umount "$WORK/mnt"
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
@@ -65,7 +66,7 @@ group() { tr ' ' '\n' <<<"$1" | awk -F= -v p="$2" '$1 ~ p { s += $2 } END { prin
 
 # run MODE ROUND: prints one line per workload: "mode workload units bpf_ns wall_ns extra".
 run() {
-	local mode=$1 pid= before after b a n t0 t1 ios
+	local mode=$1 pid='' before after b a n t0 t1 ios bnames anames
 	case $mode in
 	none) ;;
 	trace) "$IOLAT" trace -s "$SAMPLE" -d "$DISK" -w "$WORK/rec.$2.$RANDOM" 2>"$WORK/err" & pid=$! ;;

@@ -214,6 +214,42 @@ static double share(const struct group *g, enum span sp)
 	return total ? 100.0 * (double)g->span[sp].sum_ns / (double)total : 0;
 }
 
+/* One row of the text table: a span's (or the page-cache wait's) count,
+ * min, mean, percentiles and max in ms, and its share (< 0: none). */
+static void lat_row(FILE *f, const char *name, const struct iolat_lat *l, uint64_t min_ns,
+		    const struct bucket_table *t, double share_pct)
+{
+	struct histo_summary h;
+
+	histo_summarize(l, t, &h);
+	fprintf(f, "    %-5s %8llu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f", name,
+		(unsigned long long)h.count, (double)min_ns / 1e6, h.mean / 1e6, h.p50 / 1e6,
+		h.p90 / 1e6, h.p99 / 1e6, h.max / 1e6);
+	if (share_pct < 0)
+		fprintf(f, " %7s\n", "-");
+	else
+		fprintf(f, " %6.1f%%\n", share_pct);
+}
+
+/* The same as a JSON object under `name`, left open for the caller's own
+ * fields. */
+static void lat_json_begin(struct json *j, const char *name, const struct iolat_lat *l,
+			   uint64_t min_ns, const struct bucket_table *t)
+{
+	struct histo_summary h;
+
+	histo_summarize(l, t, &h);
+	json_key(j, name);
+	json_begin_object(j);
+	json_kv_uint(j, "count", h.count);
+	json_kv_uint(j, "min_ns", min_ns);
+	json_kv_double(j, "mean_ns", h.mean);
+	json_kv_double(j, "p50_ns", h.p50);
+	json_kv_double(j, "p90_ns", h.p90);
+	json_kv_double(j, "p99_ns", h.p99);
+	json_kv_uint(j, "max_ns", l->max_ns);
+}
+
 static void print_group_text(const struct group *g, const struct bucket_table *t, FILE *f)
 {
 	/* A writer seen only through the page cache queued no I/O itself. */
@@ -229,25 +265,12 @@ static void print_group_text(const struct group *g, const struct bucket_table *t
 			g->ios ? "; " : ": ", (unsigned long long)g->pc_bytes);
 	fprintf(f, "\n    %-5s %8s %9s %9s %9s %9s %9s %9s %7s\n", "span", "count", "min", "avg",
 		"p50", "p90", "p99", "max", "share");
-	for (int sp = 0; sp < SPAN_COUNT; sp++) {
-		struct histo_summary h;
-
-		if (!g->span[sp].count)
-			continue;
-		histo_summarize(&g->span[sp], t, &h);
-		fprintf(f, "    %-5s %8llu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %6.1f%%\n",
-			span_names[sp], (unsigned long long)h.count, (double)g->min_ns[sp] / 1e6,
-			h.mean / 1e6, h.p50 / 1e6, h.p90 / 1e6, h.p99 / 1e6, h.max / 1e6,
-			share(g, (enum span)sp));
-	}
-	if (g->pc_wait.count) {
-		struct histo_summary h;
-
-		histo_summarize(&g->pc_wait, t, &h);
-		fprintf(f, "    %-5s %8llu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7s\n", "PCW",
-			(unsigned long long)h.count, (double)g->pc_min_ns / 1e6, h.mean / 1e6,
-			h.p50 / 1e6, h.p90 / 1e6, h.p99 / 1e6, h.max / 1e6, "-");
-	}
+	for (int sp = 0; sp < SPAN_COUNT; sp++)
+		if (g->span[sp].count)
+			lat_row(f, span_names[sp], &g->span[sp], g->min_ns[sp], t,
+				share(g, (enum span)sp));
+	if (g->pc_wait.count)
+		lat_row(f, "PCW", &g->pc_wait, g->pc_min_ns, t, -1);
 }
 
 static void print_group_json(struct json *j, const struct group *g, const struct bucket_table *t)
@@ -259,38 +282,16 @@ static void print_group_json(struct json *j, const struct group *g, const struct
 	json_key(j, "spans");
 	json_begin_object(j);
 	for (int sp = 0; sp < SPAN_COUNT; sp++) {
-		struct histo_summary h;
-
 		if (!g->span[sp].count)
 			continue;
-		histo_summarize(&g->span[sp], t, &h);
-		json_key(j, span_names[sp]);
-		json_begin_object(j);
-		json_kv_uint(j, "count", h.count);
-		json_kv_uint(j, "min_ns", g->min_ns[sp]);
-		json_kv_double(j, "mean_ns", h.mean);
-		json_kv_double(j, "p50_ns", h.p50);
-		json_kv_double(j, "p90_ns", h.p90);
-		json_kv_double(j, "p99_ns", h.p99);
-		json_kv_uint(j, "max_ns", g->span[sp].max_ns);
+		lat_json_begin(j, span_names[sp], &g->span[sp], g->min_ns[sp], t);
 		json_kv_double(j, "share_pct", share(g, (enum span)sp));
 		json_end_object(j);
 	}
 	json_end_object(j);
 	if (g->pc_wait.count) {
-		struct histo_summary h;
-
-		histo_summarize(&g->pc_wait, t, &h);
-		json_key(j, "page_cache_wait");
-		json_begin_object(j);
-		json_kv_uint(j, "count", h.count);
+		lat_json_begin(j, "page_cache_wait", &g->pc_wait, g->pc_min_ns, t);
 		json_kv_uint(j, "bytes", g->pc_bytes);
-		json_kv_uint(j, "min_ns", g->pc_min_ns);
-		json_kv_double(j, "mean_ns", h.mean);
-		json_kv_double(j, "p50_ns", h.p50);
-		json_kv_double(j, "p90_ns", h.p90);
-		json_kv_double(j, "p99_ns", h.p99);
-		json_kv_uint(j, "max_ns", g->pc_wait.max_ns);
 		json_end_object(j);
 	}
 	json_end_object(j);

@@ -115,7 +115,8 @@ print(os.getpid(), os.fstat(fd).st_ino)
 PY
 	stop_iolat INT
 	assert_detached
-	python3 - "$out" "$kind" $(cat "$WORK/reader") >"$WORK/check" <<'PY' || fail "$kind: reads not linked as expected: $(cat "$WORK/check")"
+	read -r rpid rino <"$WORK/reader"
+	python3 - "$out" "$kind" "$rpid" "$rino" >"$WORK/check" <<'PY' || fail "$kind: reads not linked as expected: $(cat "$WORK/check")"
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
 kind, pid, ino = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
