@@ -61,6 +61,8 @@ __u64 in_flight = 0;
  * in_flight, LRU evictions leave pc_in_flight high, never low. */
 __u64 writers_active = 0;
 __u64 pc_in_flight = 0;
+/* pc_files was full once: from then on every write bio is walked. */
+__u32 pc_files_full = 0;
 /* Record ids: each CPU's own sequence, with the CPU in the top bits, so
  * they are unique without an atomic that returns a value (5.12+) and
  * without one cache line that every CPU's I/O writes. */
@@ -131,6 +133,16 @@ struct {
 	__type(key, __u64);
 	__type(value, struct trace_folio);
 } folios SEC(".maps");
+
+/* Dirty folios of followed writes per file (address_space pointer): the
+ * walk's first filter. Entries stay at 0 rather than being deleted, which
+ * would race with another CPU's increment and lose a file. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACE_PC_FILES_MAX);
+	__type(key, __u64);
+	__type(value, __u64);
+} pc_files SEC(".maps");
 
 /* The page-cache link being built while a bio's pages are walked: too big
  * for the queue program's stack beside its record. */
@@ -450,6 +462,38 @@ static __always_inline __u32 page_disk_dev(struct page *page)
 	return 0;
 }
 
+/* Adds delta (1 or -1) to a file's count of waiting folios. */
+static __always_inline void pc_file_count(__u64 mapping, __s64 delta)
+{
+	__u64 *n = bpf_map_lookup_elem(&pc_files, &mapping), one = 1;
+
+	if (n) {
+		__sync_fetch_and_add(n, delta);
+		return;
+	}
+	if (delta < 0)
+		return;
+	/* Another CPU may insert it first: then add to its entry. */
+	if (bpf_map_update_elem(&pc_files, &mapping, &one, BPF_NOEXIST) == 0)
+		return;
+	n = bpf_map_lookup_elem(&pc_files, &mapping);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		pc_files_full = 1;
+}
+
+/* Forgets a followed write's folio (linked, or gone from the page cache);
+ * false if it was not one. */
+static __always_inline bool pc_forget(__u64 key, __u64 mapping)
+{
+	if (bpf_map_delete_elem(&folios, &key))
+		return false;
+	__sync_fetch_and_sub(&pc_in_flight, 1);
+	pc_file_count(mapping, -1);
+	return true;
+}
+
 /*
  * writeback_dirty_folio (writeback_dirty_page before 5.16): a folio of a
  * file or block device became dirty. Inside a followed buffered write, the
@@ -483,9 +527,11 @@ static __always_inline int on_dirty(void *folio)
 	f.pid = id >> 32;
 	f.tid = tid;
 	f.cgroup = cgroup_id(cg, false);
+	f.mapping = (__u64)BPF_CORE_READ((struct page *)folio, mapping);
 	bpf_get_current_comm(f.comm, sizeof(f.comm));
 	if (bpf_map_update_elem(&folios, &key, &f, BPF_NOEXIST) == 0) {
 		__sync_fetch_and_add(&pc_in_flight, 1);
+		pc_file_count(f.mapping, 1);
 	} else {
 		/* Written back unseen (a bio the walk does not reach) and
 		 * dirty again: the newer write has it. */
@@ -506,13 +552,13 @@ static __always_inline int on_dirty(void *folio)
 static __always_inline int on_pc_delete(void *folio)
 {
 	__u64 key = (__u64)folio;
+	struct trace_folio *f;
 
 	if (!pc_in_flight)
 		return 0;
-	if (bpf_map_delete_elem(&folios, &key) == 0) {
-		__sync_fetch_and_sub(&pc_in_flight, 1);
+	f = bpf_map_lookup_elem(&folios, &key);
+	if (f && pc_forget(key, f->mapping))
 		stat_inc(&stats, TRACE_STAT_PC_DROPPED);
-	}
 	return 0;
 }
 
@@ -636,8 +682,7 @@ static long pc_step(__u32 k, void *ctx)
 	run->bytes += len;
 	run->folios++;
 	w->last_linked = true;
-	if (bpf_map_delete_elem(&folios, &fk) == 0)
-		__sync_fetch_and_sub(&pc_in_flight, 1);
+	pc_forget(fk, f->mapping);
 	stat_inc(&stats, TRACE_STAT_PC_LINKED);
 	return 0;
 }
@@ -693,6 +738,17 @@ static __always_inline int on_bio_queue_pc(struct bio *bio, bool direct)
 	dev = disk_dev(disk, direct);
 	if (filter_dev && dev != filter_dev)
 		return 0;
+	/* Writeback builds a bio from one file's pages: a file with no
+	 * followed write's folio waiting costs one lookup, not a walk. */
+	if (!pc_files_full) {
+		struct bio_vec *vec = BPF_CORE_READ(bio, bi_io_vec);
+		struct page *first = (struct page *)folio_of(BPF_CORE_READ(vec, bv_page));
+		__u64 mapping = (__u64)BPF_CORE_READ(first, mapping);
+		__u64 *n = bpf_map_lookup_elem(&pc_files, &mapping);
+
+		if (!n || !*n)
+			return 0;
+	}
 	res = bpf_map_lookup_elem(&pc_results, &zero);
 	if (!res)
 		return 0;

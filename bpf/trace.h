@@ -178,6 +178,7 @@ struct trace_folio {
 	__u64 dirty_ns;
 	__u64 sys_enter_ns;
 	__u64 cgroup;
+	__u64 mapping; /* its file's address_space (pc_files' key) */
 	__u32 pid;
 	__u32 tid;
 	__u32 sys_nr;
@@ -189,6 +190,11 @@ struct trace_folio {
  * MiB of 4 KiB pages waiting for writeback. Past it the oldest are evicted,
  * counted (tracer_page_cache), and their bios are not linked. */
 #define TRACE_FOLIOS_MAX 32768
+
+/* Files (address spaces) with dirty folios of followed writes, counted: a
+ * write bio of another file is not walked. Past this many files the filter
+ * is off and every write bio is walked while folios wait (never a miss). */
+#define TRACE_PC_FILES_MAX 8192
 
 /* Bio vectors of one bio walked for page-cache linkage: a bio holds at most
  * BIO_MAX_VECS (256) of them. */
