@@ -139,6 +139,12 @@ static struct sys_link *sys_link_slot(struct trace_out *t, uint32_t tid, uint64_
 	return l;
 }
 
+/* The writer slot of a bio's page-cache data (see struct pc_writer). */
+static struct pc_writer *pc_writer_slot(struct trace_out *t, uint64_t io_id)
+{
+	return &t->writers[((io_id * 0x9e3779b97f4a7c15ull) >> 32) % PC_WRITERS];
+}
+
 static void print_text(struct trace_out *t, const struct trace_record *r)
 {
 	char op[8], status[24], disk[40];
@@ -156,10 +162,18 @@ static void print_text(struct trace_out *t, const struct trace_record *r)
 		printf(" %s", r->sys_enter_ns ? sys_name(r->sys_nr) : "-");
 	/* Written back for followed buffered writes: how many, how much of
 	 * the bio, and how long the oldest of that data waited dirty. */
-	if (r->pc_links)
-		printf(" <- %u write%s, %u B, dirty %.3f ms before Q", r->pc_links,
-		       r->pc_links == 1 ? "" : "s", r->pc_bytes,
+	if (r->pc_links) {
+		struct pc_writer *w = pc_writer_slot(t, r->id);
+
+		printf(" <- %u write%s", r->pc_links, r->pc_links == 1 ? "" : "s");
+		if (w->io_id == r->id && w->several)
+			printf(" by several processes");
+		else if (w->io_id == r->id)
+			printf(" by %s[%u]", w->comm, w->pid);
+		printf(", %u B, dirty %.3f ms before Q", r->pc_bytes,
 		       (double)(r->ts[TRACE_Q] - r->pc_dirty_ns) / 1e6);
+		w->io_id = 0;
+	}
 	putchar('\n');
 }
 
@@ -371,9 +385,22 @@ int trace_out_pc_link(void *ctx, const struct trace_pc_link *l)
 		return -EIO;
 	if (t->summary)
 		return trace_summary_add_pc(t->summary, l);
-	if (t->file || !t->json)
+	if (t->file)
 		return 0;
 	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(l->comm), l->comm);
+	if (!t->json) {
+		struct pc_writer *w = pc_writer_slot(t, l->bio_id);
+
+		if (w->io_id != l->bio_id) {
+			w->io_id = l->bio_id;
+			w->pid = l->pid;
+			w->several = false;
+			snprintf(w->comm, sizeof(w->comm), "%s", comm);
+		} else if (w->pid != l->pid) {
+			w->several = true;
+		}
+		return 0;
+	}
 	snprintf(dev, sizeof(dev), "%u:%u", disk_major(l->dev), disk_minor(l->dev));
 	json_init(&j, stdout);
 	json_begin_object(&j);

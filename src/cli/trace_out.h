@@ -28,6 +28,17 @@ struct sys_link {
 
 #define SYS_LINKS 256
 
+/* For text output: who wrote the data a bio carries from the page cache,
+ * kept from its page_cache records (at Q) until its own record (at C). */
+struct pc_writer {
+	uint64_t io_id; /* 0: free slot */
+	uint32_t pid;
+	bool several; /* more than one process's writes */
+	char comm[IOLAT_COMM_LEN + 1];
+};
+
+#define PC_WRITERS 256
+
 /* What the record callback needs: output, the clock origin, disk names. */
 struct trace_out {
 	bool json, syscalls;
@@ -37,6 +48,7 @@ struct trace_out {
 	uint64_t t0_ns;
 	uint64_t emitted, sys_emitted, pc_emitted;
 	struct sys_link links[SYS_LINKS];
+	struct pc_writer writers[PC_WRITERS];
 	struct {
 		uint32_t dev;
 		char name[DISK_NAME_MAX];

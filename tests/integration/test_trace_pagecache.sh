@@ -88,7 +88,8 @@ run_fs() {
 }
 
 run_fs ext4 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0
-run_fs xfs mkfs.xfs -q -f
+# The raw_tp programs (kernels without tp_btf) on XFS.
+IOLAT_FORCE_ATTACH=raw_tp run_fs xfs mkfs.xfs -q -f
 ext4dev=$EXT4_LOOP
 
 # Reads: a sequential buffered read's readahead, synchronous and
@@ -173,7 +174,7 @@ dd if=/dev/zero of="$WORK/xfs/h" bs=4k count=64 status=none || fail "text: dd"
 sleep 0.5
 sync
 stop_iolat INT
-grep -qE ' <- [0-9]+ writes?, [0-9]+ B, dirty [0-9.]+ ms before Q$' "$out" ||
+grep -qE ' <- [0-9]+ writes? by dd\[[0-9]+\], [0-9]+ B, dirty [0-9.]+ ms before Q$' "$out" ||
 	fail "text: no page-cache column: $(head -5 "$out")"
 assert_eq "text: dd's writes" 64 "$(grep -cE '^  write by dd\[[0-9]+/[0-9]+\] returned 4096: .* it dirtied 1 page-cache folio, linked' "$out")"
 out=$WORK/summary.txt
