@@ -17,6 +17,7 @@
 #include "core/collector.h"
 #include "core/libbpf_log.h"
 #include "core/names.h"
+#include "core/tracer.h"
 #include "sys/cgroups.h"
 #include "sys/disks.h"
 #include "sys/privileges.h"
@@ -28,8 +29,9 @@ static void usage(FILE *f)
 		   "\n"
 		   "Reports kernel BTF, each block tracepoint (tp_btf and raw_tp), the\n"
 		   "tracepoint argument layout, which disks get request timestamps from the\n"
-		   "kernel, which are bio-based, the attach path iolat will use, and which\n"
-		   "bio submit stamp the kernel keeps (none predates blk-throttle). Unless\n"
+		   "kernel, which are bio-based, the attach path iolat will use, which\n"
+		   "bio submit stamp the kernel keeps (none predates blk-throttle), and\n"
+		   "what 'trace --syscalls' can follow (page cache, page faults). Unless\n"
 		   "--no-load, it then loads and detaches the collector to prove it works.\n"
 		   "Exit status: 0 iolat can run here, 1 it cannot, 2 bad usage.\n"
 		   "\n"
@@ -155,6 +157,28 @@ static void print_submit_time(const struct probe_result *pr)
 	       "  rq-qos waits (wbt, io.latency, io.cost) come after block_bio_queue, before the\n"
 	       "    request exists: in trace's Q2G and Q2C, not in the total time of hist, top,\n"
 	       "    serve (it starts at the request)\n");
+}
+
+/* What `trace --syscalls` can follow here beyond the syscall itself. */
+static void print_linkage(const struct probe_result *pr)
+{
+	struct tracer_linkage lk;
+
+	if (tracer_linkage(pr, &lk))
+		return;
+	printf("\nTrace linkage (trace --syscalls)\n");
+	if (lk.page_cache)
+		printf("  page cache: yes (%s, bpf_loop):\n"
+		       "    buffered writes followed to the bios that write them back\n",
+		       lk.dirty_tp);
+	else
+		printf("  page cache: no: %s\n",
+		       !lk.dirty_tp	  ? "no writeback_dirty_folio (or _page) tracepoint"
+		       : lk.bpf_loop == 0 ? "no bpf_loop (5.17+) for the page walk"
+					  : "unknown: probing bpf_loop needs CAP_BPF");
+	printf("  page faults: %s\n",
+	       lk.faults ? "yes (mm_filemap_fault): I/O of faults on mapped files linked"
+			 : "no (no mm_filemap_fault tracepoint): fault I/O is not linked");
 }
 
 /* Where bios' cgroups come from: the hierarchy the io controller is on. */
@@ -314,6 +338,7 @@ int cmd_check(int argc, char **argv)
 	print_disks();
 	print_cgroups();
 	print_submit_time(&pr);
+	print_linkage(&pr);
 	if (!pr.tp_exists[TP_RQ_COMPLETE]) {
 		errorf(NULL, "iolat cannot run here: no block_rq_complete tracepoint");
 		return 1;

@@ -200,6 +200,35 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	ro->wake_bytes = rb / 4;
 }
 
+/* The page-cache and fault linkage this kernel allows (tracer.h). */
+static void linkage_of(const struct btf *btf, struct tracer_linkage *out)
+{
+	static const char *const dirty[] = { "writeback_dirty_folio", "writeback_dirty_page" };
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < sizeof(dirty) / sizeof(dirty[0]) && !out->dirty_tp; i++)
+		if (probe_tp_params(btf, dirty[i]) > 0)
+			out->dirty_tp = dirty[i];
+	/* The page walk's loop (5.17+): a kernel before it cannot even load
+	 * a program naming a callback. */
+	out->bpf_loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_loop, NULL);
+	if (out->bpf_loop > 0)
+		out->bpf_loop = 1;
+	out->page_cache = out->dirty_tp && out->bpf_loop == 1;
+	out->faults = probe_tp_params(btf, "mm_filemap_fault") > 0;
+}
+
+int tracer_linkage(const struct probe_result *pr, struct tracer_linkage *out)
+{
+	struct btf *btf = btf__parse(pr->btf_path, NULL);
+
+	if (!btf)
+		return -errno;
+	linkage_of(btf, out);
+	btf__free(btf);
+	return 0;
+}
+
 /* What an attempt at a mode needs (attach_try_fn's ctx). */
 struct open_attempt {
 	struct tracer *t;
@@ -216,6 +245,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	const struct tracer_opts *o = at->o;
 	struct stage_prog sp[TRACER_PROGS];
 	struct bpf_program *prog[TRACER_PROGS];
+	struct tracer_linkage lk;
 	bool dirty_tp = false;
 	int rc;
 
@@ -226,13 +256,9 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		return rc;
 	}
 	stage_progs(t->skel, sp);
-	/* Page-cache linkage follows writes (not with a read-only filter); it
-	 * needs a dirtying tracepoint and bpf_loop (5.17+) for its walk. */
-	t->page_cache =
-	    o->syscalls && o->filter_op != TRACE_OP_READ &&
-	    (probe_tp_params(at->btf, sp[TRACER_DIRTY].tp) > 0 ||
-	     probe_tp_params(at->btf, sp[TRACER_DIRTY + 1].tp) > 0) &&
-	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_loop, NULL) > 0;
+	/* Page-cache linkage follows writes: not with a read-only filter. */
+	linkage_of(at->btf, &lk);
+	t->page_cache = o->syscalls && o->filter_op != TRACE_OP_READ && lk.page_cache;
 	configure(t, o, at->pr, t->page_cache);
 	for (int i = 0; i < TRACER_PROGS; i++) {
 		bool present = probe_tp_params(at->btf, sp[i].tp) > 0;

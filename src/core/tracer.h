@@ -62,6 +62,17 @@ const char *tracer_syscall_name(uint32_t nr);
  * I/O it queues completes after it returns. */
 bool tracer_syscall_async(uint32_t nr);
 
+/* What --syscalls can follow on this kernel. */
+struct tracer_linkage {
+	const char *dirty_tp; /* "writeback_dirty_folio" or "_page"; NULL: none */
+	int bpf_loop;	      /* 1 yes, 0 no, < 0 unknown (probing needs privileges) */
+	bool page_cache;      /* both: buffered writes followed through the page cache */
+	bool faults;	      /* mm_filemap_fault: I/O of file page faults linked */
+};
+
+/* Fills out from the kernel's BTF (pr->btf_path). 0 or -errno. */
+int tracer_linkage(const struct probe_result *pr, struct tracer_linkage *out);
+
 struct tracer;
 
 /*

@@ -246,6 +246,8 @@ PY
 	if [ "$k" = 5.10 ]; then
 		grep -q "page cache: not followed: it needs .* bpf_loop" "$WORK/pc-$k.err" ||
 			fail "$k: no word that page-cache linkage is off: $(cat "$WORK/pc-$k.err")"
+		grep -q "^  page cache: no: no bpf_loop" "$WORK/check-$k" ||
+			fail "$k: check does not say page-cache linkage is off: $(grep -A2 'Trace linkage' "$WORK/check-$k")"
 		echo "ok: $k: trace --syscalls runs, page-cache linkage off (no bpf_loop), and says so"
 	else
 		assert_eq "$k: bytes of dd's writes linked through the page cache" $((64 * 4096)) \
@@ -253,6 +255,8 @@ PY
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 print(sum(r["bytes"] for r in rs if r["type"] == "page_cache" and r["comm"] == "dd"))' "$WORK/pc-$k.json")"
+		grep -q "^  page cache: yes (writeback_dirty_folio, bpf_loop):" "$WORK/check-$k" ||
+			fail "$k: check does not report page-cache linkage: $(grep -A2 'Trace linkage' "$WORK/check-$k")"
 		echo "ok: $k: dd's 64 buffered writes linked through the page cache"
 	fi
 

@@ -12,6 +12,13 @@ source tests/integration/lib.sh
 command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed"
 command -v mkfs.xfs >/dev/null || skip "mkfs.xfs is not installed (xfsprogs)"
 
+# check says what --syscalls can follow on this kernel (6.18: both).
+"$IOLAT" check --no-load >"$WORK/check.txt" 2>&1 || fail "check: $(tail -3 "$WORK/check.txt")"
+grep -q "^  page cache: yes (writeback_dirty_folio, bpf_loop):" "$WORK/check.txt" ||
+	fail "check: page-cache linkage not reported: $(grep -A3 'Trace linkage' "$WORK/check.txt")"
+grep -q "^  page faults: yes (mm_filemap_fault)" "$WORK/check.txt" || fail "check: fault linkage not reported"
+echo "ok: check reports page-cache and fault linkage"
+
 now_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
 
 # check_links OUT SYNC_NS WRITES: the JSON of a run in which dd made WRITES
