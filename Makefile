@@ -392,7 +392,7 @@ sanitize:
 	$(Q)$(MAKE) --no-print-directory OUT=build-san SAN=1 build-san/iolat helpers examples unit
 	$(Q)# A small quarantine, so test_workloads' flat-memory check still means something.
 	$(Q)ASAN_OPTIONS=quarantine_size_mb=1 OUT=build-san IOLAT_SANITIZED=1 \
-		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|workloads|process|userprogs)\.sh' \
+		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|workloads|process|userprogs|trace_pagecache)\.sh' \
 		bash tests/integration/run.sh
 
 # ThreadSanitizer build of the daemon, where libmicrohttpd's thread answers
