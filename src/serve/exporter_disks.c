@@ -4,9 +4,11 @@
 #include "serve/exporter_disks.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "serve/disklife.h"
 #include "sys/disks.h"
@@ -18,10 +20,19 @@ struct exporter_disks {
 	struct collector *c;
 	struct decoder_env *env;
 	struct disklife *life;
-	/* Each scrape's list of disks: too big for the stack, and kept from
-	 * one scrape to the next so the daemon's memory stays flat. */
+	/* The list of disks the info series come from: too big for the
+	 * stack, and kept from one scrape to the next, so that a scrape
+	 * re-reads sysfs for it (~40 files a disk) only when /sys/block names
+	 * other disks than last time, or it is DISK_INFO_MAX_AGE_S old. */
 	struct disk_info *listed;
+	int nlisted; /* < 0: not listed yet, or the listing failed */
+	char listed_names[4096];
+	time_t listed_at;
 };
+
+/* The longest a disk's model, rotational flag and stack are kept without
+ * a re-read while its name stays in /sys/block. */
+#define DISK_INFO_MAX_AGE_S 60
 
 static int retire(void *ctx, uint32_t dev)
 {
@@ -50,6 +61,7 @@ struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_en
 		return NULL;
 	d->c = c;
 	d->env = env;
+	d->nlisted = -1;
 	d->life = disklife_new("/sys/dev/block", &ops);
 	d->listed = calloc(MAX_DISKS, sizeof(*d->listed));
 	if (!d->life || !d->listed) {
@@ -131,6 +143,24 @@ static int add_one_disk(struct metric_family *stack, struct metric_family *info,
 	return 0;
 }
 
+/* The disk list, re-read only when /sys/block changed or it is old (see
+ * struct exporter_disks). The count, or -errno. */
+static int current_list(struct exporter_disks *d)
+{
+	char names[sizeof(d->listed_names)];
+	time_t now = time(NULL);
+	/* Names that do not fit (-ENOSPC) or cannot be read: always re-read. */
+	bool named = disks_names(names, sizeof(names)) == 0;
+
+	if (named && d->nlisted >= 0 && !strcmp(names, d->listed_names) &&
+	    now - d->listed_at < DISK_INFO_MAX_AGE_S)
+		return d->nlisted;
+	d->nlisted = disks_list(d->listed, MAX_DISKS);
+	d->listed_at = now;
+	snprintf(d->listed_names, sizeof(d->listed_names), "%s", named ? names : "");
+	return d->nlisted;
+}
+
 /*
  * Per disk: what it is (iolat_block_device_info, to group disks by model in
  * a fleet) and, one series per stacked pair, where it sits
@@ -156,7 +186,7 @@ static int add_disk_info(struct exporter_disks *d, struct metric_set *set)
 
 	if (!stack || !info)
 		return -ENOMEM;
-	n = disks_list(d->listed, MAX_DISKS);
+	n = current_list(d);
 	for (int i = 0; !rc && i < n; i++)
 		rc = add_one_disk(stack, info, &d->listed[i]);
 	return rc;

@@ -228,6 +228,32 @@ static void fill_info(struct disk_info *d, const char *name)
 	read_model(name, d->model, sizeof(d->model));
 }
 
+int disks_names(char *out, size_t len)
+{
+	DIR *dir = opendir("/sys/block");
+	struct dirent *e;
+	size_t at = 0;
+	int rc = 0;
+
+	if (!dir)
+		return -errno;
+	if (len)
+		out[0] = '\0';
+	while (!rc && (e = readdir(dir))) {
+		int n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		n = snprintf(out + at, len - at, "%s%s", at ? " " : "", e->d_name);
+		if (n < 0 || (size_t)n >= len - at)
+			rc = -ENOSPC;
+		else
+			at += (size_t)n;
+	}
+	closedir(dir);
+	return rc;
+}
+
 int disks_list(struct disk_info *out, size_t max)
 {
 	DIR *dir = opendir("/sys/block");

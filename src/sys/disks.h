@@ -79,4 +79,11 @@ struct disk_info {
 /* Lists the disks in /sys/block. Returns the count (<= max) or -errno. */
 int disks_list(struct disk_info *out, size_t max);
 
+/*
+ * The names in /sys/block, space-separated, in directory order: one read of
+ * the directory, to tell whether disks_list() would find other disks than
+ * last time. 0, -ENOSPC if they do not fit in len, or -errno.
+ */
+int disks_names(char *out, size_t len);
+
 #endif
