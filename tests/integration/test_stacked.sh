@@ -313,7 +313,9 @@ def series(path):
     return [x for x in d["series"] if x["disk"] == "nullb0" and x["op"] == "read"][0]
 one, two = series(sys.argv[1]), series(sys.argv[2])
 dev = one["device"]
-# The bucket holding the median holds 2 ms (timer slack only adds).
+# The bucket holding the median holds 2 ms, or lies just above it: timer
+# slack only adds, and in a TCG guest it is not small (medians of 2.09 to
+# 2.23 ms seen, the most on 6.12 with the host busy).
 acc, half, slot = 0, dev["count"] / 2, None
 for s in dev["slots"]:
     acc += s["count"]
@@ -321,12 +323,12 @@ for s in dev["slots"]:
         slot = s
         break
 print(f"one reader: device p50 {dev['p50_ns'] / 1e6:.3f} ms in [{slot['lo']}, {slot['hi']}] ns")
-assert slot["lo"] <= 2_000_000 <= slot["hi"] or 2_000_000 <= slot["lo"] < 2_200_000, slot
+assert slot["lo"] <= 2_000_000 <= slot["hi"] or 2_000_000 <= slot["lo"] < 2_500_000, slot
 d2, t2 = two["device"], two["total"]
 ratio = t2["mean_ns"] / d2["mean_ns"]
 print(f"two readers, queue depth 1: device mean {d2['mean_ns'] / 1e6:.3f} ms, total mean {t2['mean_ns'] / 1e6:.3f} ms (x{ratio:.2f})")
 assert two["ios"] == 200, two["ios"]
-assert 2_000_000 <= d2["p50_ns"] < 2_400_000, d2["p50_ns"]
+assert 2_000_000 <= d2["p50_ns"] < 2_500_000, d2["p50_ns"]
 assert 1.5 <= ratio <= 2.3, ratio
 PY
 echo "ok: null_blk's 2 ms in the median's bucket; total time about twice device time at queue depth 1 with two readers"
