@@ -144,15 +144,6 @@ struct {
 	__type(value, __u64);
 } pc_files SEC(".maps");
 
-/* The page-cache link being built while a bio's pages are walked: too big
- * for the queue program's stack beside its record. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct trace_pc_link);
-} pc_scratch SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TRACE_STAT_COUNT);
@@ -178,16 +169,17 @@ static __always_inline __u64 wake_flag(void)
 									    : BPF_RB_NO_WAKEUP;
 }
 
-/* Copies r to the ring buffer, or counts it lost. */
-static __always_inline void submit(const struct trace_record *r)
+/* Copies a record of `size` bytes (a constant at every call) to the ring
+ * buffer, or counts it lost. */
+static __always_inline void emit(const void *data, __u32 size)
 {
-	struct trace_record *out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
+	void *out = bpf_ringbuf_reserve(&records, size, 0);
 
 	if (!out) {
 		stat_inc(&stats, TRACE_STAT_LOST);
 		return;
 	}
-	__builtin_memcpy(out, r, sizeof(*out));
+	__builtin_memcpy(out, data, size);
 	bpf_ringbuf_submit(out, wake_flag());
 }
 
@@ -196,6 +188,13 @@ static __always_inline void submit(const struct trace_record *r)
 static __always_inline bool pid_filtered_out(__u64 pid_tgid)
 {
 	return filter_pid && (__u32)(pid_tgid >> 32) != filter_pid;
+}
+
+/* Whether the task's syscalls and faults are not followed: another process
+ * than the pid filter's, or iolat itself. */
+static __always_inline bool not_followed_task(__u64 pid_tgid)
+{
+	return pid_filtered_out(pid_tgid) || (__u32)(pid_tgid >> 32) == self_pid;
 }
 
 /* Whether this CPU's turn has come (1 in sample_every) on counter `which`
@@ -222,6 +221,10 @@ enum sys_turn {
 	TURN_SAMPLE, /* not inside a listed syscall: the bio's own turn */
 	TURN_FOLLOW, /* inside a followed one */
 	TURN_SKIP,   /* inside one the sampling passed over */
+	TURN_LINKED, /* carries followed writes' page-cache data: followed
+		      * whatever the sampling and the filters on its own task
+		      * and cgroup (the flusher's) say, since those writes
+		      * passed them */
 };
 
 static __always_inline enum sys_turn sys_turn_of(const struct trace_sys_thread *st)
@@ -259,7 +262,7 @@ static __always_inline bool follows(struct bio *bio, bool direct, struct queued 
 	if (filter_dev && q->dev != filter_dev)
 		return false;
 	q->id = bpf_get_current_pid_tgid();
-	if (pid_filtered_out(q->id))
+	if (turn != TURN_LINKED && pid_filtered_out(q->id))
 		return false;
 	q->opf = direct ? bio->bi_opf : BPF_CORE_READ(bio, bi_opf);
 	q->op = op_of(q->opf);
@@ -270,7 +273,8 @@ static __always_inline bool follows(struct bio *bio, bool direct, struct queued 
 	 * ancestor at the filter's level. */
 	if (filter_cgroup) {
 		cg = bio_blkcg_cgroup(bio, false);
-		if (!cg || cgroup_ancestor_id(cg, filter_cgroup_level) != filter_cgroup)
+		if (turn != TURN_LINKED &&
+		    (!cg || cgroup_ancestor_id(cg, filter_cgroup_level) != filter_cgroup))
 			return false;
 	}
 	if (turn == TURN_SKIP || (turn == TURN_SAMPLE && !turn_of(&sample_count, 0)))
@@ -572,21 +576,13 @@ struct pc_sum {
 /* Emits the run of folios built so far, and starts none. */
 static __always_inline void pc_flush(struct trace_pc_link *run, struct pc_sum *sum)
 {
-	struct trace_pc_link *out;
-
 	if (!run->folios)
 		return;
 	sum->links++;
 	sum->bytes += run->bytes;
 	if (!sum->dirty_ns || run->dirty_ns < sum->dirty_ns)
 		sum->dirty_ns = run->dirty_ns;
-	out = bpf_ringbuf_reserve(&records, sizeof(*out), 0);
-	if (out) {
-		__builtin_memcpy(out, run, sizeof(*out));
-		bpf_ringbuf_submit(out, wake_flag());
-	} else {
-		stat_inc(&stats, TRACE_STAT_LOST);
-	}
+	emit(run, sizeof(*run));
 	run->folios = 0;
 }
 
@@ -594,12 +590,13 @@ static __always_inline void pc_flush(struct trace_pc_link *run, struct pc_sum *s
 #define PC_PAGE_SHIFT 12
 #define PC_PAGE_SIZE (1u << PC_PAGE_SHIFT)
 
-/* The walk's result for the queue program (on_bio_queue_pc). */
+/* A bio's walk, per CPU: the link being built (too big for a stack), and
+ * the result the queue program takes (on_bio_queue_pc). The links name the
+ * bio's record id and queue time (run.bio_id, run.queue_ns). */
 struct pc_result {
 	__u64 bio; /* the bio it is for; 0: none */
-	__u64 id;  /* the record id its links name */
-	__u64 queue_ns;
 	struct pc_sum sum;
+	struct trace_pc_link run;
 };
 
 struct {
@@ -693,26 +690,25 @@ static long pc_step(__u32 k, void *ctx)
  * bio's first TRACE_BIO_PAGES_MAX pages. Through
  * bpf_loop (5.17+): the verifier checks one step, not every iteration.
  */
-static __always_inline void pc_walk(struct bio *bio, __u64 bio_id, __u32 dev, __u64 now,
-				    struct pc_sum *sum)
+static __always_inline void pc_walk(struct bio *bio, __u32 dev, struct pc_result *res)
 {
-	__u32 zero = 0;
-	struct trace_pc_link *run = bpf_map_lookup_elem(&pc_scratch, &zero);
 	struct pc_walk w = {};
 
-	if (!run)
-		return;
-	run->folios = 0;
-	run->bio_id = bio_id;
-	run->queue_ns = now;
-	run->dev = dev;
-	w.run = run;
-	w.sum = sum;
+	res->bio = 0;
+	__builtin_memset(&res->sum, 0, sizeof(res->sum));
+	res->run.folios = 0;
+	res->run.bio_id = next_id();
+	res->run.queue_ns = bpf_ktime_get_ns();
+	res->run.dev = dev;
+	w.run = &res->run;
+	w.sum = &res->sum;
 	w.page_bytes = bpf_core_type_size(struct page);
 	w.vec = BPF_CORE_READ(bio, bi_io_vec);
 	w.vcnt = BPF_CORE_READ(bio, bi_vcnt);
 	bpf_loop(TRACE_BIO_PAGES_MAX, pc_step, &w, 0);
-	pc_flush(run, sum);
+	pc_flush(&res->run, &res->sum);
+	if (res->sum.links)
+		res->bio = (__u64)bio;
 }
 
 /*
@@ -750,17 +746,8 @@ static __always_inline int on_bio_queue_pc(struct bio *bio, bool direct)
 			return 0;
 	}
 	res = bpf_map_lookup_elem(&pc_results, &zero);
-	if (!res)
-		return 0;
-	res->bio = 0;
-	res->sum.dirty_ns = 0;
-	res->sum.bytes = 0;
-	res->sum.links = 0;
-	res->id = next_id();
-	res->queue_ns = bpf_ktime_get_ns();
-	pc_walk(bio, res->id, dev, res->queue_ns, &res->sum);
-	if (res->sum.links)
-		res->bio = (__u64)bio;
+	if (res)
+		pc_walk(bio, dev, res);
 	return 0;
 }
 
@@ -795,29 +782,18 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 		/* The walk (trace_pcq, which runs first) linked this bio. */
 		if (res && res->bio == key) {
 			pc = res->sum;
-			pc_id = res->id;
-			now = res->queue_ns;
+			pc_id = res->run.bio_id;
+			now = res->run.queue_ns;
 			res->bio = 0;
 		}
 	}
-	turn = pc.links ? TURN_FOLLOW : sys_turn_of(st);
+	turn = pc.links ? TURN_LINKED : sys_turn_of(st);
 	fault = turn == TURN_SAMPLE && in_fault(bio, st, now);
 	if (fault)
 		turn = st->fault_sampled ? TURN_FOLLOW : TURN_SKIP;
 	if (!follows(bio, direct, &q, turn)) {
-		if (!pc.links) {
-			forget_stale(key);
-			return 0;
-		}
-		/* Linked, but filtered out as the flusher's I/O (its pid or
-		 * cgroup): the writes it carries passed those filters. */
-		if (!q.dev)
-			return 0;
-		q.id = bpf_get_current_pid_tgid();
-		q.opf = direct ? bio->bi_opf : BPF_CORE_READ(bio, bi_opf);
-		q.op = op_of(q.opf);
-		q.own_cgroup = cgroup_id(bio_blkcg_cgroup(bio, false), false);
-		q.bio_based = disk_bio_based(bio_disk(bio, false), false);
+		forget_stale(key);
+		return 0;
 	}
 	__builtin_memset(&r, 0, sizeof(r));
 	r.id = pc_id;
@@ -907,7 +883,7 @@ static __always_inline void finish(__u64 key, struct trace_record *r, __u64 now,
 	if (min_ns && now - r->ts[TRACE_Q] < min_ns)
 		stat_inc(&stats, TRACE_STAT_FAST);
 	else
-		submit(r);
+		emit(r, sizeof(*r));
 	unfollow(key);
 }
 
@@ -1260,10 +1236,22 @@ static __always_inline void end_writing(struct trace_sys_thread *st)
 	}
 }
 
+/* The thread's entry in sys_threads, made (zeroed) if it has none; NULL
+ * if the map cannot take it. */
+static __always_inline struct trace_sys_thread *thread_state(__u32 tid)
+{
+	struct trace_sys_thread *st = bpf_map_lookup_elem(&sys_threads, &tid), fresh = {};
+
+	if (st)
+		return st;
+	bpf_map_update_elem(&sys_threads, &tid, &fresh, BPF_ANY);
+	return bpf_map_lookup_elem(&sys_threads, &tid);
+}
+
 /* A listed syscall's entry: decides once whether it is followed. */
 static __always_inline int on_sys_enter(long nr)
 {
-	struct trace_sys_thread *st, fresh = {};
+	struct trace_sys_thread *st;
 	bool writes;
 	__u64 id;
 	__u32 tid;
@@ -1271,16 +1259,12 @@ static __always_inline int on_sys_enter(long nr)
 	if (!sys_listed((__u64)nr))
 		return 0;
 	id = bpf_get_current_pid_tgid();
-	if (pid_filtered_out(id) || (__u32)(id >> 32) == self_pid)
+	if (not_followed_task(id))
 		return 0;
 	tid = (__u32)id;
-	st = bpf_map_lookup_elem(&sys_threads, &tid);
-	if (!st) {
-		bpf_map_update_elem(&sys_threads, &tid, &fresh, BPF_ANY);
-		st = bpf_map_lookup_elem(&sys_threads, &tid);
-		if (!st)
-			return 0;
-	}
+	st = thread_state(tid);
+	if (!st)
+		return 0;
 	end_writing(st);
 	st->fault_at = 0; /* the last fault is over */
 	writes = sys_writes((__u64)nr);
@@ -1308,19 +1292,14 @@ static __always_inline int on_sys_enter(long nr)
  */
 static __always_inline int on_filemap_fault(struct address_space *mapping, __u64 index)
 {
-	struct trace_sys_thread *st, fresh = {};
+	struct trace_sys_thread *st;
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
 
-	if (pid_filtered_out(id) || (__u32)(id >> 32) == self_pid)
+	if (not_followed_task(id))
 		return 0;
-	st = bpf_map_lookup_elem(&sys_threads, &tid);
-	if (!st) {
-		bpf_map_update_elem(&sys_threads, &tid, &fresh, BPF_ANY);
-		st = bpf_map_lookup_elem(&sys_threads, &tid);
-		if (!st)
-			return 0;
-	}
+	st = thread_state((__u32)id);
+	if (!st)
+		return 0;
 	st->fault_at = bpf_ktime_get_ns();
 	st->fault_sampled = turn_of(&sys_sample_count, 2);
 	st->fault_mapping = (__u64)mapping;
