@@ -328,7 +328,7 @@ int cmd_trace(int argc, char **argv)
 		rc = -EIO;
 	tracer_stats(tr, st);
 	in_flight = tracer_in_flight(tr, &evicted);
-	page_cache = tracer_page_cache(tr, &pc);
+	page_cache = tracer_page_cache(tr, st, &pc);
 	tracer_close(tr);
 	if (t.summary) {
 		trace_summary_print(t.summary, stdout, a.json);

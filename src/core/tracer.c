@@ -245,8 +245,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	const struct tracer_opts *o = at->o;
 	struct stage_prog sp[TRACER_PROGS];
 	struct bpf_program *prog[TRACER_PROGS];
-	struct tracer_linkage lk;
-	bool dirty_tp = false;
+	struct tracer_linkage lk = {};
 	int rc;
 
 	t->skel = trace_bpf__open();
@@ -256,8 +255,10 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		return rc;
 	}
 	stage_progs(t->skel, sp);
-	/* Page-cache linkage follows writes: not with a read-only filter. */
-	linkage_of(at->btf, &lk);
+	/* Page-cache linkage follows writes: not with a read-only filter.
+	 * Probed only when asked for (the bpf_loop probe loads a program). */
+	if (o->syscalls)
+		linkage_of(at->btf, &lk);
 	t->page_cache = o->syscalls && o->filter_op != TRACE_OP_READ && lk.page_cache;
 	configure(t, o, at->pr, t->page_cache);
 	for (int i = 0; i < TRACER_PROGS; i++) {
@@ -265,14 +266,12 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 
 		if ((i >= TRACER_FIRST_SYS && !o->syscalls) ||
 		    ((i >= TRACER_FIRST_PC || i == TRACER_PCQ) && !t->page_cache) ||
-		    (i >= TRACER_DIRTY && dirty_tp)) {
-			/* Linkage off (or the other dirtying name taken): not
+		    (i >= TRACER_DIRTY && strcmp(sp[i].tp, lk.dirty_tp))) {
+			/* Linkage off (or the dirtying name this kernel lacks): not
 			 * loaded, not paid for. */
 			prog[i] = attach_pick(sp[i].prog, mode, false);
 			continue;
 		}
-		if (i >= TRACER_DIRTY)
-			dirty_tp = present;
 		if (sp[i].required && !present) {
 			set_err(err, len, "this kernel has no %s tracepoint", sp[i].tp);
 			rc = -ENOTSUP;
@@ -368,20 +367,28 @@ int tracer_stats(struct tracer *t, uint64_t out[TRACE_STAT_COUNT])
 	return percpu_array_sums(bpf_map__fd(t->skel->maps.stats), t->ncpus, out, TRACE_STAT_COUNT);
 }
 
-bool tracer_page_cache(const struct tracer *t, struct tracer_pc_stats *out)
+/* Entries in a map keyed by __u64 (bios, folios), one key at a time. */
+static uint64_t map_entries(int fd)
 {
-	uint64_t st[TRACE_STAT_COUNT] = {}, left = 0;
-	int fd = bpf_map__fd(t->skel->maps.folios);
+	uint64_t n = 0;
 	__u64 key, *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		n++;
+		prev = &key;
+	}
+	return n;
+}
+
+bool tracer_page_cache(const struct tracer *t, const uint64_t st[TRACE_STAT_COUNT],
+		       struct tracer_pc_stats *out)
+{
+	uint64_t left;
 
 	memset(out, 0, sizeof(*out));
 	if (!t->page_cache)
 		return false;
-	percpu_array_sums(bpf_map__fd(t->skel->maps.stats), t->ncpus, st, TRACE_STAT_COUNT);
-	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
-		left++;
-		prev = &key;
-	}
+	left = map_entries(bpf_map__fd(t->skel->maps.folios));
 	out->marked = st[TRACE_STAT_PC_MARKED];
 	out->linked = st[TRACE_STAT_PC_LINKED];
 	out->waiting = left;
@@ -406,14 +413,9 @@ enum attach_mode tracer_mode(const struct tracer *t)
  */
 uint64_t tracer_in_flight(const struct tracer *t, uint64_t *evicted)
 {
-	uint64_t counted = __atomic_load_n(&t->skel->bss->in_flight, __ATOMIC_RELAXED), left = 0;
-	int fd = bpf_map__fd(t->skel->maps.bios);
-	__u64 key, *prev = NULL;
+	uint64_t counted = __atomic_load_n(&t->skel->bss->in_flight, __ATOMIC_RELAXED);
+	uint64_t left = map_entries(bpf_map__fd(t->skel->maps.bios));
 
-	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
-		left++;
-		prev = &key;
-	}
 	*evicted = counted > left ? counted - left : 0;
 	return left;
 }

@@ -92,8 +92,10 @@ int tracer_poll(struct tracer *t, int timeout_ms);
 /* Counters (enum trace_stat), summed over CPUs. 0 or -errno. */
 int tracer_stats(struct tracer *t, uint64_t out[TRACE_STAT_COUNT]);
 
-/* Whether page-cache linkage is on; if so, its counts in *out. */
-bool tracer_page_cache(const struct tracer *t, struct tracer_pc_stats *out);
+/* Whether page-cache linkage is on; if so, its counts in *out, from the
+ * tracer's counters `st` (tracer_stats) and its map. */
+bool tracer_page_cache(const struct tracer *t, const uint64_t st[TRACE_STAT_COUNT],
+		       struct tracer_pc_stats *out);
 
 enum attach_mode tracer_mode(const struct tracer *t);
 
