@@ -74,13 +74,28 @@ static int64_t span(const struct trace_record *r, enum trace_stage a, enum trace
 	return (int64_t)(r->ts[b] - r->ts[a]);
 }
 
+/* A kernel timestamp in seconds since tracing started (0 for earlier). */
+static double since_start(const struct trace_out *t, uint64_t ns)
+{
+	return ns > t->t0_ns ? (double)(ns - t->t0_ns) / 1e9 : 0;
+}
+
+/* The page-cache wait of the oldest followed write's data the bio carries
+ * (dirty -> Q) in ns, or -1 if it carries none. */
+static int64_t pc_wait(const struct trace_record *r)
+{
+	if (!r->pc_links || r->ts[TRACE_Q] < r->pc_dirty_ns)
+		return -1;
+	return (int64_t)(r->ts[TRACE_Q] - r->pc_dirty_ns);
+}
+
 /* When the record ended (completion, or the merge for a merged bio), in
  * seconds since tracing started. */
 static double seconds(const struct trace_out *t, const struct trace_record *r)
 {
 	uint64_t end = r->ts[TRACE_C] ? r->ts[TRACE_C] : r->ts[TRACE_M];
 
-	return end > t->t0_ns ? (double)(end - t->t0_ns) / 1e9 : 0;
+	return since_start(t, end);
 }
 
 static void print_ms(int64_t ns)
@@ -170,8 +185,7 @@ static void print_text(struct trace_out *t, const struct trace_record *r)
 			printf(" by several processes");
 		else if (w->io_id == r->id)
 			printf(" by %s[%u]", w->comm, w->pid);
-		printf(", %u B, dirty %.3f ms before Q", r->pc_bytes,
-		       (double)(r->ts[TRACE_Q] - r->pc_dirty_ns) / 1e6);
+		printf(", %u B, dirty %.3f ms before Q", r->pc_bytes, (double)pc_wait(r) / 1e6);
 		w->io_id = 0;
 	}
 	putchar('\n');
@@ -187,7 +201,7 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	/* Every flag, by the names `hist --flags-split` uses; RWBS has letters for
 	 * only five of them. */
 	render_flags((int)r->rq_flags, flags, sizeof(flags));
-	snprintf(dev, sizeof(dev), "%u:%u", disk_major(r->dev), disk_minor(r->dev));
+	disk_number(r->dev, dev, sizeof(dev));
 	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(r->comm), r->comm);
 	json_init(&j, stdout);
 	json_begin_object(&j);
@@ -264,8 +278,8 @@ static void print_json(struct trace_out *t, const struct trace_record *r)
 	if (t->syscalls && r->sys_enter_ns && r->ts[TRACE_Q] >= r->sys_enter_ns)
 		json_kv_uint(&j, "s2q", r->ts[TRACE_Q] - r->sys_enter_ns);
 	/* Page-cache wait: the oldest linked data's dirty -> Q. */
-	if (r->pc_links && r->ts[TRACE_Q] >= r->pc_dirty_ns)
-		json_kv_uint(&j, "pcw", r->ts[TRACE_Q] - r->pc_dirty_ns);
+	if (pc_wait(r) >= 0)
+		json_kv_uint(&j, "pcw", (uint64_t)pc_wait(r));
 	json_end_object(&j);
 	json_end_object(&j);
 	putchar('\n');
@@ -325,8 +339,7 @@ int trace_out_syscall(void *ctx, const struct trace_syscall *s)
 		json_init(&j, stdout);
 		json_begin_object(&j);
 		json_kv_string(&j, "type", "syscall");
-		json_kv_double(&j, "time_s",
-			       s->exit_ns > t->t0_ns ? (double)(s->exit_ns - t->t0_ns) / 1e9 : 0);
+		json_kv_double(&j, "time_s", since_start(t, s->exit_ns));
 		json_kv_string(&j, "syscall", sys_name(s->nr));
 		json_kv_uint(&j, "nr", s->nr);
 		json_kv_bool(&j, "async", tracer_syscall_async(s->nr));
@@ -401,12 +414,11 @@ int trace_out_pc_link(void *ctx, const struct trace_pc_link *l)
 		}
 		return 0;
 	}
-	snprintf(dev, sizeof(dev), "%u:%u", disk_major(l->dev), disk_minor(l->dev));
+	disk_number(l->dev, dev, sizeof(dev));
 	json_init(&j, stdout);
 	json_begin_object(&j);
 	json_kv_string(&j, "type", "page_cache");
-	json_kv_double(&j, "time_s",
-		       l->queue_ns > t->t0_ns ? (double)(l->queue_ns - t->t0_ns) / 1e9 : 0);
+	json_kv_double(&j, "time_s", since_start(t, l->queue_ns));
 	json_kv_uint(&j, "io_id", l->bio_id);
 	json_kv_string(&j, "dev", dev);
 	json_kv_string(&j, "disk", disk_name(t, l->dev));
@@ -420,7 +432,7 @@ int trace_out_pc_link(void *ctx, const struct trace_pc_link *l)
 	json_kv_uint(&j, "folios", l->folios);
 	json_kv_uint(&j, "dirty_ns", l->dirty_ns);
 	json_kv_uint(&j, "queue_ns", l->queue_ns);
-	json_kv_uint(&j, "wait_ns", l->queue_ns > l->dirty_ns ? l->queue_ns - l->dirty_ns : 0);
+	json_kv_uint(&j, "wait_ns", trace_pc_wait_ns(l));
 	json_end_object(&j);
 	putchar('\n');
 	return 0;

@@ -175,7 +175,7 @@ static void add_pc(struct group *g, const struct bucket_table *t, uint64_t ns, u
 
 int trace_summary_add_pc(struct trace_summary *s, const struct trace_pc_link *l)
 {
-	uint64_t ns = l->queue_ns > l->dirty_ns ? l->queue_ns - l->dirty_ns : 0;
+	uint64_t ns = trace_pc_wait_ns(l);
 	const char *path = l->cgroup ? cgroup_cache_path(&s->names, l->cgroup) : NULL;
 	char cg[48];
 	struct group *p, *c;

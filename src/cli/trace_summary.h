@@ -12,6 +12,7 @@
 #define IOLAT_TRACE_SUMMARY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "trace.h"
@@ -25,6 +26,12 @@ void trace_summary_free(struct trace_summary *s);
 /* Adds one record (one without a completion is left out); disk is the
  * record's disk name. 0 or -ENOMEM. */
 int trace_summary_add(struct trace_summary *s, const char *disk, const struct trace_record *r);
+
+/* A link's page-cache wait: its data's dirty -> its bio's Q, in ns. */
+static inline uint64_t trace_pc_wait_ns(const struct trace_pc_link *l)
+{
+	return l->queue_ns > l->dirty_ns ? l->queue_ns - l->dirty_ns : 0;
+}
 
 /* Adds one page-cache link (--syscalls): the page-cache wait of a write's
  * data, to its writer's process and cgroup. 0 or -ENOMEM. */

@@ -98,7 +98,7 @@ static void add_gone(void *ctx, uint32_t dev, const char *name, time_t changed)
 	struct metric_series *s;
 
 	if (!name[0]) {
-		snprintf(number, sizeof(number), "%u:%u", disk_major(dev), disk_minor(dev));
+		disk_number(dev, number, sizeof(number));
 		v[0] = number;
 	}
 	s = metrics_series(g->f, v, NULL);

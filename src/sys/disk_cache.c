@@ -114,7 +114,7 @@ const char *disk_cache_name(struct disk_cache *c, uint32_t dev)
 		if (c->names.n >= DISK_CACHE_CAP)
 			idmap_free_all(&c->names);
 		if (disks_lookup(c->dir, dev, name, sizeof(name), NULL))
-			snprintf(name, sizeof(name), "%u:%u", disk_major(dev), disk_minor(dev));
+			disk_number(dev, name, sizeof(name));
 	}
 	fresh = new_name(name);
 	if (!fresh || idmap_put(&c->names, id, fresh)) {

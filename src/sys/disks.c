@@ -77,7 +77,7 @@ void disks_name(uint32_t dev, char *buf, size_t len)
 
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", disk_major(dev), disk_minor(dev));
 	if (!realpath(path, real) || !(base = strrchr(real, '/'))) {
-		snprintf(buf, len, "%u:%u", disk_major(dev), disk_minor(dev));
+		disk_number(dev, buf, len);
 		return;
 	}
 	snprintf(buf, len, "%s", base + 1);
@@ -101,7 +101,7 @@ int disks_lookup(const char *dir, uint32_t dev, char *name, size_t len, uint64_t
 		}
 	fclose(f);
 	if (!named)
-		snprintf(name, len, "%u:%u", disk_major(dev), disk_minor(dev));
+		disk_number(dev, name, len);
 	if (sectors) {
 		snprintf(path, sizeof(path), "%s/%u:%u/size", dir, disk_major(dev),
 			 disk_minor(dev));

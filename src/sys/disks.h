@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define DISK_NAME_MAX 64
 
@@ -27,6 +28,12 @@ static inline unsigned int disk_major(uint32_t dev)
 static inline unsigned int disk_minor(uint32_t dev)
 {
 	return dev & 0xfffff;
+}
+
+/* dev as "major:minor", the name of a disk with no other. */
+static inline void disk_number(uint32_t dev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u:%u", disk_major(dev), disk_minor(dev));
 }
 
 /*

@@ -263,7 +263,7 @@ static void hex_number(uint64_t v, char *out, size_t outlen)
 
 static void majorminor_number(uint64_t v, char *out, size_t outlen)
 {
-	snprintf(out, outlen, "%u:%u", disk_major((uint32_t)v), disk_minor((uint32_t)v));
+	disk_number((uint32_t)v, out, outlen);
 }
 
 static void decimal_number(uint64_t v, char *out, size_t outlen)
