@@ -151,6 +151,21 @@ static __u64 disk_slots[3][IOLAT_LAT_SLOTS];
 /* Values of 1 ms and 2 ms, so many of each per disk entry. */
 static const uint64_t disk_1ms[] = { 3, 1, 0 }, disk_2ms[] = { 1, 0, 2 };
 
+/* A map of n u64 counters, its keys an array of key_size-byte structs. */
+static void counter_map(struct fake_map *m, const char *name, unsigned int type, const void *keys,
+			size_t key_size, const uint64_t *counts, size_t n)
+{
+	*m = (struct fake_map){ .name = name,
+				.type = type,
+				.key_size = (unsigned int)key_size,
+				.value_size = 8,
+				.n = n };
+	for (size_t i = 0; i < n; i++) {
+		m->keys[i] = (const char *)keys + i * key_size;
+		m->vals[i].u64 = counts[i];
+	}
+}
+
 static int setup(void **state)
 {
 	struct fake *f = calloc(1, sizeof(*f));
@@ -159,24 +174,10 @@ static int setup(void **state)
 	assert_non_null(f);
 	assert_non_null(m);
 	assert_int_equal(buckets_build_latency(&f->lat, f->lat_store, NULL, 0), 0);
-	m[0] = (struct fake_map){ .name = "events",
-				  .type = BPF_MAP_TYPE_HASH,
-				  .key_size = sizeof(struct event_key),
-				  .value_size = 8,
-				  .n = 6 };
-	for (size_t i = 0; i < m[0].n; i++) {
-		m[0].keys[i] = &events[i];
-		m[0].vals[i].u64 = event_counts[i];
-	}
-	m[1] = (struct fake_map){ .name = "waits",
-				  .type = BPF_MAP_TYPE_PERCPU_HASH,
-				  .key_size = sizeof(struct wait_key),
-				  .value_size = 8,
-				  .n = 5 };
-	for (size_t i = 0; i < m[1].n; i++) {
-		m[1].keys[i] = &waits[i];
-		m[1].vals[i].u64 = wait_counts[i];
-	}
+	counter_map(&m[0], "events", BPF_MAP_TYPE_HASH, events, sizeof(events[0]), event_counts,
+		    sizeof(event_counts) / sizeof(event_counts[0]));
+	counter_map(&m[1], "waits", BPF_MAP_TYPE_PERCPU_HASH, waits, sizeof(waits[0]), wait_counts,
+		    sizeof(wait_counts) / sizeof(wait_counts[0]));
 	m[2] = (struct fake_map){ .name = "io_lat",
 				  .type = BPF_MAP_TYPE_HASH,
 				  .key_size = sizeof(struct disk_key),
