@@ -123,7 +123,7 @@ $(OUT)/vmlinux.h: | $(OUT)
 	$(call msg,BTF,$@)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
-$(OUT)/iolat.bpf.o: bpf/iolat.bpf.c bpf/iolat.h bpf/block.h $(OUT)/vmlinux.h | $(OUT)
+$(OUT)/iolat.bpf.o: bpf/iolat.bpf.c bpf/iolat.h bpf/slots.h bpf/block.h $(OUT)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
 

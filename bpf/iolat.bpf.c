@@ -23,12 +23,15 @@
 
 #include "block.h"
 #include "iolat.h"
+#include "slots.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space between open and load; constant for the verifier. */
 const volatile __u64 lat_bounds[IOLAT_LAT_SLOTS] = {};
 const volatile __u64 size_bounds[IOLAT_SIZE_SLOTS] = {};
+const volatile __u32 lat_cells[IOLAT_CELLS] = {};  /* bpf/slots.h */
+const volatile __u32 size_cells[IOLAT_CELLS] = {};
 const volatile __u32 filter_dev = 0; /* 0: every disk */
 /* filter_cgroup, filter_cgroup_level: block.h */
 const volatile bool key_flags = false;
@@ -42,14 +45,15 @@ const volatile __u32 queue_stats_bit = IOLAT_QUEUE_STATS_BIT_UNKNOWN;
 const volatile bool shared_values = false; /* count in hists_shared, atomically */
 
 /*
- * Per-CPU values make the hot path free of atomics, but cost ~10 KiB per
- * key per CPU: fine for a few disk keys, too much for cgroups that appear
- * by the hundred. Keyed by cgroup, iolat counts in one shared value per key
- * with atomic adds instead (user space shrinks the unused map to one entry).
+ * Per-CPU values make the hot path free of atomics, but cost 5 KiB (struct
+ * iolat_kval) per key per CPU: fine for a few disk keys, too much for
+ * cgroups that appear by the hundred. Keyed by cgroup, iolat counts in one
+ * shared value per key with atomic adds instead (user space shrinks the
+ * unused map to one entry).
  *
  * Both are preallocated (user space sizes them to a memory budget). Before
  * 6.1 tracing programs may not allocate map elements at run time; since,
- * the BPF memory allocator keeps a cache of one to three 10 KiB elements
+ * the BPF memory allocator keeps a cache of one to three 5 KiB elements
  * per CPU, refilled later from irq_work, so a burst of new keys completing
  * in interrupt context found it empty and lost its first completions (seen
  * in a 6.1 guest: 12 of 700 over seven new devices).
@@ -58,14 +62,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, struct iolat_key);
-	__type(value, struct iolat_val);
+	__type(value, struct iolat_kval);
 } hists SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, struct iolat_key);
-	__type(value, struct iolat_val);
+	__type(value, struct iolat_kval);
 } hists_shared SEC(".maps");
 
 /* Fallback start times, for requests whose struct request times are unset. */
@@ -141,24 +145,17 @@ struct {
 } wakeups SEC(".maps");
 
 /* Source of a zeroed value when a key is first seen (too big for the stack). */
-static struct iolat_val zero_val;
+static struct iolat_kval zero_val;
 
-/*
- * Index of the slot holding v in a table of 2^log2n inclusive upper bounds:
- * the number of bounds below v. A fixed number of halvings, unrolled.
- */
-static __always_inline __u32 slot_of(const volatile __u64 *bounds, int log2n, __u64 v)
+static __always_inline __u32 lat_slot(__u64 ns)
 {
-	__u32 i = 0;
+	return iolat_slot_of(lat_cells, lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) & (IOLAT_LAT_SLOTS - 1);
+}
 
-#pragma unroll
-	for (int s = log2n - 1; s >= 0; s--) {
-		__u32 step = 1u << s;
-
-		if (bounds[i + step - 1] < v)
-			i += step;
-	}
-	return i;
+static __always_inline __u32 size_slot(__u64 bytes)
+{
+	return iolat_slot_of(size_cells, size_bounds, IOLAT_SIZE_SLOTS_LOG2, bytes) &
+	       (IOLAT_SIZE_SLOTS - 1);
 }
 
 /*
@@ -177,20 +174,20 @@ static __always_inline bool in_flush_seq(__u32 rq_flags)
 	return rqf(rq_flags, rqf_enum ? rqf_flush_seq_bit : 4);
 }
 
-static __always_inline void lat_add(struct iolat_lat *l, __u64 start, __u64 now)
+/* Adds one completion to view `view` of v: its time, or unseen without a start. */
+static __always_inline void lat_add(struct iolat_kval *v, int view, __u64 start, __u64 now)
 {
 	__u64 ns;
 
 	if (!start || start > now) {
-		l->unseen++;
+		v->unseen[view]++;
 		return;
 	}
 	ns = now - start;
-	l->count++;
-	l->sum_ns += ns;
-	if (ns > l->max_ns)
-		l->max_ns = ns;
-	l->slots[slot_of(lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) & (IOLAT_LAT_SLOTS - 1)]++;
+	v->lat[view].sum_ns += ns;
+	if (ns > v->lat[view].max_ns)
+		v->lat[view].max_ns = ns;
+	v->lat_slots[view][lat_slot(ns)]++;
 }
 
 struct io_done {
@@ -202,10 +199,10 @@ struct io_done {
 };
 
 /* The value of key in the map in use, created zeroed if new; NULL if full. */
-static __always_inline struct iolat_val *value_of(const struct iolat_key *key)
+static __always_inline struct iolat_kval *value_of(const struct iolat_key *key)
 {
 	void *map = shared_values ? (void *)&hists_shared : (void *)&hists;
-	struct iolat_val *v = bpf_map_lookup_elem(map, key);
+	struct iolat_kval *v = bpf_map_lookup_elem(map, key);
 
 	if (v)
 		return v;
@@ -229,47 +226,45 @@ static __always_inline void racy_max(__u64 *p, __u64 v)
 		*(volatile __u64 *)p = v;
 }
 
-static __always_inline void lat_add_shared(struct iolat_lat *l, __u64 start, __u64 now)
+static __always_inline void lat_add_shared(struct iolat_kval *v, int view, __u64 start,
+					   __u64 now)
 {
 	__u64 ns;
 
 	if (!start || start > now) {
-		__sync_fetch_and_add(&l->unseen, 1);
+		__sync_fetch_and_add(&v->unseen[view], 1);
 		return;
 	}
 	ns = now - start;
-	__sync_fetch_and_add(&l->count, 1);
-	__sync_fetch_and_add(&l->sum_ns, ns);
-	racy_max(&l->max_ns, ns);
-	__sync_fetch_and_add(
-	    &l->slots[slot_of(lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) & (IOLAT_LAT_SLOTS - 1)], 1);
+	__sync_fetch_and_add(&v->lat[view].sum_ns, ns);
+	racy_max(&v->lat[view].max_ns, ns);
+	__sync_fetch_and_add(&v->lat_slots[view][lat_slot(ns)], 1);
 }
 
+/* One completion: its size, status and both views' times. The I/O count is
+ * not kept apart: user space has it from the device view (iolat.h). */
 static __always_inline void account(const struct iolat_key *key, const struct io_done *c)
 {
-	struct iolat_val *v = value_of(key);
-	__u32 size_slot =
-	    slot_of(size_bounds, IOLAT_SIZE_SLOTS_LOG2, c->bytes) & (IOLAT_SIZE_SLOTS - 1);
+	struct iolat_kval *v = value_of(key);
+	__u32 slot = size_slot(c->bytes);
 
 	if (!v)
 		return;
 	if (shared_values) {
-		__sync_fetch_and_add(&v->ios, 1);
 		__sync_fetch_and_add(&v->bytes, c->bytes);
 		if (c->error)
 			__sync_fetch_and_add(&v->errors, 1);
-		__sync_fetch_and_add(&v->size_slots[size_slot], 1);
-		lat_add_shared(&v->lat[IOLAT_VIEW_DEVICE], c->issue_ns, c->now);
-		lat_add_shared(&v->lat[IOLAT_VIEW_TOTAL], c->start_ns, c->now);
+		__sync_fetch_and_add(&v->size_slots[slot], 1);
+		lat_add_shared(v, IOLAT_VIEW_DEVICE, c->issue_ns, c->now);
+		lat_add_shared(v, IOLAT_VIEW_TOTAL, c->start_ns, c->now);
 		return;
 	}
-	v->ios++;
 	v->bytes += c->bytes;
 	if (c->error)
 		v->errors++;
-	v->size_slots[size_slot]++;
-	lat_add(&v->lat[IOLAT_VIEW_DEVICE], c->issue_ns, c->now);
-	lat_add(&v->lat[IOLAT_VIEW_TOTAL], c->start_ns, c->now);
+	v->size_slots[slot]++;
+	lat_add(v, IOLAT_VIEW_DEVICE, c->issue_ns, c->now);
+	lat_add(v, IOLAT_VIEW_TOTAL, c->start_ns, c->now);
 }
 
 /* enum iolat_size_class of a request size. */

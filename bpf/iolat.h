@@ -90,13 +90,17 @@ struct iolat_key {
 	__u8 size_class; /* enum iolat_size_class, when keyed by size class */
 };
 
-/* Latency views: index into iolat_val.lat[]. */
+/* Latency views: index into iolat_val.lat[] and iolat_kval's views. */
 enum iolat_view {
 	IOLAT_VIEW_DEVICE = 0, /* issue -> complete (blktrace D2C) */
 	IOLAT_VIEW_TOTAL,      /* request created -> complete (Q2C, request layer) */
 	IOLAT_VIEW_COUNT,
 };
 
+/*
+ * One latency view of a series, as user space keeps it (64-bit, cumulative
+ * since load): the kernel's struct iolat_kval folded by the collector.
+ */
 struct iolat_lat {
 	__u64 count;  /* completions timed in this view */
 	__u64 unseen; /* completions whose start was not seen: not timed */
@@ -105,7 +109,7 @@ struct iolat_lat {
 	__u64 slots[IOLAT_LAT_SLOTS];
 };
 
-/* Per key, per CPU; user space sums the CPUs. Cumulative since load. */
+/* One series in user space: a key's values summed over CPUs, 64-bit. */
 struct iolat_val {
 	__u64 ios;    /* completed requests (or bios on bio-based disks) */
 	__u64 bytes;  /* exact sum of their sizes */
@@ -113,6 +117,40 @@ struct iolat_val {
 	__u64 size_slots[IOLAT_SIZE_SLOTS];
 	struct iolat_lat lat[IOLAT_VIEW_COUNT];
 };
+
+/*
+ * What the kernel keeps per key (per CPU, or one shared value): the same
+ * facts in half the memory (5 KiB), and what one completion writes sits in
+ * four cache lines (the first 64 bytes, one slot of each view, one size
+ * slot) where struct iolat_val took six.
+ *
+ * - Counters are 32-bit. They wrap; user space folds each into its 64-bit
+ *   series by the difference mod 2^32 (histo_fold), and does so at least
+ *   every COLLECTOR_FOLD_S seconds, long before any counter of one key could
+ *   advance 2^32 (that would take 71 million completions a second, all in
+ *   one slot). Sums of bytes and nanoseconds, which would wrap in seconds,
+ *   stay 64-bit.
+ * - Nothing is counted twice: a view's count is the sum of its slots, and
+ *   every completion is counted in each view, timed (a slot) or not
+ *   (unseen), so the device view's slots and unseen add up to the I/Os.
+ */
+struct iolat_klat {
+	__u64 sum_ns; /* exact sum of the timed latencies */
+	__u64 max_ns; /* largest latency seen since start */
+};
+
+struct iolat_kval {
+	__u64 bytes;				  /* exact sum of the sizes */
+	struct iolat_klat lat[IOLAT_VIEW_COUNT];  /* sums and maxima */
+	__u32 unseen[IOLAT_VIEW_COUNT];		  /* completions not timed, per view */
+	__u32 errors;				  /* completions with a non-zero status */
+	__u32 pad[3];				  /* the header is 64 bytes: one cache line */
+	__u32 lat_slots[IOLAT_VIEW_COUNT][IOLAT_LAT_SLOTS]; /* timed completions per slot */
+	__u32 size_slots[IOLAT_SIZE_SLOTS];		    /* completions per size slot */
+};
+
+_Static_assert(__builtin_offsetof(struct iolat_kval, lat_slots) == 64,
+	       "struct iolat_kval's header must be one cache line");
 
 /* Collector-wide counters (per-CPU array, one slot each). */
 enum iolat_stat {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "iolat.h"
+#include "slots.h"
 #include <linux/types.h>
 
 const uint64_t buckets_default_le_ns[] = {
@@ -158,12 +159,25 @@ int buckets_build_size(struct bucket_table *t, uint64_t *b)
 
 size_t buckets_slot_of(const struct bucket_table *t, uint64_t v)
 {
-	size_t i = 0;
+	/* uint64_t and __u64 are one type to the machine, two to C. */
+	return iolat_slot_search((const __u64 *)t->bound, __builtin_ctzl(t->nslots), v);
+}
 
-	for (size_t step = t->nslots / 2; step > 0; step /= 2)
-		if (t->bound[i + step - 1] < v)
-			i += step;
-	return i;
+void buckets_cells(const struct bucket_table *t, uint32_t *cells)
+{
+	size_t first = 0, end;
+
+	for (uint32_t c = 0; c < IOLAT_CELLS; c++) {
+		uint64_t lo = iolat_cell_low(c);
+		uint64_t hi = c + 1 < IOLAT_CELLS ? iolat_cell_low(c + 1) - 1 : UINT64_MAX;
+
+		while (first < t->nslots && t->bound[first] < lo)
+			first++;
+		/* Bounds in [lo, hi): a value of the cell may lie above them. */
+		for (end = first; end < t->nslots && t->bound[end] < hi; end++)
+			;
+		cells[c] = IOLAT_CELL_ENTRY(first, end - first);
+	}
 }
 
 uint64_t buckets_lower(const struct bucket_table *t, size_t slot)

@@ -57,6 +57,13 @@ int buckets_build_size(struct bucket_table *out, uint64_t *storage);
 /* The slot v falls in: the same halving search the kernel runs. */
 size_t buckets_slot_of(const struct bucket_table *t, uint64_t v);
 
+/*
+ * Fills cells[IOLAT_CELLS] (bpf/slots.h) for table t: each cell's first slot
+ * and how many of t's bounds lie inside it, so iolat_slot_of finds a slot
+ * with at most two compares (or, in a crowded cell, by the search).
+ */
+void buckets_cells(const struct bucket_table *t, uint32_t *cells);
+
 /* Smallest value slot i holds (0 for slot 0). */
 uint64_t buckets_lower(const struct bucket_table *t, size_t slot);
 

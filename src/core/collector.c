@@ -40,7 +40,12 @@ struct collector {
 	struct bpf_map *hists;	  /* the histogram map in use (hists or hists_shared) */
 	int nvals;		  /* values per key in it: ncpus, or 1 if shared */
 	bool shared;		  /* one value per key, counted with atomics */
-	struct iolat_val *percpu; /* ncpus values: scratch for reads */
+	struct iolat_kval *percpu; /* ncpus kernel values: scratch for reads */
+	/* What each key in the kernel map has counted since load, folded from
+	 * its 32-bit counters (histo_fold); keys leave it as they leave the map. */
+	struct snapshot folded;
+	struct snapshot_index folded_ix;
+	uint64_t folded_ns; /* when the map was last folded in whole */
 	struct snapshot retired;  /* values taken out of the kernel map, under
 				   * user-space cgroup ids (collector_retire) */
 	struct snapshot gone;	  /* gone disks' values taken out of it, under
@@ -106,7 +111,7 @@ static void choose_tps(const struct probe_result *pr, bool want[TP_COUNT])
 /* Keys that fit `budget` bytes with `nvals` values of each. */
 static uint32_t prealloc_keys(uint64_t budget, int nvals)
 {
-	uint64_t keys = budget / ((uint64_t)nvals * sizeof(struct iolat_val));
+	uint64_t keys = budget / ((uint64_t)nvals * sizeof(struct iolat_kval));
 
 	return keys < PREALLOC_MAX_KEYS ? (uint32_t)(keys ? keys : 1) : PREALLOC_MAX_KEYS;
 }
@@ -119,6 +124,8 @@ static void configure(struct collector *c, const struct collector_opts *o,
 
 	memcpy((void *)ro->lat_bounds, c->lat.bound, sizeof(ro->lat_bounds));
 	memcpy((void *)ro->size_bounds, c->size.bound, sizeof(ro->size_bounds));
+	buckets_cells(&c->lat, (uint32_t *)ro->lat_cells);
+	buckets_cells(&c->size, (uint32_t *)ro->size_cells);
 	ro->filter_dev = o->filter_dev;
 	ro->filter_cgroup = o->filter_cgroup;
 	ro->filter_cgroup_level = o->filter_cgroup_level;
@@ -271,13 +278,67 @@ static bool bio_pending(const struct collector *c)
 	return c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE];
 }
 
-/* timeout_ms (-1: none), shortened to end when the timed rescan is due. */
-static int until_rescan_ms(const struct collector *c, int timeout_ms)
+/*
+ * Folds the kernel values just read into c->percpu for key k into its
+ * series in c->folded: the series, or NULL on allocation failure.
+ */
+static struct series *fold_key(struct collector *c, const struct iolat_key *k)
 {
-	uint64_t now = monotonic_ns(), due = rescan_due_ns(c), ms;
+	struct series *s = snapshot_index_get(&c->folded, &c->folded_ix, k);
 
-	if (!bio_pending(c))
-		return timeout_ms;
+	if (s)
+		histo_fold(&s->val, c->percpu, c->nvals);
+	return s;
+}
+
+/* Removes key k's series from c->folded, adding what it counted to `into`
+ * (if given). */
+static void unfold_key(struct collector *c, const struct iolat_key *k, struct iolat_val *into)
+{
+	struct iolat_val scratch;
+
+	if (snapshot_take(&c->folded, k, into ? into : &scratch))
+		snapshot_index_clear(&c->folded_ix);
+}
+
+/* Folds every key of the kernel map into c->folded. */
+static int fold_all(struct collector *c)
+{
+	int fd = bpf_map__fd(c->hists);
+	struct iolat_key key, next;
+	void *prev = NULL;
+
+	/*
+	 * Per-key lookups rather than batches: each value is 5 KiB per CPU,
+	 * so a batch buys little here and the key count is small.
+	 */
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, c->percpu))
+			continue; /* deleted under us */
+		if (!fold_key(c, &key))
+			return -ENOMEM;
+	}
+	c->folded_ns = monotonic_ns();
+	return 0;
+}
+
+/* When the kernel map must be folded in next, so no 32-bit counter of it
+ * can wrap twice between two folds (iolat.h). */
+static uint64_t fold_due_ns(const struct collector *c)
+{
+	return c->folded_ns + COLLECTOR_FOLD_S * NSEC_PER_SEC;
+}
+
+/* timeout_ms (-1: none), shortened to end when the timed rescan or the
+ * fold is due. */
+static int until_due_ms(const struct collector *c, int timeout_ms)
+{
+	uint64_t now = monotonic_ns(), due = fold_due_ns(c), ms;
+
+	if (bio_pending(c) && rescan_due_ns(c) < due)
+		due = rescan_due_ns(c);
 	/* Rounded up: a wake just before it is due would find nothing to do. */
 	ms = due > now ? (due - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC : 0;
 	if (timeout_ms >= 0 && (uint64_t)timeout_ms < ms)
@@ -288,7 +349,7 @@ static int until_rescan_ms(const struct collector *c, int timeout_ms)
 int collector_wait(struct collector *c, int timeout_ms, const sigset_t *sigmask)
 {
 	struct epoll_event ev[4];
-	int n = epoll_pwait(c->epoll, ev, 4, until_rescan_ms(c, timeout_ms), sigmask);
+	int n = epoll_pwait(c->epoll, ev, 4, until_due_ms(c, timeout_ms), sigmask);
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
@@ -345,6 +406,12 @@ int collector_maintain(struct collector *c)
 {
 	int rc, done = 0;
 	bool disks_changed = block_uevents(c->uevents);
+
+	if (monotonic_ns() >= fold_due_ns(c)) {
+		rc = fold_all(c);
+		if (rc)
+			return rc;
+	}
 
 	if (c->prog[TP_RQ_ISSUE] && !c->link[TP_RQ_ISSUE] && c->skel->bss->saw_unstamped) {
 		rc = attach_fallback(c);
@@ -521,6 +588,7 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	c->force_rq_map = o.force_rq_map;
 	c->epoll = c->uevents = -1;
 	c->rescan_s = o.disk_rescan_s ? o.disk_rescan_s : 1;
+	c->folded_ns = monotonic_ns(); /* nothing counted yet */
 	c->ncpus = libbpf_num_possible_cpus();
 	c->percpu = c->ncpus > 0 ? calloc((size_t)c->ncpus, sizeof(*c->percpu)) : NULL;
 	if (!c->percpu) {
@@ -551,6 +619,8 @@ void collector_close(struct collector *c)
 	iolat_bpf__destroy(c->skel);
 	snapshot_free(&c->retired);
 	snapshot_free(&c->gone);
+	snapshot_free(&c->folded);
+	snapshot_index_free(&c->folded_ix);
 	free(c->percpu);
 	free(c);
 }
@@ -592,7 +662,7 @@ void collector_hist_map(const struct collector *c, struct hist_map_info *out)
 	out->name = bpf_map__name(c->hists);
 	out->keys = bpf_map__max_entries(c->hists);
 	out->values_per_key = c->nvals;
-	out->value_bytes = sizeof(struct iolat_val);
+	out->value_bytes = sizeof(struct iolat_kval);
 }
 bool collector_fallback_attached(const struct collector *c)
 {
@@ -607,57 +677,41 @@ const struct bucket_table *collector_size_table(const struct collector *c)
 	return &c->size;
 }
 
-/* Sums a per-CPU value read from the kernel into dst. */
-static void sum_cpus(const struct collector *c, struct iolat_val *dst)
-{
-	for (int cpu = 0; cpu < c->nvals; cpu++)
-		histo_add(dst, &c->percpu[cpu]);
-}
-
 int collector_read(struct collector *c, struct snapshot *snap)
 {
-	int fd = bpf_map__fd(c->hists);
-	struct iolat_key key, next;
-	struct series *s;
-	void *prev = NULL;
-	int rc;
+	int rc = fold_all(c);
 
 	snap->n = 0;
-	/*
-	 * Per-key lookups rather than batches: each value is ~10 KiB per CPU,
-	 * so a batch buys little here and the key count is small.
-	 */
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, c->percpu))
-			continue; /* deleted under us */
-		s = snapshot_push(snap, &key);
-		if (!s)
-			return -ENOMEM;
-		sum_cpus(c, &s->val);
-	}
+	if (!rc)
+		rc = snapshot_append(snap, &c->folded);
 	/* A disk that came back counts on from what it had when it went. */
-	rc = snapshot_merge(snap, &c->gone);
+	if (!rc)
+		rc = snapshot_merge(snap, &c->gone);
 	/* Retired keys carry user-space cgroup ids: never equal to live ones. */
 	return rc ? rc : snapshot_append(snap, &c->retired);
 }
 
 /*
- * Takes key k out of the kernel map into c->percpu: 1, 0 if the map has no
- * such key, or -errno. Atomic on 5.14+ (lookup-and-delete); before that a
- * completion between the lookup and the delete is lost.
+ * Takes key k out of the kernel map, and its series out of c->folded into
+ * *out (zeroed first): 1, 0 if the map had no such key, or -errno. Atomic
+ * on 5.14+ (lookup-and-delete); before that a completion between the lookup
+ * and the delete is lost.
  */
-static int take_key(struct collector *c, const struct iolat_key *k)
+static int take_key(struct collector *c, const struct iolat_key *k, struct iolat_val *out)
 {
-	int fd = bpf_map__fd(c->hists);
+	int fd = bpf_map__fd(c->hists), rc = 1;
 
-	if (!bpf_map_lookup_and_delete_elem(fd, k, c->percpu))
-		return 1;
-	if (bpf_map_lookup_elem(fd, k, c->percpu))
-		return errno == ENOENT ? 0 : -errno;
-	bpf_map_delete_elem(fd, k);
-	return 1;
+	memset(out, 0, sizeof(*out));
+	if (bpf_map_lookup_and_delete_elem(fd, k, c->percpu)) {
+		if (bpf_map_lookup_elem(fd, k, c->percpu))
+			rc = errno == ENOENT ? 0 : -errno;
+		else
+			bpf_map_delete_elem(fd, k);
+	}
+	if (rc > 0 && !fold_key(c, k))
+		rc = -ENOMEM;
+	unfold_key(c, k, rc > 0 ? out : NULL);
+	return rc;
 }
 
 int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t into)
@@ -669,9 +723,7 @@ int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t in
 
 	if (!sum)
 		return -ENOMEM;
-	rc = take_key(c, k);
-	if (rc > 0)
-		sum_cpus(c, sum);
+	rc = take_key(c, k, sum);
 	/* What the key had on a disk that went and came back moves with it. */
 	gone = rc >= 0 && snapshot_take(&c->gone, k, sum);
 	if (rc > 0 || gone) {
@@ -684,7 +736,10 @@ int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t in
 
 int collector_forget(struct collector *c, const struct iolat_key *k)
 {
-	return bpf_map_delete_elem(bpf_map__fd(c->hists), k) && errno != ENOENT ? -errno : 0;
+	if (bpf_map_delete_elem(bpf_map__fd(c->hists), k) && errno != ENOENT)
+		return -errno;
+	unfold_key(c, k, NULL);
+	return 0;
 }
 
 /* The kernel map's keys of disk dev, in *out (malloc'd; *n of them). */
@@ -719,11 +774,9 @@ int collector_retire_disk(struct collector *c, uint32_t dev)
 	int rc = sum ? disk_keys(c, dev, &keys, &n) : -ENOMEM, moved = 0;
 
 	for (size_t i = 0; !rc && i < n; i++) {
-		rc = take_key(c, &keys[i]);
+		rc = take_key(c, &keys[i], sum);
 		if (rc <= 0)
 			continue; /* gone meanwhile: nothing to keep */
-		memset(sum, 0, sizeof(*sum));
-		sum_cpus(c, sum);
 		rc = snapshot_add(&c->gone, &keys[i], sum);
 		moved++;
 	}
@@ -739,9 +792,11 @@ int collector_drop_disk(struct collector *c, uint32_t dev)
 	size_t n = 0;
 	int rc = disk_keys(c, dev, &keys, &n);
 
-	for (size_t i = 0; !rc && i < n; i++)
+	for (size_t i = 0; !rc && i < n; i++) {
 		if (bpf_map_delete_elem(fd, &keys[i]) && errno != ENOENT)
 			rc = -errno;
+		unfold_key(c, &keys[i], NULL);
+	}
 	free(keys);
 	if (!rc) {
 		snapshot_drop_dev(&c->gone, dev);

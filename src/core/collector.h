@@ -24,6 +24,13 @@
 #define COLLECTOR_MAP_BUDGET (16ULL << 20)
 #define COLLECTOR_SERVE_BUDGET (64ULL << 20)
 
+/*
+ * The kernel's counters are 32-bit (struct iolat_kval); the collector folds
+ * them into its 64-bit series at every read and, without reads, at least
+ * this often, from collector_maintain (collector_wait wakes for it).
+ */
+#define COLLECTOR_FOLD_S 60
+
 struct collector_opts {
 	uint32_t filter_dev;	 /* 0: all disks */
 	uint64_t filter_cgroup;	 /* 0: all cgroups */
@@ -78,7 +85,8 @@ bool collector_fallback_attached(const struct collector *c);
 /*
  * Sleeps until the kernel asks for the fallback programs, a block device is
  * added or resized, collector_maintain's timed look for bio-based disks
- * (disk_rescan_s) is due, a descriptor given to collector_wait_also is
+ * (disk_rescan_s) or its fold of the kernel's counters (COLLECTOR_FOLD_S)
+ * is due, a descriptor given to collector_wait_also is
  * readable, a signal arrives, or timeout_ms pass (-1: no limit), using no
  * CPU meanwhile. Then call collector_maintain.
  *
@@ -95,7 +103,8 @@ int collector_wait_also(struct collector *c, int fd);
 
 /*
  * Attaches programs that became needed since open (the request-map fallback
- * after an unstamped request, the bio layer when a bio-based disk appears).
+ * after an unstamped request, the bio layer when a bio-based disk appears),
+ * and folds the kernel's counters in when that is due.
  * Call it after each collector_wait. Returns what it attached
  * (COLLECTOR_NOW_* bits, 0 for nothing) or -errno.
  */

@@ -31,6 +31,61 @@ void histo_add(struct iolat_val *dst, const struct iolat_val *src)
 		lat_add(&dst->lat[v], &src->lat[v]);
 }
 
+/* acc's counter advanced to the 32-bit value now holds (mod 2^32). */
+static void fold32(__u64 *acc, uint32_t now)
+{
+	*acc += (uint32_t)(now - (uint32_t)*acc);
+}
+
+/* tot = the sum of n kernel values: counters mod 2^32, maxima the largest. */
+static void kval_sum(struct iolat_kval *tot, const struct iolat_kval *raw, int n)
+{
+	*tot = raw[0];
+	for (int cpu = 1; cpu < n; cpu++) {
+		const struct iolat_kval *r = &raw[cpu];
+
+		tot->bytes += r->bytes;
+		tot->errors += r->errors;
+		for (size_t i = 0; i < IOLAT_SIZE_SLOTS; i++)
+			tot->size_slots[i] += r->size_slots[i];
+		for (size_t v = 0; v < IOLAT_VIEW_COUNT; v++) {
+			tot->unseen[v] += r->unseen[v];
+			tot->lat[v].sum_ns += r->lat[v].sum_ns;
+			if (r->lat[v].max_ns > tot->lat[v].max_ns)
+				tot->lat[v].max_ns = r->lat[v].max_ns;
+			for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
+				tot->lat_slots[v][i] += r->lat_slots[v][i];
+		}
+	}
+}
+
+void histo_fold(struct iolat_val *acc, const struct iolat_kval *raw, int n)
+{
+	struct iolat_kval tot;
+
+	if (n < 1)
+		return;
+	kval_sum(&tot, raw, n);
+	acc->bytes = tot.bytes;
+	fold32(&acc->errors, tot.errors);
+	for (size_t i = 0; i < IOLAT_SIZE_SLOTS; i++)
+		fold32(&acc->size_slots[i], tot.size_slots[i]);
+	for (size_t v = 0; v < IOLAT_VIEW_COUNT; v++) {
+		struct iolat_lat *l = &acc->lat[v];
+
+		l->count = 0;
+		for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++) {
+			fold32(&l->slots[i], tot.lat_slots[v][i]);
+			l->count += l->slots[i];
+		}
+		fold32(&l->unseen, tot.unseen[v]);
+		l->sum_ns = tot.lat[v].sum_ns;
+		if (tot.lat[v].max_ns > l->max_ns)
+			l->max_ns = tot.lat[v].max_ns;
+	}
+	acc->ios = acc->lat[IOLAT_VIEW_DEVICE].count + acc->lat[IOLAT_VIEW_DEVICE].unseen;
+}
+
 static void lat_sub(struct iolat_lat *o, const struct iolat_lat *n, const struct iolat_lat *b)
 {
 	o->count = n->count - b->count;

@@ -21,6 +21,19 @@
 void histo_add(struct iolat_val *dst, const struct iolat_val *src);
 
 /*
+ * Advances acc, the series a kernel value has counted so far, to what the
+ * kernel values raw[0..n) (one per CPU, or one shared) hold now: each
+ * 32-bit counter by its difference mod 2^32 from acc's low 32 bits (acc
+ * started at zero with the kernel value and only ever moves this way, so
+ * the two agree mod 2^32), the 64-bit sums by assignment, maxima by the
+ * larger. Exact as long as no counter advanced 2^32 or more since the last
+ * fold (iolat.h). Then the counts the kernel does not keep: each view's
+ * count, the sum of its slots, and the I/Os, the device view's count plus
+ * its unseen.
+ */
+void histo_fold(struct iolat_val *acc, const struct iolat_kval *raw, int n);
+
+/*
  * out = now - before (counters are cumulative). The kernel keeps only the
  * max since start, so the interval's max is known only when that grew in
  * the interval: then max_ns is it, else 0 (unknown).

@@ -98,45 +98,82 @@ static size_t index_slot(const uint32_t *slot, size_t mask, const struct snapsho
 	return i;
 }
 
-int snapshot_merge(struct snapshot *dst, const struct snapshot *src)
+void snapshot_index_clear(struct snapshot_index *ix)
 {
-	size_t cap = 16, mask, i, j;
-	uint32_t *slot;
-	int rc = 0;
+	ix->n = 0;
+	if (ix->slot)
+		memset(ix->slot, 0, ix->cap * sizeof(*ix->slot));
+}
 
-	if (!src->n)
-		return 0;
-	while (cap < 2 * (dst->n + src->n))
+void snapshot_index_free(struct snapshot_index *ix)
+{
+	free(ix->slot);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* Makes ix index every series of snap, with room for one more. */
+static int index_catch_up(struct snapshot_index *ix, const struct snapshot *snap)
+{
+	size_t cap = ix->cap ? ix->cap : 16, j;
+
+	while (cap < 2 * (snap->n + 1))
 		cap <<= 1;
 	if (cap > UINT32_MAX)
 		return -ENOMEM;
-	slot = calloc(cap, sizeof(*slot));
-	if (!slot)
-		return -ENOMEM;
-	mask = cap - 1;
-	for (i = 0; i < dst->n; i++) {
-		j = index_slot(slot, mask, dst, &dst->s[i].key);
-		if (!slot[j])
-			slot[j] = (uint32_t)(i + 1);
-	}
-	for (i = 0; i < src->n; i++) {
-		const struct series *from = &src->s[i];
-		struct series *into;
+	if (cap != ix->cap) {
+		uint32_t *slot = calloc(cap, sizeof(*slot));
 
-		j = index_slot(slot, mask, dst, &from->key);
-		if (slot[j]) {
-			histo_add(&dst->s[slot[j] - 1].val, &from->val);
-			continue;
-		}
-		into = snapshot_push(dst, &from->key);
+		if (!slot)
+			return -ENOMEM;
+		free(ix->slot);
+		ix->slot = slot;
+		ix->cap = cap;
+		ix->n = 0;
+	}
+	for (; ix->n < snap->n; ix->n++) {
+		j = index_slot(ix->slot, ix->cap - 1, snap, &snap->s[ix->n].key);
+		if (!ix->slot[j])
+			ix->slot[j] = (uint32_t)(ix->n + 1);
+	}
+	return 0;
+}
+
+struct series *snapshot_index_get(struct snapshot *snap, struct snapshot_index *ix,
+				  const struct iolat_key *k)
+{
+	struct series *s;
+	size_t j;
+
+	if (ix->n > snap->n)
+		snapshot_index_clear(ix); /* series were removed behind its back */
+	if (index_catch_up(ix, snap))
+		return NULL;
+	j = index_slot(ix->slot, ix->cap - 1, snap, k);
+	if (ix->slot[j])
+		return &snap->s[ix->slot[j] - 1];
+	s = snapshot_push(snap, k);
+	if (!s)
+		return NULL;
+	ix->slot[j] = (uint32_t)snap->n;
+	ix->n = snap->n;
+	return s;
+}
+
+int snapshot_merge(struct snapshot *dst, const struct snapshot *src)
+{
+	struct snapshot_index ix = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < src->n; i++) {
+		struct series *into = snapshot_index_get(dst, &ix, &src->s[i].key);
+
 		if (!into) {
 			rc = -ENOMEM;
 			break;
 		}
-		into->val = from->val;
-		slot[j] = (uint32_t)dst->n;
+		histo_add(&into->val, &src->s[i].val);
 	}
-	free(slot);
+	snapshot_index_free(&ix);
 	return rc;
 }
 

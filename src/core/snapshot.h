@@ -41,6 +41,25 @@ int snapshot_add(struct snapshot *snap, const struct iolat_key *k, const struct 
 int snapshot_refold(struct snapshot *snap, uint64_t from, uint64_t to);
 
 /*
+ * A hash index of a snapshot's keys, for whoever looks keys up in a large
+ * snapshot over and over (the collector's folded series). It follows
+ * pushes made through it; after any other change to the snapshot, clear it
+ * (it rebuilds on the next use). Zeroed: empty.
+ */
+struct snapshot_index {
+	uint32_t *slot; /* series index + 1, 0: empty; open addressing */
+	size_t cap;	/* a power of two, at least twice the series indexed */
+	size_t n;	/* series indexed */
+};
+
+/* The series with key k, appended (zeroed) if snap has none; NULL on
+ * allocation failure. */
+struct series *snapshot_index_get(struct snapshot *snap, struct snapshot_index *ix,
+				  const struct iolat_key *k);
+void snapshot_index_clear(struct snapshot_index *ix);
+void snapshot_index_free(struct snapshot_index *ix);
+
+/*
  * Adds every series of src into the series of dst with the same key, or
  * appends a copy where dst has none: dst's keys stay unique if they were.
  * Linear in both sizes (a hash index of dst's keys). 0 or -ENOMEM.

@@ -99,7 +99,7 @@ def open_map(pid):
     map_id = None
     for f in glob.glob("/proc/%s/fdinfo/*" % pid):
         info = {k: v.strip() for k, v in (l.split(":", 1) for l in open(f) if ":" in l)}
-        if (info.get("key_size") == "16" and info.get("value_size") == "10328" and
+        if (info.get("key_size") == "16" and info.get("value_size") == "5184" and
                 int(info.get("max_entries", 0)) > 1):
             map_id = int(info["map_id"])
     return bpf(14, struct.pack("<III", map_id or 0, 0, 0))  # BPF_MAP_GET_FD_BY_ID

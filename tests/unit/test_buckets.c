@@ -12,6 +12,7 @@
 
 #include "core/buckets.h"
 #include "iolat.h"
+#include "slots.h"
 #include <linux/types.h>
 
 #define NS_PER_US 1000ULL
@@ -216,6 +217,126 @@ static void test_slot_of_random(void **state)
 	}
 }
 
+/* ---- slots by cell (bpf/slots.h), the kernel's lookup --------------------- */
+
+static void test_bit_length(void **state)
+{
+	(void)state;
+	assert_int_equal(iolat_bit_length(0), 0);
+	for (int b = 0; b < 64; b++) {
+		assert_int_equal(iolat_bit_length(1ULL << b), b + 1);
+		assert_int_equal(iolat_bit_length((1ULL << b) | 1), b + 1);
+		assert_int_equal(iolat_bit_length(b == 63 ? UINT64_MAX : (2ULL << b) - 1), b + 1);
+	}
+}
+
+/* Cells tile the value range in order: each one's low end maps back to it,
+ * and the value just below the next cell's low end too. */
+static void test_cells_tile(void **state)
+{
+	(void)state;
+	assert_int_equal(iolat_cell_low(0), 0);
+	for (uint32_t c = 0; c + 1 < IOLAT_CELLS; c++) {
+		uint64_t lo = iolat_cell_low(c), next = iolat_cell_low(c + 1);
+
+		assert_true(lo < next);
+		assert_int_equal(iolat_cell_of(lo), c);
+		assert_int_equal(iolat_cell_of(next - 1), c);
+		/* At most 1/32 of the cell's low end wide (exact below 32). */
+		assert_true(next - lo <= (lo < IOLAT_CELLS_PER_OCTAVE ? 1 : lo / IOLAT_CELLS_PER_OCTAVE));
+	}
+	assert_int_equal(iolat_cell_of(UINT64_MAX), IOLAT_CELLS - 1);
+}
+
+static int log2_of(size_t n)
+{
+	return __builtin_ctzl(n);
+}
+
+/* iolat_slot_of, with t's cells, at v: the brute-force answer. */
+static void assert_cell_slot(const struct bucket_table *t, const uint32_t *cells, uint64_t v)
+{
+	uint32_t got = iolat_slot_of(cells, (const __u64 *)t->bound, log2_of(t->nslots), v);
+
+	if (got != brute_slot(t, v)) {
+		print_error("v=%llu: cell slot %u, want %zu\n", (unsigned long long)v, got,
+			    brute_slot(t, v));
+		fail();
+	}
+}
+
+/* Every cell edge, every bound and its neighbours, the extremes and 10^6
+ * random values of every magnitude. */
+static void assert_cells_exact(const struct bucket_table *t)
+{
+	static uint32_t cells[IOLAT_CELLS];
+	uint64_t seed = 0x2545f4914f6cdd1dULL;
+
+	buckets_cells(t, cells);
+	for (uint32_t c = 0; c < IOLAT_CELLS; c++) {
+		uint64_t lo = iolat_cell_low(c);
+
+		assert_cell_slot(t, cells, lo);
+		assert_cell_slot(t, cells, lo + 1);
+		if (lo)
+			assert_cell_slot(t, cells, lo - 1);
+	}
+	for (size_t i = 0; i < t->nbounds; i++) {
+		assert_cell_slot(t, cells, t->bound[i] - 1);
+		assert_cell_slot(t, cells, t->bound[i]);
+		assert_cell_slot(t, cells, t->bound[i] + 1);
+	}
+	assert_cell_slot(t, cells, 0);
+	assert_cell_slot(t, cells, UINT64_MAX);
+	for (int n = 0; n < 1000000; n++) {
+		uint64_t r = xorshift64(&seed);
+
+		assert_cell_slot(t, cells, r >> (r % 64));
+	}
+}
+
+/* No cell of the built-in tables holds more than two bounds: the kernel
+ * never falls back to the search with them. */
+static void assert_no_crowded_cell(const struct bucket_table *t)
+{
+	static uint32_t cells[IOLAT_CELLS];
+
+	buckets_cells(t, cells);
+	for (uint32_t c = 0; c < IOLAT_CELLS; c++)
+		assert_true(IOLAT_CELL_INSIDE(cells[c]) <= IOLAT_CELL_MAX_INSIDE);
+}
+
+static void test_cells_latency(void **state)
+{
+	(void)state;
+	assert_no_crowded_cell(&lat);
+	assert_cells_exact(&lat);
+}
+
+static void test_cells_size(void **state)
+{
+	(void)state;
+	assert_no_crowded_cell(&size);
+	assert_cells_exact(&size);
+}
+
+/* A user's bounds ten nanoseconds apart crowd one cell: exact still (the
+ * search), and the cells around it stay fast. */
+static void test_cells_crowded(void **state)
+{
+	uint64_t extra[12], store[IOLAT_LAT_SLOTS];
+	static uint32_t cells[IOLAT_CELLS];
+	struct bucket_table t;
+
+	(void)state;
+	for (size_t k = 0; k < 12; k++)
+		extra[k] = 3000000 + 10 * k;
+	assert_int_equal(buckets_build_latency(&t, store, extra, 12), 0);
+	buckets_cells(&t, cells);
+	assert_true(IOLAT_CELL_INSIDE(cells[iolat_cell_of(3000000)]) > IOLAT_CELL_MAX_INSIDE);
+	assert_cells_exact(&t);
+}
+
 /* Slots tile the value range: no gap, no overlap, overflow up to UINT64_MAX. */
 static void assert_lower_upper(const struct bucket_table *t)
 {
@@ -396,6 +517,11 @@ int main(void)
 		cmocka_unit_test(test_slot_of_size_bounds),
 		cmocka_unit_test(test_slot_of_extremes),
 		cmocka_unit_test(test_slot_of_random),
+		cmocka_unit_test(test_bit_length),
+		cmocka_unit_test(test_cells_tile),
+		cmocka_unit_test(test_cells_latency),
+		cmocka_unit_test(test_cells_size),
+		cmocka_unit_test(test_cells_crowded),
 		cmocka_unit_test(test_lower_upper_latency),
 		cmocka_unit_test(test_lower_upper_size),
 		cmocka_unit_test(test_latency_relative_width),

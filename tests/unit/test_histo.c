@@ -135,6 +135,93 @@ static void test_add_keeps_larger_max(void **state)
 	assert_int_equal(sum.lat[1].max_ns, 30);
 }
 
+/* ---- folding the kernel's 32-bit counters -------------------------------- */
+
+/*
+ * A simulated kernel: NCPU per-CPU values with 32-bit counters, driven by
+ * completions whose true 64-bit totals the test keeps beside. Folds at
+ * chosen points must give exactly those totals, across many wraps.
+ */
+static struct iolat_kval kcpu[NCPU];
+static struct iolat_val truth, folded;
+
+static void complete_on(unsigned int cpu, size_t slot, uint64_t ns, uint32_t n, bool timed_total)
+{
+	struct iolat_kval *k = &kcpu[cpu];
+
+	k->bytes += 4096ULL * n;
+	k->size_slots[slot % IOLAT_SIZE_SLOTS] += n;
+	k->lat_slots[IOLAT_VIEW_DEVICE][slot] += n;
+	k->lat[IOLAT_VIEW_DEVICE].sum_ns += ns * n;
+	if (ns > k->lat[IOLAT_VIEW_DEVICE].max_ns)
+		k->lat[IOLAT_VIEW_DEVICE].max_ns = ns;
+	if (timed_total) {
+		k->lat_slots[IOLAT_VIEW_TOTAL][slot] += n;
+		k->lat[IOLAT_VIEW_TOTAL].sum_ns += 2 * ns * n;
+	} else {
+		k->unseen[IOLAT_VIEW_TOTAL] += n;
+	}
+	truth.ios += n;
+	truth.bytes += 4096ULL * n;
+	truth.size_slots[slot % IOLAT_SIZE_SLOTS] += n;
+	truth.lat[IOLAT_VIEW_DEVICE].slots[slot] += n;
+	truth.lat[IOLAT_VIEW_DEVICE].count += n;
+	truth.lat[IOLAT_VIEW_DEVICE].sum_ns += ns * n;
+	if (ns > truth.lat[IOLAT_VIEW_DEVICE].max_ns)
+		truth.lat[IOLAT_VIEW_DEVICE].max_ns = ns;
+	if (timed_total) {
+		truth.lat[IOLAT_VIEW_TOTAL].slots[slot] += n;
+		truth.lat[IOLAT_VIEW_TOTAL].count += n;
+		truth.lat[IOLAT_VIEW_TOTAL].sum_ns += 2 * ns * n;
+	} else {
+		truth.lat[IOLAT_VIEW_TOTAL].unseen += n;
+	}
+}
+
+/* Each fold sees every counter advanced by up to 2^32 - 1 in total since the
+ * last: one slot's counter wraps on several CPUs between two folds, and the
+ * totals pass 2^32 many times over. */
+static void test_fold_wraps(void **state)
+{
+	(void)state;
+	memset(kcpu, 0, sizeof(kcpu));
+	memset(&truth, 0, sizeof(truth));
+	memset(&folded, 0, sizeof(folded));
+	for (unsigned int round = 0; round < 40; round++) {
+		/* 0xfff00000 in one slot over all CPUs: just under 2^32 per fold. */
+		for (unsigned int c = 0; c < NCPU; c++)
+			complete_on(c, 100, 1000 + round, 0xfff00000u / NCPU, round % 3 != 0);
+		complete_on(round % NCPU, 7 + round, 50000 + round, 12345, true);
+		histo_fold(&folded, kcpu, NCPU);
+		truth.lat[IOLAT_VIEW_TOTAL].max_ns = 0; /* the total view's max is not simulated */
+		folded.lat[IOLAT_VIEW_TOTAL].max_ns = 0;
+		assert_memory_equal(&folded, &truth, sizeof(truth));
+	}
+	assert_true(truth.lat[IOLAT_VIEW_DEVICE].slots[100] > 30 * (1ULL << 32));
+}
+
+/* A fold with nothing new changes nothing; a shared value is one "CPU". */
+static void test_fold_idempotent_shared(void **state)
+{
+	(void)state;
+	memset(kcpu, 0, sizeof(kcpu));
+	memset(&truth, 0, sizeof(truth));
+	memset(&folded, 0, sizeof(folded));
+	kcpu[0].lat_slots[IOLAT_VIEW_DEVICE][3] = UINT32_MAX;
+	kcpu[0].unseen[IOLAT_VIEW_DEVICE] = 2;
+	kcpu[0].errors = 1;
+	histo_fold(&folded, kcpu, 1);
+	histo_fold(&folded, kcpu, 1);
+	assert_int_equal(folded.lat[IOLAT_VIEW_DEVICE].slots[3], UINT32_MAX);
+	assert_int_equal(folded.lat[IOLAT_VIEW_DEVICE].count, UINT32_MAX);
+	assert_int_equal(folded.ios, (uint64_t)UINT32_MAX + 2);
+	assert_int_equal(folded.errors, 1);
+	kcpu[0].lat_slots[IOLAT_VIEW_DEVICE][3] += 3; /* wraps to 2 */
+	histo_fold(&folded, kcpu, 1);
+	assert_int_equal(folded.lat[IOLAT_VIEW_DEVICE].slots[3], (uint64_t)UINT32_MAX + 3);
+	assert_int_equal(folded.ios, (uint64_t)UINT32_MAX + 5);
+}
+
 /*
  * now = before + one more CPU's worth, with a new max in each view: the delta
  * is that CPU's counts, and the max is now's (a max cannot be subtracted).
@@ -568,6 +655,8 @@ int main(void)
 		cmocka_unit_test(test_add_order_free),
 		cmocka_unit_test(test_add_keeps_larger_max),
 		cmocka_unit_test(test_sub_interval),
+		cmocka_unit_test(test_fold_wraps),
+		cmocka_unit_test(test_fold_idempotent_shared),
 		cmocka_unit_test(test_sub_no_change),
 		cmocka_unit_test(test_quantile_uniform),
 		cmocka_unit_test(test_quantile_lognormal),
