@@ -30,8 +30,8 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by user space between open and load; constant for the verifier. */
 const volatile __u64 lat_bounds[IOLAT_LAT_SLOTS] = {};
 const volatile __u64 size_bounds[IOLAT_SIZE_SLOTS] = {};
-const volatile __u32 lat_cells[IOLAT_CELLS] = {};  /* bpf/slots.h */
-const volatile __u32 size_cells[IOLAT_CELLS] = {};
+const volatile __u32 lat_cells[IOLAT_CELL_TABLE] = {};  /* bpf/slots.h */
+const volatile __u32 size_cells[IOLAT_CELL_TABLE] = {};
 const volatile __u32 filter_dev = 0; /* 0: every disk */
 /* filter_cgroup, filter_cgroup_level: block.h */
 const volatile bool key_flags = false;

@@ -7,7 +7,7 @@
  * nine dependent, unpredictable compares. Instead the value's bit length
  * and the IOLAT_CELL_BITS bits below its top bit name a cell (32 to an
  * octave, each at most 1/32 of its lower end wide), and a table built once
- * in user space (buckets_cells) says, for each cell, the slot of its lowest
+ * in user space (buckets_cells, IOLAT_CELL_TABLE entries) says, for each cell, the slot of its lowest
  * value and how many bounds lie inside it. The latency tables put at most
  * two bounds in a cell (native buckets are 1/16 of an octave apart), so
  * the slot is at most two compares away; a cell with more (a user's
@@ -32,6 +32,10 @@
 /* Values below 2^IOLAT_CELL_BITS have a cell each; then 32 to an octave up
  * to bit length 64. */
 #define IOLAT_CELLS (IOLAT_CELLS_PER_OCTAVE * (64 - IOLAT_CELL_BITS + 1))
+/* A cell table's length: a power of two, so the verifier sees the index
+ * masked into it (it does not follow a modulo). */
+#define IOLAT_CELL_TABLE 2048
+_Static_assert(IOLAT_CELL_TABLE >= IOLAT_CELLS, "IOLAT_CELL_TABLE must hold every cell");
 
 /* A cell's entry: its first slot (low 16 bits) and the bounds inside it. */
 #define IOLAT_CELL_FIRST(e) ((e)&0xffffu)
@@ -106,7 +110,7 @@ static __always_inline __u32 iolat_slot_search(const volatile __u64 *bounds, int
 static __always_inline __u32 iolat_slot_of(const volatile __u32 *cells,
 					   const volatile __u64 *bounds, int log2n, __u64 v)
 {
-	__u32 e = cells[iolat_cell_of(v) % IOLAT_CELLS];
+	__u32 e = cells[iolat_cell_of(v) & (IOLAT_CELL_TABLE - 1)];
 	__u32 first = IOLAT_CELL_FIRST(e), inside = IOLAT_CELL_INSIDE(e);
 	__u32 mask = (1u << log2n) - 1;
 

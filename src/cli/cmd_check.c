@@ -4,6 +4,7 @@
  * path it will take, and (by loading and detaching the collector) whether it
  * can run. Exit status 0 means it can.
  */
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -22,6 +23,7 @@
 #include "sys/disks.h"
 #include "sys/privileges.h"
 #include "util/errors.h"
+#include "util/parse.h"
 
 static void usage(FILE *f)
 {
@@ -35,14 +37,25 @@ static void usage(FILE *f)
 		   "--no-load, it then loads and detaches the collector to prove it works.\n"
 		   "Exit status: 0 iolat can run here, 1 it cannot, 2 bad usage.\n"
 		   "\n"
+		   "With --memory it inspects nothing: it prints the kernel memory the\n"
+		   "collector's maps take, as each command sizes them, on this host or on\n"
+		   "one described by --cpus, --disks and --workloads, and whether the keys\n"
+		   "such a host needs fit.\n"
+		   "\n"
 		   "Options:\n"
 		   "      --no-load   only inspect; do not load the BPF programs\n"
+		   "      --memory    print the maps' kernel memory and key capacity\n"
+		   "      --cpus N    with --memory: possible CPUs (default: this host's)\n"
+		   "      --disks N   with --memory: disks (default: this host's)\n"
+		   "      --workloads N  with --memory: workloads (VMs, pods...) serve keys\n"
+		   "                  (default 500, serve's workloads.max)\n"
 		   "  -v, --verbose   show libbpf's messages while loading\n"
 		   "  -h, --help      this help\n"
 		   "\n"
 		   "Examples:\n"
 		   "  iolat check\n"
-		   "  iolat check --no-load\n");
+		   "  iolat check --no-load\n"
+		   "  iolat check --memory --cpus 192 --disks 24 --workloads 500\n");
 }
 
 static const char *yes(bool b)
@@ -286,10 +299,97 @@ static int try_load(const struct probe_result *pr)
 	return 0;
 }
 
+/* A host to plan the maps for (check --memory). */
+struct host {
+	long cpus, disks, workloads;
+};
+
+/*
+ * What one command keys by, on such a host: the keys it needs. A workload's
+ * I/O is keyed on each disk of its stack it crosses (a VM's volume and the
+ * disk under it: 2) and by operation (read, write, flush: 3).
+ */
+#define PLAN_OPS 3
+#define PLAN_DISKS_PER_WORKLOAD 2
+
+static uint64_t print_plan(const char *what, const struct collector_opts *o,
+			   const struct host *h, long keys_needed, const char *needed_how)
+{
+	struct map_def m[16];
+	uint64_t total = 0, bytes;
+	bool shared;
+	int n = collector_plan(o, (int)h->cpus, m, 16, &shared);
+
+	if (n < 0) {
+		printf("%s: cannot open the collector's object: %s\n", what, strerror(-n));
+		return 0;
+	}
+	printf("\n%s (histogram values %s):\n", what, shared ? "shared, one per key" : "per CPU");
+	printf("  %-16s %-14s %8s %8s %10s\n", "map", "kind", "entries", "value B", "KiB");
+	for (int i = 0; i < n; i++) {
+		bytes = mapmem_bytes(&m[i], (int)h->cpus);
+		total += bytes;
+		printf("  %-16s %-14s %8u %8u %10.1f\n", m[i].name, libbpf_bpf_map_type_str(m[i].type),
+		       m[i].max_entries, m[i].value_size, (double)bytes / 1024);
+		if (!strcmp(m[i].name, shared ? "hists_shared" : "hists"))
+			printf("    keys: %u; needed: %ld (%s)%s\n", m[i].max_entries, keys_needed,
+			       needed_how,
+			       keys_needed > (long)m[i].max_entries ? ": DOES NOT FIT" : "");
+	}
+	printf("  total: %.1f MiB\n", (double)total / (1 << 20));
+	return total;
+}
+
+static int print_memory(const struct host *h)
+{
+	struct collector_opts hist = { .key_flags = false };
+	struct collector_opts serve = { .map_budget = COLLECTOR_SERVE_BUDGET, .key_cgroup = true };
+	char how[128];
+
+	printf("Kernel memory of iolat's collector maps (preallocated at load) on a host\n"
+	       "of %ld CPUs, %ld disks and %ld workloads:\n",
+	       h->cpus, h->disks, h->workloads);
+	snprintf(how, sizeof(how), "%ld disks x %d operations", h->disks, PLAN_OPS);
+	print_plan("iolat hist -D -O, top -P", &hist, h, h->disks * PLAN_OPS, how);
+	snprintf(how, sizeof(how), "%ld workloads x %d disks each x %d operations", h->workloads,
+		 PLAN_DISKS_PER_WORKLOAD, PLAN_OPS);
+	print_plan("iolat serve, per workload (its default)", &serve, h,
+		   h->workloads * PLAN_DISKS_PER_WORKLOAD * PLAN_OPS, how);
+	printf("\nFigures follow the kernel's own map accounting (memlock in bpftool and\n"
+	       "/proc/PID/fdinfo); user programs' maps (serve --config.dir) come on top.\n");
+	return 0;
+}
+
+static int host_count(const char *flag, const char *arg, long *out)
+{
+	uint64_t v;
+
+	if (parse_uint(arg, 1, 1 << 20, &v)) {
+		errorf("give a whole number from 1 to 1048576", "%s: '%s' is not a count", flag,
+		       arg);
+		return -EINVAL;
+	}
+	*out = (long)v;
+	return 0;
+}
+
+/* The disks in /sys/block now. */
+static long disks_here(void)
+{
+	static struct disk_info d[1024];
+	int n = disks_list(d, sizeof(d) / sizeof(d[0]));
+
+	return n > 0 ? n : 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "no-load", no_argument, NULL, 'n' },
+		{ "memory", no_argument, NULL, 'm' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "disks", required_argument, NULL, 'D' },
+		{ "workloads", required_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -297,7 +397,8 @@ int cmd_check(int argc, char **argv)
 	struct probe_result pr;
 	struct utsname u;
 	const char *hint;
-	bool load = true;
+	struct host h = { .cpus = libbpf_num_possible_cpus(), .disks = -1, .workloads = 500 };
+	bool load = true, memory = false, described = false;
 	char err[512];
 	int c;
 
@@ -306,6 +407,17 @@ int cmd_check(int argc, char **argv)
 		switch (c) {
 		case 'n':
 			load = false;
+			break;
+		case 'm':
+			memory = true;
+			break;
+		case 'C':
+		case 'D':
+		case 'W':
+			if (host_count(c == 'C' ? "--cpus" : c == 'D' ? "--disks" : "--workloads", optarg,
+				       c == 'C' ? &h.cpus : c == 'D' ? &h.disks : &h.workloads))
+				return 2;
+			described = true;
 			break;
 		case 'v':
 			libbpf_log_verbose(true);
@@ -321,6 +433,15 @@ int cmd_check(int argc, char **argv)
 	if (optind < argc) {
 		errorf("see 'iolat check --help'", "unexpected argument '%s'", argv[optind]);
 		return 2;
+	}
+	if (described && !memory) {
+		errorf("add --memory", "--cpus, --disks and --workloads describe a host for --memory");
+		return 2;
+	}
+	if (memory) {
+		if (h.disks < 0)
+			h.disks = disks_here();
+		return print_memory(&h);
 	}
 	uname(&u);
 	printf("Kernel %s %s\n", u.release, u.machine);

@@ -178,6 +178,8 @@ void buckets_cells(const struct bucket_table *t, uint32_t *cells)
 			;
 		cells[c] = IOLAT_CELL_ENTRY(first, end - first);
 	}
+	for (uint32_t c = IOLAT_CELLS; c < IOLAT_CELL_TABLE; c++)
+		cells[c] = 0; /* no value falls here */
 }
 
 uint64_t buckets_lower(const struct bucket_table *t, size_t slot)

@@ -58,7 +58,7 @@ int buckets_build_size(struct bucket_table *out, uint64_t *storage);
 size_t buckets_slot_of(const struct bucket_table *t, uint64_t v);
 
 /*
- * Fills cells[IOLAT_CELLS] (bpf/slots.h) for table t: each cell's first slot
+ * Fills cells[IOLAT_CELL_TABLE] (bpf/slots.h) for table t: each cell's first slot
  * and how many of t's bounds lie inside it, so iolat_slot_of finds a slot
  * with at most two compares (or, in a crowded cell, by the search).
  */

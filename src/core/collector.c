@@ -100,7 +100,7 @@ static void choose_tps(const struct probe_result *pr, bool want[TP_COUNT])
 /*
  * The histogram map is preallocated, all of it at load (iolat.bpf.c says
  * why), so its kernel memory is capped at a budget (collector_opts): with
- * one value per key (10 KiB), 16 MiB hold about 1 600 keys (disk x op x
+ * one value per key (5 KiB), 16 MiB hold about 3 200 keys (disk x op x
  * cgroup); I/O of keys beyond is counted as hist_map_full. Per-CPU values
  * take the budget CPUs times faster: they are used only while it still
  * holds PREALLOC_MIN_PERCPU_KEYS keys.
@@ -116,11 +116,28 @@ static uint32_t prealloc_keys(uint64_t budget, int nvals)
 	return keys < PREALLOC_MAX_KEYS ? (uint32_t)(keys ? keys : 1) : PREALLOC_MAX_KEYS;
 }
 
+/*
+ * Sizes the two histogram maps of skel for ncpus CPUs: keyed by cgroup,
+ * values are shared (see the maps' comment in iolat.bpf.c), and so they
+ * are when per-CPU values would leave too few keys; the map not in use
+ * shrinks to one entry. Returns whether values are shared.
+ */
+static bool size_hist_maps(struct iolat_bpf *skel, const struct collector_opts *o, int ncpus)
+{
+	uint64_t budget = o->map_budget ? o->map_budget : COLLECTOR_MAP_BUDGET;
+	bool shared = o->key_cgroup || o->key_process ||
+		      prealloc_keys(budget, ncpus) < PREALLOC_MIN_PERCPU_KEYS;
+
+	bpf_map__set_max_entries(shared ? skel->maps.hists : skel->maps.hists_shared, 1);
+	bpf_map__set_max_entries(shared ? skel->maps.hists_shared : skel->maps.hists,
+				 prealloc_keys(budget, shared ? 1 : ncpus));
+	return shared;
+}
+
 static void configure(struct collector *c, const struct collector_opts *o,
 		      const struct probe_result *pr)
 {
 	struct iolat_bpf__rodata *ro = c->skel->rodata;
-	uint64_t budget = o->map_budget ? o->map_budget : COLLECTOR_MAP_BUDGET;
 
 	memcpy((void *)ro->lat_bounds, c->lat.bound, sizeof(ro->lat_bounds));
 	memcpy((void *)ro->size_bounds, c->size.bound, sizeof(ro->size_bounds));
@@ -139,15 +156,10 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	PROBE_SET_BLOCK_RODATA(ro, pr);
 	ro->queue_stats_bit =
 	    pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : IOLAT_QUEUE_STATS_BIT_UNKNOWN;
-	/* Keyed by cgroup, values are shared (see the map's comment in
-	 * iolat.bpf.c), and so they are when per-CPU values would leave too
-	 * few keys; the map not in use shrinks to one entry. */
-	c->shared = c->key_cgroup || prealloc_keys(budget, c->ncpus) < PREALLOC_MIN_PERCPU_KEYS;
+	c->shared = size_hist_maps(c->skel, o, c->ncpus);
 	ro->shared_values = c->shared;
 	c->hists = c->shared ? c->skel->maps.hists_shared : c->skel->maps.hists;
 	c->nvals = c->shared ? 1 : c->ncpus;
-	bpf_map__set_max_entries(c->shared ? c->skel->maps.hists : c->skel->maps.hists_shared, 1);
-	bpf_map__set_max_entries(c->hists, prealloc_keys(budget, c->nvals));
 }
 
 static int attach_tp(struct collector *c, enum probe_tp tp)
@@ -898,5 +910,31 @@ int collector_map_stats(struct collector *c, struct map_stats *out, int max)
 		out[n].capacity = bpf_map__max_entries(maps[i]);
 		out[n].entries = count_keys(bpf_map__fd(maps[i]), bpf_map__key_size(maps[i]));
 	}
+	return n;
+}
+
+int collector_plan(const struct collector_opts *o, int ncpus, struct map_def *out, int max,
+		   bool *shared)
+{
+	struct iolat_bpf *skel = iolat_bpf__open();
+	struct bpf_map *m;
+	int n = 0;
+
+	if (!skel)
+		return -errno;
+	*shared = size_hist_maps(skel, o, ncpus);
+	bpf_object__for_each_map(m, skel->obj)
+	{
+		if (n == max)
+			break;
+		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_map__name(m));
+		out[n].type = bpf_map__type(m);
+		out[n].key_size = bpf_map__key_size(m);
+		out[n].value_size = bpf_map__value_size(m);
+		out[n].max_entries = bpf_map__max_entries(m);
+		out[n].mmapable = bpf_map__map_flags(m) & BPF_F_MMAPABLE;
+		n++;
+	}
+	iolat_bpf__destroy(skel);
 	return n;
 }

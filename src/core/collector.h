@@ -14,6 +14,7 @@
 
 #include "core/attach.h"
 #include "core/buckets.h"
+#include "core/mapmem.h"
 #include "core/probe.h"
 #include "core/snapshot.h"
 #include "iolat.h"
@@ -81,6 +82,16 @@ struct hist_map_info {
 };
 void collector_hist_map(const struct collector *c, struct hist_map_info *out);
 bool collector_fallback_attached(const struct collector *c);
+
+/*
+ * The collector's maps as collector_open would size them with opts on a
+ * host of ncpus CPUs, without loading anything (no privileges needed):
+ * their definitions in out[0..max), and in *shared whether histogram
+ * values would be shared (one per key) or per-CPU. Returns how many, or
+ * -errno. mapmem_bytes() gives each one's kernel memory.
+ */
+int collector_plan(const struct collector_opts *opts, int ncpus, struct map_def *out, int max,
+		   bool *shared);
 
 /*
  * Sleeps until the kernel asks for the fallback programs, a block device is

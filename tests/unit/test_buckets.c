@@ -269,7 +269,7 @@ static void assert_cell_slot(const struct bucket_table *t, const uint32_t *cells
  * random values of every magnitude. */
 static void assert_cells_exact(const struct bucket_table *t)
 {
-	static uint32_t cells[IOLAT_CELLS];
+	static uint32_t cells[IOLAT_CELL_TABLE];
 	uint64_t seed = 0x2545f4914f6cdd1dULL;
 
 	buckets_cells(t, cells);
@@ -299,7 +299,7 @@ static void assert_cells_exact(const struct bucket_table *t)
  * never falls back to the search with them. */
 static void assert_no_crowded_cell(const struct bucket_table *t)
 {
-	static uint32_t cells[IOLAT_CELLS];
+	static uint32_t cells[IOLAT_CELL_TABLE];
 
 	buckets_cells(t, cells);
 	for (uint32_t c = 0; c < IOLAT_CELLS; c++)
@@ -325,7 +325,7 @@ static void test_cells_size(void **state)
 static void test_cells_crowded(void **state)
 {
 	uint64_t extra[12], store[IOLAT_LAT_SLOTS];
-	static uint32_t cells[IOLAT_CELLS];
+	static uint32_t cells[IOLAT_CELL_TABLE];
 	struct bucket_table t;
 
 	(void)state;
