@@ -54,7 +54,8 @@ int buckets_build_latency(struct bucket_table *out, uint64_t *storage, const uin
  * KiB log2 rows, and 0 on its own (flushes carry no data). */
 int buckets_build_size(struct bucket_table *out, uint64_t *storage);
 
-/* The slot v falls in: the same halving search the kernel runs. */
+/* The slot v falls in, by a halving search (bpf/slots.h's, which the
+ * kernel's cell lookup matches; tests/unit/test_buckets.c). */
 size_t buckets_slot_of(const struct bucket_table *t, uint64_t v);
 
 /*
