@@ -25,6 +25,7 @@ IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
 BIOLATENCY=${BIOLATENCY:-/usr/sbin/biolatency}
 SIZE_MIB=${SIZE_MIB:-1024}
 STATS=1
+CONTENTION=0
 CMDLINE="bash bench/cost.sh${*:+ $*}"
 
 usage() {
@@ -48,6 +49,10 @@ Options:
   --size MIB      size of the /dev/shm backing file (default 1024; env SIZE_MIB)
   --no-stats      leave kernel.bpf_stats_enabled alone (off): IOPS only, without
                   the stats' own per-run overhead
+  --contention    two fio jobs, each pinned to its own CPU (QD16 each), on the
+                  same disk in the same cgroup: completions of one key on both
+                  CPUs at once, where serve's shared values (atomic adds) meet
+                  hist's per-CPU ones
   -h, --help      this help
 
 Environment: BIOLATENCY (default /usr/sbin/biolatency); TOOLS (a subset of:
@@ -58,6 +63,7 @@ Examples:
   bash bench/cost.sh                          3 rounds x 10 s, about 3 minutes
   bash bench/cost.sh --rounds 5 --runtime 20
   bash bench/cost.sh --no-stats               IOPS with no measurement overhead
+  TOOLS="iolat iolat-serve floor" bash bench/cost.sh --contention
 EOF
 }
 
@@ -81,6 +87,7 @@ while [ $# -gt 0 ]; do
 	--size) [ $# -ge 2 ] || die "--size needs a value"; SIZE_MIB=$2; shift 2 ;;
 	--size=*) SIZE_MIB=${1#*=}; shift ;;
 	--no-stats) STATS=0; shift ;;
+	--contention) CONTENTION=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; die "unknown argument '$1'" ;;
 	esac
@@ -210,8 +217,11 @@ run_fio() {
 	local w0 w1 t0 t1
 	w0=$(cpu_wait_us)
 	t0=$(date +%s%N)
+	local jobs=(--iodepth=32 --numjobs=1)
+	[ "$CONTENTION" = 1 ] &&
+		jobs=(--iodepth=16 --numjobs=2 --cpus_allowed=0,1 --cpus_allowed_policy=split)
 	fio --name=iolat-cost --filename="$LOOP" --ioengine=io_uring --rw=randread \
-		--bs=4k --iodepth=32 --direct=1 --numjobs=1 --time_based --runtime="$RUNTIME" \
+		--bs=4k --direct=1 "${jobs[@]}" --group_reporting --time_based --runtime="$RUNTIME" \
 		--output-format=json --output="$1" >/dev/null 2>"$1.err" &
 	FIO_PID=$!
 	wait "$FIO_PID" || { cat "$1.err" >&2; die "fio failed"; }
@@ -239,7 +249,8 @@ fi
 echo "command:  $CMDLINE"
 echo "date:     $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine:  $(nproc) CPUs, $(uname -sr), $(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo)"
-echo "workload: fio $(fio --version | sed 's/^fio-//') randread 4k io_uring QD32 direct," \
+echo "workload: fio $(fio --version | sed 's/^fio-//') randread 4k io_uring direct," \
+	"$([ "$CONTENTION" = 1 ] && echo "2 jobs pinned to CPUs 0 and 1, QD16 each" || echo "1 job, QD32")," \
 	"${RUNTIME} s/run, $LOOP (--direct-io=on) over ${SIZE_MIB} MiB in /dev/shm"
 echo "tools:    iolat $("$IOLAT" --version 2>&1 | head -1 | awk '{print $2}') (hist -D -O; serve, per workload)," \
 	"biolatency -D ($BIOLATENCY), $(bpftrace --version) bench/biolatency.bt"

@@ -61,27 +61,31 @@ static void kval_sum(struct iolat_kval *tot, const struct iolat_kval *raw, int n
 
 void histo_fold(struct iolat_val *acc, const struct iolat_kval *raw, int n)
 {
-	struct iolat_kval tot;
+	struct iolat_kval sum;
+	const struct iolat_kval *tot = raw; /* one value (shared): as it is */
 
 	if (n < 1)
 		return;
-	kval_sum(&tot, raw, n);
-	acc->bytes = tot.bytes;
-	fold32(&acc->errors, tot.errors);
+	if (n > 1) {
+		kval_sum(&sum, raw, n);
+		tot = &sum;
+	}
+	acc->bytes = tot->bytes;
+	fold32(&acc->errors, tot->errors);
 	for (size_t i = 0; i < IOLAT_SIZE_SLOTS; i++)
-		fold32(&acc->size_slots[i], tot.size_slots[i]);
+		fold32(&acc->size_slots[i], tot->size_slots[i]);
 	for (size_t v = 0; v < IOLAT_VIEW_COUNT; v++) {
 		struct iolat_lat *l = &acc->lat[v];
 
 		l->count = 0;
 		for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++) {
-			fold32(&l->slots[i], tot.lat_slots[v][i]);
+			fold32(&l->slots[i], tot->lat_slots[v][i]);
 			l->count += l->slots[i];
 		}
-		fold32(&l->unseen, tot.unseen[v]);
-		l->sum_ns = tot.lat[v].sum_ns;
-		if (tot.lat[v].max_ns > l->max_ns)
-			l->max_ns = tot.lat[v].max_ns;
+		fold32(&l->unseen, tot->unseen[v]);
+		l->sum_ns = tot->lat[v].sum_ns;
+		if (tot->lat[v].max_ns > l->max_ns)
+			l->max_ns = tot->lat[v].max_ns;
 	}
 	acc->ios = acc->lat[IOLAT_VIEW_DEVICE].count + acc->lat[IOLAT_VIEW_DEVICE].unseen;
 }

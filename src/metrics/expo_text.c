@@ -56,13 +56,10 @@ static void put_escaped(struct buf *b, const char *s, bool quote)
 	}
 }
 
-/* {a="x",b="y"[,le="…"]} — nothing when there are no labels at all. */
-static void put_labels(struct buf *b, const struct metric_family *f, const struct metric_series *s,
-		       const char *le)
+/* a="x",b="y": the series' own labels, escaped. */
+static void put_label_pairs(struct buf *b, const struct metric_family *f,
+			    const struct metric_series *s)
 {
-	if (!f->nlabels && !le)
-		return;
-	buf_puts(b, "{");
 	for (int k = 0; k < f->nlabels; k++) {
 		if (k)
 			buf_puts(b, ",");
@@ -71,6 +68,16 @@ static void put_labels(struct buf *b, const struct metric_family *f, const struc
 		put_escaped(b, s->values[k], true);
 		buf_puts(b, "\"");
 	}
+}
+
+/* {a="x",b="y"[,le="…"]} — nothing when there are no labels at all. */
+static void put_labels(struct buf *b, const struct metric_family *f, const struct metric_series *s,
+		       const char *le)
+{
+	if (!f->nlabels && !le)
+		return;
+	buf_puts(b, "{");
+	put_label_pairs(b, f, s);
 	if (le) {
 		buf_puts(b, f->nlabels ? ",le=\"" : "le=\"");
 		buf_puts(b, le);
@@ -107,24 +114,48 @@ static void format_les(const struct metric_family *f, char (*le)[32])
 		expo_format_double(le[i], sizeof(le[i]), (double)f->le[i] / (double)t->per_base);
 }
 
+/* One `_bucket` line: the series' prefix (NAME_bucket{labels, formatted
+ * once per series), then its bound and count. */
+static void put_bucket(struct buf *b, const struct buf *prefix, const char *le, uint64_t cum)
+{
+	char num[32];
+
+	expo_format_double(num, sizeof(num), (double)cum);
+	buf_append(b, prefix->data, prefix->len);
+	buf_puts(b, "le=\"");
+	buf_puts(b, le);
+	buf_puts(b, "\"} ");
+	buf_puts(b, num);
+	buf_puts(b, "\n");
+}
+
+/* prefix: scratch for the series' bucket line prefix, the caller's. */
 static void put_histogram(struct buf *b, const struct metric_family *f,
-			  const struct metric_series *s, char (*le)[32])
+			  const struct metric_series *s, char (*le)[32], struct buf *prefix)
 {
 	const struct bucket_table *t = s->hist.table;
 	uint64_t cum = 0;
 	size_t slot = 0;
 
+	buf_reset(prefix);
+	buf_puts(prefix, f->name);
+	buf_puts(prefix, "_bucket{");
+	put_label_pairs(prefix, f, s);
+	if (f->nlabels)
+		buf_puts(prefix, ",");
 	for (size_t i = 0; f->ule && i < f->nule && i < MAX_LE; i++) {
 		cum += s->hist.owned ? s->hist.owned[i] : 0;
-		put_sample(b, f->name, "_bucket", f, s, le[i], (double)cum);
+		put_bucket(b, prefix, le[i], cum);
 	}
 	/* One pass: the le bounds ascend, and so do the slots' bounds. */
 	for (size_t i = 0; t && i < f->nle && i < MAX_LE; i++) {
 		for (; s->hist.slots && slot < t->nbounds && t->bound[slot] <= f->le[i]; slot++)
 			cum += s->hist.slots[slot];
-		put_sample(b, f->name, "_bucket", f, s, le[i], (double)cum);
+		put_bucket(b, prefix, le[i], cum);
 	}
-	put_sample(b, f->name, "_bucket", f, s, "+Inf", (double)s->hist.count);
+	put_bucket(b, prefix, "+Inf", s->hist.count);
+	if (buf_failed(prefix))
+		b->failed = true;
 	put_sample(b, f->name, "_sum", f, s, NULL, s->hist.sum);
 	put_sample(b, f->name, "_count", f, s, NULL, (double)s->hist.count);
 }
@@ -144,8 +175,9 @@ static void family_name(const struct metric_family *f, bool om, char *out, size_
 	snprintf(out, len, "%.*s", (int)n, f->name);
 }
 
-/* le: room for MAX_LE bounds' strings, the caller's. */
-static void put_family(struct buf *b, const struct metric_family *f, bool om, char (*le)[32])
+/* le: room for MAX_LE bounds' strings, prefix a scratch buffer: the caller's. */
+static void put_family(struct buf *b, const struct metric_family *f, bool om, char (*le)[32],
+		       struct buf *prefix)
 {
 	char name[256];
 
@@ -159,7 +191,7 @@ static void put_family(struct buf *b, const struct metric_family *f, bool om, ch
 		const struct metric_series *s = &f->series[i];
 
 		if (f->type == METRIC_HISTOGRAM)
-			put_histogram(b, f, s, le);
+			put_histogram(b, f, s, le, prefix);
 		else
 			put_sample(b, f->name, "", f, s, NULL, s->value);
 	}
@@ -168,13 +200,15 @@ static void put_family(struct buf *b, const struct metric_family *f, bool om, ch
 int expo_text(const struct metric_set *set, bool openmetrics, struct buf *out)
 {
 	char(*le)[32] = malloc(MAX_LE * sizeof(*le)); /* 16 KiB: not on the stack */
+	struct buf prefix = { 0 };
 
 	if (!le)
 		return -ENOMEM;
 	for (size_t i = 0; i < set->n; i++)
 		if (set->fam[i].n)
-			put_family(out, &set->fam[i], openmetrics, le);
+			put_family(out, &set->fam[i], openmetrics, le, &prefix);
 	free(le);
+	buf_free(&prefix);
 	if (openmetrics)
 		buf_puts(out, "# EOF\n");
 	return buf_failed(out) ? -ENOMEM : 0;
