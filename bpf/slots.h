@@ -60,18 +60,21 @@ static __always_inline __u32 iolat_bit_length(__u64 v)
 	return (__u32)((v * 0x0101010101010101ULL) >> 56);
 }
 
-/* The cell v lies in: v itself below 2^IOLAT_CELL_BITS, else its octave's
- * (bit length) and the IOLAT_CELL_BITS bits under the top one. */
+/*
+ * The cell v lies in: v itself below 2^IOLAT_CELL_BITS, else its octave's
+ * (bit length) and the IOLAT_CELL_BITS bits under the top one. One formula
+ * for both, without a branch: 5.10's verifier follows a branch it has
+ * proven dead with impossible bounds, and a pointer those bounds reach is
+ * refused ("invalid mem access 'inv'", seen in the 5.10 guest).
+ */
 static __always_inline __u32 iolat_cell_of(__u64 v)
 {
-	__u32 len, shift;
+	/* 0 below 2^(IOLAT_CELL_BITS + 1): v | 2^IOLAT_CELL_BITS has that length. */
+	__u32 shift = iolat_bit_length(v | IOLAT_CELLS_PER_OCTAVE) - 1 - IOLAT_CELL_BITS;
 
-	if (v < IOLAT_CELLS_PER_OCTAVE)
-		return (__u32)v;
-	len = iolat_bit_length(v);
-	shift = len - 1 - IOLAT_CELL_BITS;
-	return IOLAT_CELLS_PER_OCTAVE * (shift + 1) +
-	       (__u32)((v >> shift) & (IOLAT_CELLS_PER_OCTAVE - 1));
+	/* v >> shift keeps the top bit and IOLAT_CELL_BITS more: 32..63 from
+	 * 32 on, so the cells of one shift follow those of the one before. */
+	return IOLAT_CELLS_PER_OCTAVE * shift + (__u32)(v >> shift);
 }
 
 /* The lowest value of cell c (the inverse of iolat_cell_of at a cell's start). */
