@@ -38,22 +38,6 @@ static uint64_t pow2_at_least(uint64_t v)
 	return p;
 }
 
-bool mapmem_known(uint32_t type)
-{
-	switch (type) {
-	case BPF_MAP_TYPE_HASH:
-	case BPF_MAP_TYPE_PERCPU_HASH:
-	case BPF_MAP_TYPE_LRU_HASH:
-	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
-	case BPF_MAP_TYPE_ARRAY:
-	case BPF_MAP_TYPE_PERCPU_ARRAY:
-	case BPF_MAP_TYPE_RINGBUF:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static uint64_t hash_bytes(const struct map_def *m, uint64_t cpus)
 {
 	bool percpu = m->type == BPF_MAP_TYPE_PERCPU_HASH || m->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;

@@ -24,8 +24,8 @@ struct map_def {
 };
 
 /* Bytes of kernel memory map m takes on a host of ncpus possible CPUs; 0
- * for a kind this model does not know (mapmem_known says). */
+ * for a kind iolat's objects do not use (hash, LRU hash and array kinds,
+ * per-CPU or not, and ring buffers are known). */
 uint64_t mapmem_bytes(const struct map_def *m, int ncpus);
-bool mapmem_known(uint32_t type);
 
 #endif
