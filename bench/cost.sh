@@ -219,7 +219,7 @@ run_fio() {
 	t0=$(date +%s%N)
 	local jobs=(--iodepth=32 --numjobs=1)
 	[ "$CONTENTION" = 1 ] &&
-		jobs=(--iodepth=16 --numjobs=2 --cpus_allowed=0,1 --cpus_allowed_policy=split)
+		jobs=(--iodepth=16 --numjobs=2 "--cpus_allowed=0,1" --cpus_allowed_policy=split)
 	fio --name=iolat-cost --filename="$LOOP" --ioengine=io_uring --rw=randread \
 		--bs=4k --direct=1 "${jobs[@]}" --group_reporting --time_based --runtime="$RUNTIME" \
 		--output-format=json --output="$1" >/dev/null 2>"$1.err" &

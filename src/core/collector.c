@@ -45,7 +45,9 @@ struct collector {
 	 * its 32-bit counters (histo_fold); keys leave it as they leave the map. */
 	struct snapshot folded;
 	struct snapshot_index folded_ix;
-	uint64_t folded_ns; /* when the map was last folded in whole */
+	/* When the map was last folded in whole. Read without serve's lock by
+	 * collector_wait (the main thread) while a scrape may fold: atomic. */
+	uint64_t folded_ns;
 	struct snapshot retired;  /* values taken out of the kernel map, under
 				   * user-space cgroup ids (collector_retire) */
 	struct snapshot gone;	  /* gone disks' values taken out of it, under
@@ -332,7 +334,7 @@ static int fold_all(struct collector *c)
 		if (!fold_key(c, &key))
 			return -ENOMEM;
 	}
-	c->folded_ns = monotonic_ns();
+	__atomic_store_n(&c->folded_ns, monotonic_ns(), __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -340,7 +342,7 @@ static int fold_all(struct collector *c)
  * can wrap twice between two folds (iolat.h). */
 static uint64_t fold_due_ns(const struct collector *c)
 {
-	return c->folded_ns + COLLECTOR_FOLD_S * NSEC_PER_SEC;
+	return __atomic_load_n(&c->folded_ns, __ATOMIC_RELAXED) + COLLECTOR_FOLD_S * NSEC_PER_SEC;
 }
 
 /* timeout_ms (-1: none), shortened to end when the timed rescan or the
