@@ -30,7 +30,7 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by user space between open and load; constant for the verifier. */
 const volatile __u64 lat_bounds[IOLAT_LAT_SLOTS] = {};
 const volatile __u64 size_bounds[IOLAT_SIZE_SLOTS] = {};
-const volatile __u32 lat_cells[IOLAT_CELL_TABLE] = {};  /* bpf/slots.h */
+const volatile __u32 lat_cells[IOLAT_CELL_TABLE] = {}; /* bpf/slots.h */
 const volatile __u32 size_cells[IOLAT_CELL_TABLE] = {};
 const volatile __u32 filter_dev = 0; /* 0: every disk */
 /* filter_cgroup, filter_cgroup_level: block.h */
@@ -149,7 +149,8 @@ static struct iolat_kval zero_val;
 
 static __always_inline __u32 lat_slot(__u64 ns)
 {
-	return iolat_slot_of(lat_cells, lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) & (IOLAT_LAT_SLOTS - 1);
+	return iolat_slot_of(lat_cells, lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) &
+	       (IOLAT_LAT_SLOTS - 1);
 }
 
 static __always_inline __u32 size_slot(__u64 bytes)
@@ -226,8 +227,7 @@ static __always_inline void racy_max(__u64 *p, __u64 v)
 		*(volatile __u64 *)p = v;
 }
 
-static __always_inline void lat_add_shared(struct iolat_kval *v, int view, __u64 start,
-					   __u64 now)
+static __always_inline void lat_add_shared(struct iolat_kval *v, int view, __u64 start, __u64 now)
 {
 	__u64 ns;
 

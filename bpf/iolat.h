@@ -140,11 +140,11 @@ struct iolat_klat {
 };
 
 struct iolat_kval {
-	__u64 bytes;				  /* exact sum of the sizes */
-	struct iolat_klat lat[IOLAT_VIEW_COUNT];  /* sums and maxima */
-	__u32 unseen[IOLAT_VIEW_COUNT];		  /* completions not timed, per view */
-	__u32 errors;				  /* completions with a non-zero status */
-	__u32 pad[3];				  /* the header is 64 bytes: one cache line */
+	__u64 bytes;				 /* exact sum of the sizes */
+	struct iolat_klat lat[IOLAT_VIEW_COUNT]; /* sums and maxima */
+	__u32 unseen[IOLAT_VIEW_COUNT];		 /* completions not timed, per view */
+	__u32 errors;				 /* completions with a non-zero status */
+	__u32 pad[3];				 /* the header is 64 bytes: one cache line */
 	__u32 lat_slots[IOLAT_VIEW_COUNT][IOLAT_LAT_SLOTS]; /* timed completions per slot */
 	__u32 size_slots[IOLAT_SIZE_SLOTS];		    /* completions per size slot */
 };

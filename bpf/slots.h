@@ -7,11 +7,12 @@
  * nine dependent, unpredictable compares. Instead the value's bit length
  * and the IOLAT_CELL_BITS bits below its top bit name a cell (32 to an
  * octave, each at most 1/32 of its lower end wide), and a table built once
- * in user space (buckets_cells, IOLAT_CELL_TABLE entries) says, for each cell, the slot of its lowest
- * value and how many bounds lie inside it. The latency tables put at most
- * two bounds in a cell (native buckets are 1/16 of an octave apart), so
- * the slot is at most two compares away; a cell with more (a user's
- * closely spaced bounds) falls back to the search, so any table stays exact.
+ * in user space (buckets_cells, IOLAT_CELL_TABLE entries) says, for each
+ * cell, the slot of its lowest value and how many bounds lie inside it.
+ * The latency tables put at most two bounds in a cell (native buckets are
+ * 1/16 of an octave apart), so the slot is at most two compares away; a
+ * cell with more (a user's closely spaced bounds) falls back to the
+ * search, so any table stays exact.
  *
  * Compiled by clang for BPF and by the host compiler, so the unit tests run
  * the very code the kernel runs (tests/unit/test_buckets.c).

@@ -312,8 +312,8 @@ struct host {
 #define PLAN_OPS 3
 #define PLAN_DISKS_PER_WORKLOAD 2
 
-static uint64_t print_plan(const char *what, const struct collector_opts *o,
-			   const struct host *h, long keys_needed, const char *needed_how)
+static uint64_t print_plan(const char *what, const struct collector_opts *o, const struct host *h,
+			   long keys_needed, const char *needed_how)
 {
 	struct map_def m[16];
 	uint64_t total = 0, bytes;
@@ -329,8 +329,9 @@ static uint64_t print_plan(const char *what, const struct collector_opts *o,
 	for (int i = 0; i < n; i++) {
 		bytes = mapmem_bytes(&m[i], (int)h->cpus);
 		total += bytes;
-		printf("  %-16s %-14s %8u %8u %10.1f\n", m[i].name, libbpf_bpf_map_type_str(m[i].type),
-		       m[i].max_entries, m[i].value_size, (double)bytes / 1024);
+		printf("  %-16s %-14s %8u %8u %10.1f\n", m[i].name,
+		       libbpf_bpf_map_type_str(m[i].type), m[i].max_entries, m[i].value_size,
+		       (double)bytes / 1024);
 		if (!strcmp(m[i].name, shared ? "hists_shared" : "hists"))
 			printf("    keys: %u; needed: %ld (%s)%s\n", m[i].max_entries, keys_needed,
 			       needed_how,
@@ -414,8 +415,13 @@ int cmd_check(int argc, char **argv)
 		case 'C':
 		case 'D':
 		case 'W':
-			if (host_count(c == 'C' ? "--cpus" : c == 'D' ? "--disks" : "--workloads", optarg,
-				       c == 'C' ? &h.cpus : c == 'D' ? &h.disks : &h.workloads))
+			if (host_count(c == 'C'	  ? "--cpus"
+				       : c == 'D' ? "--disks"
+						  : "--workloads",
+				       optarg,
+				       c == 'C'	  ? &h.cpus
+				       : c == 'D' ? &h.disks
+						  : &h.workloads))
 				return 2;
 			described = true;
 			break;
@@ -435,7 +441,8 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	if (described && !memory) {
-		errorf("add --memory", "--cpus, --disks and --workloads describe a host for --memory");
+		errorf("add --memory",
+		       "--cpus, --disks and --workloads describe a host for --memory");
 		return 2;
 	}
 	if (memory) {

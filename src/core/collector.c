@@ -37,9 +37,9 @@ struct collector {
 	uint64_t bio_checked_ns;	    /* last look for active bio-based disks */
 	unsigned int rescan_s;		    /* and how often to look without events */
 	int ncpus;
-	struct bpf_map *hists;	  /* the histogram map in use (hists or hists_shared) */
-	int nvals;		  /* values per key in it: ncpus, or 1 if shared */
-	bool shared;		  /* one value per key, counted with atomics */
+	struct bpf_map *hists;	   /* the histogram map in use (hists or hists_shared) */
+	int nvals;		   /* values per key in it: ncpus, or 1 if shared */
+	bool shared;		   /* one value per key, counted with atomics */
 	struct iolat_kval *percpu; /* ncpus kernel values: scratch for reads */
 	/* What each key in the kernel map has counted since load, folded from
 	 * its 32-bit counters (histo_fold); keys leave it as they leave the map. */
@@ -48,10 +48,10 @@ struct collector {
 	/* When the map was last folded in whole. Read without serve's lock by
 	 * collector_wait (the main thread) while a scrape may fold: atomic. */
 	uint64_t folded_ns;
-	struct snapshot retired;  /* values taken out of the kernel map, under
-				   * user-space cgroup ids (collector_retire) */
-	struct snapshot gone;	  /* gone disks' values taken out of it, under
-				   * their own keys (collector_retire_disk) */
+	struct snapshot retired; /* values taken out of the kernel map, under
+				  * user-space cgroup ids (collector_retire) */
+	struct snapshot gone;	 /* gone disks' values taken out of it, under
+				  * their own keys (collector_retire_disk) */
 	struct bucket_table lat, size;
 	uint64_t lat_store[IOLAT_LAT_SLOTS];
 	uint64_t size_store[IOLAT_SIZE_SLOTS];

@@ -40,7 +40,8 @@ static uint64_t pow2_at_least(uint64_t v)
 
 static uint64_t hash_bytes(const struct map_def *m, uint64_t cpus)
 {
-	bool percpu = m->type == BPF_MAP_TYPE_PERCPU_HASH || m->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+	bool percpu =
+	    m->type == BPF_MAP_TYPE_PERCPU_HASH || m->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 	bool lru = m->type == BPF_MAP_TYPE_LRU_HASH || m->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 	uint64_t value = round_up(m->value_size, 8);
 	uint64_t elem = HTAB_ELEM_BYTES + round_up(m->key_size, 8) + (percpu ? 8 : value);

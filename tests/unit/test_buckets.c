@@ -243,7 +243,8 @@ static void test_cells_tile(void **state)
 		assert_int_equal(iolat_cell_of(lo), c);
 		assert_int_equal(iolat_cell_of(next - 1), c);
 		/* At most 1/32 of the cell's low end wide (exact below 32). */
-		assert_true(next - lo <= (lo < IOLAT_CELLS_PER_OCTAVE ? 1 : lo / IOLAT_CELLS_PER_OCTAVE));
+		assert_true(next - lo <=
+			    (lo < IOLAT_CELLS_PER_OCTAVE ? 1 : lo / IOLAT_CELLS_PER_OCTAVE));
 	}
 	assert_int_equal(iolat_cell_of(UINT64_MAX), IOLAT_CELLS - 1);
 }
