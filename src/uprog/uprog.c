@@ -28,6 +28,10 @@
  * up to this (one call; a hash bucket never overflows the buffer, ENOSPC),
  * bounding the buffers at a few MiB for big maps. */
 #define BATCH_CHUNK 65536
+/* A map's batch buffers stay between reads up to this size (a chunk fewer
+ * entries if need be): reallocated at every scrape, and given back by the
+ * scrape's malloc_trim, they cost a page fault a page each time. */
+#define BATCH_BYTES (1u << 20)
 
 #define SUPPORTED_SECS                                                                             \
 	"tracepoint/CATEGORY/NAME, raw_tracepoint/NAME (raw_tp/NAME), tp_btf/NAME, and "           \
@@ -37,6 +41,12 @@
  * iterator (mapiter.c) where the kernel can, else in batches, else key by
  * key. */
 enum read_state { READ_UNKNOWN, READ_ITER, READ_BATCH, READ_KEYS };
+
+/* One map's buffers for BPF_MAP_LOOKUP_BATCH, made at its first batch read. */
+struct batch_buf {
+	unsigned char *keys, *vals, *tokens; /* chunk keys, chunk values, in and out */
+	uint32_t chunk;
+};
 
 struct uprog_prog {
 	struct bpf_link *link;
@@ -53,6 +63,7 @@ struct uprog {
 	int *map_fd;
 	enum read_state *how;
 	struct mapiter **iter;
+	struct batch_buf *batch;
 	size_t nmaps;
 	int ncpus;
 };
@@ -331,7 +342,8 @@ static int alloc_state(struct uprog *p)
 	p->map_fd = calloc(n ? n : 1, sizeof(*p->map_fd));
 	p->how = calloc(n ? n : 1, sizeof(*p->how));
 	p->iter = calloc(n ? n : 1, sizeof(*p->iter));
-	if (!p->prog || !p->map_fd || !p->how || !p->iter)
+	p->batch = calloc(n ? n : 1, sizeof(*p->batch));
+	if (!p->prog || !p->map_fd || !p->how || !p->iter || !p->batch)
 		return -ENOMEM;
 	bpf_object__for_each_map(map, p->obj)
 	{
@@ -390,6 +402,14 @@ int uprog_open(const char *object_path, const struct uperf_conf *perf, size_t np
 	return 0;
 }
 
+static void batch_free(struct batch_buf *b)
+{
+	free(b->keys);
+	free(b->vals);
+	free(b->tokens);
+	memset(b, 0, sizeof(*b));
+}
+
 void uprog_close(struct uprog *p)
 {
 	if (!p)
@@ -399,8 +419,11 @@ void uprog_close(struct uprog *p)
 	perf_links_destroy(&p->perf);
 	bpf_object__close(p->obj);
 	free(p->prog);
-	for (size_t i = 0; i < p->nmaps; i++)
+	for (size_t i = 0; i < p->nmaps; i++) {
 		mapiter_close(p->iter[i]);
+		batch_free(&p->batch[i]);
+	}
+	free(p->batch);
 	free(p->map_fd);
 	free(p->how);
 	free(p->iter);
@@ -499,37 +522,53 @@ static int index_of(const struct uprog *p, int fd)
 	return -1;
 }
 
-/*
- * BPF_MAP_LOOKUP_BATCH in chunks. Returns 0, fn's return or -1 with err set;
- * *refused when the kernel refused the first call (no entries seen yet),
- * and the caller falls back.
- */
-static int walk_batch(struct walk *w, bool *refused, char *err, size_t errlen)
+/* Makes b's buffers for w's map, if it has none yet. 0 or -ENOMEM. */
+static int batch_alloc(struct batch_buf *b, const struct walk *w)
 {
 	const struct uprog_map *m = w->m;
-	uint32_t chunk = m->max_entries < BATCH_CHUNK ? m->max_entries : BATCH_CHUNK;
+	size_t per = (size_t)m->key_size + w->vstride, fit = BATCH_BYTES / per;
 	size_t tok = m->key_size > 8 ? m->key_size : 8;
-	unsigned char *keys, *vals, *in, *out;
+
+	if (b->keys)
+		return 0;
+	b->chunk = m->max_entries < BATCH_CHUNK ? m->max_entries : BATCH_CHUNK;
+	if (b->chunk > fit)
+		b->chunk = fit ? (uint32_t)fit : 1;
+	b->keys = malloc((size_t)b->chunk * m->key_size);
+	b->vals = malloc((size_t)b->chunk * w->vstride);
+	b->tokens = calloc(2, tok);
+	if (b->keys && b->vals && b->tokens)
+		return 0;
+	batch_free(b);
+	return -ENOMEM;
+}
+
+/*
+ * BPF_MAP_LOOKUP_BATCH in chunks, through b's buffers. Returns 0, fn's
+ * return or -1 with err set; *refused when the kernel refused the first
+ * call (no entries seen yet), and the caller falls back.
+ */
+static int walk_batch(struct walk *w, struct batch_buf *b, bool *refused, char *err, size_t errlen)
+{
+	const struct uprog_map *m = w->m;
+	size_t tok = m->key_size > 8 ? m->key_size : 8;
+	unsigned char *in, *out;
 	bool first = true;
 	int rc = 0;
 
-	if (!chunk)
+	if (!m->max_entries)
 		return 0;
-	keys = malloc((size_t)chunk * m->key_size);
-	vals = malloc((size_t)chunk * w->vstride);
-	in = calloc(2, tok);
-	if (!keys || !vals || !in) {
-		rc = fail(err, errlen, "map %s: %s", m->name, strerror(ENOMEM));
-		goto out;
-	}
+	if (batch_alloc(b, w))
+		return fail(err, errlen, "map %s: %s", m->name, strerror(ENOMEM));
+	in = b->tokens;
 	out = in + tok;
 	for (;;) {
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
-		uint32_t count = chunk;
-		int e =
-		    bpf_map_lookup_batch(m->fd, first ? NULL : in, out, keys, vals, &count, &opts)
-			? errno
-			: 0;
+		uint32_t count = b->chunk;
+		int e = bpf_map_lookup_batch(m->fd, first ? NULL : in, out, b->keys, b->vals,
+					     &count, &opts)
+			    ? errno
+			    : 0;
 
 		if (e && e != ENOENT) {
 			if (first)
@@ -540,17 +579,13 @@ static int walk_batch(struct walk *w, bool *refused, char *err, size_t errlen)
 			break;
 		}
 		for (uint32_t i = 0; i < count && !rc; i++)
-			rc = w->fn(w->arg, keys + (size_t)i * m->key_size,
-				   value_of(w, vals + (size_t)i * w->vstride));
+			rc = w->fn(w->arg, b->keys + (size_t)i * m->key_size,
+				   value_of(w, b->vals + (size_t)i * w->vstride));
 		if (rc || e == ENOENT)
 			break;
 		memcpy(in, out, tok);
 		first = false;
 	}
-out:
-	free(keys);
-	free(vals);
-	free(in);
 	return rc;
 }
 
@@ -647,8 +682,12 @@ int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn
 		*how = READ_BATCH; /* no iterators here: batches, if they work */
 	}
 	if (*how == READ_BATCH) {
+		struct batch_buf once = { 0 }, *b = i < 0 ? &once : &p->batch[i];
+
 		refused = false;
-		rc = walk_batch(&w, &refused, err, errlen);
+		rc = walk_batch(&w, b, &refused, err, errlen);
+		if (refused || i < 0)
+			batch_free(b); /* not needed again */
 		if (!refused)
 			return rc;
 		/* Refused on its first call: this kernel or map type has no batch ops. */
