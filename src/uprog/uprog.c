@@ -682,12 +682,11 @@ int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn
 		*how = READ_BATCH; /* no iterators here: batches, if they work */
 	}
 	if (*how == READ_BATCH) {
-		struct batch_buf once = { 0 }, *b = i < 0 ? &once : &p->batch[i];
-
+		/* Only p's own maps get here (others are read key by key). */
 		refused = false;
-		rc = walk_batch(&w, b, &refused, err, errlen);
-		if (refused || i < 0)
-			batch_free(b); /* not needed again */
+		rc = walk_batch(&w, &p->batch[i], &refused, err, errlen);
+		if (refused)
+			batch_free(&p->batch[i]); /* not needed again */
 		if (!refused)
 			return rc;
 		/* Refused on its first call: this kernel or map type has no batch ops. */
