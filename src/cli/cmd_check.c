@@ -312,19 +312,19 @@ struct host {
 #define PLAN_OPS 3
 #define PLAN_DISKS_PER_WORKLOAD 2
 
-static uint64_t print_plan(const char *what, const struct collector_opts *o, const struct host *h,
-			   long keys_needed, const char *needed_how)
+static void print_plan(const char *what, const struct collector_opts *o, const struct host *h,
+		       long keys_needed, const char *needed_how)
 {
 	struct map_def m[16];
 	uint64_t total = 0, bytes;
-	bool shared;
-	int n = collector_plan(o, (int)h->cpus, m, 16, &shared);
+	int hist, n = collector_plan(o, (int)h->cpus, m, 16, &hist);
 
 	if (n < 0) {
 		printf("%s: cannot open the collector's object: %s\n", what, strerror(-n));
-		return 0;
+		return;
 	}
-	printf("\n%s (histogram values %s):\n", what, shared ? "shared, one per key" : "per CPU");
+	printf("\n%s (histogram values %s):\n", what,
+	       m[hist].type == BPF_MAP_TYPE_PERCPU_HASH ? "per CPU" : "shared, one per key");
 	printf("  %-16s %-14s %8s %8s %10s\n", "map", "kind", "entries", "value B", "KiB");
 	for (int i = 0; i < n; i++) {
 		bytes = mapmem_bytes(&m[i], (int)h->cpus);
@@ -332,18 +332,17 @@ static uint64_t print_plan(const char *what, const struct collector_opts *o, con
 		printf("  %-16s %-14s %8u %8u %10.1f\n", m[i].name,
 		       libbpf_bpf_map_type_str(m[i].type), m[i].max_entries, m[i].value_size,
 		       (double)bytes / 1024);
-		if (!strcmp(m[i].name, shared ? "hists_shared" : "hists"))
+		if (i == hist)
 			printf("    keys: %u; needed: %ld (%s)%s\n", m[i].max_entries, keys_needed,
 			       needed_how,
 			       keys_needed > (long)m[i].max_entries ? ": DOES NOT FIT" : "");
 	}
 	printf("  total: %.1f MiB\n", (double)total / (1 << 20));
-	return total;
 }
 
 static int print_memory(const struct host *h)
 {
-	struct collector_opts hist = { .key_flags = false };
+	struct collector_opts hist = { 0 };
 	struct collector_opts serve = { .map_budget = COLLECTOR_SERVE_BUDGET, .key_cgroup = true };
 	char how[128];
 
@@ -374,13 +373,17 @@ static int host_count(const char *flag, const char *arg, long *out)
 	return 0;
 }
 
-/* The disks in /sys/block now. */
+/* The disks in /sys/block now: the names, not each disk's facts. */
 static long disks_here(void)
 {
-	static struct disk_info d[1024];
-	int n = disks_list(d, sizeof(d) / sizeof(d[0]));
+	static char names[64 * 1024];
+	long n = 0;
 
-	return n > 0 ? n : 0;
+	if (disks_names(names, sizeof(names)) && !names[0])
+		return 0;
+	for (char *p = names; *p; p++)
+		n += p == names || p[-1] == ' ';
+	return n;
 }
 
 int cmd_check(int argc, char **argv)

@@ -916,19 +916,22 @@ int collector_map_stats(struct collector *c, struct map_stats *out, int max)
 }
 
 int collector_plan(const struct collector_opts *o, int ncpus, struct map_def *out, int max,
-		   bool *shared)
+		   int *hist)
 {
 	struct iolat_bpf *skel = iolat_bpf__open();
-	struct bpf_map *m;
+	struct bpf_map *m, *in_use;
 	int n = 0;
 
 	if (!skel)
 		return -errno;
-	*shared = size_hist_maps(skel, o, ncpus);
+	in_use = size_hist_maps(skel, o, ncpus) ? skel->maps.hists_shared : skel->maps.hists;
+	*hist = 0;
 	bpf_object__for_each_map(m, skel->obj)
 	{
 		if (n == max)
 			break;
+		if (m == in_use)
+			*hist = n;
 		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_map__name(m));
 		out[n].type = bpf_map__type(m);
 		out[n].key_size = bpf_map__key_size(m);

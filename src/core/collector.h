@@ -86,12 +86,13 @@ bool collector_fallback_attached(const struct collector *c);
 /*
  * The collector's maps as collector_open would size them with opts on a
  * host of ncpus CPUs, without loading anything (no privileges needed):
- * their definitions in out[0..max), and in *shared whether histogram
- * values would be shared (one per key) or per-CPU. Returns how many, or
- * -errno. mapmem_bytes() gives each one's kernel memory.
+ * their definitions in out[0..max), and in *hist which of them is the
+ * histogram map in use (a per-CPU hash, or a hash of shared values).
+ * Returns how many, or -errno. mapmem_bytes() gives each one's kernel
+ * memory.
  */
 int collector_plan(const struct collector_opts *opts, int ncpus, struct map_def *out, int max,
-		   bool *shared);
+		   int *hist);
 
 /*
  * Sleeps until the kernel asks for the fallback programs, a block device is
