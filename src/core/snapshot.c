@@ -159,6 +159,57 @@ struct series *snapshot_index_get(struct snapshot *snap, struct snapshot_index *
 	return s;
 }
 
+/* Empties slot j of the probe table, moving later entries of its run back
+ * into the hole where their home allows (backward-shift deletion), so every
+ * key stays reachable from its home without tombstones. */
+static void index_unslot(struct snapshot_index *ix, const struct snapshot *snap, size_t j)
+{
+	size_t mask = ix->cap - 1, hole = j;
+
+	for (size_t i = (j + 1) & mask; ix->slot[i]; i = (i + 1) & mask) {
+		size_t home = key_hash(&snap->s[ix->slot[i] - 1].key) & mask;
+
+		/* The entry at i may move to the hole if the hole lies on its
+		 * probe path: no farther from its home than i is. */
+		if (((i - home) & mask) >= ((i - hole) & mask)) {
+			ix->slot[hole] = ix->slot[i];
+			hole = i;
+		}
+	}
+	ix->slot[hole] = 0;
+}
+
+bool snapshot_index_take(struct snapshot *snap, struct snapshot_index *ix,
+			 const struct iolat_key *k, struct iolat_val *into)
+{
+	size_t j, at, last;
+	struct iolat_val scratch;
+
+	if (ix->n > snap->n)
+		snapshot_index_clear(ix);
+	if (index_catch_up(ix, snap)) {
+		snapshot_index_clear(ix);
+		return snapshot_take(snap, k, into ? into : &scratch);
+	}
+	j = index_slot(ix->slot, ix->cap - 1, snap, k);
+	if (!ix->slot[j])
+		return false;
+	at = ix->slot[j] - 1;
+	if (into)
+		histo_add(into, &snap->s[at].val);
+	index_unslot(ix, snap, j);
+	last = snap->n - 1;
+	if (at != last) {
+		/* The last series fills the hole: its slot now says where. */
+		ix->slot[index_slot(ix->slot, ix->cap - 1, snap, &snap->s[last].key)] =
+		    (uint32_t)(at + 1);
+		snap->s[at] = snap->s[last];
+	}
+	snap->n--;
+	ix->n = snap->n;
+	return true;
+}
+
 int snapshot_merge(struct snapshot *dst, const struct snapshot *src)
 {
 	struct snapshot_index ix = { 0 };

@@ -56,6 +56,16 @@ struct snapshot_index {
  * allocation failure. */
 struct series *snapshot_index_get(struct snapshot *snap, struct snapshot_index *ix,
 				  const struct iolat_key *k);
+
+/*
+ * Removes the series with key k through the index, adding its values into
+ * `into` (if given): the last series takes its place, and the index follows
+ * both moves, so removing many keys costs each one a lookup, not a scan and
+ * a rebuild. Whether there was one. -ENOMEM is not possible once the index
+ * is built; if it cannot be, this falls back to snapshot_take.
+ */
+bool snapshot_index_take(struct snapshot *snap, struct snapshot_index *ix,
+			 const struct iolat_key *k, struct iolat_val *into);
 void snapshot_index_clear(struct snapshot_index *ix);
 void snapshot_index_free(struct snapshot_index *ix);
 
