@@ -41,17 +41,19 @@ struct collector {
 	int nvals;		   /* values per key in it: ncpus, or 1 if shared */
 	bool shared;		   /* one value per key, counted with atomics */
 	struct iolat_kval *percpu; /* ncpus kernel values: scratch for reads */
-	/* What each key in the kernel map has counted since load, folded from
-	 * its 32-bit counters (histo_fold); keys leave it as they leave the map. */
-	struct snapshot folded;
-	struct snapshot_index folded_ix;
+	/*
+	 * Every series, in one array that collector_series hands out as it is.
+	 * Live: what each key in the kernel map has counted since load, folded
+	 * from its 32-bit counters (histo_fold); keys leave as they leave the
+	 * map. Kept: values taken out of the map, under user-space cgroup ids
+	 * (collector_retire) or, a gone disk's, under their own keys
+	 * (collector_retire_disk); the two never share a key.
+	 */
+	struct snapshot_store series;
 	/* When the map was last folded in whole. Read without serve's lock by
 	 * collector_wait (the main thread) while a scrape may fold: atomic. */
 	uint64_t folded_ns;
-	struct snapshot retired; /* values taken out of the kernel map, under
-				  * user-space cgroup ids (collector_retire) */
-	struct snapshot gone;	 /* gone disks' values taken out of it, under
-				  * their own keys (collector_retire_disk) */
+	uint64_t fold_began_ns; /* when that fold began */
 	struct bucket_table lat, size;
 	uint64_t lat_store[IOLAT_LAT_SLOTS];
 	uint64_t size_store[IOLAT_SIZE_SLOTS];
@@ -298,27 +300,29 @@ static bool bio_pending(const struct collector *c)
  */
 static struct series *fold_key(struct collector *c, const struct iolat_key *k)
 {
-	struct series *s = snapshot_index_get(&c->folded, &c->folded_ix, k);
+	struct series *s = snapshot_store_live(&c->series, k);
 
 	if (s)
 		histo_fold(&s->val, c->percpu, c->nvals);
 	return s;
 }
 
-/* Removes key k's series from c->folded, adding what it counted to `into`
- * (if given). Through the index: thousands of keys retired in one pass cost
- * a lookup each, not a scan and an index rebuild each. */
+/* Removes key k's live series, adding what it counted to `into` (if
+ * given). Through the index: thousands of keys retired in one pass cost a
+ * lookup each, not a scan and an index rebuild each. */
 static void unfold_key(struct collector *c, const struct iolat_key *k, struct iolat_val *into)
 {
-	snapshot_index_take(&c->folded, &c->folded_ix, k, into);
+	snapshot_store_unlive(&c->series, k, into);
 }
 
-/* Folds every key of the kernel map into c->folded. */
+/* Folds every key of the kernel map into its live series. */
 static int fold_all(struct collector *c)
 {
 	int fd = bpf_map__fd(c->hists);
 	struct iolat_key key, next;
 	void *prev = NULL;
+
+	c->fold_began_ns = monotonic_ns();
 
 	/*
 	 * Per-key lookups rather than batches: each value is 5 KiB per CPU,
@@ -629,10 +633,7 @@ void collector_close(struct collector *c)
 	teardown_wait(c);
 	detach_all(c);
 	iolat_bpf__destroy(c->skel);
-	snapshot_free(&c->retired);
-	snapshot_free(&c->gone);
-	snapshot_free(&c->folded);
-	snapshot_index_free(&c->folded_ix);
+	snapshot_store_free(&c->series);
 	free(c->percpu);
 	free(c);
 }
@@ -692,15 +693,30 @@ const struct bucket_table *collector_size_table(const struct collector *c)
 int collector_read(struct collector *c, struct snapshot *snap)
 {
 	int rc = fold_all(c);
+	struct snapshot live = c->series.all, kept = snapshot_store_kept(&c->series);
 
+	live.n = c->series.nlive;
 	snap->n = 0;
 	if (!rc)
-		rc = snapshot_append(snap, &c->folded);
-	/* A disk that came back counts on from what it had when it went. */
-	if (!rc)
-		rc = snapshot_merge(snap, &c->gone);
-	/* Retired keys carry user-space cgroup ids: never equal to live ones. */
-	return rc ? rc : snapshot_append(snap, &c->retired);
+		rc = snapshot_append(snap, &live);
+	/* A disk that came back counts on from what it had when it went;
+	 * retired keys carry user-space cgroup ids, never equal to live ones. */
+	return rc ? rc : snapshot_merge(snap, &kept);
+}
+
+int collector_fold(struct collector *c)
+{
+	return fold_all(c);
+}
+
+uint64_t collector_fold_began(const struct collector *c)
+{
+	return c->fold_began_ns;
+}
+
+const struct snapshot *collector_series(const struct collector *c)
+{
+	return &c->series.all;
 }
 
 /*
@@ -737,10 +753,10 @@ int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t in
 		return -ENOMEM;
 	rc = take_key(c, k, sum);
 	/* What the key had on a disk that went and came back moves with it. */
-	gone = rc >= 0 && snapshot_take(&c->gone, k, sum);
+	gone = rc >= 0 && snapshot_store_unkeep(&c->series, k, sum);
 	if (rc > 0 || gone) {
 		moved.cgroup = into;
-		rc = snapshot_add(&c->retired, &moved, sum);
+		rc = snapshot_store_keep(&c->series, &moved, sum);
 	}
 	free(sum);
 	return rc < 0 ? rc : 0;
@@ -789,7 +805,7 @@ int collector_retire_disk(struct collector *c, uint32_t dev)
 		rc = take_key(c, &keys[i], sum);
 		if (rc <= 0)
 			continue; /* gone meanwhile: nothing to keep */
-		rc = snapshot_add(&c->gone, &keys[i], sum);
+		rc = snapshot_store_keep(&c->series, &keys[i], sum);
 		moved++;
 	}
 	free(keys);
@@ -811,15 +827,21 @@ int collector_drop_disk(struct collector *c, uint32_t dev)
 	}
 	free(keys);
 	if (!rc) {
-		snapshot_drop_dev(&c->gone, dev);
-		snapshot_drop_dev(&c->retired, dev);
+		struct snapshot kept = snapshot_store_kept(&c->series);
+
+		snapshot_drop_dev(&kept, dev);
+		snapshot_store_kept_done(&c->series, &kept);
 	}
 	return rc;
 }
 
 int collector_refold(struct collector *c, uint64_t from, uint64_t into)
 {
-	return snapshot_refold(&c->retired, from, into);
+	struct snapshot kept = snapshot_store_kept(&c->series);
+	int rc = snapshot_refold(&kept, from, into);
+
+	snapshot_store_kept_done(&c->series, &kept);
+	return rc;
 }
 
 bool collector_stat_map(const struct collector *c, enum iolat_stat s, struct map_stats *out,

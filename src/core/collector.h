@@ -129,8 +129,23 @@ const char *collector_now_reason(int bit);
 const struct bucket_table *collector_lat_table(const struct collector *c);
 const struct bucket_table *collector_size_table(const struct collector *c);
 
-/* Reads every series into snap (replacing its contents). 0 or -errno. */
+/* Reads every series into snap (replacing its contents), a copy of its
+ * own: a series per key. 0 or -errno. */
 int collector_read(struct collector *c, struct snapshot *snap);
+
+/*
+ * The same series without a copy, for a reader that only looks (serve's
+ * scrape): collector_fold reads the kernel map into them (0 or -errno),
+ * collector_fold_began says when the last fold began (monotonic ns), and
+ * collector_series is the collector's own array, valid until the next
+ * call that reads or changes the collector. There a key may repeat: a
+ * disk that went and came back has its live series and, apart, what it
+ * had counted when it went (collector_read adds the two); a reader that
+ * sums series by their labels shows the same totals.
+ */
+int collector_fold(struct collector *c);
+uint64_t collector_fold_began(const struct collector *c);
+const struct snapshot *collector_series(const struct collector *c);
 
 /*
  * Moves key k's values out of the kernel map into user space, under cgroup
@@ -149,7 +164,8 @@ int collector_forget(struct collector *c, const struct iolat_key *k);
  * A disk that is gone (detached, unplugged): moves every kernel map key of
  * disk dev to user space under the same key, so gone disks take no map
  * space; collector_read adds those values to the live series of the same
- * key, so a disk that comes back under its number counts on from them.
+ * key (collector_series shows both), so a disk that comes back under its
+ * number counts on from them.
  * Returns how many keys moved, or -errno.
  */
 int collector_retire_disk(struct collector *c, uint32_t dev);

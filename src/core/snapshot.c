@@ -210,6 +210,99 @@ bool snapshot_index_take(struct snapshot *snap, struct snapshot_index *ix,
 	return true;
 }
 
+void snapshot_store_free(struct snapshot_store *st)
+{
+	snapshot_free(&st->all);
+	snapshot_index_free(&st->live_ix);
+	st->nlive = 0;
+}
+
+/* The live series as a snapshot: the index's view of the store. */
+static struct snapshot live_of(const struct snapshot_store *st)
+{
+	return (struct snapshot){ .s = st->all.s, .n = st->nlive, .cap = st->nlive };
+}
+
+struct series *snapshot_store_live(struct snapshot_store *st, const struct iolat_key *k)
+{
+	struct snapshot live = live_of(st);
+	struct snapshot_index *ix = &st->live_ix;
+	struct series *s;
+	size_t j;
+
+	if (ix->n > live.n)
+		snapshot_index_clear(ix);
+	if (index_catch_up(ix, &live))
+		return NULL;
+	j = index_slot(ix->slot, ix->cap - 1, &live, k);
+	if (ix->slot[j])
+		return &st->all.s[ix->slot[j] - 1];
+	if (array_make_room((void **)&st->all.s, &st->all.cap, st->all.n, sizeof(*st->all.s), 16))
+		return NULL;
+	/* The first kept series moves to the end to make room: kept ones are
+	 * in no order. */
+	if (st->all.n > st->nlive)
+		st->all.s[st->all.n] = st->all.s[st->nlive];
+	st->all.n++;
+	s = &st->all.s[st->nlive++];
+	memset(s, 0, sizeof(*s));
+	s->key = *k;
+	ix->slot[j] = (uint32_t)st->nlive;
+	ix->n = st->nlive;
+	return s;
+}
+
+bool snapshot_store_unlive(struct snapshot_store *st, const struct iolat_key *k,
+			   struct iolat_val *into)
+{
+	struct snapshot live = live_of(st);
+
+	if (!snapshot_index_take(&live, &st->live_ix, k, into))
+		return false;
+	/* The live series' last place is free: the last kept series fills it. */
+	if (st->all.n > st->nlive)
+		st->all.s[live.n] = st->all.s[st->all.n - 1];
+	st->nlive = live.n;
+	st->all.n--;
+	return true;
+}
+
+struct snapshot snapshot_store_kept(const struct snapshot_store *st)
+{
+	return (struct snapshot){ .s = st->all.s + st->nlive,
+				  .n = st->all.n - st->nlive,
+				  .cap = st->all.n - st->nlive };
+}
+
+void snapshot_store_kept_done(struct snapshot_store *st, const struct snapshot *kept)
+{
+	st->all.n = st->nlive + kept->n;
+}
+
+int snapshot_store_keep(struct snapshot_store *st, const struct iolat_key *k,
+			const struct iolat_val *v)
+{
+	struct snapshot kept = snapshot_store_kept(st);
+	struct series *s = (struct series *)snapshot_find(&kept, k);
+
+	if (!s)
+		s = snapshot_push(&st->all, k);
+	if (!s)
+		return -ENOMEM;
+	histo_add(&s->val, v);
+	return 0;
+}
+
+bool snapshot_store_unkeep(struct snapshot_store *st, const struct iolat_key *k,
+			   struct iolat_val *into)
+{
+	struct snapshot kept = snapshot_store_kept(st);
+	bool was = snapshot_take(&kept, k, into);
+
+	snapshot_store_kept_done(st, &kept);
+	return was;
+}
+
 int snapshot_merge(struct snapshot *dst, const struct snapshot *src)
 {
 	struct snapshot_index ix = { 0 };

@@ -80,6 +80,47 @@ int snapshot_merge(struct snapshot *dst, const struct snapshot *src);
  * there was one. (Linear.) */
 bool snapshot_take(struct snapshot *snap, const struct iolat_key *k, struct iolat_val *into);
 
+/*
+ * A collector's series in one array, so that a reader can take them all as
+ * one snapshot, without a copy: first the live ones (one per kernel map
+ * key, found through an index), then the kept ones (values taken out of the
+ * kernel map: a gone disk's under their own keys, which may repeat a live
+ * key when the disk came back, and retired keys under user-space cgroup
+ * ids). Zeroed: empty.
+ */
+struct snapshot_store {
+	struct snapshot all; /* live series in s[0, nlive), kept ones after */
+	size_t nlive;
+	struct snapshot_index live_ix;
+};
+
+void snapshot_store_free(struct snapshot_store *st);
+
+/* The live series with key k, created zeroed if missing; NULL on allocation
+ * failure. */
+struct series *snapshot_store_live(struct snapshot_store *st, const struct iolat_key *k);
+
+/* Removes the live series with key k, adding its values into `into` (if
+ * given). Whether there was one. */
+bool snapshot_store_unlive(struct snapshot_store *st, const struct iolat_key *k,
+			   struct iolat_val *into);
+
+/* Adds v into the kept series with key k, created if missing. 0 or -ENOMEM.
+ * (Linear in the kept series.) */
+int snapshot_store_keep(struct snapshot_store *st, const struct iolat_key *k,
+			const struct iolat_val *v);
+
+/* Removes the kept series with key k, adding its values into `into`.
+ * Whether there was one. (Linear in the kept series.) */
+bool snapshot_store_unkeep(struct snapshot_store *st, const struct iolat_key *k,
+			   struct iolat_val *into);
+
+/* The kept series as a snapshot of their own: to read, or to change in
+ * place with snapshot_refold and snapshot_drop_dev (which only move series
+ * within it); then snapshot_store_kept_done with it. */
+struct snapshot snapshot_store_kept(const struct snapshot_store *st);
+void snapshot_store_kept_done(struct snapshot_store *st, const struct snapshot *kept);
+
 /* Removes every series of disk dev; how many there were. */
 size_t snapshot_drop_dev(struct snapshot *snap, uint32_t dev);
 

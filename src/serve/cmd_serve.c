@@ -329,6 +329,7 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 {
 	struct serve *s = ctx;
 	double t0 = monotonic_s();
+	uint64_t asked_ns = monotonic_ns();
 	char err[256] = "";
 	int rc;
 
@@ -337,7 +338,8 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 	malloc_trim(0);
 	maint_ask(&s->maint);
 	pthread_mutex_lock(&s->state_lock);
-	rc = exporter_render(s->e, &s->set, err, sizeof(err));
+	/* The pass asked for began after asked_ns: its read is this scrape's. */
+	rc = exporter_render(s->e, asked_ns, &s->set, err, sizeof(err));
 	if (!rc)
 		rc = userprogs_collect(s->user, &s->set);
 	if (!rc)

@@ -30,7 +30,9 @@ struct exporter {
 	struct exporter_opts o;
 	uint64_t lat_le[IOLAT_LAT_SLOTS], size_le[IOLAT_SIZE_SLOTS];
 	size_t nlat_le, nsize_le;
-	struct snapshot snap; /* the last render's or maintenance pass's read */
+	/* The collector's series as of the last render's or maintenance pass's
+	 * read: its own array, not a copy (collector_series). */
+	const struct snapshot *snap;
 	double last_scrape_s;
 	size_t last_scrape_bytes;
 	uint64_t scrapes;
@@ -345,7 +347,7 @@ static void views_fill(struct exporter *e, bool labels)
 		v->lat = collector_lat_table(e->c);
 		v->size = collector_size_table(e->c);
 	}
-	v->snap = &e->snap;
+	v->snap = e->snap;
 	v->lat_le = e->lat_le;
 	v->size_le = e->size_le;
 	v->nlat_le = e->nlat_le;
@@ -402,7 +404,6 @@ void exporter_free(struct exporter *e)
 	drop_builtin(&e->wl_conf, &e->wl_metrics);
 	free(e->labels);
 	decoder_env_free(e->env);
-	snapshot_free(&e->snap);
 	free(e);
 }
 
@@ -622,16 +623,16 @@ static int add_block_metrics(struct exporter *e, struct metric_set *set, char *e
  */
 static int label_series(struct exporter *e)
 {
-	if (e->snap.n > e->labels_cap) {
-		const struct wl_label **p = realloc(e->labels, e->snap.n * sizeof(*p));
+	if (e->snap->n > e->labels_cap) {
+		const struct wl_label **p = realloc(e->labels, e->snap->n * sizeof(*p));
 
 		if (!p)
 			return -ENOMEM;
 		e->labels = p;
-		e->labels_cap = e->snap.n;
+		e->labels_cap = e->snap->n;
 	}
-	for (size_t i = 0; i < e->snap.n; i++) {
-		const struct series *s = &e->snap.s[i];
+	for (size_t i = 0; i < e->snap->n; i++) {
+		const struct series *s = &e->snap->s[i];
 		const struct wl_label *l = wlabels_of(e->wl, s->key.cgroup);
 
 		e->labels[i] = l;
@@ -641,8 +642,22 @@ static int label_series(struct exporter *e)
 	return 0;
 }
 
+/* The collector's series, read from the kernel map unless a read that began
+ * at or after fresh_ns has been. */
+static int read_series(struct exporter *e, uint64_t fresh_ns)
+{
+	uint64_t began = collector_fold_began(e->c);
+	int rc = 0;
+
+	if (!began || began < fresh_ns)
+		rc = collector_fold(e->c);
+	e->snap = collector_series(e->c);
+	return rc;
+}
+
 /* read a snapshot -> attach labels -> build families; see exporter.h. */
-int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_t errlen)
+int exporter_render(struct exporter *e, uint64_t fresh_ns, struct metric_set *set, char *err,
+		    size_t errlen)
 {
 	bool workloads = shows_workloads(e);
 	int rc;
@@ -651,7 +666,7 @@ int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_
 		err[0] = '\0';
 	metrics_clear(set);
 	e->folded_ios = 0;
-	rc = collector_read(e->c, &e->snap);
+	rc = read_series(e, fresh_ns);
 	if (!rc && workloads)
 		rc = label_series(e);
 	views_fill(e, workloads);
@@ -685,12 +700,14 @@ int exporter_maintain(struct exporter *e)
 	int rc = exporter_disks_check(e->disks);
 
 	if (!rc)
-		rc = collector_read(e->c, &e->snap);
+		rc = read_series(e, UINT64_MAX);
 	if (!rc && shows_workloads(e))
-		rc = wlabels_assign(e->wl, &e->snap, now);
+		rc = wlabels_assign(e->wl, e->snap, now);
+	/* Both read the collector's own series and write the collector: they
+	 * act on what they gathered after they are done reading. */
 	if (!rc && shows_workloads(e))
-		rc = wlabels_prune(e->wl, &e->snap, now);
+		rc = wlabels_prune(e->wl, e->snap, now);
 	if (!rc)
-		rc = exporter_disks_prune(e->disks, &e->snap, now, e->o.disk_expire_s);
+		rc = exporter_disks_prune(e->disks, e->snap, now, e->o.disk_expire_s);
 	return rc;
 }

@@ -73,10 +73,17 @@ void exporter_settings_free(struct exporter_settings *st);
  * label set or disk state: that is exporter_maintain's. build_info labels
  * come from the running kernel and the collector's attach path. The
  * caller keeps it apart from exporter_maintain and exporter_apply.
+ *
+ * The kernel map is read again unless a read that began at or after
+ * fresh_ns (monotonic ns; UINT64_MAX: always read) has been: a scrape that
+ * had a maintenance pass run for it renders that pass's read. The set
+ * borrows the collector's histogram slots: it is valid until the next call
+ * that reads or changes the collector (exporter_maintain, the next render).
  * Returns 0, or -errno with what failed in err (a map read's own words
  * when the block families could not be read).
  */
-int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_t errlen);
+int exporter_render(struct exporter *e, uint64_t fresh_ns, struct metric_set *set, char *err,
+		    size_t errlen);
 
 /*
  * Maintenance, the exporter's only writes to kernel maps: names the

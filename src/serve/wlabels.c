@@ -246,24 +246,39 @@ static void check_gone(void *ctx, uint64_t id, void *val)
 	idlist_add(l, id);
 }
 
-/* Moves a gone cgroup's kernel keys under its label set's user-space id. */
+/*
+ * Moves a gone cgroup's kernel keys under its label set's user-space id.
+ * The keys are gathered first: snap may be the collector's own series,
+ * which each retire changes.
+ */
 static int retire_keys(struct wlabels *w, const struct snapshot *snap)
 {
+	struct iolat_key *keys = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
 	for (size_t i = 0; i < snap->n; i++) {
 		const struct iolat_key *k = &snap->s[i].key;
 		struct tracked *t;
-		int rc;
 
 		if (k->cgroup >= COLLECTOR_CG_USER)
 			continue;
 		t = idmap_get(&w->cgroups, track_id(k->cgroup));
 		if (!t || !t->gone)
 			continue;
-		rc = w->ops.retire(w->ops.ctx, k, t->set->id);
-		if (rc)
-			return rc;
+		if (array_make_room((void **)&keys, &cap, n, sizeof(*keys), 16)) {
+			free(keys);
+			return -ENOMEM;
+		}
+		keys[n++] = *k;
 	}
-	return 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct tracked *t = idmap_get(&w->cgroups, track_id(keys[i].cgroup));
+
+		rc = w->ops.retire(w->ops.ctx, &keys[i], t->set->id);
+	}
+	free(keys);
+	return rc;
 }
 
 static void unfollow(struct wlabels *w, uint64_t id, time_t now)

@@ -75,7 +75,8 @@ int wlabels_is_other(const struct wlabels *w, const struct wl_label *l);
 /*
  * Maintenance, after wlabels_assign of the same snapshot: retires the keys
  * of cgroups gone with no I/O since the previous pass (ops->retire) and
- * expires label sets (ops->refold). 0 or -errno.
+ * expires label sets (ops->refold). snap may be the collector's own series,
+ * which the retires change: it is read before them, not after. 0 or -errno.
  */
 int wlabels_prune(struct wlabels *w, const struct snapshot *snap, time_t now);
 

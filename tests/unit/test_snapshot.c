@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_snapshot.c - the snapshot's hash index: thousands of keys removed
  * through it (snapshot_index_take: swap-remove and backward-shift deletion)
- * with every remaining key still found, at its own series, after each step. */
+ * with every remaining key still found, at its own series, after each step;
+ * and the collector's store of live and kept series against a model. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -126,11 +127,97 @@ static void test_take_after_outside_change(void **state)
 	snapshot_free(&snap);
 }
 
+/* In the store, what the model says: state[i] 0 absent, 1 live, 2 kept;
+ * live series first, kept after, each with its own ios. */
+static void check_store(struct snapshot_store *st, const char *state)
+{
+	size_t live = 0, kept = 0;
+
+	for (int i = 0; i < KEYS; i++) {
+		struct iolat_key k = key_of(i);
+		const struct series *s = snapshot_find(&st->all, &k);
+
+		live += state[i] == 1;
+		kept += state[i] == 2;
+		if (!state[i]) {
+			assert_null(s);
+			continue;
+		}
+		assert_non_null(s);
+		assert_int_equal(s->val.ios, (uint64_t)i + 1);
+		if (state[i] == 1) {
+			assert_true(s < st->all.s + st->nlive);
+			assert_ptr_equal(snapshot_store_live(st, &k), s); /* found, not added */
+		} else {
+			assert_true(s >= st->all.s + st->nlive);
+		}
+	}
+	assert_int_equal(st->nlive, live);
+	assert_int_equal(st->all.n, live + kept);
+}
+
+/* Live series come and go through the index while kept ones sit after
+ * them: neither kind is lost, duplicated or moved to the other's side. */
+static void test_store(void **state)
+{
+	static char where[KEYS];
+	struct snapshot_store st = { 0 };
+	struct iolat_val *v = calloc(1, sizeof(*v)), *into = calloc(1, sizeof(*into));
+	unsigned int seed = 11;
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(into);
+	for (int round = 0; round < 20000; round++) {
+		int i = (int)(rand_r(&seed) % KEYS);
+		struct iolat_key k = key_of(i);
+		struct series *s;
+
+		memset(into, 0, sizeof(*into));
+		switch (rand_r(&seed) % 4) {
+		case 0: /* a live key (new or not); a kept key's stays apart */
+			if (where[i] == 2)
+				break;
+			s = snapshot_store_live(&st, &k);
+			assert_non_null(s);
+			s->val.ios = (uint64_t)i + 1;
+			where[i] = 1;
+			break;
+		case 1:
+			assert_int_equal(snapshot_store_unlive(&st, &k, into), where[i] == 1);
+			assert_int_equal(into->ios, where[i] == 1 ? (uint64_t)i + 1 : 0);
+			if (where[i] == 1)
+				where[i] = 0;
+			break;
+		case 2: /* kept: a key not live */
+			if (where[i] == 1)
+				break;
+			v->ios = where[i] == 2 ? 0 : (uint64_t)i + 1;
+			assert_int_equal(snapshot_store_keep(&st, &k, v), 0);
+			where[i] = 2;
+			break;
+		default:
+			assert_int_equal(snapshot_store_unkeep(&st, &k, into), where[i] == 2);
+			assert_int_equal(into->ios, where[i] == 2 ? (uint64_t)i + 1 : 0);
+			if (where[i] == 2)
+				where[i] = 0;
+			break;
+		}
+		if (round % 1000 == 0)
+			check_store(&st, where);
+	}
+	check_store(&st, where);
+	snapshot_store_free(&st);
+	free(v);
+	free(into);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_take_thousands),
 		cmocka_unit_test(test_take_after_outside_change),
+		cmocka_unit_test(test_store),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
