@@ -229,8 +229,8 @@ static void idlist_add(struct idlist *l, uint64_t id)
 		l->id[l->n++] = id;
 }
 
-/* A named cgroup with no I/O since the previous pass whose directory is gone. */
-static void check_gone(void *ctx, uint64_t id, void *val)
+/* A named cgroup with no I/O since the previous pass: it may be gone. */
+static void check_idle(void *ctx, uint64_t id, void *val)
 {
 	struct idlist *l = ctx;
 	struct tracked *t = val;
@@ -238,12 +238,33 @@ static void check_gone(void *ctx, uint64_t id, void *val)
 
 	t->ios = t->ios_now;
 	t->ios_now = 0;
-	if (!t->set || !idle || id == ID_NONE)
+	if (t->set && idle && id != ID_NONE)
+		idlist_add(l, id);
+}
+
+/* Keeps in l the idle cgroups whose directory is gone, marked gone; asked
+ * all at once, so siblings cost one read of their parent (workload.h). */
+static void check_gone(struct wlabels *w, struct idlist *l)
+{
+	bool *alive = l->n ? calloc(l->n, sizeof(*alive)) : NULL;
+	size_t n = 0;
+
+	if (l->n && !alive) {
+		l->failed = 1;
+		l->n = 0;
 		return;
-	if (workload_alive(l->w->names, id))
-		return;
-	t->gone = true;
-	idlist_add(l, id);
+	}
+	workload_alive_many(w->names, l->id, l->n, alive);
+	for (size_t i = 0; i < l->n; i++) {
+		struct tracked *t = alive[i] ? NULL : idmap_get(&w->cgroups, l->id[i]);
+
+		if (!t)
+			continue;
+		t->gone = true;
+		l->id[n++] = l->id[i];
+	}
+	l->n = n;
+	free(alive);
 }
 
 /*
@@ -325,7 +346,8 @@ int wlabels_prune(struct wlabels *w, const struct snapshot *snap, time_t now)
 	struct idlist gone = { .w = w, .now = now }, old = { .w = w, .now = now };
 	int rc;
 
-	idmap_each(&w->cgroups, check_gone, &gone);
+	idmap_each(&w->cgroups, check_idle, &gone);
+	check_gone(w, &gone);
 	rc = retire_keys(w, snap);
 	for (size_t i = 0; i < gone.n; i++)
 		unfollow(w, gone.id[i], now);

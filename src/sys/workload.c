@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "sys/workload.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <regex.h>
@@ -15,6 +16,7 @@
 
 #include "iolat.h"
 #include "sys/cgroups.h"
+#include "util/buf.h"
 #include "util/idmap.h"
 #include "util/regex_guard.h"
 #include <linux/types.h>
@@ -335,6 +337,18 @@ void workload_forget(struct workload_cache *c, uint64_t id)
 	free(idmap_del(&c->names, id));
 }
 
+/* What the cache knows of cgroup id, for a look at its path; NULL: none. */
+static const struct workload *known(struct workload_cache *c, uint64_t id)
+{
+	const struct workload *w = idmap_get(&c->names, id);
+
+	if (!w) {
+		walk(c); /* names dropped by new rules come back from the hierarchy */
+		w = idmap_get(&c->names, id);
+	}
+	return w && c->root[0] ? w : NULL;
+}
+
 bool workload_alive(struct workload_cache *c, uint64_t id)
 {
 	const struct workload *w;
@@ -347,17 +361,130 @@ bool workload_alive(struct workload_cache *c, uint64_t id)
 		snprintf(path, sizeof(path), "/proc/%u", pid);
 		return !pid || stat(path, &st) == 0;
 	}
-	w = idmap_get(&c->names, id);
-	if (!w) {
-		walk(c); /* names dropped by new rules come back from the hierarchy */
-		w = idmap_get(&c->names, id);
-	}
-	if (!w || !c->root[0])
+	w = known(c, id);
+	if (!w)
 		return false;
 	snprintf(path, sizeof(path), "%s%s", c->root, strcmp(w->path, "/") ? w->path : "");
 	/* The directory's inode number is the cgroup id: a new cgroup at the
 	 * same path is a different cgroup. */
 	return stat(path, &st) == 0 && (uint64_t)st.st_ino == id;
+}
+
+/* One cgroup of workload_alive_many's: its answer, and its parent's path
+ * (path's first parent_len bytes, relative to the root). */
+struct alive_ask {
+	uint64_t id;
+	bool *alive;
+	const char *path;
+	size_t parent_len;
+};
+
+static int by_parent(const void *a, const void *b)
+{
+	const struct alive_ask *x = a, *y = b;
+	size_t n = x->parent_len < y->parent_len ? x->parent_len : y->parent_len;
+	int r = memcmp(x->path, y->path, n);
+
+	return r ? r : (x->parent_len > y->parent_len) - (x->parent_len < y->parent_len);
+}
+
+/* A directory entry: its inode number, and its name in a buffer of names. */
+struct dir_entry {
+	uint64_t ino;
+	size_t name_at;
+};
+
+static int by_ino(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dir_entry *)a)->ino, y = ((const struct dir_entry *)b)->ino;
+
+	return (x > y) - (x < y);
+}
+
+/* A parent with fewer asks than this is not read: a path lookup each costs
+ * less than a listing. */
+#define ALIVE_LIST_MIN 4
+
+/*
+ * Answers n asks of one parent from one read of that directory: a child is
+ * alive if the parent has an entry of its name whose inode number is its
+ * cgroup id (what workload_alive's stat compares). False, with nothing
+ * answered, when the read failed for another reason than the parent being
+ * gone.
+ */
+static bool alive_by_listing(const struct workload_cache *c, struct alive_ask *asks, size_t n)
+{
+	char dir[4096 + 512];
+	struct dir_entry *ents = NULL;
+	struct buf names = { 0 };
+	size_t ne = 0, cap = 0;
+	struct dirent *e;
+	bool failed;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s%.*s", c->root, (int)asks[0].parent_len, asks[0].path);
+	d = opendir(dir);
+	if (!d) {
+		if (errno != ENOENT)
+			return false;
+		for (size_t i = 0; i < n; i++) /* the parent is gone: so are they */
+			*asks[i].alive = false;
+		return true;
+	}
+	for (errno = 0; (e = readdir(d)); errno = 0) {
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		if (array_make_room((void **)&ents, &cap, ne, sizeof(*ents), 64))
+			break;
+		ents[ne++] = (struct dir_entry){ e->d_ino, names.len };
+		buf_append(&names, e->d_name, strlen(e->d_name) + 1);
+	}
+	failed = e || errno || buf_failed(&names); /* out of memory, or the read failed */
+	closedir(d);
+	if (!failed) {
+		qsort(ents, ne, sizeof(*ents), by_ino);
+		for (size_t i = 0; i < n; i++) {
+			struct dir_entry key = { .ino = asks[i].id };
+			const struct dir_entry *hit =
+			    ne ? bsearch(&key, ents, ne, sizeof(*ents), by_ino) : NULL;
+
+			*asks[i].alive = hit && !strcmp(names.data + hit->name_at,
+							asks[i].path + asks[i].parent_len + 1);
+		}
+	}
+	free(ents);
+	buf_free(&names);
+	return !failed;
+}
+
+void workload_alive_many(struct workload_cache *c, const uint64_t *ids, size_t n, bool *alive)
+{
+	struct alive_ask *asks = calloc(n ? n : 1, sizeof(*asks));
+	size_t na = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct workload *w = ids[i] & IOLAT_KEY_PROCESS ? NULL : known(c, ids[i]);
+		const char *slash = w ? strrchr(w->path, '/') : NULL;
+
+		/* Processes, the root cgroup, and all of them without memory:
+		 * one at a time. */
+		if (!asks || !slash || !strcmp(w->path, "/")) {
+			alive[i] = (ids[i] & IOLAT_KEY_PROCESS || w) && workload_alive(c, ids[i]);
+			continue;
+		}
+		asks[na++] =
+		    (struct alive_ask){ ids[i], &alive[i], w->path, (size_t)(slash - w->path) };
+	}
+	qsort(asks, na, sizeof(*asks), by_parent);
+	for (size_t i = 0, j; i < na; i = j) {
+		for (j = i + 1; j < na && !by_parent(&asks[i], &asks[j]); j++)
+			;
+		if (j - i >= ALIVE_LIST_MIN && alive_by_listing(c, asks + i, j - i))
+			continue;
+		for (size_t k = i; k < j; k++)
+			*asks[k].alive = workload_alive(c, asks[k].id);
+	}
+	free(asks);
 }
 
 bool workload_is_unknown(const struct workload *w)

@@ -58,6 +58,15 @@ bool workload_is_unknown(const struct workload *w);
 /* Whether cgroup id still exists (its path is there with the same id). */
 bool workload_alive(struct workload_cache *c, uint64_t id);
 
+/*
+ * The same for ids[0..n), into alive[0..n): cgroups that share a parent
+ * directory are answered by one read of it (a child's entry carries its
+ * cgroup id as inode number), not by a path lookup each, so a pass over
+ * 500 idle services of one slice reads one directory instead of making 500
+ * stat calls.
+ */
+void workload_alive_many(struct workload_cache *c, const uint64_t *ids, size_t n, bool *alive);
+
 /* Drops what the cache knows of id (its cgroup is gone and accounted for). */
 void workload_forget(struct workload_cache *c, uint64_t id);
 
