@@ -179,13 +179,32 @@ static int in_s64(const struct dinput *in, int64_t *v)
 	return 0;
 }
 
+/*
+ * The n chars at s into out, truncated to fit and terminated: what snprintf
+ * "%.*s" writes, without a printf per label (a scrape decodes tens of
+ * thousands).
+ */
+static void put_bytes(char *out, size_t outlen, const char *s, size_t n)
+{
+	if (!outlen)
+		return;
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+static void put_str(char *out, size_t outlen, const char *s)
+{
+	put_bytes(out, outlen, s, strlen(s));
+}
+
 /* The field's bytes up to the first NUL, or all of them. */
 static void raw_string(const struct dinput *in, char *out, size_t outlen)
 {
 	const unsigned char *nul = memchr(in->raw, '\0', in->size);
-	size_t n = nul ? (size_t)(nul - in->raw) : in->size;
 
-	snprintf(out, outlen, "%.*s", (int)(n < INT_MAX ? n : INT_MAX), (const char *)in->raw);
+	put_bytes(out, outlen, (const char *)in->raw, nul ? (size_t)(nul - in->raw) : in->size);
 }
 
 static int dec_uint(const struct step *s, struct decoder_env *env, const struct dinput *in,
@@ -234,7 +253,7 @@ static int dec_string(const struct step *s, struct decoder_env *env, const struc
 	(void)s;
 	(void)env;
 	if (in->str)
-		snprintf(out, outlen, "%s", in->str);
+		put_str(out, outlen, in->str);
 	else
 		raw_string(in, out, outlen);
 	return DECODE_OK;
@@ -268,7 +287,7 @@ static void majorminor_number(uint64_t v, char *out, size_t outlen)
 
 static void decimal_number(uint64_t v, char *out, size_t outlen)
 {
-	snprintf(out, outlen, "%" PRIu64, v);
+	format_decimal(out, outlen, v, false);
 }
 
 /* The decoders that name a number from the system: the lookup, and how the
@@ -293,7 +312,7 @@ static int dec_named(const struct step *s, struct decoder_env *env, const struct
 		return -1;
 	name = namers[s->kind].name_of(env, v);
 	if (name)
-		snprintf(out, outlen, "%s", name);
+		put_str(out, outlen, name);
 	else
 		namers[s->kind].number(v, out, outlen);
 	return DECODE_OK;
@@ -317,10 +336,10 @@ static int dec_static_map(const struct step *s, struct decoder_env *env, const s
 	(void)env;
 	for (size_t i = 0; i < s->conf->nmap; i++)
 		if (!strcmp(v, s->conf->from[i])) {
-			snprintf(out, outlen, "%s", s->conf->to[i]);
+			put_str(out, outlen, s->conf->to[i]);
 			return DECODE_OK;
 		}
-	snprintf(out, outlen, "%s", s->conf->allow_unknown ? v : "unknown");
+	put_str(out, outlen, s->conf->allow_unknown ? v : "unknown");
 	return DECODE_OK;
 }
 
@@ -358,7 +377,7 @@ static int dec_regexp(const struct step *s, struct decoder_env *env, const struc
 	if (s->replace)
 		expand(s->replace, v, m, out, outlen);
 	else
-		snprintf(out, outlen, "%s", v);
+		put_str(out, outlen, v);
 	return DECODE_OK;
 }
 
@@ -373,7 +392,7 @@ static int dec_syscall(const struct step *s, struct decoder_env *env, const stru
 	if (in_s64(in, &v))
 		return -1;
 	if (v >= 0 && (uint64_t)v < n && syscall_names[v])
-		snprintf(out, outlen, "%s", syscall_names[v]);
+		put_str(out, outlen, syscall_names[v]);
 	else
 		snprintf(out, outlen, "%" PRId64, v);
 	return DECODE_OK;
@@ -393,7 +412,7 @@ static int dec_errno(const struct step *s, struct decoder_env *env, const struct
 	if (v && v > -INT_MAX && v <= INT_MAX)
 		name = strerrorname_np((int)(v < 0 ? -v : v));
 	if (name)
-		snprintf(out, outlen, "%s", name);
+		put_str(out, outlen, name);
 	else
 		snprintf(out, outlen, "%" PRId64, v);
 	return DECODE_OK;
