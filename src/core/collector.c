@@ -930,7 +930,13 @@ int collector_map_stats(struct collector *c, struct map_stats *out, int max)
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]) && n < max; i++, n++) {
 		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_map__name(maps[i]));
 		out[n].capacity = bpf_map__max_entries(maps[i]);
-		out[n].entries = count_keys(bpf_map__fd(maps[i]), bpf_map__key_size(maps[i]));
+		/* The histogram map's keys are the live series once a fold has
+		 * walked them all: no second walk of thousands of keys. */
+		if (maps[i] == c->hists && c->fold_began_ns)
+			out[n].entries = c->series.nlive;
+		else
+			out[n].entries =
+			    count_keys(bpf_map__fd(maps[i]), bpf_map__key_size(maps[i]));
 	}
 	return n;
 }

@@ -205,7 +205,9 @@ struct map_stats {
 	uint64_t entries, capacity;
 };
 
-/* Occupancy of the collector's maps (entries counted by walking the keys). */
+/* Occupancy of the collector's maps: entries counted by walking the keys,
+ * but the histogram map's, once folded, are its live series (its keys at
+ * the last fold, less those taken out since). */
 int collector_map_stats(struct collector *c, struct map_stats *out, int max);
 
 #endif
