@@ -91,6 +91,9 @@ EXAMPLES := $(EXAMPLE_NAMES:%=$(OUT)/examples/%.bpf.o) $(EXAMPLE_NAMES:%=$(OUT)/
 # Deliberately broken BPF objects the loader's tests feed it.
 TEST_BPF_OBJS := $(patsubst tests/data/%.bpf.c,$(OUT)/test-data/%.bpf.o,$(wildcard tests/data/*.bpf.c))
 HELPER_BINS += $(OUT)/uprog_dump $(TEST_BPF_OBJS)
+# bench/cost.sh's lower bounds: programs that do the least a latency
+# histogram can, each loaded alone by bpfload.
+HELPER_BINS += $(OUT)/bpfload $(OUT)/bench/bound.bpf.o
 # libFuzzer targets (fuzz/), each run for FUZZ_SECONDS by `make fuzz` and for
 # TEST_FUZZ_SECONDS by `make test`; they need clang.
 FUZZ_TARGETS := uconfig http webconfig
@@ -235,6 +238,18 @@ $(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o $(OUT)/uprog_perf.o
 		   $(OUT)/buf.o $(OUT)/verifier_log.o | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT)/bpfload: tests/helpers/bpfload.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LDLIBS) -o $@
+
+$(OUT)/bench:
+	$(Q)mkdir -p $@
+
+$(OUT)/bench/bound.bpf.o: bench/bound.bpf.c bpf/block.h bpf/slots.h bpf/iolat.h \
+			  $(OUT)/vmlinux.h | $(OUT)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
 
 helpers: $(HELPER_BINS)
 

@@ -23,6 +23,8 @@ ROUNDS=${ROUNDS:-3}
 RUNTIME=${RUNTIME:-10}
 IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
 BIOLATENCY=${BIOLATENCY:-/usr/sbin/biolatency}
+BPFLOAD=${BPFLOAD:-$(dirname "$IOLAT")/bpfload}
+BOUND=${BOUND:-$(dirname "$IOLAT")/bench/bound.bpf.o}
 SIZE_MIB=${SIZE_MIB:-1024}
 STATS=1
 CONTENTION=0
@@ -57,13 +59,18 @@ Options:
 
 Environment: BIOLATENCY (default /usr/sbin/biolatency); TOOLS (a subset of:
 none iolat iolat-serve iolat-trace1000 biolatency bpftrace floor, and with
---iolat-old old-iolat old-iolat-serve).
+--iolat-old old-iolat old-iolat-serve). Also in TOOLS, not run by default:
+the lower bounds of bench/bound.bpf.c, each one program at block_rq_complete
+loaded by bpfload (both built by 'make helpers' beside iolat; env BPFLOAD,
+BOUND): bound-empty (nothing), bound-clock (one clock read), bound-slot (an
+exact one-series histogram), bound-disk (the same per disk and op, hashed).
 
 Examples:
   bash bench/cost.sh                          3 rounds x 10 s, about 3 minutes
   bash bench/cost.sh --rounds 5 --runtime 20
   bash bench/cost.sh --no-stats               IOPS with no measurement overhead
   TOOLS="iolat iolat-serve floor" bash bench/cost.sh --contention
+  TOOLS="iolat floor bound-empty bound-clock bound-slot bound-disk" bash bench/cost.sh
 EOF
 }
 
@@ -170,6 +177,11 @@ start_tool() {
 	floor)
 		bpftrace -e 'tracepoint:block:block_rq_issue { }' >"$log" 2>&1 &
 		banner="Attaching" ;;
+	bound-*)
+		[ -x "$BPFLOAD" ] && [ -f "$BOUND" ] ||
+			die "no $BPFLOAD or $BOUND: build them with 'make OUT=$(dirname "$IOLAT") helpers'"
+		"$BPFLOAD" "$BOUND" "bound_${tool#bound-}" >"$log" 2>&1 &
+		banner="attached" ;;
 	esac
 	TOOL_PID=$!
 	for ((i = 0; i < 300; i++)); do

@@ -97,7 +97,7 @@ def table(path):
             sum(p["run_time_ns"] for p in r["progs"]) / sum(p["run_cnt"] for p in r["progs"])
             for r in runs[FLOOR] if sum(p["run_cnt"] for p in r["progs"]))
 
-    hdr = ("tool", "ns/IO med", "ns/IO min-max", "progs/IO", "net ns/IO", "IOPS med",
+    hdr = ("tool", "ns/IO med", "ns/IO min-max", "progs/IO", "net ns/IO", "x floor", "IOPS med",
            "IOPS min-max", "IOPS vs none", "cost vs biolat", "cpu wait %")
     rows = []
     for t in order:
@@ -113,6 +113,7 @@ def table(path):
             span(ns, lambda v: f"{v:.0f}") if on else "-",
             f"{med[t]['cnt']:.2f}" if on else "-",
             f"{round(net):d}" if net is not None else "-",
+            f"{med[t]['ns'] / floor:.2f}" if on and floor else "-",
             f"{med[t]['iops'] / 1000:.1f}k",
             span(iops, lambda v: f"{v / 1000:.1f}k"),
             f"{med[t]['iops'] / base_iops:.3f}" if base_iops else "-",
@@ -132,7 +133,7 @@ def table(path):
               f" charge every program run about {floor:.0f} ns here.\n  (Its IOPS also pay for"
               " the trace record a classic tracepoint builds before any BPF runs.)\n"
               f"net ns/IO: ns/IO - progs/IO x {floor:.0f} ns, the cost left when that per-run"
-              " charge is taken out.")
+              " charge is taken out.\nx floor: ns/IO / the floor's ns per run.")
 
     for t in order:
         if not traced[t] or t == FLOOR:
