@@ -427,76 +427,123 @@ static __always_inline void flush_data_done(struct request *rq, struct bio *bio,
 		s->cgroup = bio_cgroup(bio, direct);
 }
 
-static __always_inline int on_rq_complete(struct request *rq, int error, __u32 nr_bytes,
-					  bool direct)
+/* What a completion reads of its request, once. */
+struct rq_facts {
+	__u64 cmd_flags;
+	__u32 rq_flags;
+	__u32 remaining; /* bytes still to complete: this call's and any after */
+	__u32 sectors;	 /* size at issue; written with io_start_time_ns */
+	__u8 op;	 /* enum iolat_op */
+	bool data;	 /* a read or a write */
+	__u64 start_ns;	 /* the kernel's stamps; 0 where it wrote none */
+	__u64 issue_ns;
+};
+
+static __always_inline void read_rq(struct request *rq, struct rq_facts *f, bool direct)
+{
+	if (direct) {
+		f->cmd_flags = rq->cmd_flags;
+		f->rq_flags = rq->rq_flags;
+		f->sectors = rq->stats_sectors;
+		f->start_ns = rq->start_time_ns;
+		f->issue_ns = rq->io_start_time_ns;
+	} else {
+		f->cmd_flags = BPF_CORE_READ(rq, cmd_flags);
+		f->rq_flags = BPF_CORE_READ(rq, rq_flags);
+		f->sectors = BPF_CORE_READ(rq, stats_sectors);
+		f->start_ns = BPF_CORE_READ(rq, start_time_ns);
+		f->issue_ns = BPF_CORE_READ(rq, io_start_time_ns);
+	}
+	f->op = op_of(f->cmd_flags);
+	f->data = f->op == IOLAT_OP_READ || f->op == IOLAT_OP_WRITE;
+	if (force_rq_map || !start_stamped(f->rq_flags))
+		f->start_ns = 0;
+	if (force_rq_map || !issue_stamped(f->rq_flags)) {
+		f->issue_ns = 0;
+		f->sectors = 0;
+	}
+}
+
+/*
+ * The common completion, counted from the request alone: both stamps the
+ * kernel's, all of it completing now (its size at issue is what completes),
+ * no flush sequence, and not keyed by process. Everything else asks the
+ * request map (count_rq_other).
+ */
+static __always_inline bool rq_plain(const struct rq_facts *f)
+{
+	if (key_process || !f->start_ns || !f->issue_ns)
+		return false;
+	if (((__u64)f->sectors << 9) != f->remaining)
+		return false;
+	return !f->data || (f->remaining && !in_flush_seq(f->rq_flags));
+}
+
+/* The key's disk and cgroup; false if a filter leaves the completion out.
+ * cgroup: a flush sequence's data step's, 0 to take the bio's. */
+static __always_inline bool rq_key(struct request *rq, struct iolat_key *key, __u64 cgroup,
+				   bool direct)
+{
+	key->dev = disk_dev(rq_disk(rq, direct), direct);
+	if (filter_dev && key->dev != filter_dev)
+		return false;
+	if (key_cgroup || filter_cgroup) {
+		key->cgroup =
+		    cgroup ? cgroup : bio_cgroup(direct ? rq->bio : BPF_CORE_READ(rq, bio), direct);
+		if (filter_cgroup && key->cgroup != filter_cgroup)
+			return false;
+		if (!key_cgroup)
+			key->cgroup = 0;
+	}
+	return true;
+}
+
+/* The rest of the key, and the completion counted in it. */
+static __always_inline void count_rq(struct iolat_key *key, const struct rq_facts *f,
+				     const struct io_done *c)
+{
+	if (c->issue_ns && c->issue_ns == c->start_ns)
+		stat_inc(&stats, IOLAT_STAT_SAME_STAMPS);
+	key->op = f->op;
+	if (key_flags)
+		key->flags = flags_of(f->cmd_flags);
+	if (key_size_class)
+		key->size_class = size_class_of(c->bytes);
+	account(key, c);
+}
+
+/* A completion that is not plain: pieces, flush sequences, stamps the
+ * kernel did not write, or keyed by process. */
+static __always_inline int count_rq_other(struct request *rq, const struct rq_facts *f, int error,
+					  __u32 nr_bytes, bool direct)
 {
 	struct iolat_key key = {};
 	struct io_done c = {}, seq = {};
-	struct bio *bio;
-	__u32 remaining, sectors, rq_flags, tgid = 0;
-	bool need_start, need_issue, found, seq_found = false, partial, data, seq_end;
-	__u64 cmd_flags, seq_cgroup = 0;
-	__u8 op;
+	__u32 tgid = 0;
+	bool need_start, need_issue, found, seq_found = false, partial, seq_end;
+	__u64 seq_cgroup = 0;
 
-	/* A request may complete in pieces; count it once, at the last piece. */
-	remaining = direct ? rq->__data_len : BPF_CORE_READ(rq, __data_len);
-	if (nr_bytes < remaining) {
-		struct rq_times *s = rq_start_slot(rq);
-
-		if (s)
-			s->partial = 1;
-		stat_inc(&stats, IOLAT_STAT_PARTIAL);
-		return 0;
-	}
-	key.dev = disk_dev(rq_disk(rq, direct), direct);
-	if (filter_dev && key.dev != filter_dev)
-		return 0;
-	bio = direct ? rq->bio : BPF_CORE_READ(rq, bio);
-	cmd_flags = direct ? rq->cmd_flags : BPF_CORE_READ(rq, cmd_flags);
-	rq_flags = direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags);
-	op = op_of(cmd_flags);
-	data = op == IOLAT_OP_READ || op == IOLAT_OP_WRITE;
-	if (data && in_flush_seq(rq_flags)) {
-		flush_data_done(rq, bio, direct);
+	if (f->data && in_flush_seq(f->rq_flags)) {
+		flush_data_done(rq, direct ? rq->bio : BPF_CORE_READ(rq, bio), direct);
 		return 0;
 	}
 	/* The end of a flush sequence: its data step's facts, if it had one. */
-	seq_end = data && !nr_bytes && !remaining;
+	seq_end = f->data && !nr_bytes && !f->remaining;
 	if (seq_end)
 		seq_found = take_rq_start(rq, &seq, &tgid, &seq_cgroup);
-	if (key_cgroup || filter_cgroup) {
-		key.cgroup = seq_cgroup ? seq_cgroup : bio_cgroup(bio, direct);
-		if (filter_cgroup && key.cgroup != filter_cgroup)
-			return 0;
-		if (!key_cgroup)
-			key.cgroup = 0;
-	}
+	if (!rq_key(rq, &key, seq_cgroup, direct))
+		return 0;
 	c.now = bpf_ktime_get_ns();
 	c.error = error;
-	if (direct) {
-		sectors = rq->stats_sectors;
-		c.start_ns = rq->start_time_ns;
-		c.issue_ns = rq->io_start_time_ns;
-	} else {
-		sectors = BPF_CORE_READ(rq, stats_sectors);
-		c.start_ns = BPF_CORE_READ(rq, start_time_ns);
-		c.issue_ns = BPF_CORE_READ(rq, io_start_time_ns);
-	}
-	if (force_rq_map || !start_stamped(rq_flags))
-		c.start_ns = 0;
-	if (force_rq_map || !issue_stamped(rq_flags)) {
-		c.issue_ns = 0;
-		sectors = 0; /* written with io_start_time_ns */
-	}
-	if (c.issue_ns && c.issue_ns == c.start_ns)
-		stat_inc(&stats, IOLAT_STAT_SAME_STAMPS);
+	c.start_ns = f->start_ns;
+	c.issue_ns = f->issue_ns;
 	/*
 	 * The size is what completes now, unless earlier pieces completed
 	 * already: then the size at issue (stats_sectors). The two also differ
 	 * for some journal writes of ext4 (by 1 KiB, with no piece before), so
 	 * the map is asked only when they differ.
 	 */
-	c.bytes = remaining;
+	c.bytes = f->remaining;
 	if (seq_found) {
 		c.bytes = seq.bytes;
 		if (!c.start_ns)
@@ -504,9 +551,10 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 		if (!c.issue_ns)
 			c.issue_ns = seq.issue_ns;
 	}
-	partial = sectors && ((__u64)sectors << 9) != remaining && !seq_end && was_partial(rq);
+	partial =
+	    f->sectors && ((__u64)f->sectors << 9) != f->remaining && !seq_end && was_partial(rq);
 	if (partial)
-		c.bytes = (__u64)sectors << 9;
+		c.bytes = (__u64)f->sectors << 9;
 	need_start = !c.start_ns;
 	need_issue = !c.issue_ns;
 	if ((need_start || need_issue) && !saw_unstamped) {
@@ -517,18 +565,44 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 	}
 	if ((key_process || need_start || need_issue) && !seq_end) {
 		found = take_rq_start(rq, &c, &tgid, &seq_cgroup);
-		count_rq_map(rq, rq_flags, &c, found, need_start, need_issue, direct);
+		count_rq_map(rq, f->rq_flags, &c, found, need_start, need_issue, direct);
 	} else if (partial) {
 		forget_rq_start(rq); /* the slot the pieces made */
 	}
 	if (key_process)
 		key.cgroup = IOLAT_KEY_PROCESS | tgid;
-	key.op = op_of(cmd_flags);
-	if (key_flags)
-		key.flags = flags_of(cmd_flags);
-	if (key_size_class)
-		key.size_class = size_class_of(c.bytes);
-	account(&key, &c);
+	count_rq(&key, f, &c);
+	return 0;
+}
+
+static __always_inline int on_rq_complete(struct request *rq, int error, __u32 nr_bytes,
+					  bool direct)
+{
+	struct iolat_key key = {};
+	struct rq_facts f;
+	struct io_done c;
+
+	/* A request may complete in pieces; count it once, at the last piece. */
+	f.remaining = direct ? rq->__data_len : BPF_CORE_READ(rq, __data_len);
+	if (nr_bytes < f.remaining) {
+		struct rq_times *s = rq_start_slot(rq);
+
+		if (s)
+			s->partial = 1;
+		stat_inc(&stats, IOLAT_STAT_PARTIAL);
+		return 0;
+	}
+	read_rq(rq, &f, direct);
+	if (!rq_plain(&f))
+		return count_rq_other(rq, &f, error, nr_bytes, direct);
+	if (!rq_key(rq, &key, 0, direct))
+		return 0;
+	c.now = bpf_ktime_get_ns();
+	c.start_ns = f.start_ns;
+	c.issue_ns = f.issue_ns;
+	c.bytes = f.remaining;
+	c.error = error;
+	count_rq(&key, &f, &c);
 	return 0;
 }
 
