@@ -79,37 +79,29 @@ static __always_inline __u64 ctx_word(unsigned long long *ctx, int i)
  * creation when iostats or a scheduler is on (RQF_IO_STAT, RQF_USE_SCHED),
  * io_start_time_ns at issue when the queue keeps stats (RQF_STATS).
  */
-static __always_inline bool rqf(__u32 flags, int bit)
-{
-	return bit >= 0 && ((flags >> bit) & 1);
-}
-
 /*
- * The request flags' bit numbers, which user space reads from BTF by
- * enumerator name (probe.c): CO-RE enum relocations need the enum's name,
- * and the kernel named it rqf_flags only after 6.12, whose enum is
- * anonymous. -1: this kernel has no such enumerator. Kernels whose flags
- * are still macros (rqf_enum false) zeroed the stamps they did not write,
- * and kept RQF_FLUSH_SEQ at bit 4.
+ * The request flags as masks, which user space builds from the bit numbers
+ * it reads from BTF by enumerator name (probe.c): CO-RE enum relocations
+ * need the enum's name, and the kernel named it rqf_flags only after 6.12,
+ * whose enum is anonymous. Masks, not bit numbers, so that each test on the
+ * completion path is one AND (0: this kernel has no such flag). Kernels
+ * whose flags are still macros (rqf_enum false) zeroed the stamps they did
+ * not write, and kept RQF_FLUSH_SEQ at bit 4.
  */
 const volatile bool rqf_enum = false;
-const volatile int rqf_io_stat_bit = -1;
-const volatile int rqf_use_sched_bit = -1;
-const volatile int rqf_stats_bit = -1;
-const volatile int rqf_flush_seq_bit = -1;
+const volatile __u32 rqf_start_mask = 0;     /* RQF_IO_STAT | RQF_USE_SCHED */
+const volatile __u32 rqf_issue_mask = 0;     /* RQF_STATS */
+const volatile __u32 rqf_flush_seq_mask = 0; /* RQF_FLUSH_SEQ */
 
 static __always_inline bool start_stamped(__u32 rq_flags)
 {
-	if (!rqf_enum)
-		return true; /* older kernels: unwritten stamps are zero */
-	return rqf(rq_flags, rqf_io_stat_bit) || rqf(rq_flags, rqf_use_sched_bit);
+	/* older kernels: unwritten stamps are zero */
+	return !rqf_enum || (rq_flags & rqf_start_mask);
 }
 
 static __always_inline bool issue_stamped(__u32 rq_flags)
 {
-	if (!rqf_enum)
-		return true;
-	return rqf(rq_flags, rqf_stats_bit);
+	return !rqf_enum || (rq_flags & rqf_issue_mask);
 }
 
 /*

@@ -171,8 +171,7 @@ static __always_inline __u32 size_slot(__u64 bytes)
  */
 static __always_inline bool in_flush_seq(__u32 rq_flags)
 {
-	/* RQF_FLUSH_SEQ was (1 << 4) while the flags were macros. */
-	return rqf(rq_flags, rqf_enum ? rqf_flush_seq_bit : 4);
+	return rq_flags & rqf_flush_seq_mask;
 }
 
 /* Adds one completion to view `view` of v: its time, or unseen without a start. */

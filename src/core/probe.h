@@ -8,6 +8,7 @@
 #define IOLAT_PROBE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct btf;
 
@@ -55,6 +56,19 @@ struct probe_result {
 	bool bio_noacct_nocheck; /* submit_bio_noacct_nocheck() exists (5.18+) */
 };
 
+/* A request flag's mask (rq_flags is 32 bits), 0 for a flag this kernel
+ * lacks (-1). */
+static inline uint32_t probe_rqf_mask(int bit)
+{
+	return bit >= 0 && bit < 32 ? (uint32_t)1 << bit : 0;
+}
+
+/* RQF_FLUSH_SEQ's mask: bit 4 while the flags were macros. */
+static inline uint32_t probe_rqf_flush_seq_mask(const struct probe_result *pr)
+{
+	return pr->rqf_enum ? probe_rqf_mask(pr->rqf_flush_seq_bit) : (uint32_t)1 << 4;
+}
+
 /*
  * Hands the kernel's layout facts to a BPF object's constants (bpf/block.h
  * declares them for both objects; their rodata structs differ in type, not
@@ -65,10 +79,10 @@ struct probe_result {
 		(ro)->rq_tp_has_queue = (pr)->rq_tp_has_queue;                                     \
 		(ro)->bio_tp_has_queue = (pr)->bio_tp_has_queue;                                   \
 		(ro)->rqf_enum = (pr)->rqf_enum;                                                   \
-		(ro)->rqf_io_stat_bit = (pr)->rqf_io_stat_bit;                                     \
-		(ro)->rqf_use_sched_bit = (pr)->rqf_use_sched_bit;                                 \
-		(ro)->rqf_stats_bit = (pr)->rqf_stats_bit;                                         \
-		(ro)->rqf_flush_seq_bit = (pr)->rqf_flush_seq_bit;                                 \
+		(ro)->rqf_start_mask = probe_rqf_mask((pr)->rqf_io_stat_bit) |                     \
+				       probe_rqf_mask((pr)->rqf_use_sched_bit);                    \
+		(ro)->rqf_issue_mask = probe_rqf_mask((pr)->rqf_stats_bit);                        \
+		(ro)->rqf_flush_seq_mask = probe_rqf_flush_seq_mask(pr);                           \
 	} while (0)
 
 /* Parameters of tracepoint tp's BTF prototype (its context pointer
