@@ -178,7 +178,7 @@ start_tool() {
 		bpftrace -e 'tracepoint:block:block_rq_issue { }' >"$log" 2>&1 &
 		banner="Attaching" ;;
 	bound-*)
-		[ -x "$BPFLOAD" ] && [ -f "$BOUND" ] ||
+		{ [ -x "$BPFLOAD" ] && [ -f "$BOUND" ]; } ||
 			die "no $BPFLOAD or $BOUND: build them with 'make OUT=$(dirname "$IOLAT") helpers'"
 		"$BPFLOAD" "$BOUND" "bound_${tool#bound-}" >"$log" 2>&1 &
 		banner="attached" ;;
