@@ -303,7 +303,7 @@ static struct series *fold_key(struct collector *c, const struct iolat_key *k)
 	struct series *s = snapshot_store_live(&c->series, k);
 
 	if (s)
-		histo_fold(&s->val, c->percpu, c->nvals);
+		histo_fold_spans(&s->val, c->percpu, c->nvals, s->span);
 	return s;
 }
 

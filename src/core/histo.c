@@ -59,7 +59,21 @@ static void kval_sum(struct iolat_kval *tot, const struct iolat_kval *raw, int n
 	}
 }
 
-void histo_fold(struct iolat_val *acc, const struct iolat_kval *raw, int n)
+/* The span of the non-zero slots among n: [lo, hi), [n, n) if none. */
+static void span_of(const __u64 *slots, size_t n, struct histo_span *out)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < n && !slots[lo])
+		lo++;
+	while (hi > lo && !slots[hi - 1])
+		hi--;
+	out->lo = (uint16_t)(lo < n ? lo : n);
+	out->hi = (uint16_t)(lo < n ? hi : n);
+}
+
+void histo_fold_spans(struct iolat_val *acc, const struct iolat_kval *raw, int n,
+		      struct histo_span spans[HISTO_SPANS])
 {
 	struct iolat_kval sum;
 	const struct iolat_kval *tot = raw; /* one value (shared): as it is */
@@ -88,6 +102,18 @@ void histo_fold(struct iolat_val *acc, const struct iolat_kval *raw, int n)
 			l->max_ns = tot->lat[v].max_ns;
 	}
 	acc->ios = acc->lat[IOLAT_VIEW_DEVICE].count + acc->lat[IOLAT_VIEW_DEVICE].unseen;
+	if (!spans)
+		return;
+	/* While the slots are in the cache: a reader then need not touch the
+	 * empty ones, most of 4 KiB per view. */
+	for (size_t v = 0; v < IOLAT_VIEW_COUNT; v++)
+		span_of(acc->lat[v].slots, IOLAT_LAT_SLOTS, &spans[v]);
+	span_of(acc->size_slots, IOLAT_SIZE_SLOTS, &spans[HISTO_SPAN_SIZE]);
+}
+
+void histo_fold(struct iolat_val *acc, const struct iolat_kval *raw, int n)
+{
+	histo_fold_spans(acc, raw, n, NULL);
 }
 
 static void lat_sub(struct iolat_lat *o, const struct iolat_lat *n, const struct iolat_lat *b)

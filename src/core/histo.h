@@ -34,6 +34,22 @@ void histo_add(struct iolat_val *dst, const struct iolat_val *src);
 void histo_fold(struct iolat_val *acc, const struct iolat_kval *raw, int n);
 
 /*
+ * Where a histogram's non-zero slots lie: all in [lo, hi) ([n, n) when
+ * none). hi 0: not known, any slot may be non-zero (so zeroed is safe).
+ */
+struct histo_span {
+	uint16_t lo, hi;
+};
+
+/* A series' spans: each latency view's (enum iolat_view), then the sizes'. */
+#define HISTO_SPAN_SIZE IOLAT_VIEW_COUNT
+#define HISTO_SPANS (IOLAT_VIEW_COUNT + 1)
+
+/* histo_fold, and the spans of acc's slots after it into spans. */
+void histo_fold_spans(struct iolat_val *acc, const struct iolat_kval *raw, int n,
+		      struct histo_span spans[HISTO_SPANS]);
+
+/*
  * out = now - before (counters are cumulative). The kernel keeps only the
  * max since start, so the interval's max is known only when that grew in
  * the interval: then max_ns is it, else 0 (unknown).

@@ -9,6 +9,13 @@
 #include "core/histo.h"
 #include "util/buf.h"
 
+/* v added into s, whose spans are then not known. */
+static void series_add(struct series *s, const struct iolat_val *v)
+{
+	histo_add(&s->val, v);
+	memset(s->span, 0, sizeof(s->span));
+}
+
 void snapshot_free(struct snapshot *snap)
 {
 	free(snap->s);
@@ -44,7 +51,7 @@ int snapshot_add(struct snapshot *snap, const struct iolat_key *k, const struct 
 		s = snapshot_push(snap, k);
 	if (!s)
 		return -ENOMEM;
-	histo_add(&s->val, v);
+	series_add(s, v);
 	return 0;
 }
 
@@ -67,7 +74,7 @@ int snapshot_refold(struct snapshot *snap, uint64_t from, uint64_t to)
 			i++;
 			continue;
 		}
-		histo_add(&into->val, &snap->s[i].val);
+		series_add(into, &snap->s[i].val);
 		/* Fill the hole with the last series; it is looked at next. */
 		snap->s[i] = snap->s[--snap->n];
 	}
@@ -289,7 +296,7 @@ int snapshot_store_keep(struct snapshot_store *st, const struct iolat_key *k,
 		s = snapshot_push(&st->all, k);
 	if (!s)
 		return -ENOMEM;
-	histo_add(&s->val, v);
+	series_add(s, v);
 	return 0;
 }
 
@@ -315,7 +322,7 @@ int snapshot_merge(struct snapshot *dst, const struct snapshot *src)
 			rc = -ENOMEM;
 			break;
 		}
-		histo_add(&into->val, &src->s[i].val);
+		series_add(into, &src->s[i].val);
 	}
 	snapshot_index_free(&ix);
 	return rc;

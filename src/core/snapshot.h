@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/histo.h"
 #include "iolat.h"
 #include <linux/types.h>
 
@@ -18,6 +19,10 @@
 struct series {
 	struct iolat_key key;
 	struct iolat_val val;
+	/* Where val's non-zero slots lie, as the fold that set val found them
+	 * (histo_fold_spans); zeroed, not known: anything else that changes
+	 * val zeroes them. */
+	struct histo_span span[HISTO_SPANS];
 };
 
 struct snapshot {

@@ -105,7 +105,9 @@ static size_t used_slots(const struct metric_series *s)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; s->hist.table && s->hist.slots && i < s->hist.table->nslots; i++)
+	for (size_t i = s->hist.lo; s->hist.table && s->hist.slots &&
+				    i < (s->hist.hi ? s->hist.hi : s->hist.table->nslots);
+	     i++)
 		n += s->hist.slots[i] != 0;
 	return n;
 }

@@ -62,102 +62,218 @@ static void put_label_pairs(struct buf *b, const struct metric_family *f,
 {
 	for (int k = 0; k < f->nlabels; k++) {
 		if (k)
-			buf_puts(b, ",");
+			buf_append(b, ",", 1);
 		buf_puts(b, f->labels[k]);
-		buf_puts(b, "=\"");
+		buf_append(b, "=\"", 2);
 		put_escaped(b, s->values[k], true);
-		buf_puts(b, "\"");
+		buf_append(b, "\"", 1);
 	}
 }
 
-/* {a="x",b="y"[,le="…"]} — nothing when there are no labels at all. */
-static void put_labels(struct buf *b, const struct metric_family *f, const struct metric_series *s,
-		       const char *le)
+/* Scratch a render reuses for every series, so nothing is allocated or
+ * formatted twice per series: its labels, escaped once, and its bucket
+ * lines' prefix. */
+struct series_text {
+	struct buf labels; /* a="x",b="y" */
+	struct buf prefix; /* NAME_bucket{a="x",b="y", */
+};
+
+/* v as expo_format_double spells it; its length. */
+static size_t format_value(char *out, size_t len, double v)
 {
-	if (!f->nlabels && !le)
-		return;
-	buf_puts(b, "{");
-	put_label_pairs(b, f, s);
-	if (le) {
-		buf_puts(b, f->nlabels ? ",le=\"" : "le=\"");
-		buf_puts(b, le);
-		buf_puts(b, "\"");
-	}
-	buf_puts(b, "}");
+	expo_format_double(out, len, v);
+	return strlen(out);
 }
 
-static void put_sample(struct buf *b, const char *name, const char *suffix,
-		       const struct metric_family *f, const struct metric_series *s, const char *le,
-		       double v)
+/* Digits of n, at most 20, into out; how many. */
+static size_t format_u64(char *out, uint64_t n)
 {
-	char num[32];
+	char tmp[20];
+	size_t k = 0, i = 0;
 
-	expo_format_double(num, sizeof(num), v);
-	buf_puts(b, name);
+	do {
+		tmp[k++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	while (k)
+		out[i++] = tmp[--k];
+	return i;
+}
+
+/*
+ * What expo_format_double(num / den) gives, for den a power of ten and num
+ * below 10^15 (a histogram's sum in ns, in seconds), without printf and
+ * strtod: the exact quotient has at most 15 significant digits, so %.15g
+ * of the double nearest it prints those digits (15 always read back, and
+ * the double is within half a unit of the 15th), and they read back as
+ * it. Spelled as %g does: fixed for exponents from -4 up, else d.ddde-XX
+ * (exponents reach 14 at most here). How many chars; 0 if it does not
+ * apply (then format the double).
+ */
+size_t expo_format_ratio(char *out, size_t len, uint64_t num, uint64_t den)
+{
+	char d[24], *o = out;
+	uint64_t p = 1;
+	size_t nd, nsig;
+	int k = 0, x;
+
+	while (p < den && k < 19) {
+		p *= 10;
+		k++;
+	}
+	/* Whole numbers have expo_format_double's own path. */
+	if (p != den || num >= 1000000000000000ULL || num % den == 0 || len < 32)
+		return 0;
+	nd = format_u64(d, num);
+	for (nsig = nd; d[nsig - 1] == '0'; nsig--)
+		;
+	x = (int)nd - 1 - k; /* the first digit's power of ten */
+	if (x < -4) {
+		*o++ = d[0];
+		if (nsig > 1) {
+			*o++ = '.';
+			memcpy(o, d + 1, nsig - 1);
+			o += nsig - 1;
+		}
+		*o++ = 'e';
+		*o++ = '-';
+		*o++ = (char)('0' + -x / 10);
+		*o++ = (char)('0' + -x % 10);
+	} else if (x >= 0) {
+		memcpy(o, d, (size_t)x + 1);
+		o += x + 1;
+		*o++ = '.';
+		memcpy(o, d + x + 1, nsig - (size_t)x - 1);
+		o += nsig - (size_t)x - 1;
+	} else {
+		*o++ = '0';
+		*o++ = '.';
+		for (int z = -x - 1; z > 0; z--)
+			*o++ = '0';
+		memcpy(o, d, nsig);
+		o += nsig;
+	}
+	*o = '\0';
+	return (size_t)(o - out);
+}
+
+/* NAME SUFFIX{labels} VALUE: labels are the series' (st->labels), if any;
+ * the value formatted (vlen chars). */
+static void put_sample_text(struct buf *b, const char *name, size_t namelen, const char *suffix,
+			    const struct metric_family *f, const struct series_text *st,
+			    const char *val, size_t vlen)
+{
+	buf_append(b, name, namelen);
 	buf_puts(b, suffix);
-	put_labels(b, f, s, le);
-	buf_puts(b, " ");
-	buf_puts(b, num);
-	buf_puts(b, "\n");
+	if (f->nlabels) {
+		buf_append(b, "{", 1);
+		buf_append(b, st->labels.data, st->labels.len);
+		buf_append(b, "}", 1);
+	}
+	buf_append(b, " ", 1);
+	buf_append(b, val, vlen);
+	buf_append(b, "\n", 1);
+}
+
+static void put_sample(struct buf *b, const char *name, size_t namelen, const char *suffix,
+		       const struct metric_family *f, const struct series_text *st, double v)
+{
+	char num[40];
+
+	put_sample_text(b, name, namelen, suffix, f, st, num, format_value(num, sizeof(num), v));
 }
 
 #define MAX_LE 512
 
-/* The family's `le` strings, formatted once per scrape, not per series. */
-static void format_les(const struct metric_family *f, char (*le)[32])
+/* One bound's part of a bucket line: le="X"} (with the space before the
+ * count), formatted once per family. */
+struct le_text {
+	char s[48];
+	size_t len;
+};
+
+static void le_text(struct le_text *le, const char *bound)
+{
+	le->len = (size_t)snprintf(le->s, sizeof(le->s), "le=\"%s\"} ", bound);
+	if (le->len >= sizeof(le->s))
+		le->len = sizeof(le->s) - 1;
+}
+
+/* The family's bucket bounds, formatted once per scrape, not per series. */
+static void format_les(const struct metric_family *f, struct le_text *le)
 {
 	const struct bucket_table *t = f->n ? f->series[0].hist.table : NULL;
-
-	for (size_t i = 0; f->ule && i < f->nule && i < MAX_LE; i++)
-		expo_format_double(le[i], sizeof(le[i]), f->ule[i]);
-	for (size_t i = 0; t && i < f->nle && i < MAX_LE; i++)
-		expo_format_double(le[i], sizeof(le[i]), (double)f->le[i] / (double)t->per_base);
-}
-
-/* One `_bucket` line: the series' prefix (NAME_bucket{labels, formatted
- * once per series), then its bound and count. */
-static void put_bucket(struct buf *b, const struct buf *prefix, const char *le, uint64_t cum)
-{
 	char num[32];
 
-	expo_format_double(num, sizeof(num), (double)cum);
-	buf_append(b, prefix->data, prefix->len);
-	buf_puts(b, "le=\"");
-	buf_puts(b, le);
-	buf_puts(b, "\"} ");
-	buf_puts(b, num);
-	buf_puts(b, "\n");
+	for (size_t i = 0; f->ule && i < f->nule && i < MAX_LE; i++) {
+		expo_format_double(num, sizeof(num), f->ule[i]);
+		le_text(&le[i], num);
+	}
+	for (size_t i = 0; t && i < f->nle && i < MAX_LE; i++) {
+		expo_format_double(num, sizeof(num), (double)f->le[i] / (double)t->per_base);
+		le_text(&le[i], num);
+	}
+	le_text(&le[MAX_LE], "+Inf");
 }
 
-/* prefix: scratch for the series' bucket line prefix, the caller's. */
-static void put_histogram(struct buf *b, const struct metric_family *f,
-			  const struct metric_series *s, char (*le)[32], struct buf *prefix)
+/* One `_bucket` line: the series' prefix, the bound's text, the count. */
+static void put_bucket(struct buf *b, const struct buf *prefix, const struct le_text *le,
+		       uint64_t cum)
+{
+	char tail[sizeof(le->s) + 32];
+	size_t n = le->len;
+
+	memcpy(tail, le->s, n);
+	/* What expo_format_double gives a whole number below 1e15: its digits. */
+	if (cum < 1000000000000000ULL)
+		n += format_u64(tail + n, cum);
+	else
+		n += format_value(tail + n, sizeof(tail) - n - 1, (double)cum);
+	tail[n++] = '\n';
+	buf_append(b, prefix->data, prefix->len);
+	buf_append(b, tail, n);
+}
+
+static void put_histogram(struct buf *b, const struct metric_family *f, size_t namelen,
+			  const struct metric_series *s, const struct le_text *le,
+			  struct series_text *st)
 {
 	const struct bucket_table *t = s->hist.table;
 	uint64_t cum = 0;
-	size_t slot = 0;
+	size_t slot = 0, end = 0, n;
+	char num[40];
 
-	buf_reset(prefix);
-	buf_puts(prefix, f->name);
-	buf_puts(prefix, "_bucket{");
-	put_label_pairs(prefix, f, s);
-	if (f->nlabels)
-		buf_puts(prefix, ",");
+	buf_reset(&st->prefix);
+	buf_append(&st->prefix, f->name, namelen);
+	buf_append(&st->prefix, "_bucket{", 8);
+	if (f->nlabels) {
+		buf_append(&st->prefix, st->labels.data, st->labels.len);
+		buf_append(&st->prefix, ",", 1);
+	}
 	for (size_t i = 0; f->ule && i < f->nule && i < MAX_LE; i++) {
 		cum += s->hist.owned ? s->hist.owned[i] : 0;
-		put_bucket(b, prefix, le[i], cum);
+		put_bucket(b, &st->prefix, &le[i], cum);
 	}
-	/* One pass: the le bounds ascend, and so do the slots' bounds. */
+	/* One pass: the le bounds ascend, and so do the slots' bounds; slots
+	 * are read only where they may be non-zero (from lo to end). */
+	if (t && s->hist.slots) {
+		slot = s->hist.lo;
+		end = s->hist.hi ? s->hist.hi : t->nslots;
+	}
 	for (size_t i = 0; t && i < f->nle && i < MAX_LE; i++) {
-		for (; s->hist.slots && slot < t->nbounds && t->bound[slot] <= f->le[i]; slot++)
+		for (; slot < end && slot < t->nbounds && t->bound[slot] <= f->le[i]; slot++)
 			cum += s->hist.slots[slot];
-		put_bucket(b, prefix, le[i], cum);
+		put_bucket(b, &st->prefix, &le[i], cum);
 	}
-	put_bucket(b, prefix, "+Inf", s->hist.count);
-	if (buf_failed(prefix))
+	put_bucket(b, &st->prefix, &le[MAX_LE], s->hist.count);
+	if (buf_failed(&st->prefix))
 		b->failed = true;
-	put_sample(b, f->name, "_sum", f, s, NULL, s->hist.sum);
-	put_sample(b, f->name, "_count", f, s, NULL, (double)s->hist.count);
+	/* The sum of a table's histogram from its raw total: no printf. */
+	n = t ? expo_format_ratio(num, sizeof(num), s->hist.sum_raw, t->per_base) : 0;
+	if (!n)
+		n = format_value(num, sizeof(num), s->hist.sum);
+	put_sample_text(b, f->name, namelen, "_sum", f, st, num, n);
+	put_sample(b, f->name, namelen, "_count", f, st, (double)s->hist.count);
 }
 
 static const char *type_name(enum metric_type t)
@@ -175,10 +291,11 @@ static void family_name(const struct metric_family *f, bool om, char *out, size_
 	snprintf(out, len, "%.*s", (int)n, f->name);
 }
 
-/* le: room for MAX_LE bounds' strings, prefix a scratch buffer: the caller's. */
-static void put_family(struct buf *b, const struct metric_family *f, bool om, char (*le)[32],
-		       struct buf *prefix)
+/* le: room for MAX_LE + 1 bounds' texts, st: scratch; both the caller's. */
+static void put_family(struct buf *b, const struct metric_family *f, bool om, struct le_text *le,
+		       struct series_text *st)
 {
+	size_t namelen = strlen(f->name);
 	char name[256];
 
 	family_name(f, om, name, sizeof(name));
@@ -190,25 +307,31 @@ static void put_family(struct buf *b, const struct metric_family *f, bool om, ch
 	for (size_t i = 0; i < f->n; i++) {
 		const struct metric_series *s = &f->series[i];
 
+		buf_reset(&st->labels);
+		put_label_pairs(&st->labels, f, s);
+		if (buf_failed(&st->labels))
+			b->failed = true;
 		if (f->type == METRIC_HISTOGRAM)
-			put_histogram(b, f, s, le, prefix);
+			put_histogram(b, f, namelen, s, le, st);
 		else
-			put_sample(b, f->name, "", f, s, NULL, s->value);
+			put_sample(b, f->name, namelen, "", f, st, s->value);
 	}
 }
 
 int expo_text(const struct metric_set *set, bool openmetrics, struct buf *out)
 {
-	char(*le)[32] = malloc(MAX_LE * sizeof(*le)); /* 16 KiB: not on the stack */
-	struct buf prefix = { 0 };
+	/* 24 KiB: not on the stack */
+	struct le_text *le = malloc((MAX_LE + 1) * sizeof(*le));
+	struct series_text st = { 0 };
 
 	if (!le)
 		return -ENOMEM;
 	for (size_t i = 0; i < set->n; i++)
 		if (set->fam[i].n)
-			put_family(out, &set->fam[i], openmetrics, le, &prefix);
+			put_family(out, &set->fam[i], openmetrics, le, &st);
 	free(le);
-	buf_free(&prefix);
+	buf_free(&st.labels);
+	buf_free(&st.prefix);
 	if (openmetrics)
 		buf_puts(out, "# EOF\n");
 	return buf_failed(out) ? -ENOMEM : 0;

@@ -8,11 +8,78 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Series are found by label values through an open-addressed index. */
+/*
+ * Series are found by label values through an open-addressed index. Each
+ * slot keeps its series' hash (the low 32 bits, which place it too): a
+ * probe compares hashes and reads a series' strings only on a match, and
+ * growing rehashes no string. 8 bytes a slot, at most 70 % full: 10 000
+ * series take 128 KiB, which a cache holds, where random probes into
+ * twice that went to memory.
+ */
+struct index_slot {
+	uint32_t hash;
+	uint32_t n; /* series number + 1; 0 = empty */
+};
+
+/* Whether an index of cap slots holds n series without growing. */
+static bool index_fits(size_t n, size_t cap)
+{
+	return n * 10 <= cap * 7;
+}
+
 struct series_index {
-	size_t *slot; /* series number + 1; 0 = empty */
+	struct index_slot *slot;
 	size_t cap;
 };
+
+/*
+ * A family's label values live in blocks that never move (series point into
+ * them), filled one after the other and freed together: a scrape of 10 000
+ * series would otherwise make and free a string per label of each.
+ */
+struct arena_block {
+	struct arena_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+#define ARENA_FIRST 512
+#define ARENA_MAX (64 * 1024)
+
+static char *arena_copy(struct metric_family *f, const char *s)
+{
+	struct arena_block *b = f->arena;
+	size_t n = strlen(s) + 1;
+	char *p;
+
+	if (!b || b->cap - b->used < n) {
+		size_t cap = b ? (b->cap < ARENA_MAX ? b->cap * 2 : b->cap) : ARENA_FIRST;
+		struct arena_block *nb;
+
+		if (cap < n)
+			cap = n;
+		nb = malloc(sizeof(*nb) + cap);
+		if (!nb)
+			return NULL;
+		nb->next = b;
+		nb->used = 0;
+		nb->cap = cap;
+		f->arena = b = nb;
+	}
+	p = b->data + b->used;
+	memcpy(p, s, n);
+	b->used += n;
+	return p;
+}
+
+static void arena_free(struct metric_family *f)
+{
+	for (struct arena_block *b = f->arena, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	f->arena = NULL;
+}
 
 static uint64_t hash_values(const char *const *values, int n)
 {
@@ -23,7 +90,10 @@ static uint64_t hash_values(const char *const *values, int n)
 			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
 		h = (h ^ 0xff) * 1099511628211ULL; /* separator */
 	}
-	return h;
+	/* FNV's low bits, which place a series, are weak on short values: mix. */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 33);
 }
 
 struct metric_family *metrics_family(struct metric_set *set, const char *name, const char *help,
@@ -48,11 +118,16 @@ static struct series_index *index_of(struct metric_family *f)
 	return f->index;
 }
 
-static int index_grow(struct metric_family *f)
+/* Makes the index at least cap slots (a power of two), or twice as many as
+ * it has. */
+static int index_grow(struct metric_family *f, size_t cap)
 {
 	struct series_index *ix = index_of(f);
-	size_t cap = ix && ix->cap ? ix->cap * 2 : 64;
-	size_t *slot = calloc(cap, sizeof(*slot));
+	struct index_slot *slot;
+
+	if (ix && ix->cap * 2 > cap)
+		cap = ix->cap * 2;
+	slot = calloc(cap, sizeof(*slot));
 
 	if (!slot)
 		return -1;
@@ -64,20 +139,18 @@ static int index_grow(struct metric_family *f)
 		}
 		f->index = ix;
 	}
+	for (size_t i = 0; i < ix->cap; i++) {
+		size_t h;
+
+		if (!ix->slot[i].n)
+			continue;
+		for (h = ix->slot[i].hash & (cap - 1); slot[h].n; h = (h + 1) & (cap - 1))
+			;
+		slot[h] = ix->slot[i];
+	}
 	free(ix->slot);
 	ix->slot = slot;
 	ix->cap = cap;
-	for (size_t i = 0; i < f->n; i++) {
-		const char *vals[METRIC_MAX_LABELS];
-		size_t h;
-
-		for (int k = 0; k < f->nlabels; k++)
-			vals[k] = f->series[i].values[k];
-		h = hash_values(vals, f->nlabels) & (cap - 1);
-		while (slot[h])
-			h = (h + 1) & (cap - 1);
-		slot[h] = i + 1;
-	}
 	return 0;
 }
 
@@ -100,12 +173,9 @@ static struct metric_series *append_series(struct metric_family *f, const char *
 	s = &f->series[f->n];
 	memset(s, 0, sizeof(*s));
 	for (int k = 0; k < f->nlabels; k++) {
-		s->values[k] = strdup(values[k]);
-		if (!s->values[k]) {
-			while (k--)
-				free(s->values[k]);
-			return NULL;
-		}
+		s->values[k] = arena_copy(f, values[k]);
+		if (!s->values[k])
+			return NULL; /* what was copied goes with the family */
 	}
 	s->hist.table = table;
 	f->n++;
@@ -116,52 +186,109 @@ struct metric_series *metrics_series(struct metric_family *f, const char *const 
 				     const struct bucket_table *table)
 {
 	struct series_index *ix = index_of(f);
+	uint64_t hash = hash_values(values, f->nlabels);
 	struct metric_series *s;
 	size_t h;
 
-	if ((!ix || (f->n + 1) * 2 > ix->cap) && index_grow(f))
+	if ((!ix || !index_fits(f->n + 1, ix->cap)) && index_grow(f, 64))
+		return NULL;
+	if (f->n >= UINT32_MAX)
 		return NULL;
 	ix = index_of(f);
-	h = hash_values(values, f->nlabels) & (ix->cap - 1);
-	for (; ix->slot[h]; h = (h + 1) & (ix->cap - 1)) {
-		s = &f->series[ix->slot[h] - 1];
-		if (same_values(f, s, values))
+	for (h = hash & (ix->cap - 1); ix->slot[h].n; h = (h + 1) & (ix->cap - 1)) {
+		s = &f->series[ix->slot[h].n - 1];
+		if (ix->slot[h].hash == (uint32_t)hash && same_values(f, s, values))
 			return s;
 	}
 	s = append_series(f, values, table);
 	if (s)
-		ix->slot[h] = f->n;
+		ix->slot[h] = (struct index_slot){ (uint32_t)hash, (uint32_t)f->n };
 	return s;
+}
+
+int metrics_reserve(struct metric_family *f, size_t n)
+{
+	struct series_index *ix = index_of(f);
+	size_t cap = 64;
+	void *p;
+
+	while (!index_fits(n + 1, cap))
+		cap *= 2;
+	if ((!ix || ix->cap < cap) && index_grow(f, cap))
+		return -ENOMEM;
+	if (n <= f->cap)
+		return 0;
+	p = realloc(f->series, n * sizeof(*f->series));
+	if (!p)
+		return -ENOMEM;
+	f->series = p;
+	f->cap = n;
+	return 0;
+}
+
+/* The end of the slots of h that may be non-zero. */
+static size_t hist_end(const struct metric_hist *h)
+{
+	return h->hi ? h->hi : h->table->nslots;
+}
+
+int metrics_hist_add_slots(struct metric_series *s, const struct metric_slots *in, uint64_t sum_raw)
+{
+	const struct bucket_table *t = s->hist.table;
+	struct metric_hist *h = &s->hist;
+	size_t lo = in->lo, hi = in->hi && in->hi <= t->nslots ? in->hi : t->nslots;
+	uint64_t count = in->count;
+
+	if (lo > hi)
+		lo = hi;
+	if (h->slots && !h->owned) { /* a second source: sum into our own copy */
+		h->owned = calloc(t->nslots, sizeof(*h->owned));
+		if (!h->owned)
+			return -ENOMEM;
+		for (size_t i = h->lo; i < hist_end(h); i++)
+			h->owned[i] = h->slots[i];
+		h->slots = h->owned;
+	}
+	if (!in->count_summed) {
+		/* In a local: h->count may alias slots for the compiler, which
+		 * would then load and store it at every slot. */
+		count = 0;
+		for (size_t i = lo; i < hi; i++)
+			count += in->slots[i];
+	}
+	h->count += count;
+	if (h->owned) {
+		for (size_t i = lo; i < hi; i++)
+			h->owned[i] += in->slots[i];
+		/* The union of both spans; an empty one adds nothing. */
+		if (lo < hi && h->lo >= hist_end(h)) {
+			h->lo = lo;
+			h->hi = hi;
+		} else if (lo < hi) {
+			h->hi = hi > hist_end(h) ? hi : hist_end(h);
+			h->lo = lo < h->lo ? lo : h->lo;
+		}
+	} else {
+		h->slots = in->slots;
+		h->lo = lo;
+		h->hi = hi;
+	}
+	h->sum_raw += sum_raw;
+	h->sum = (double)h->sum_raw / (double)t->per_base;
+	return 0;
 }
 
 int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count, uint64_t sum_raw)
 {
-	const struct bucket_table *t = s->hist.table;
-	struct metric_hist *h = &s->hist;
-
 	/*
 	 * The count is the sum of the slots, not the kernel's own counter: a
 	 * scrape can read a CPU's value between the two increments, and
 	 * Prometheus rejects a histogram whose buckets do not add up.
 	 */
+	const struct metric_slots in = { .slots = slots };
+
 	(void)count;
-	if (h->slots && !h->owned) { /* a second source: sum into our own copy */
-		h->owned = malloc(t->nslots * sizeof(*h->owned));
-		if (!h->owned)
-			return -ENOMEM;
-		memcpy(h->owned, h->slots, t->nslots * sizeof(*h->owned));
-		h->slots = h->owned;
-	}
-	for (size_t i = 0; i < t->nslots; i++)
-		h->count += slots[i];
-	if (h->owned)
-		for (size_t i = 0; i < t->nslots; i++)
-			h->owned[i] += slots[i];
-	else
-		h->slots = slots;
-	h->sum_raw += sum_raw;
-	h->sum = (double)h->sum_raw / (double)t->per_base;
-	return 0;
+	return metrics_hist_add_slots(s, &in, sum_raw);
 }
 
 int metrics_uhist_add(const struct metric_family *f, struct metric_series *s, size_t bucket,
@@ -185,12 +312,11 @@ void metrics_clear(struct metric_set *set)
 		struct metric_family *f = &set->fam[i];
 		struct series_index *ix = index_of(f);
 
-		for (size_t k = 0; k < f->n; k++) {
+		/* Only histograms own memory: no walk of 10 000 counters. */
+		for (size_t k = 0; f->type == METRIC_HISTOGRAM && k < f->n; k++)
 			free(f->series[k].hist.owned);
-			for (int l = 0; l < f->nlabels; l++)
-				free(f->series[k].values[l]);
-		}
 		free(f->series);
+		arena_free(f);
 		if (ix)
 			free(ix->slot);
 		free(ix);
@@ -212,7 +338,8 @@ uint64_t metrics_hist_cumulative(const struct metric_series *s, uint64_t le)
 	const struct bucket_table *t = s->hist.table;
 	uint64_t sum = 0;
 
-	for (size_t i = 0; s->hist.slots && i < t->nbounds && t->bound[i] <= le; i++)
+	for (size_t i = s->hist.lo;
+	     s->hist.slots && i < hist_end(&s->hist) && i < t->nbounds && t->bound[i] <= le; i++)
 		sum += s->hist.slots[i];
 	return sum;
 }
@@ -228,7 +355,7 @@ void metrics_hist_native(const struct metric_series *s, uint64_t *zero_count,
 	if (!s->hist.slots)
 		return;
 	/* Slots ascend, and so do their native indexes: merge runs. */
-	for (size_t i = 0; i <= t->nbounds && i < t->nslots; i++) {
+	for (size_t i = s->hist.lo; i < hist_end(&s->hist) && i <= t->nbounds; i++) {
 		int idx;
 
 		if (!s->hist.slots[i])

@@ -34,6 +34,8 @@ struct metric_hist {
 	 * is summed in. Borrowed slots must outlive the set's use. */
 	const __u64 *slots;
 	__u64 *owned;
+	/* Every non-zero slot lies in [lo, hi); hi 0: any may be non-zero. */
+	size_t lo, hi;
 	uint64_t count;
 	/* Table histograms add their sources' sums in raw units (ns, bytes)
 	 * and derive sum from the total: added as doubles, the same total
@@ -44,7 +46,7 @@ struct metric_hist {
 };
 
 struct metric_series {
-	char *values[METRIC_MAX_LABELS]; /* owned copies */
+	char *values[METRIC_MAX_LABELS]; /* copies, in the family's blocks */
 	double value;			 /* counters and gauges */
 	struct metric_hist hist;	 /* histograms */
 };
@@ -68,6 +70,7 @@ struct metric_family {
 	struct metric_series *series;
 	size_t n, cap;
 	void *index; /* finds series by label values (metrics.c) */
+	void *arena; /* holds the series' label values (metrics.c) */
 };
 
 /* Families live in a fixed array, so a family pointer stays valid while the
@@ -93,10 +96,33 @@ struct metric_family *metrics_family(struct metric_set *set, const char *name, c
 struct metric_series *metrics_series(struct metric_family *f, const char *const *values,
 				     const struct bucket_table *table);
 
+/* Makes room for n series in f, so that adding them grows nothing (a
+ * family the size of the previous scrape's). 0 or -ENOMEM. */
+int metrics_reserve(struct metric_family *f, size_t n);
+
 /* Adds counts into a histogram series; sum_raw in raw units (ns, bytes).
  * Its count becomes the sum of its slots (count is ignored, see metrics.c).
  * The first add borrows `slots` (see struct metric_hist). 0 or -ENOMEM. */
 int metrics_hist_add(struct metric_series *s, const __u64 *slots, uint64_t count, uint64_t sum_raw);
+
+/*
+ * A source's slots (table->nslots) with what it knows of them: that every
+ * non-zero one lies in [lo, hi) (hi 0: not known), and, when count_summed,
+ * that count is their sum (a series folded in user space, whose count was
+ * summed from the very slots given).
+ */
+struct metric_slots {
+	const __u64 *slots;
+	size_t lo, hi;
+	uint64_t count;
+	bool count_summed;
+};
+
+/* metrics_hist_add with that knowledge: the slots, 4 KiB a series that no
+ * cache holds in a large scrape, are read only where they can be non-zero,
+ * and only to add them to another source's or to sum them. 0 or -ENOMEM. */
+int metrics_hist_add_slots(struct metric_series *s, const struct metric_slots *in,
+			   uint64_t sum_raw);
 
 /* Adds n observations to bucket `bucket` (0..nule; nule: past every bound)
  * of a series of a family with buckets of its own (`ule`). 0 or -ENOMEM. */

@@ -103,9 +103,12 @@ static int views_map(void *ctx, const char *name, struct umap *out, char *err, s
 	return -1;
 }
 
-/* A series' value in one view (not untimed). */
-static struct uvalue value_of(const struct iolat_val *val, enum view view)
+/* A series' value in one view (not untimed); span: where its slots may be
+ * non-zero (struct series), NULL: not known. */
+static struct uvalue value_of(const struct iolat_val *val, const struct histo_span *span,
+			      enum view view)
 {
+	const struct histo_span *sp = NULL;
 	struct uvalue v = { 0 };
 
 	switch (view) {
@@ -114,13 +117,22 @@ static struct uvalue value_of(const struct iolat_val *val, enum view view)
 		const struct iolat_lat *l =
 		    &val->lat[view == VIEW_DEVICE_LATENCY ? IOLAT_VIEW_DEVICE : IOLAT_VIEW_TOTAL];
 
-		v = (struct uvalue){ .slots = l->slots, .count = l->count, .sum_raw = l->sum_ns };
+		/* A view's count is the sum of its slots, as histo_fold sums it
+		 * (and histo_add keeps it): the metrics need not sum it again. */
+		v = (struct uvalue){ .slots = l->slots,
+				     .count = l->count,
+				     .sum_raw = l->sum_ns,
+				     .count_summed = true };
+		sp = span
+			 ? &span[view == VIEW_DEVICE_LATENCY ? IOLAT_VIEW_DEVICE : IOLAT_VIEW_TOTAL]
+			 : NULL;
 		break;
 	}
 	case VIEW_REQUEST_SIZE:
 		v = (struct uvalue){ .slots = val->size_slots,
 				     .count = val->ios,
 				     .sum_raw = val->bytes };
+		sp = span ? &span[HISTO_SPAN_SIZE] : NULL;
 		break;
 	case VIEW_COMPLETIONS:
 		v.u64 = val->ios;
@@ -134,12 +146,17 @@ static struct uvalue value_of(const struct iolat_val *val, enum view view)
 	default:
 		break;
 	}
+	if (sp) {
+		v.slot_lo = sp->lo;
+		v.slot_hi = sp->hi;
+	}
 	return v;
 }
 
 /* A series under its workload's label set l; none for a workload not shown. */
 static int workload_entry(const struct iolat_key *key, const struct iolat_val *val,
-			  const struct wl_label *l, enum view view, usource_fn fn, void *arg)
+			  const struct histo_span *span, const struct wl_label *l, enum view view,
+			  usource_fn fn, void *arg)
 {
 	struct builtin_workload_key k;
 	struct uvalue v;
@@ -151,17 +168,19 @@ static int workload_entry(const struct iolat_key *key, const struct iolat_val *v
 	k.op = key->op;
 	memcpy(k.kind, l->kind, sizeof(k.kind));
 	memcpy(k.workload, l->name, sizeof(k.workload));
-	v = value_of(val, view);
+	v = value_of(val, span, view);
 	return fn(arg, &k, &v);
 }
 
 /*
  * One series' entry (two for untimed: the device view's, then the total's);
- * l: its workload's label set, for the workload views. The metrics borrow
- * val's slots until the scrape is written: val must outlive the call.
+ * span: where its slots may be non-zero (NULL: not known); l: its
+ * workload's label set, for the workload views. The metrics borrow val's
+ * slots until the scrape is written: val must outlive the call.
  */
 static int series_entry(const struct iolat_key *key, const struct iolat_val *val,
-			const struct wl_label *l, enum view view, usource_fn fn, void *arg)
+			const struct histo_span *span, const struct wl_label *l, enum view view,
+			usource_fn fn, void *arg)
 {
 	struct builtin_block_key k = { key->dev, key->op, key->size_class, 0 };
 	struct builtin_untimed_key u = { key->dev, key->op, key->size_class, 0, 0 };
@@ -169,9 +188,10 @@ static int series_entry(const struct iolat_key *key, const struct iolat_val *val
 	int rc;
 
 	if (view >= VIEW_WORKLOAD)
-		return workload_entry(key, val, l, (enum view)(view - VIEW_WORKLOAD), fn, arg);
+		return workload_entry(key, val, span, l, (enum view)(view - VIEW_WORKLOAD), fn,
+				      arg);
 	if (view != VIEW_UNTIMED) {
-		v = value_of(val, view);
+		v = value_of(val, span, view);
 		return fn(arg, &k, &v);
 	}
 	v = (struct uvalue){ .u64 = val->lat[IOLAT_VIEW_DEVICE].unseen };
@@ -201,16 +221,20 @@ static int synthetic_entries(const struct builtin_views *bv, enum view view, uso
 	int rc = 0;
 
 	if (!spread.ios) {
-		for (size_t i = 0; i < IOLAT_LAT_SLOTS; i += 7)
+		for (size_t i = 0; i < IOLAT_LAT_SLOTS; i += 7) {
 			spread.lat[0].slots[i] = spread.lat[1].slots[i] = i + 1;
-		spread.ios = spread.lat[0].count = spread.lat[1].count = 1000;
+			/* Each view's count is the sum of its slots, as histo_fold's. */
+			spread.lat[0].count += i + 1;
+			spread.lat[1].count += i + 1;
+		}
+		spread.ios = 1000;
 		spread.size_slots[100] = 1000;
 	}
 	for (unsigned int d = 0; !rc && d < bv->synthetic; d++)
 		for (int op = 0; !rc && op < 2; op++) {
 			key.dev = (4095u << 20) | d;
 			key.op = (__u8)op;
-			rc = series_entry(&key, &spread, NULL, view, fn, arg);
+			rc = series_entry(&key, &spread, NULL, NULL, view, fn, arg);
 		}
 	return rc;
 }
@@ -227,7 +251,7 @@ static int views_read(void *ctx, const struct umap *m, usource_fn fn, void *arg,
 	if (view >= VIEW_WORKLOAD && !bv->labels)
 		return 0;
 	for (size_t i = 0; !rc && bv->snap && i < bv->snap->n; i++)
-		rc = series_entry(&bv->snap->s[i].key, &bv->snap->s[i].val,
+		rc = series_entry(&bv->snap->s[i].key, &bv->snap->s[i].val, bv->snap->s[i].span,
 				  bv->labels ? bv->labels[i] : NULL, view, fn, arg);
 	if (!rc && view < VIEW_WORKLOAD)
 		rc = synthetic_entries(bv, view, fn, arg);

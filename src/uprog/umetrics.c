@@ -24,6 +24,7 @@ struct umetric {
 	const struct bucket_table *table; /* iolat's histograms */
 	double *ule;			  /* a histogram's bounds, in its unit */
 	size_t nule;
+	size_t last_n; /* series of the previous collect: the next one's room */
 };
 
 struct umetrics {
@@ -303,8 +304,15 @@ static int on_entry(void *arg, const void *key, const struct uvalue *v)
 	}
 	if (!s)
 		return -ENOMEM;
-	if (m->table)
-		return v->slots ? metrics_hist_add(s, v->slots, v->count, v->sum_raw) : 0;
+	if (m->table) {
+		const struct metric_slots in = { .slots = v->slots,
+						 .lo = v->slot_lo,
+						 .hi = v->slot_hi,
+						 .count = v->count,
+						 .count_summed = v->count_summed };
+
+		return v->slots ? metrics_hist_add_slots(s, &in, v->sum_raw) : 0;
+	}
 	if (!m->conf->histogram) {
 		s->value += (double)v->u64;
 		return 0;
@@ -334,9 +342,12 @@ static int collect_metric(struct umetrics *u, struct umetric *m, struct metric_s
 		w.f->le = u->src.le(u->src.ctx, mc->bucket_type, &w.f->nle);
 	w.f->ule = m->ule;
 	w.f->nule = m->nule;
-	w.vals = malloc(METRIC_MAX_LABELS * sizeof(*w.vals)); /* 8 KiB: not on the stack */
+	/* As many series as last time: no growing and rehashing on the way. */
+	w.vals =
+	    metrics_reserve(w.f, m->last_n) ? NULL : malloc(METRIC_MAX_LABELS * sizeof(*w.vals));
 	rc = w.vals ? u->src.read(u->src.ctx, &m->map, on_entry, &w, err, errlen) : -ENOMEM;
 	free(w.vals);
+	m->last_n = w.f->n;
 	if (rc > 0 || rc == -ENOMEM) {
 		snprintf(err, errlen, "out of memory reading map '%s'", mc->map);
 		return -ENOMEM;

@@ -32,6 +32,8 @@ struct uvalue {
 	 * bucket type, their count, and the sum in raw units (ns, bytes). */
 	const __u64 *slots;
 	uint64_t count, sum_raw;
+	bool count_summed;	 /* count is the sum of the slots (else it is summed) */
+	size_t slot_lo, slot_hi; /* every non-zero slot is in [lo, hi); hi 0: not known */
 };
 
 typedef int (*usource_fn)(void *arg, const void *key, const struct uvalue *v);

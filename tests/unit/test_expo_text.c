@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* After setjmp.h, stdarg.h and stddef.h, which it needs. */
@@ -77,6 +79,41 @@ static const char text_expected[] =
     "x_latency_seconds_sum{device=\"vda\",op=\"write\"} 2.5\n"
     "x_latency_seconds_count{device=\"vda\",op=\"write\"} 6\n";
 
+/* The fast sum (num / 10^k) spells every value as expo_format_double does:
+ * fixed and exponent forms, trailing zeros, all magnitudes below 10^15. */
+static void test_format_ratio(void **state)
+{
+	static const uint64_t dens[] = { 10, 1000, 1000000, 1000000000 };
+	unsigned int seed = 3;
+	char want[64], got[64];
+
+	(void)state;
+	assert_int_equal(expo_format_ratio(got, sizeof(got), 3000000000ULL, 1000000000), 0);
+	assert_int_equal(expo_format_ratio(got, sizeof(got), 5, 1), 0);
+	assert_int_equal(expo_format_ratio(got, sizeof(got), 5, 7), 0);
+	assert_int_equal(expo_format_ratio(got, sizeof(got), 1000000000000000ULL, 10), 0);
+	assert_int_equal(expo_format_ratio(got, 16, 5, 10), 0);
+	for (int i = 0; i < 400000; i++) {
+		uint64_t den = dens[i % 4], num = 0;
+		int digits = 1 + (int)(rand_r(&seed) % 15), zeros = (int)(rand_r(&seed) % 6);
+		size_t n;
+
+		for (int d = 0; d < digits; d++)
+			num = num * 10 + (uint64_t)(rand_r(&seed) % 10);
+		for (int z = 0; z < zeros && num < 100000000000000ULL; z++)
+			num *= 10;
+		n = expo_format_ratio(got, sizeof(got), num, den);
+		if (!num || num % den == 0) {
+			assert_int_equal(n, 0);
+			continue;
+		}
+		expo_format_double(want, sizeof(want), (double)num / (double)den);
+		if (n != strlen(want) || strcmp(got, want))
+			fail_msg("%llu / %llu: got \"%s\", want \"%s\"", (unsigned long long)num,
+				 (unsigned long long)den, got, want);
+	}
+}
+
 static void test_text(void **state)
 {
 	struct metric_set set = { 0 };
@@ -134,6 +171,126 @@ static void test_sum_of_sources(void **state)
 	assert_true(s->hist.sum == 100000333 / 1e9);
 	assert_int_equal(s->hist.count, 2);
 	metrics_clear(&set);
+}
+
+/* Thousands of series, found again by their labels after the index and
+ * the label blocks grew (from a reserved size, and past it), one label value
+ * longer than a block: each keeps its own labels and value, and each is one
+ * line of the text. */
+static void test_many_series(void **state)
+{
+	static char big[100 * 1024];
+	struct metric_set set = { 0 };
+	struct metric_family *f;
+	struct buf out = { 0 };
+	char d[32], o[32];
+	size_t lines = 0;
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	f = metrics_family(&set, "x_total", "Counts.", METRIC_COUNTER, labels);
+	assert_int_equal(metrics_reserve(f, 1000), 0);
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 5000; i++) {
+			struct metric_series *s;
+
+			snprintf(d, sizeof(d), "d%d", i);
+			snprintf(o, sizeof(o), "op%d", i % 7);
+			s = metrics_series(f, (const char *const[]){ d, i == 4321 ? big : o },
+					   NULL);
+			assert_non_null(s);
+			s->value += i;
+		}
+	assert_int_equal(f->n, 5000);
+	for (int i = 0; i < 5000; i++) {
+		const struct metric_series *s = &f->series[i];
+
+		snprintf(d, sizeof(d), "d%d", i);
+		snprintf(o, sizeof(o), "op%d", i % 7);
+		assert_string_equal(s->values[0], d);
+		assert_string_equal(s->values[1], i == 4321 ? big : o);
+		assert_true(s->value == 2.0 * i);
+	}
+	assert_int_equal(expo_text(&set, false, &out), 0);
+	for (size_t i = 0; i < out.len; i++)
+		lines += out.data[i] == '\n';
+	assert_int_equal(lines, 5000 + 2);
+	assert_non_null(strstr(out.data, "x_total{device=\"d4999\",op=\"op1\"} 9998\n"));
+	buf_free(&out);
+	metrics_clear(&set);
+}
+
+static void native_bucket(void *ctx, int index, uint64_t count)
+{
+	struct buf *b = ctx;
+
+	buf_printf(b, "%d:%llu ", index, (unsigned long long)count);
+}
+
+/* A series' text and native buckets, for comparing two sets. */
+static void render_all(struct metric_set *set, struct buf *out)
+{
+	uint64_t zero;
+
+	assert_int_equal(expo_text(set, false, out), 0);
+	for (size_t i = 0; i < set->fam[0].n; i++) {
+		metrics_hist_native(&set->fam[0].series[i], &zero, native_bucket, out);
+		buf_printf(out, "zero %llu\n", (unsigned long long)zero);
+	}
+}
+
+/* Sources that say where their slots may be non-zero (exactly, loosely,
+ * not at all, or empty) and what they sum to give the same text and native
+ * buckets as the same sources summed and scanned whole. */
+static void test_slot_spans(void **state)
+{
+	static __u64 src[6][IOLAT_LAT_SLOTS];
+	unsigned int seed = 9;
+
+	(void)state;
+	for (int round = 0; round < 300; round++) {
+		struct metric_set with = { 0 }, without = { 0 };
+		struct metric_family *fw, *fo;
+		struct buf a = { 0 }, b = { 0 };
+		int nsrc = 1 + (int)(rand_r(&seed) % 6);
+
+		fw = metrics_family(&with, "x_seconds", "L.", METRIC_HISTOGRAM, labels);
+		fo = metrics_family(&without, "x_seconds", "L.", METRIC_HISTOGRAM, labels);
+		fw->le = fo->le = buckets_default_le_ns;
+		fw->nle = fo->nle = buckets_default_le_count;
+		for (int k = 0; k < nsrc; k++) {
+			const char *const v[] = { k % 2 ? "vda" : "vdb", "read" };
+			size_t lo = rand_r(&seed) % IOLAT_LAT_SLOTS, hi = lo;
+			int kind = (int)(rand_r(&seed) % 4);
+			struct metric_slots in = { .slots = src[k] };
+			uint64_t count = 0;
+
+			memset(src[k], 0, sizeof(src[k]));
+			if (kind != 3) /* 3: an empty source */
+				hi = lo + 1 + rand_r(&seed) % (IOLAT_LAT_SLOTS - lo);
+			for (size_t i = lo; i < hi; i += 1 + rand_r(&seed) % 40)
+				count += src[k][i] = 1 + rand_r(&seed) % 1000;
+			in.lo = kind == 1 && lo ? lo - 1 : lo; /* 1: loose */
+			in.hi = kind == 2 ? 0 : hi;	       /* 2: not known */
+			if (kind == 3)
+				in.lo = in.hi = IOLAT_LAT_SLOTS;
+			in.count = count;
+			in.count_summed = rand_r(&seed) % 2;
+			assert_int_equal(metrics_hist_add_slots(metrics_series(fw, v, &lat), &in,
+								(uint64_t)k * 1000),
+					 0);
+			assert_int_equal(metrics_hist_add(metrics_series(fo, v, &lat), src[k], 0,
+							  (uint64_t)k * 1000),
+					 0);
+		}
+		render_all(&with, &a);
+		render_all(&without, &b);
+		assert_string_equal(a.data, b.data);
+		buf_free(&a);
+		buf_free(&b);
+		metrics_clear(&with);
+		metrics_clear(&without);
+	}
 }
 
 static void test_negotiate(void **state)
@@ -228,6 +385,8 @@ int main(void)
 		cmocka_unit_test(test_sum_of_sources), cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_negotiate),      cmocka_unit_test(test_gzip_accept),
 		cmocka_unit_test(test_listen_valid),   cmocka_unit_test(test_own_buckets),
+		cmocka_unit_test(test_many_series),    cmocka_unit_test(test_format_ratio),
+		cmocka_unit_test(test_slot_spans),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -222,6 +222,53 @@ static void test_fold_idempotent_shared(void **state)
 	assert_int_equal(folded.ios, (uint64_t)UINT32_MAX + 5);
 }
 
+/* The span of n slots the slow way: [first non-zero, last + 1), [n, n). */
+static void expect_span(const __u64 *slots, size_t n, const struct histo_span *got)
+{
+	size_t lo = n, hi = n;
+
+	for (size_t i = 0; i < n; i++)
+		if (slots[i]) {
+			lo = lo == n ? i : lo;
+			hi = i + 1;
+		}
+	if (lo == n)
+		hi = n;
+	assert_int_equal(got->lo, lo);
+	assert_int_equal(got->hi, hi);
+}
+
+/* The fold's spans hold every non-zero slot and no more, as slots fill in
+ * at both ends and stay empty in a view; the plain fold folds the same. */
+static void test_fold_spans(void **state)
+{
+	static struct iolat_val plain;
+	struct histo_span span[HISTO_SPANS];
+	unsigned int seed = 5;
+
+	(void)state;
+	memset(kcpu, 0, sizeof(kcpu));
+	memset(&folded, 0, sizeof(folded));
+	memset(&plain, 0, sizeof(plain));
+	for (int round = 0; round < 200; round++) {
+		unsigned int c = (unsigned int)rand_r(&seed) % NCPU;
+
+		if (round % 5)
+			kcpu[c].lat_slots[IOLAT_VIEW_DEVICE][rand_r(&seed) % IOLAT_LAT_SLOTS]++;
+		if (round > 100)
+			kcpu[c].size_slots[rand_r(&seed) % IOLAT_SIZE_SLOTS] += 3;
+		histo_fold_spans(&folded, kcpu, NCPU, span);
+		histo_fold(&plain, kcpu, NCPU);
+		assert_memory_equal(&folded, &plain, sizeof(plain));
+		expect_span(folded.lat[IOLAT_VIEW_DEVICE].slots, IOLAT_LAT_SLOTS,
+			    &span[IOLAT_VIEW_DEVICE]);
+		expect_span(folded.lat[IOLAT_VIEW_TOTAL].slots, IOLAT_LAT_SLOTS,
+			    &span[IOLAT_VIEW_TOTAL]);
+		expect_span(folded.size_slots, IOLAT_SIZE_SLOTS, &span[HISTO_SPAN_SIZE]);
+	}
+	assert_int_equal(span[IOLAT_VIEW_TOTAL].lo, IOLAT_LAT_SLOTS); /* never used */
+}
+
 /*
  * now = before + one more CPU's worth, with a new max in each view: the delta
  * is that CPU's counts, and the max is now's (a max cannot be subtracted).
@@ -657,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_sub_interval),
 		cmocka_unit_test(test_fold_wraps),
 		cmocka_unit_test(test_fold_idempotent_shared),
+		cmocka_unit_test(test_fold_spans),
 		cmocka_unit_test(test_sub_no_change),
 		cmocka_unit_test(test_quantile_uniform),
 		cmocka_unit_test(test_quantile_lognormal),
