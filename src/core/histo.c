@@ -64,8 +64,15 @@ static void span_of(const __u64 *slots, size_t n, struct histo_span *out)
 {
 	size_t lo = 0, hi = n;
 
+	/* Eight at a time first: a fold scans every key's 1 280 slots. */
+	while (lo + 8 <= n && !(slots[lo] | slots[lo + 1] | slots[lo + 2] | slots[lo + 3] |
+				slots[lo + 4] | slots[lo + 5] | slots[lo + 6] | slots[lo + 7]))
+		lo += 8;
 	while (lo < n && !slots[lo])
 		lo++;
+	while (hi >= lo + 8 && !(slots[hi - 1] | slots[hi - 2] | slots[hi - 3] | slots[hi - 4] |
+				 slots[hi - 5] | slots[hi - 6] | slots[hi - 7] | slots[hi - 8]))
+		hi -= 8;
 	while (hi > lo && !slots[hi - 1])
 		hi--;
 	out->lo = (uint16_t)(lo < n ? lo : n);
