@@ -72,6 +72,7 @@ struct serve {
 	struct userprogs *user;
 	struct http_server *http;
 	struct metric_set set;
+	size_t body_len[EXPO_PROTOBUF + 1]; /* the last scrape's, per format */
 	pthread_mutex_t state_lock;
 	struct maint maint;
 	int stats_fd;
@@ -346,9 +347,15 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 		rc = add_config_metrics(s, &s->set);
 	if (!rc)
 		rc = add_http_metrics(s, &s->set);
+	/* Room for a body like the last one: no doubling from 4 KiB to
+	 * megabytes, a copy at each step. */
+	if (!rc && !buf_reserve(out, s->body_len[fmt] + s->body_len[fmt] / 8))
+		rc = -ENOMEM;
 	if (!rc)
 		rc = fmt == EXPO_PROTOBUF ? expo_proto(&s->set, out)
 					  : expo_text(&s->set, fmt == EXPO_OPENMETRICS, out);
+	if (!rc)
+		s->body_len[fmt] = out->len;
 	if (rc)
 		log_error("building metrics failed: %s", err[0] ? err : strerror(-rc));
 	exporter_scrape_done(s->e, monotonic_s() - t0, out->len);

@@ -60,6 +60,11 @@ void buf_printf(struct buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+bool buf_reserve(struct buf *b, size_t n)
+{
+	return reserve(b, n);
+}
+
 bool buf_failed(const struct buf *b)
 {
 	return b->failed;

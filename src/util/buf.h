@@ -21,6 +21,10 @@ void buf_append(struct buf *b, const void *p, size_t n);
 void buf_puts(struct buf *b, const char *s);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool buf_failed(const struct buf *b);
+/* Makes room for n more bytes, so appending them reallocates nothing (a
+ * body the size of the last one, say). false if it cannot: the buffer is
+ * then failed, as an append would have left it. */
+bool buf_reserve(struct buf *b, size_t n);
 void buf_reset(struct buf *b); /* empties it, keeps the memory */
 void buf_free(struct buf *b);
 

@@ -220,6 +220,25 @@ static void test_many_series(void **state)
 	metrics_clear(&set);
 }
 
+/* A body reserved at the last one's size is written without moving. */
+static void test_reserve(void **state)
+{
+	struct buf b = { 0 };
+	const char *at;
+
+	(void)state;
+	assert_true(buf_reserve(&b, 100000));
+	at = b.data;
+	for (int i = 0; i < 10000; i++)
+		buf_append(&b, "0123456789", 10);
+	assert_ptr_equal(b.data, at);
+	assert_int_equal(b.len, 100000);
+	buf_append(&b, "x", 1); /* past it: grows as before */
+	assert_int_equal(b.len, 100001);
+	assert_int_equal(b.data[100000], 'x');
+	buf_free(&b);
+}
+
 static void native_bucket(void *ctx, int index, uint64_t count)
 {
 	struct buf *b = ctx;
@@ -386,7 +405,7 @@ int main(void)
 		cmocka_unit_test(test_negotiate),      cmocka_unit_test(test_gzip_accept),
 		cmocka_unit_test(test_listen_valid),   cmocka_unit_test(test_own_buckets),
 		cmocka_unit_test(test_many_series),    cmocka_unit_test(test_format_ratio),
-		cmocka_unit_test(test_slot_spans),
+		cmocka_unit_test(test_slot_spans),     cmocka_unit_test(test_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
