@@ -336,11 +336,15 @@ size_t metrics_series_count(const struct metric_set *set)
 uint64_t metrics_hist_cumulative(const struct metric_series *s, uint64_t le)
 {
 	const struct bucket_table *t = s->hist.table;
+	/* In locals: slots are u64s like the fields the loop would otherwise
+	 * read again at every step (the compiler cannot tell them apart). */
+	const __u64 *slots = s->hist.slots;
+	const uint64_t *bound = t->bound;
+	size_t end = hist_end(&s->hist) < t->nbounds ? hist_end(&s->hist) : t->nbounds;
 	uint64_t sum = 0;
 
-	for (size_t i = s->hist.lo;
-	     s->hist.slots && i < hist_end(&s->hist) && i < t->nbounds && t->bound[i] <= le; i++)
-		sum += s->hist.slots[i];
+	for (size_t i = s->hist.lo; slots && i < end && bound[i] <= le; i++)
+		sum += slots[i];
 	return sum;
 }
 
@@ -350,12 +354,14 @@ void metrics_hist_native(const struct metric_series *s, uint64_t *zero_count,
 	const struct bucket_table *t = s->hist.table;
 	int cur = t->native_min;
 	uint64_t acc = 0;
+	size_t end;
 
 	*zero_count = 0;
 	if (!s->hist.slots)
 		return;
 	/* Slots ascend, and so do their native indexes: merge runs. */
-	for (size_t i = s->hist.lo; i < hist_end(&s->hist) && i <= t->nbounds; i++) {
+	end = hist_end(&s->hist) <= t->nbounds ? hist_end(&s->hist) : t->nbounds + 1;
+	for (size_t i = s->hist.lo; i < end; i++) {
 		int idx;
 
 		if (!s->hist.slots[i])
