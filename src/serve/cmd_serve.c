@@ -609,13 +609,19 @@ static int setup(struct serve *s)
 	s->last_reload_ok_time = (double)time(NULL);
 	build_landing(s, &s->cfg, &s->web, landing, sizeof(landing));
 	http_opts_of(s, &s->cfg, &s->web, landing, listen, &o);
-	/* A scrape may come at once; its pass waits for run's first turn. */
-	maint_open(&s->maint, true);
+	/*
+	 * A scrape may come at once (socket activation queues one before iolat
+	 * runs), while http_start still waits to take the request lock that
+	 * scrape holds: so asks stay closed until it returns (the scrape renders
+	 * without a pass). From then on a scrape's pass waits for run's first
+	 * turn.
+	 */
 	rc = http_start(&s->http, &o, err, sizeof(err));
 	if (rc) {
 		errorf("pick a free address with --web.listen-address", "%s", err);
 		return rc;
 	}
+	maint_open(&s->maint, true);
 	return 0;
 }
 
