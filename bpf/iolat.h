@@ -152,6 +152,16 @@ struct iolat_kval {
 _Static_assert(__builtin_offsetof(struct iolat_kval, lat_slots) == 64,
 	       "struct iolat_kval's header must be one cache line");
 
+/*
+ * The version of the layout of the collector's maps: struct iolat_key,
+ * struct iolat_kval, enum iolat_stat and the maps' keys and values in
+ * iolat.bpf.c. An iolat that finds maps pinned by another (src/core/pin.h)
+ * adopts them only if this and everything else it would load are the same.
+ * Changing any of them: fields only appended, never moved or reused, and
+ * this number raised, so that no iolat reads a value it does not know.
+ */
+#define IOLAT_LAYOUT_VERSION 1
+
 /* Collector-wide counters (per-CPU array, one slot each). */
 enum iolat_stat {
 	IOLAT_STAT_HIST_FULL = 0, /* a new key did not fit in the histogram map */

@@ -13,10 +13,13 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/histo.h"
 #include "core/percpu.h"
+#include "core/pin.h"
+#include "core/seriesfile.h"
 #include "iolat.skel.h"
 #include "sys/disks.h"
 #include "util/buf.h"
@@ -57,7 +60,16 @@ struct collector {
 	struct bucket_table lat, size;
 	uint64_t lat_store[IOLAT_LAT_SLOTS];
 	uint64_t size_store[IOLAT_SIZE_SLOTS];
+	struct collector_pins pins; /* pins.dir[0]: pinning */
+	bool pins_made;		    /* this run pinned maps (removed if it fails) */
+	uint64_t identity;	    /* of what this run loaded (identity_of) */
+	uint64_t saved_ns;	    /* when the series were last saved, pinned */
 };
+
+/* Pinned, the series are saved (seriesfile.h) after a fold at most this
+ * often, and at close: what a crash can cost a restart is the kept series'
+ * changes of the last few seconds, never a counter's. */
+#define COLLECTOR_SAVE_S 5
 
 /* A tracepoint's program in both forms (attach.h). */
 struct prog_pair {
@@ -166,15 +178,44 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	c->nvals = c->shared ? 1 : c->ncpus;
 }
 
+/* Where tracepoint tp's link is pinned. */
+static void link_path(const struct collector *c, enum probe_tp tp, char *out, size_t len)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "link_%s", probe_tp_name(tp));
+	pin_path(c->pins.dir, name, out, len);
+}
+
+/* Attaches tp's program, or takes its link from the pins if an earlier run
+ * attached it; a new link is pinned (when pinning) for the next run. */
 static int attach_tp(struct collector *c, enum probe_tp tp)
 {
+	char path[256];
 	struct bpf_link *l;
 
 	if (!c->prog[tp] || c->link[tp])
 		return 0;
+	if (c->pins.dir[0])
+		link_path(c, tp, path, sizeof(path));
+	if (c->pins.adopted) {
+		l = bpf_link__open(path);
+		if (l) {
+			c->link[tp] = l;
+			return 0;
+		}
+		if (errno != ENOENT)
+			return -errno;
+	}
 	l = bpf_program__attach(c->prog[tp]);
 	if (!l)
 		return -errno;
+	if (c->pins.dir[0] && bpf_link__pin(l, path)) {
+		int rc = -errno;
+
+		bpf_link__destroy(l);
+		return rc;
+	}
 	c->link[tp] = l;
 	return 0;
 }
@@ -315,6 +356,54 @@ static void unfold_key(struct collector *c, const struct iolat_key *k, struct io
 	snapshot_store_unlive(&c->series, k, into);
 }
 
+/* The file the series are saved in, pinned. */
+static int series_path(const struct collector *c, bool make, char *out, size_t len)
+{
+	char dir[256];
+	int rc = pin_state_dir(c->pins.name, make, dir, sizeof(dir));
+
+	if (!rc && (size_t)snprintf(out, len, "%s/series", dir) >= len)
+		rc = -ENAMETOOLONG;
+	return rc;
+}
+
+static struct seriesfile_owner series_owner(const struct collector *c)
+{
+	struct seriesfile_owner o = { .identity = c->identity, .created_ns = c->pins.created_ns };
+
+	return o;
+}
+
+/* Saves the series for the run that adopts the pins next. */
+static int save_series(struct collector *c)
+{
+	struct seriesfile_owner o = series_owner(c);
+	char path[512];
+	int rc = series_path(c, true, path, sizeof(path));
+
+	if (!rc)
+		rc = seriesfile_write(path, &o, &c->series);
+	c->saved_ns = monotonic_ns();
+	return rc;
+}
+
+/* Adopted: the series the last run saved, to go on from. */
+static void restore_series(struct collector *c)
+{
+	struct seriesfile_owner o = series_owner(c);
+	char path[512];
+	int rc = series_path(c, false, path, sizeof(path));
+
+	if (!rc)
+		rc = seriesfile_read(path, &o, &c->series);
+	c->pins.restored = !rc;
+	if (rc)
+		snprintf(c->pins.not_restored, sizeof(c->pins.not_restored), "%s",
+			 rc == -ESTALE	 ? "the saved series belong to other maps"
+			 : rc == -EPROTO ? "the saved series are of another format"
+					 : strerror(-rc));
+}
+
 /* Folds every key of the kernel map into its live series. */
 static int fold_all(struct collector *c)
 {
@@ -337,6 +426,8 @@ static int fold_all(struct collector *c)
 			return -ENOMEM;
 	}
 	__atomic_store_n(&c->folded_ns, monotonic_ns(), __ATOMIC_RELAXED);
+	if (c->pins.pinned && monotonic_ns() >= c->saved_ns + COLLECTOR_SAVE_S * NSEC_PER_SEC)
+		return save_series(c);
 	return 0;
 }
 
@@ -515,6 +606,148 @@ bad:
 }
 
 /* What an attempt at a mode needs (attach_try_fn's ctx). */
+/*
+ * What the collector would load, as one number: its BPF object, the
+ * constants set in it, every map's size and the attach mode. Maps pinned by
+ * a collector with the same identity hold what this one's would, laid out
+ * as this one reads them.
+ */
+static uint64_t identity_of(struct collector *c, enum attach_mode mode)
+{
+	uint32_t layout = IOLAT_LAYOUT_VERSION;
+	struct bpf_map *m;
+	size_t sz;
+	const void *elf = iolat_bpf__elf_bytes(&sz);
+	uint64_t h = pin_hash(0, elf, sz);
+
+	h = pin_hash(h, &layout, sizeof(layout));
+	h = pin_hash(h, &mode, sizeof(mode));
+	bpf_object__for_each_map(m, c->skel->obj)
+	{
+		uint32_t n = bpf_map__max_entries(m);
+		const void *init = bpf_map__initial_value(m, &sz);
+
+		h = pin_hash(h, &n, sizeof(n));
+		if (init)
+			h = pin_hash(h, init, sz);
+	}
+	return h;
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* Has the object use the maps pinned in the collector's directory. */
+static int reuse_pinned_maps(struct collector *c)
+{
+	struct bpf_map *m;
+	char path[256];
+
+	bpf_object__for_each_map(m, c->skel->obj)
+	{
+		int fd, rc;
+
+		pin_path(c->pins.dir, bpf_map__name(m), path, sizeof(path));
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			return -errno;
+		rc = bpf_map__reuse_fd(m, fd);
+		close(fd);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Before load, with pinning: adopts the maps an earlier run of the same
+ * collector pinned, or, if what is pinned is another's (another version,
+ * layout or configuration), removes it and says so in pins.replaced. The
+ * programs of the one removed stop counting here: only the same collector
+ * hands over without a gap.
+ */
+static int pins_before_load(struct collector *c, enum attach_mode mode, char *err, size_t len)
+{
+	struct pin_control ctl;
+	uint64_t id = c->identity = identity_of(c, mode);
+	int rc = pin_dir_make(c->pins.dir, err, len);
+
+	if (rc)
+		return rc;
+	rc = pin_control_read(c->pins.dir, &ctl);
+	if (!rc && ctl.layout == IOLAT_LAYOUT_VERSION && ctl.identity == id) {
+		rc = reuse_pinned_maps(c);
+		if (!rc) {
+			c->pins.adopted = true;
+			c->pins.created_ns = ctl.created_ns;
+			c->pins.adoptions = ctl.adoptions + 1;
+			snprintf(c->pins.made_by, sizeof(c->pins.made_by), "%s", ctl.version);
+			return 0;
+		}
+		snprintf(c->pins.replaced, sizeof(c->pins.replaced),
+			 "a pinned map could not be reused (%s)", strerror(-rc));
+	} else if (!rc) {
+		snprintf(c->pins.replaced, sizeof(c->pins.replaced),
+			 ctl.layout != IOLAT_LAYOUT_VERSION
+			     ? "iolat %s's collector, map layout %u (this one reads %u)"
+			     : "iolat %s's collector, with other programs, settings or map sizes",
+			 ctl.version, ctl.layout, IOLAT_LAYOUT_VERSION);
+	} else if (rc != -ENOENT) {
+		snprintf(c->pins.replaced, sizeof(c->pins.replaced), "unreadable pins (%s)",
+			 strerror(-rc));
+	}
+	rc = pin_remove(c->pins.dir);
+	if (!rc)
+		rc = pin_dir_make(c->pins.dir, err, len);
+	else
+		set_err(err, len, "cannot remove the pins in %s: %s", c->pins.dir, strerror(-rc));
+	return rc;
+}
+
+/* After load, with pinning: pins the new maps and says who made them, or
+ * marks the adopted ones as taken by this run. */
+static int pins_after_load(struct collector *c)
+{
+	struct pin_control ctl = { 0 };
+	struct bpf_map *m;
+	char path[256];
+	int rc;
+
+	if (c->pins.adopted) {
+		rc = pin_control_read(c->pins.dir, &ctl);
+		if (rc)
+			return rc;
+	} else {
+		bpf_object__for_each_map(m, c->skel->obj)
+		{
+			pin_path(c->pins.dir, bpf_map__name(m), path, sizeof(path));
+			if (bpf_map__pin(m, path))
+				return -errno;
+			c->pins_made = true;
+		}
+		ctl.magic = PIN_MAGIC;
+		ctl.layout = IOLAT_LAYOUT_VERSION;
+		ctl.identity = c->identity;
+		ctl.created_ns = c->pins.created_ns = realtime_ns();
+		snprintf(ctl.version, sizeof(ctl.version), "%s", IOLAT_VERSION);
+		snprintf(c->pins.made_by, sizeof(c->pins.made_by), "%s", IOLAT_VERSION);
+	}
+	ctl.adopted_ns = realtime_ns();
+	ctl.owner = (uint32_t)getpid();
+	ctl.adoptions = c->pins.adoptions;
+	c->pins.pinned = true;
+	if (c->pins.adopted)
+		restore_series(c);
+	else
+		pin_state_remove(c->pins.name); /* another's series */
+	return pin_control_write(c->pins.dir, &ctl);
+}
+
 struct open_attempt {
 	struct collector *c;
 	const struct collector_opts *o;
@@ -544,6 +777,12 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	n = pairs_of(c->skel, pairs);
 	for (int i = 0; i < n; i++)
 		c->prog[pairs[i].tp] = attach_pick(pairs[i].prog, mode, want[pairs[i].tp]);
+	c->mode = mode;
+	if (c->pins.dir[0]) {
+		rc = pins_before_load(c, mode, err, len);
+		if (rc)
+			goto fail;
+	}
 	rc = iolat_bpf__load(c->skel);
 	if (rc) {
 		char why[400];
@@ -551,6 +790,14 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		set_err(err, len, "loading the %s programs failed: %s%s", attach_mode_name(mode),
 			strerror(-rc), verifier_log_reason(why, sizeof(why)));
 		goto fail;
+	}
+	if (c->pins.dir[0]) {
+		rc = pins_after_load(c);
+		if (rc) {
+			set_err(err, len, "cannot pin the collector in %s: %s", c->pins.dir,
+				strerror(-rc));
+			goto fail;
+		}
 	}
 	rc = setup_wait(c);
 	if (!rc)
@@ -560,10 +807,14 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 			strerror(-rc));
 		goto fail;
 	}
-	c->mode = mode;
 	return 0;
 fail:
 	teardown_wait(c);
+	/* Pins this attempt made go with it; adopted ones stay for the next. */
+	if (c->pins_made)
+		pin_remove(c->pins.dir);
+	snapshot_store_free(&c->series); /* restored from the adopted pins */
+	c->pins_made = c->pins.adopted = c->pins.pinned = false;
 	detach_all(c);
 	iolat_bpf__destroy(c->skel);
 	c->skel = NULL;
@@ -602,6 +853,16 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	if (!c)
 		return -ENOMEM;
 	c->force_rq_map = o.force_rq_map;
+	if (o.pin_instance)
+		snprintf(c->pins.name, sizeof(c->pins.name), "%s", o.pin_instance);
+	if (o.pin_instance && pin_dir_of(o.pin_instance, c->pins.dir, sizeof(c->pins.dir))) {
+		set_err(
+		    err, len,
+		    "'%s' is not an instance name: use letters, digits, '-' and '_' (at most 63)",
+		    o.pin_instance);
+		free(c);
+		return -EINVAL;
+	}
 	c->epoll = c->uevents = -1;
 	c->rescan_s = o.disk_rescan_s ? o.disk_rescan_s : 1;
 	c->folded_ns = monotonic_ns(); /* nothing counted yet */
@@ -626,10 +887,33 @@ fail:
 	return rc;
 }
 
+int collector_unpin(struct collector *c)
+{
+	int rc;
+
+	if (!c->pins.pinned)
+		return 0;
+	rc = pin_remove(c->pins.dir);
+	if (!rc)
+		rc = pin_state_remove(c->pins.name);
+	if (!rc)
+		c->pins.pinned = false;
+	return rc;
+}
+
+void collector_pins(const struct collector *c, struct collector_pins *out)
+{
+	*out = c->pins;
+}
+
 void collector_close(struct collector *c)
 {
 	if (!c)
 		return;
+	/* The next run goes on from here (what fails here, it cannot tell
+	 * anyone: the series saved last stand). */
+	if (c->pins.pinned && !fold_all(c))
+		save_series(c);
 	teardown_wait(c);
 	detach_all(c);
 	iolat_bpf__destroy(c->skel);

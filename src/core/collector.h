@@ -48,6 +48,10 @@ struct collector_opts {
 	 * keys are as many as fit. 0: COLLECTOR_MAP_BUDGET. */
 	uint64_t map_budget;
 	bool key_process; /* key by submitting process (IOLAT_KEY_PROCESS) */
+	/* Keep the programs and maps in bpffs under this instance name
+	 * (core/pin.h), and adopt what an earlier run of the same collector
+	 * left there, so that a restart loses no I/O; NULL: neither. */
+	const char *pin_instance;
 };
 
 struct collector;
@@ -61,7 +65,31 @@ struct collector;
 int collector_open(struct collector **out, const struct collector_opts *opts,
 		   const struct probe_result *probe, char *err, size_t errlen);
 
+/* Closes. A pinned collector (pin_instance) stays attached, for the next
+ * run to adopt, unless collector_unpin came first. */
 void collector_close(struct collector *c);
+
+/* Removes the collector's pins, so that collector_close detaches it and
+ * frees its maps. 0 or -errno. */
+int collector_unpin(struct collector *c);
+
+/* What the collector's pins are, with pin_instance. */
+struct collector_pins {
+	bool pinned;	     /* kept in bpffs: a restart adopts it */
+	bool adopted;	     /* this run took over what an earlier one left */
+	char dir[256];	     /* where */
+	char replaced[160];  /* pins of another collector found and removed, and why;
+			      * empty if none */
+	uint64_t created_ns; /* CLOCK_REALTIME when its maps were made */
+	uint32_t adoptions;  /* how many runs took them over */
+	char made_by[48];    /* the iolat version that made them */
+	char name[64];	     /* the instance */
+	/* Adopted: whether the series the last run saved were read
+	 * (seriesfile.h), and if not, why (empty if they were). */
+	bool restored;
+	char not_restored[96];
+};
+void collector_pins(const struct collector *c, struct collector_pins *out);
 
 enum attach_mode collector_mode(const struct collector *c);
 bool collector_rq_map_forced(const struct collector *c);

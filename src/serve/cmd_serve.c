@@ -558,6 +558,28 @@ static void do_reload(struct serve *s)
 	sd_notify(0, "READY=1");
 }
 
+/* Says what the collector took over or replaced, with --handover. */
+static void log_handover(const struct collector *c)
+{
+	struct collector_pins p;
+
+	collector_pins(c, &p);
+	if (p.replaced[0])
+		log_warn("pinned collector in %s was not this one's, replaced: %s "
+			 "(its programs stopped counting; counters start again)",
+			 p.dir, p.replaced);
+	if (p.adopted)
+		log_info("adopted the collector pinned in %s (made by iolat %s, taken over %u "
+			 "times): no I/O was missed and counters continue",
+			 p.dir, p.made_by, p.adoptions);
+	if (p.adopted && !p.restored)
+		log_warn("the series the last run saved were not read (%s): counters continue "
+			 "from the kernel's own (32-bit) counts, and retired series are gone",
+			 p.not_restored);
+	if (p.pinned && !p.adopted)
+		log_info("collector pinned in %s: a restart adopts it", p.dir);
+}
+
 static int setup(struct serve *s)
 {
 	/* A daemon looks for new bio-based disks once a minute (device events
@@ -567,7 +589,8 @@ static int setup(struct serve *s)
 				     .map_budget = COLLECTOR_SERVE_BUDGET,
 				     .key_cgroup = s->cfg.workloads && !s->cfg.workloads_by_process,
 				     .key_process = s->cfg.workloads && s->cfg.workloads_by_process,
-				     .key_size_class = s->cfg.size_label };
+				     .key_size_class = s->cfg.size_label,
+				     .pin_instance = s->fl.handover };
 	const char *listen[CONFIG_MAX_LISTEN];
 	struct exporter_opts eo;
 	struct probe_result pr;
@@ -590,6 +613,7 @@ static int setup(struct serve *s)
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return rc < 0 ? rc : -EINVAL;
 	}
+	log_handover(s->c);
 	s->maint.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	rc = s->maint.efd < 0 ? -errno : collector_wait_also(s->c, s->maint.efd);
 	if (rc) {
@@ -631,6 +655,12 @@ static void teardown(struct serve *s)
 	http_stop(s->http);
 	exporter_free(s->e);
 	userprogs_close(s->user);
+	if (s->c && s->fl.unpin) {
+		int rc = collector_unpin(s->c);
+
+		if (rc)
+			log_error("cannot remove the collector's pins: %s", strerror(-rc));
+	}
 	collector_close(s->c);
 	if (s->stats_fd >= 0)
 		close(s->stats_fd);
@@ -768,7 +798,9 @@ int cmd_serve(int argc, char **argv)
 		sd_notify(0, "READY=1");
 		run(&s);
 		sd_notify(0, "STOPPING=1");
-		log_info("stopping: detaching the BPF programs");
+		log_info(s.fl.handover && !s.fl.unpin
+			     ? "stopping: the collector stays pinned for the next run to adopt"
+			     : "stopping: detaching the BPF programs");
 		rc = 0;
 	}
 	teardown(&s);

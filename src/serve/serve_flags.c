@@ -10,6 +10,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "core/names.h"
+#include "core/pin.h"
 #include "serve/http.h"
 #include "util/errors.h"
 #include "util/parse.h"
@@ -66,6 +67,14 @@ static void usage(FILE *f)
 	    "      --log.format=FORMAT        logfmt (default) or json (one JSON\n"
 	    "                                 object per line, for log collectors)\n"
 	    "      --attach=MODE              auto (default), tp_btf or raw_tp\n"
+	    "      --handover[=NAME]          keep the collector's programs and maps in\n"
+	    "                                 bpffs (/sys/fs/bpf/iolat/NAME, default serve)\n"
+	    "                                 across a stop, and adopt them at start: a\n"
+	    "                                 restart of the same build and settings loses\n"
+	    "                                 no I/O and resets no counter\n"
+	    "      --no-handover              detach and drop the maps at stop (default)\n"
+	    "      --unpin                    with --handover: at this stop, remove the\n"
+	    "                                 pins too (nothing stays attached)\n"
 	    "\n"
 	    "User programs (docs/userprogs.md): compiled BPF objects whose maps a YAML\n"
 	    "config turns into metrics.\n"
@@ -125,6 +134,9 @@ enum {
 	OPT_WRTO,
 	OPT_LOGFMT,
 	OPT_SDSOCK,
+	OPT_HANDOVER,
+	OPT_NOHANDOVER,
+	OPT_UNPIN,
 };
 
 static int parse_flag(struct serve_flags *f, int c, const char *arg)
@@ -267,6 +279,24 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		return 0;
 	case OPT_ATTACH:
 		return attach_mode_parse(arg, &f->attach);
+	case OPT_HANDOVER: {
+		char dir[256];
+
+		arg = arg ? arg : "serve";
+		if (pin_dir_of(arg, dir, sizeof(dir))) {
+			errorf("use letters, digits, '-' and '_' (at most 63)",
+			       "bad --handover instance name '%s'", arg);
+			return -EINVAL;
+		}
+		f->handover = arg;
+		return 0;
+	}
+	case OPT_NOHANDOVER:
+		f->handover = NULL;
+		return 0;
+	case OPT_UNPIN:
+		f->unpin = true;
+		return 0;
 	case OPT_UDIR:
 		f->user.dir = arg;
 		return 0;
@@ -322,6 +352,9 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		{ "log.format", required_argument, NULL, OPT_LOGFMT },
 		{ "web.systemd-socket", no_argument, NULL, OPT_SDSOCK },
 		{ "attach", required_argument, NULL, OPT_ATTACH },
+		{ "handover", optional_argument, NULL, OPT_HANDOVER },
+		{ "no-handover", no_argument, NULL, OPT_NOHANDOVER },
+		{ "unpin", no_argument, NULL, OPT_UNPIN },
 		{ "test.synthetic-disks", required_argument, NULL, OPT_SYNTH },
 		{ "config.dir", required_argument, NULL, OPT_UDIR },
 		{ "config.names", required_argument, NULL, OPT_UNAMES },

@@ -28,6 +28,8 @@ struct serve_flags {
 	struct http_limits limits;  /* --web.max-connections, timeouts */
 	struct userprogs_opts user; /* --config.dir/names/strict */
 	bool check;		    /* --config.check */
+	const char *handover;	    /* --handover instance name; NULL: none */
+	bool unpin;		    /* --unpin */
 };
 
 /*

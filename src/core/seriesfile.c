@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* seriesfile.c - a collector's series saved to a file (seriesfile.h). */
+#include "core/seriesfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "iolat.h"
+
+#define SERIESFILE_MAGIC 0x736c6f69u /* "iols" */
+#define SERIESFILE_FORMAT 1
+
+struct header {
+	uint32_t magic;
+	uint32_t format;
+	uint32_t layout;   /* IOLAT_LAYOUT_VERSION */
+	uint32_t key_size; /* sizeof(struct iolat_key) */
+	uint32_t val_size; /* sizeof(struct iolat_val) */
+	uint32_t pad;
+	uint64_t identity;
+	uint64_t created_ns;
+	uint64_t nlive, nkept;
+};
+
+static struct header header_of(const struct seriesfile_owner *owner)
+{
+	struct header h = {
+		.magic = SERIESFILE_MAGIC,
+		.format = SERIESFILE_FORMAT,
+		.layout = IOLAT_LAYOUT_VERSION,
+		.key_size = sizeof(struct iolat_key),
+		.val_size = sizeof(struct iolat_val),
+		.identity = owner->identity,
+		.created_ns = owner->created_ns,
+	};
+
+	return h;
+}
+
+int seriesfile_write(const char *path, const struct seriesfile_owner *owner,
+		     const struct snapshot_store *st)
+{
+	struct header h = header_of(owner);
+	char tmp[512];
+	FILE *f;
+	int rc = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	h.nlive = st->nlive;
+	h.nkept = st->all.n - st->nlive;
+	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
+	    (st->all.n && fwrite(st->all.s, sizeof(st->all.s[0]), st->all.n, f) != st->all.n))
+		rc = -EIO;
+	if (fclose(f) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+int seriesfile_read(const char *path, const struct seriesfile_owner *owner,
+		    struct snapshot_store *st)
+{
+	struct header want = header_of(owner), h;
+	struct series s;
+	FILE *f = fopen(path, "re");
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	if (fread(&h, sizeof(h), 1, f) != 1 || h.magic != want.magic || h.format != want.format ||
+	    h.layout != want.layout || h.key_size != want.key_size || h.val_size != want.val_size)
+		rc = -EPROTO;
+	else if (h.identity != want.identity || h.created_ns != want.created_ns)
+		rc = -ESTALE;
+	for (uint64_t i = 0; !rc && i < h.nlive + h.nkept; i++) {
+		struct series *live;
+
+		if (fread(&s, sizeof(s), 1, f) != 1) {
+			rc = -EPROTO;
+		} else if (i < h.nlive) {
+			live = snapshot_store_live(st, &s.key);
+			if (!live)
+				rc = -ENOMEM;
+			else
+				live->val = s.val;
+		} else {
+			rc = snapshot_store_keep(st, &s.key, &s.val);
+		}
+	}
+	fclose(f);
+	if (rc)
+		snapshot_store_free(st);
+	return rc;
+}

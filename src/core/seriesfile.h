@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * seriesfile.h - a collector's series saved to a file, for the next run
+ * that adopts its pinned maps (core/pin.h) to continue from.
+ *
+ * The kernel's counters are 32-bit; the 64-bit series user space folds
+ * them into (histo_fold) exist only in user space, as do the kept series
+ * (retired keys, gone disks). Saved at every fold and at stop, they let a
+ * restarted iolat go on from the last save: the kernel counted on in the
+ * meantime, and the fold adds what it did, exactly, as long as no counter
+ * advanced 2^32 since. The file names the pins it belongs to (their
+ * identity and creation time); one that does not match is not read.
+ */
+#ifndef IOLAT_SERIESFILE_H
+#define IOLAT_SERIESFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/snapshot.h"
+
+struct seriesfile_owner {
+	uint64_t identity;   /* pin_control.identity */
+	uint64_t created_ns; /* pin_control.created_ns */
+};
+
+/* Writes the store's series to path (through a temporary file and a
+ * rename, so a reader never sees half of it). 0 or -errno. */
+int seriesfile_write(const char *path, const struct seriesfile_owner *owner,
+		     const struct snapshot_store *st);
+
+/* Reads path into an empty store: its live and kept series as saved.
+ * 0; -ENOENT without a file; -ESTALE if it belongs to other pins;
+ * -EPROTO if it is not a series file of this layout; or another -errno. */
+int seriesfile_read(const char *path, const struct seriesfile_owner *owner,
+		    struct snapshot_store *st);
+
+#endif /* IOLAT_SERIESFILE_H */
