@@ -733,7 +733,7 @@ static int pins_after_load(struct collector *c)
 		ctl.magic = PIN_MAGIC;
 		ctl.layout = IOLAT_LAYOUT_VERSION;
 		ctl.identity = c->identity;
-		ctl.created_ns = c->pins.created_ns = realtime_ns();
+		ctl.created_ns = c->pins.created_ns;
 		snprintf(ctl.version, sizeof(ctl.version), "%s", IOLAT_VERSION);
 		snprintf(c->pins.made_by, sizeof(c->pins.made_by), "%s", IOLAT_VERSION);
 	}
@@ -791,6 +791,8 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 			strerror(-rc), verifier_log_reason(why, sizeof(why)));
 		goto fail;
 	}
+	if (!c->pins.adopted)
+		c->pins.created_ns = realtime_ns();
 	if (c->pins.dir[0]) {
 		rc = pins_after_load(c);
 		if (rc) {
@@ -904,6 +906,11 @@ int collector_unpin(struct collector *c)
 void collector_pins(const struct collector *c, struct collector_pins *out)
 {
 	*out = c->pins;
+}
+
+uint64_t collector_started_ns(const struct collector *c)
+{
+	return c->pins.created_ns;
 }
 
 void collector_close(struct collector *c)
@@ -1160,28 +1167,37 @@ int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT])
 	return percpu_array_sums(bpf_map__fd(c->skel->maps.stats), c->ncpus, out, IOLAT_STAT_COUNT);
 }
 
+/* The program link l runs (an adopted link runs the program of the run
+ * that attached it, not this run's copy): its info, 0 or -errno. */
+static int linked_prog_info(struct bpf_link *l, struct bpf_prog_info *info)
+{
+	struct bpf_link_info li = {};
+	__u32 len = sizeof(li), plen = sizeof(*info);
+	int fd, rc = 0;
+
+	if (bpf_obj_get_info_by_fd(bpf_link__fd(l), &li, &len))
+		return -errno;
+	fd = bpf_prog_get_fd_by_id(li.prog_id);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, info, &plen))
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
 int collector_prog_stats(struct collector *c, struct prog_stats *out, int max)
 {
-	struct bpf_program *p;
 	int n = 0;
 
-	bpf_object__for_each_program(p, c->skel->obj)
-	{
+	/* Loaded but not (yet) attached programs cost nothing: only the
+	 * attached ones. */
+	for (int i = 0; i < TP_COUNT && n < max; i++) {
 		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(p);
 
-		if (n >= max || fd < 0 || !bpf_program__autoload(p))
+		if (!c->prog[i] || !c->link[i] || linked_prog_info(c->link[i], &info))
 			continue;
-		/* Loaded but not (yet) attached programs cost nothing: skip them. */
-		bool attached = false;
-		for (int i = 0; i < TP_COUNT; i++)
-			attached |= c->prog[i] == p && c->link[i];
-		if (!attached)
-			continue;
-		if (bpf_obj_get_info_by_fd(fd, &info, &len))
-			continue;
-		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_program__name(p));
+		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_program__name(c->prog[i]));
 		out[n].run_cnt = info.run_cnt;
 		out[n].run_time_ns = info.run_time_ns;
 		out[n].recursion_misses = info.recursion_misses;

@@ -91,6 +91,10 @@ struct collector_pins {
 };
 void collector_pins(const struct collector *c, struct collector_pins *out);
 
+/* When the collector's maps were made (CLOCK_REALTIME ns): at this run's
+ * load, or an adopted collector's first. Its counts begin there. */
+uint64_t collector_started_ns(const struct collector *c);
+
 enum attach_mode collector_mode(const struct collector *c);
 bool collector_rq_map_forced(const struct collector *c);
 bool collector_keyed_by_cgroup(const struct collector *c);

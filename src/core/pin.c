@@ -5,8 +5,8 @@
 #include <bpf/bpf.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <linux/magic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -121,8 +121,7 @@ int pin_control_read(const char *dir, struct pin_control *out)
 	} else {
 		/* An older iolat's value is shorter, a newer one's longer: the
 		 * fields both know. */
-		memcpy(out, value,
-		       info.value_size < sizeof(*out) ? info.value_size : sizeof(*out));
+		memcpy(out, value, info.value_size < sizeof(*out) ? info.value_size : sizeof(*out));
 		out->version[sizeof(out->version) - 1] = '\0';
 		if (out->magic != PIN_MAGIC)
 			rc = -EPROTO;

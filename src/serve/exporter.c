@@ -451,7 +451,7 @@ static int add_self(struct exporter *e, struct metric_set *set)
 				 *const ev_l[] = { "event", NULL },
 				 *const build_l[] = { "version", "kernel", "attach", NULL };
 	struct metric_family *runs, *rtime, *miss, *entries, *cap, *ev, *dur, *bytes, *build,
-	    *start;
+	    *start, *cstart;
 	struct prog_stats ps[16];
 	struct map_stats ms[8];
 	uint64_t st[IOLAT_STAT_COUNT];
@@ -485,10 +485,18 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	build = metrics_family(set, "iolat_build_info",
 			       "iolat's version, the kernel and the attach path in use.",
 			       METRIC_GAUGE, build_l);
-	start = metrics_family(set, "iolat_start_time_seconds",
-			       "Unix time iolat started collecting.", METRIC_GAUGE, NULL);
+	start =
+	    metrics_family(set, "iolat_start_time_seconds",
+			   "Unix time this iolat process started: process counters begin there.",
+			   METRIC_GAUGE, NULL);
+	cstart =
+	    metrics_family(set, "iolat_collector_start_time_seconds",
+			   "Unix time the kernel collector started counting: block and workload "
+			   "counters begin there (earlier than the process when it adopted a "
+			   "collector, serve --handover).",
+			   METRIC_GAUGE, NULL);
 	if (!runs || !rtime || !miss || !entries || !cap || !ev || !dur || !bytes || !build ||
-	    !start)
+	    !start || !cstart)
 		return -ENOMEM;
 	for (int i = 0; i < np; i++) {
 		const char *v[] = { ps[i].name };
@@ -515,6 +523,7 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	rc |= add_counter(bytes, NULL, (double)e->last_scrape_bytes);
 	rc |= add_counter(build, bv, 1);
 	rc |= add_counter(start, NULL, (double)e->started);
+	rc |= add_counter(cstart, NULL, (double)collector_started_ns(e->c) / 1e9);
 	return rc ? -ENOMEM : 0;
 }
 

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Restarts without a gap (serve --handover): under a steady fio load on a
+# loop device, `iolat serve --handover=NAME` is stopped and started again
+# 20 times, by SIGTERM and by kill -9 in turn. Each run adopts the pinned
+# collector of the one before: its disk's completion counter at the end
+# must equal the kernel's diskstats over the whole run, and no counter of
+# any scrape may be below the one before. Then a run with --unpin must
+# leave nothing in bpffs or /run and nothing attached; and pins another
+# collector made (other settings) are replaced with a warning, not adopted.
+source tests/integration/lib.sh
+source tests/integration/lib_serve.sh
+
+RESTARTS=${RESTARTS:-20}
+command -v fio >/dev/null || skip "no fio"
+NAME=test-handover-$$
+PINS=/sys/fs/bpf/iolat/$NAME
+STATE=/run/iolat/$NAME
+# Leave bpffs as it was found: iolat mounts it where nothing did.
+if ! mountpoint -q /sys/fs/bpf; then on_exit "umount /sys/fs/bpf"; fi
+on_exit "rm -rf $PINS $STATE"
+
+make_loop 256
+disk=${LOOP#/dev/}
+export IOLAT_TEST_DISK=$disk
+port=$(free_port)
+before=$(all_prog_ids)
+
+# Completed reads and writes of the disk, from the kernel.
+diskstats_ios() { awk -v d="$disk" '$3 == d { print $4 + $8 }' /proc/diskstats; }
+# Every sample of the disk's block completions, summed over ops.
+scraped_ios() { awk -v d="device=\"$disk\"" '$1 ~ /^iolat_block_completions_total\{/ && index($1, d) { n += $2 } END { print n + 0 }' "$1"; }
+scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$1" || fail "scrape failed"; }
+gauge() { awk -v n="$2" '$1 == n { print $2 }' "$1"; }
+
+# check_monotonic OLD NEW: no counter, bucket, count or sum of what the
+# collector counts is below OLD in NEW. (The process's own counters, such
+# as process_cpu_seconds_total, begin at iolat_start_time_seconds.)
+check_monotonic() {
+	python3 - "$1" "$2" <<'PY' || fail "a counter went backwards between $1 and $2"
+import re, sys
+def samples(path):
+    out = {}
+    for line in open(path):
+        if line.startswith("#"):
+            continue
+        name, _, value = line.rstrip("\n").rpartition(" ")
+        base = re.sub(r"\{.*", "", name)
+        counted = base.startswith(("iolat_block_", "iolat_bpf_program_",
+                                   "iolat_collector_events_total")) or re.match(
+            r"iolat_workload_(completions|bytes|errors|untimed|device_latency|total_latency|request_size)", base)
+        if counted and base.endswith(("_total", "_bucket", "_count", "_sum")):
+            out[name] = float(value)
+    return out
+old, new = samples(sys.argv[1]), samples(sys.argv[2])
+bad = [(k, old[k], new[k]) for k in old if k in new and new[k] < old[k]]
+for k, a, b in bad[:10]:
+    print(f"{k}: {a} -> {b}", file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+
+start_serve "$WORK/serve.0.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME
+[ -d "$PINS" ] || fail "no pins in $PINS"
+grep -q "collector pinned in $PINS" "$WORK/serve.0.log" || fail "no pin message: $(cat "$WORK/serve.0.log")"
+scrape "$WORK/m.0"
+d0=$(diskstats_ios) i0=$(scraped_ios "$WORK/m.0")
+born=$(gauge "$WORK/m.0" iolat_collector_start_time_seconds)
+[ -n "$born" ] || fail "no iolat_collector_start_time_seconds"
+
+fio --name=handover --filename="$LOOP" --rw=randrw --bs=4k --direct=1 --ioengine=psync \
+	--rate_iops=1500 --time_based --runtime=600 >/dev/null 2>&1 &
+FIO=$!
+on_exit "kill $FIO"
+sleep 1
+
+for ((i = 1; i <= RESTARTS; i++)); do
+	if ((i % 2)); then
+		kill -TERM "$SERVE_PID"
+		rc=0
+		wait "$SERVE_PID" || rc=$?
+		assert_eq "restart $i: exit status after SIGTERM" 0 "$rc"
+	else
+		kill -KILL "$SERVE_PID"
+		wait "$SERVE_PID" 2>/dev/null
+	fi
+	# Stopped, the programs still count: nothing attached was let go.
+	[ -d "$PINS" ] || fail "restart $i: the pins are gone"
+	start_serve "$WORK/serve.$i.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME
+	grep -q "adopted the collector pinned in $PINS" "$WORK/serve.$i.log" ||
+		fail "restart $i: not adopted: $(cat "$WORK/serve.$i.log")"
+	! grep -q "level=warn" "$WORK/serve.$i.log" || fail "restart $i: $(grep level=warn "$WORK/serve.$i.log")"
+	scrape "$WORK/m.$i"
+	check_monotonic "$WORK/m.$((i - 1))" "$WORK/m.$i"
+	assert_eq "restart $i: iolat_collector_start_time_seconds" "$born" \
+		"$(gauge "$WORK/m.$i" iolat_collector_start_time_seconds)"
+	python3 -c 'import sys; import math; sys.exit(not float(sys.argv[1]) >= max(float(sys.argv[2]), math.floor(float(sys.argv[3]))))' \
+		"$(gauge "$WORK/m.$i" iolat_start_time_seconds)" \
+		"$(gauge "$WORK/m.$((i - 1))" iolat_start_time_seconds)" "$born" ||
+		fail "restart $i: iolat_start_time_seconds is before the last run's or the collector's"
+	[ "$(scraped_ios "$WORK/m.$i")" -gt "$(scraped_ios "$WORK/m.$((i - 1))")" ] ||
+		fail "restart $i: the completions did not grow under fio"
+	sleep 0.3
+done
+kill "$FIO"
+wait "$FIO" 2>/dev/null
+sleep 0.5
+d1=$(diskstats_ios)
+scrape "$WORK/m.end"
+check_monotonic "$WORK/m.$RESTARTS" "$WORK/m.end"
+done_ios=$((d1 - d0))
+[ "$done_ios" -gt 1000 ] || fail "fio did only $done_ios I/Os"
+assert_counted "completions over $RESTARTS restarts" "$done_ios" "$(($(scraped_ios "$WORK/m.end") - i0))"
+echo "ok: $done_ios completions over $RESTARTS restarts (SIGTERM and kill -9), counted exactly, no counter went backwards"
+
+# --unpin at a stop removes everything: nothing pinned, saved or attached.
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID"
+start_serve "$WORK/serve.unpin.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME --unpin
+stop_serve "serve --unpin"
+[ ! -e "$PINS" ] || fail "--unpin left $(ls "$PINS")"
+[ ! -e "$STATE" ] || fail "--unpin left $(ls "$STATE")"
+settle orphans_since "$before" || fail "programs left attached after --unpin: $LEFT"
+echo "ok: --unpin leaves nothing pinned, saved or attached"
+
+# Pins of another collector (here: other settings) are replaced, loudly.
+start_serve "$WORK/serve.a.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME
+kill -KILL "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null
+start_serve "$WORK/serve.b.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME --label.size-class
+grep -q "level=warn.*was not this one's, replaced" "$WORK/serve.b.log" ||
+	fail "another collector's pins adopted: $(cat "$WORK/serve.b.log")"
+! grep -q "adopted" "$WORK/serve.b.log" || fail "another collector's pins adopted"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID"
+start_serve "$WORK/serve.c.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME --label.size-class --unpin
+stop_serve "serve --unpin (size classes)"
+[ ! -e "$PINS" ] || fail "left $(ls "$PINS")"
+settle orphans_since "$before" || fail "programs left attached: $LEFT"
+echo "ok: another collector's pins are replaced with a warning"
