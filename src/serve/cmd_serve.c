@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "core/collector.h"
+#include "core/pin.h"
 #include "metrics/expo_proto.h"
 #include "metrics/expo_text.h"
 #include "serve/exporter.h"
@@ -558,6 +559,33 @@ static void do_reload(struct serve *s)
 	sd_notify(0, "READY=1");
 }
 
+/* --unpin: removes what --handover keeps for an instance. */
+static int unpin(const char *name)
+{
+	struct pin_instance in[64];
+	int n = pin_list(in, 64), found = -1, rc;
+	char dir[256];
+
+	for (int i = 0; i < n && i < 64; i++)
+		if (!strcmp(in[i].name, name))
+			found = i;
+	pin_dir_of(name, dir, sizeof(dir));
+	rc = pin_remove(dir);
+	if (!rc)
+		rc = pin_state_remove(name);
+	if (rc && rc != -ENOENT) {
+		errorf("is /sys/fs/bpf writable? (run as root)", "cannot remove %s: %s", dir,
+		       strerror(-rc));
+		return 1;
+	}
+	if (found < 0)
+		printf("nothing pinned as %s\n", name);
+	else
+		printf("removed %s (%d links, %d maps): its programs are detached\n", dir,
+		       in[found].links, in[found].maps);
+	return 0;
+}
+
 /* Says what the collector took over or replaced, with --handover. */
 static void log_handover(const struct collector *c)
 {
@@ -655,12 +683,6 @@ static void teardown(struct serve *s)
 	http_stop(s->http);
 	exporter_free(s->e);
 	userprogs_close(s->user);
-	if (s->c && s->fl.unpin) {
-		int rc = collector_unpin(s->c);
-
-		if (rc)
-			log_error("cannot remove the collector's pins: %s", strerror(-rc));
-	}
 	collector_close(s->c);
 	if (s->stats_fd >= 0)
 		close(s->stats_fd);
@@ -770,6 +792,8 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (s.fl.check)
 		return check_user_programs(&s);
+	if (s.fl.unpin)
+		return unpin(s.fl.unpin);
 	if (s.cfg.bpf_stats && privileges_bpf_stats(&s.stats_fd, err, sizeof(err), &hint)) {
 		errorf(hint, "%s", err);
 		return 1;
@@ -798,7 +822,7 @@ int cmd_serve(int argc, char **argv)
 		sd_notify(0, "READY=1");
 		run(&s);
 		sd_notify(0, "STOPPING=1");
-		log_info(s.fl.handover && !s.fl.unpin
+		log_info(s.fl.handover
 			     ? "stopping: the collector stays pinned for the next run to adopt"
 			     : "stopping: detaching the BPF programs");
 		rc = 0;

@@ -73,8 +73,9 @@ static void usage(FILE *f)
 	    "                                 restart of the same build and settings loses\n"
 	    "                                 no I/O and resets no counter\n"
 	    "      --no-handover              detach and drop the maps at stop (default)\n"
-	    "      --unpin                    with --handover: at this stop, remove the\n"
-	    "                                 pins too (nothing stays attached)\n"
+	    "      --unpin[=NAME]             remove what --handover[=NAME] keeps (pins,\n"
+	    "                                 saved series) of a stopped serve, detaching\n"
+	    "                                 its programs, and exit; serves nothing\n"
 	    "\n"
 	    "User programs (docs/userprogs.md): compiled BPF objects whose maps a YAML\n"
 	    "config turns into metrics.\n"
@@ -294,9 +295,18 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 	case OPT_NOHANDOVER:
 		f->handover = NULL;
 		return 0;
-	case OPT_UNPIN:
-		f->unpin = true;
+	case OPT_UNPIN: {
+		char dir[256];
+
+		arg = arg ? arg : "serve";
+		if (pin_dir_of(arg, dir, sizeof(dir))) {
+			errorf("use letters, digits, '-' and '_' (at most 63)",
+			       "bad --unpin instance name '%s'", arg);
+			return -EINVAL;
+		}
+		f->unpin = arg;
 		return 0;
+	}
 	case OPT_UDIR:
 		f->user.dir = arg;
 		return 0;
@@ -354,7 +364,7 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		{ "attach", required_argument, NULL, OPT_ATTACH },
 		{ "handover", optional_argument, NULL, OPT_HANDOVER },
 		{ "no-handover", no_argument, NULL, OPT_NOHANDOVER },
-		{ "unpin", no_argument, NULL, OPT_UNPIN },
+		{ "unpin", optional_argument, NULL, OPT_UNPIN },
 		{ "test.synthetic-disks", required_argument, NULL, OPT_SYNTH },
 		{ "config.dir", required_argument, NULL, OPT_UDIR },
 		{ "config.names", required_argument, NULL, OPT_UNAMES },

@@ -29,7 +29,7 @@ struct serve_flags {
 	struct userprogs_opts user; /* --config.dir/names/strict */
 	bool check;		    /* --config.check */
 	const char *handover;	    /* --handover instance name; NULL: none */
-	bool unpin;		    /* --unpin */
+	const char *unpin;	    /* --unpin instance name; NULL: not given */
 };
 
 /*

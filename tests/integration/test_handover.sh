@@ -4,8 +4,8 @@
 # 20 times, by SIGTERM and by kill -9 in turn. Each run adopts the pinned
 # collector of the one before: its disk's completion counter at the end
 # must equal the kernel's diskstats over the whole run, and no counter of
-# any scrape may be below the one before. Then a run with --unpin must
-# leave nothing in bpffs or /run and nothing attached; and pins another
+# any scrape may be below the one before. Then `serve --unpin` must leave
+# nothing in bpffs or /run and nothing attached; and pins another
 # collector made (other settings) are replaced with a warning, not adopted.
 source tests/integration/lib.sh
 source tests/integration/lib_serve.sh
@@ -112,14 +112,18 @@ done_ios=$((d1 - d0))
 assert_counted "completions over $RESTARTS restarts" "$done_ios" "$(($(scraped_ios "$WORK/m.end") - i0))"
 echo "ok: $done_ios completions over $RESTARTS restarts (SIGTERM and kill -9), counted exactly, no counter went backwards"
 
-# --unpin at a stop removes everything: nothing pinned, saved or attached.
+# Stopped, then --unpin: nothing pinned, saved or attached.
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID"
-start_serve "$WORK/serve.unpin.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME --unpin
-stop_serve "serve --unpin"
+"$IOLAT" serve --unpin=$NAME >"$WORK/unpin.out" 2>&1 || fail "serve --unpin failed: $(cat "$WORK/unpin.out")"
+grep -qE "^removed $PINS \([1-9][0-9]* links, [1-9][0-9]* maps\): its programs are detached$" "$WORK/unpin.out" ||
+	fail "serve --unpin said: $(cat "$WORK/unpin.out")"
 [ ! -e "$PINS" ] || fail "--unpin left $(ls "$PINS")"
 [ ! -e "$STATE" ] || fail "--unpin left $(ls "$STATE")"
 settle orphans_since "$before" || fail "programs left attached after --unpin: $LEFT"
+"$IOLAT" serve --unpin=$NAME >"$WORK/unpin.out" 2>&1 || fail "a second serve --unpin failed"
+assert_eq "a second serve --unpin" "nothing pinned as $NAME" "$(cat "$WORK/unpin.out")"
+expect_error 2 "bad --unpin instance name 'a/b'" serve --unpin=a/b
 echo "ok: --unpin leaves nothing pinned, saved or attached"
 
 # Pins of another collector (here: other settings) are replaced, loudly.
@@ -132,8 +136,7 @@ grep -q "level=warn.*was not this one's, replaced" "$WORK/serve.b.log" ||
 ! grep -q "adopted" "$WORK/serve.b.log" || fail "another collector's pins adopted"
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID"
-start_serve "$WORK/serve.c.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME --label.size-class --unpin
-stop_serve "serve --unpin (size classes)"
+"$IOLAT" serve --unpin=$NAME >/dev/null || fail "serve --unpin failed"
 [ ! -e "$PINS" ] || fail "left $(ls "$PINS")"
 settle orphans_since "$before" || fail "programs left attached: $LEFT"
 echo "ok: another collector's pins are replaced with a warning"
