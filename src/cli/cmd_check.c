@@ -8,16 +8,19 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "core/collector.h"
 #include "core/libbpf_log.h"
 #include "core/names.h"
+#include "core/pin.h"
 #include "core/tracer.h"
 #include "sys/cgroups.h"
 #include "sys/disks.h"
@@ -207,6 +210,44 @@ static void print_cgroups(void)
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
 	printf("\nCgroups: io controller on %s (%s); workloads are named from its paths\n",
 	       access(path, F_OK) ? "cgroup v1 blkio" : "cgroup v2", root);
+}
+
+/* Collectors serve --handover left pinned: what they are and who holds them. */
+static void print_pins(void)
+{
+	struct pin_instance in[16];
+	int n = pin_list(in, 16);
+
+	if (n <= 0) {
+		printf("\nPinned collectors (serve --handover): %s\n",
+		       n < 0 ? "cannot read " PIN_ROOT : "none");
+		return;
+	}
+	printf("\nPinned collectors (serve --handover), in %s:\n", PIN_ROOT);
+	for (int i = 0; i < n && i < 16; i++) {
+		const struct pin_control *c = &in[i].control;
+		char when[64] = "?";
+		time_t t = (time_t)(c->created_ns / 1000000000ULL);
+		struct tm tm;
+
+		if (!in[i].has_control) {
+			printf("  %-12s not iolat's (no control map): %d links, %d maps\n",
+			       in[i].name, in[i].links, in[i].maps);
+			continue;
+		}
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		printf("  %s: made by iolat %s at %s, map layout %u%s\n", in[i].name, c->version,
+		       when, c->layout,
+		       c->layout == IOLAT_LAYOUT_VERSION
+			   ? ""
+			   : " (not this iolat's: a start replaces it)");
+		printf(
+		    "    %d programs attached, %d maps; taken over %u times, last by pid %u (%s)\n",
+		    in[i].links, in[i].maps, c->adoptions, c->owner,
+		    kill((pid_t)c->owner, 0) && errno == ESRCH ? "gone" : "running");
+	}
+	printf("  (iolat serve --unpin=NAME removes one and detaches its programs)\n");
 }
 
 /* Prints disk i's tree: the disks it is built on, indented below it. */
@@ -468,6 +509,7 @@ int cmd_check(int argc, char **argv)
 	print_tracepoints(&pr);
 	print_disks();
 	print_cgroups();
+	print_pins();
 	print_submit_time(&pr);
 	print_linkage(&pr);
 	if (!pr.tp_exists[TP_RQ_COMPLETE]) {

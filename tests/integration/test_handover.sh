@@ -62,6 +62,10 @@ PY
 start_serve "$WORK/serve.0.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME
 [ -d "$PINS" ] || fail "no pins in $PINS"
 grep -q "collector pinned in $PINS" "$WORK/serve.0.log" || fail "no pin message: $(cat "$WORK/serve.0.log")"
+"$IOLAT" check >"$WORK/check" 2>&1
+grep -A1 "^  $NAME: made by iolat .* at .*, map layout [0-9]*$" "$WORK/check" |
+	grep -qE "[0-9]+ programs attached, [0-9]+ maps; taken over 0 times, last by pid $SERVE_PID \(running\)" ||
+	fail "iolat check does not list the pinned collector: $(grep -A3 Pinned "$WORK/check")"
 scrape "$WORK/m.0"
 d0=$(diskstats_ios) i0=$(scraped_ios "$WORK/m.0")
 born=$(gauge "$WORK/m.0" iolat_collector_start_time_seconds)
