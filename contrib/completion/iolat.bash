@@ -26,8 +26,10 @@ _iolat_read_flags()
             w=${words[i]%,}
             [[ $w == -* ]] || break
             arg=
-            [[ $w == *=* ]] && arg='='
+            # --x=ARG needs a value; --x[=ARG] may take one: offered bare.
+            [[ $w == *=* && $w != *'[='* ]] && arg='='
             name=${w%%=*}
+            name=${name%\[}
             case $name in
             --\[no-\]*)
                 name=${name#--\[no-\]}

@@ -3,7 +3,8 @@
 
 # Option definitions in help-like text on stdin (lines that start with
 # blanks then a dash; their words up to the first that is not a flag), one
-# normalised flag a line, sorted: -X, --long, --long= (takes a value);
+# normalised flag a line, sorted: -X, --long, --long= (takes a value;
+# --long[=V], which may take one, gives --long);
 # --[no-]X gives --X and --no-X.
 flags_of() {
 	awk '
@@ -13,8 +14,9 @@ flags_of() {
 		for (i = 1; i <= n; i++) {
 			t = w[i]; sub(/,$/, "", t)
 			if (t !~ /^-/) break
-			arg = (t ~ /=/) ? "=" : ""
-			sub(/=.*/, "", t)
+			# --x=ARG takes a value; --x[=ARG] may: offered bare.
+			arg = (t ~ /=/ && t !~ /\[=/) ? "=" : ""
+			sub(/\[?=.*/, "", t)
 			if (t ~ /^--\[no-\]/) {
 				sub(/^--\[no-\]/, "", t)
 				print "--" t arg; print "--no-" t arg
