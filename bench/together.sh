@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# together.sh - completion programs of several builds, timed in the same I/O.
+#
+# bench/cost.sh runs one tool at a time, so a change's effect competes with
+# the machine's drift between runs. Here every build's collector (and any
+# bench/bound.bpf.c program) is attached at once to block_rq_complete; each
+# program's own run_time_ns / run_cnt over the same fio run (4 KiB randread,
+# io_uring, QD32, direct, on a loop device over /dev/shm) is its cost per
+# completion. Programs attached together share the caches, so each costs a
+# little more than alone: compare them with each other, not with cost.sh.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$HERE")
+RUNS=${RUNS:-3}
+RUNTIME=${RUNTIME:-5}
+MODE=hist
+BUILD=${BUILD:-$ROOT/build-bench}
+CMDLINE="bash bench/together.sh${*:+ $*}"
+
+usage() {
+	cat <<EOF
+Usage: bash bench/together.sh [OPTIONS] IOLAT|bound-NAME...
+
+Attaches every given iolat build (its collector, as 'iolat hist -D -O', or
+'iolat serve' with --serve) and every bound-NAME program of
+bench/bound.bpf.c at once, runs fio RUNS times and prints each one's BPF run
+time per completion, per run. Needs root.
+
+Options:
+  --runs N       fio runs (default 3; env RUNS)
+  --runtime S    seconds per run (default 5; env RUNTIME)
+  --serve        run each iolat as 'serve' (per workload, shared values)
+  -h, --help     this help
+
+Environment: BUILD (default build-bench: where bpfload and
+bench/bound.bpf.o are, from 'make OUT=build-bench helpers').
+
+Example:
+  bash bench/together.sh build-bench/iolat /tmp/old/build-bench/iolat bound-disk
+EOF
+}
+
+die() {
+	echo "together.sh: $*" >&2
+	exit 1
+}
+
+TOOLS=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--runs) [ $# -ge 2 ] || die "--runs needs a value"; RUNS=$2; shift 2 ;;
+	--runtime) [ $# -ge 2 ] || die "--runtime needs a value"; RUNTIME=$2; shift 2 ;;
+	--serve) MODE=serve; shift ;;
+	-h | --help) usage; exit 0 ;;
+	-*) usage >&2; die "unknown option '$1'" ;;
+	*) TOOLS+=("$1"); shift ;;
+	esac
+done
+[ ${#TOOLS[@]} -gt 0 ] || { usage >&2; die "name at least one iolat build or bound-NAME"; }
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer, not '$RUNS'"
+[[ "$RUNTIME" =~ ^[1-9][0-9]*$ ]] || die "--runtime must be a positive integer, not '$RUNTIME'"
+[ "$(id -u)" = 0 ] || die "needs root"
+command -v fio >/dev/null || die "needs fio (apt-get install fio)"
+
+IMG=/dev/shm/iolat-together.$$.img
+WORK=$(mktemp -d /tmp/iolat-together.XXXXXX)
+LOOP='' PIDS=()
+STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
+cleanup() {
+	if [ ${#PIDS[@]} -gt 0 ]; then
+		kill -INT "${PIDS[@]}" 2>/dev/null || true
+		wait "${PIDS[@]}" 2>/dev/null || true
+	fi
+	[ -z "$LOOP" ] || losetup -d "$LOOP"
+	rm -f "$IMG"
+	sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
+}
+trap cleanup EXIT
+
+dd if=/dev/zero of="$IMG" bs=1M count=512 status=none
+LOOP=$(losetup --direct-io=on -f --show "$IMG")
+sysctl -qw kernel.bpf_stats_enabled=1
+
+# The id of the completion program process $1 holds, once attached.
+complete_prog_of() {
+	local i id
+	for ((i = 0; i < 100; i++)); do
+		while read -r id; do
+			if bpftool prog show id "$id" -j 2>/dev/null | python3 -c '
+import json, sys
+n = json.load(sys.stdin).get("name", "")
+sys.exit(not (n.startswith("rq_complete") or n.startswith("bound_")))'; then
+				echo "$id"
+				return
+			fi
+		done < <(awk '/^prog_id:/ { print $2 }' /proc/"$1"/fdinfo/* 2>/dev/null | sort -un)
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+}
+
+IDS=()
+for t in "${TOOLS[@]}"; do
+	log=$WORK/${#PIDS[@]}.log
+	case "$t" in
+	bound-*)
+		"$BUILD/bpfload" "$BUILD/bench/bound.bpf.o" "bound_${t#bound-}" >"$log" 2>&1 &
+		;;
+	*)
+		[ -x "$t" ] || die "$t is not an iolat binary"
+		if [ "$MODE" = serve ]; then
+			"$t" serve --web.listen-address=127.0.0.1:$((40000 + RANDOM % 20000)) >"$log" 2>&1 &
+		else
+			"$t" hist -D -O >"$log" 2>&1 &
+		fi
+		;;
+	esac
+	PIDS+=($!)
+	id=$(complete_prog_of "$!")
+	[ -n "$id" ] || { cat "$log" >&2; die "$t attached no completion program"; }
+	IDS+=("$id")
+done
+sleep 1
+
+snapshot() {
+	local id
+	for id in "${IDS[@]}"; do
+		bpftool prog show id "$id" -j | python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+print(p.get("run_time_ns", 0), p.get("run_cnt", 0))'
+	done
+}
+
+echo "command:  $CMDLINE"
+echo "date:     $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine:  $(nproc) CPUs, $(uname -sr)"
+echo "workload: fio randread 4k io_uring direct QD32, ${RUNTIME} s/run, $LOOP over /dev/shm; iolat as $MODE"
+for ((r = 1; r <= RUNS; r++)); do
+	snapshot >"$WORK/before"
+	fio --name=together --filename="$LOOP" --ioengine=io_uring --rw=randread --bs=4k --direct=1 \
+		--iodepth=32 --time_based --runtime="$RUNTIME" >/dev/null
+	snapshot >"$WORK/after"
+	echo
+	echo "run $r"
+	paste -d' ' "$WORK/before" "$WORK/after" | awk -v names="${TOOLS[*]}" '
+		BEGIN { split(names, n, " ") }
+		$4 > $2 { printf "  %-40s %7.1f ns/run  (%d runs)\n", n[NR], ($3 - $1) / ($4 - $2), $4 - $2; next }
+		{ printf "  %-40s no runs\n", n[NR] }'
+done
