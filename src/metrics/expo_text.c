@@ -85,21 +85,6 @@ static size_t format_value(char *out, size_t len, double v)
 	return strlen(out);
 }
 
-/* Digits of n, at most 20, into out; how many. */
-static size_t format_u64(char *out, uint64_t n)
-{
-	char tmp[20];
-	size_t k = 0, i = 0;
-
-	do {
-		tmp[k++] = (char)('0' + n % 10);
-		n /= 10;
-	} while (n);
-	while (k)
-		out[i++] = tmp[--k];
-	return i;
-}
-
 /*
  * What expo_format_double(num / den) gives, for den a power of ten and num
  * below 10^15 (a histogram's sum in ns, in seconds), without printf and
@@ -124,7 +109,7 @@ size_t expo_format_ratio(char *out, size_t len, uint64_t num, uint64_t den)
 	/* Whole numbers have expo_format_double's own path. */
 	if (p != den || num >= 1000000000000000ULL || num % den == 0 || len < 32)
 		return 0;
-	nd = format_u64(d, num);
+	nd = format_digits(d, num);
 	for (nsig = nd; d[nsig - 1] == '0'; nsig--)
 		;
 	x = (int)nd - 1 - k; /* the first digit's power of ten */
@@ -226,7 +211,7 @@ static void put_bucket(struct buf *b, const struct buf *prefix, const struct le_
 	memcpy(tail, le->s, n);
 	/* What expo_format_double gives a whole number below 1e15: its digits. */
 	if (cum < 1000000000000000ULL)
-		n += format_u64(tail + n, cum);
+		n += format_digits(tail + n, cum);
 	else
 		n += format_value(tail + n, sizeof(tail) - n - 1, (double)cum);
 	tail[n++] = '\n';

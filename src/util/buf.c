@@ -101,19 +101,29 @@ int array_make_room(void **items, size_t *cap, size_t n, size_t size, size_t fir
 	return 0;
 }
 
-void format_decimal(char *out, size_t outlen, uint64_t mag, bool negative)
+size_t format_digits(char *out, uint64_t n)
 {
-	char tmp[24];
-	size_t n = 0, i = 0;
+	char tmp[FORMAT_DIGITS_MAX];
+	size_t k = 0, i = 0;
 
 	do {
-		tmp[n++] = (char)('0' + mag % 10);
-		mag /= 10;
-	} while (mag);
+		tmp[k++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	while (k)
+		out[i++] = tmp[--k];
+	return i;
+}
+
+void format_decimal(char *out, size_t outlen, uint64_t mag, bool negative)
+{
+	char digits[FORMAT_DIGITS_MAX];
+	size_t n = format_digits(digits, mag), i = 0;
+
 	if (negative && i + 1 < outlen)
 		out[i++] = '-';
-	while (n && i + 1 < outlen)
-		out[i++] = tmp[--n];
+	for (size_t k = 0; k < n && i + 1 < outlen; k++)
+		out[i++] = digits[k];
 	if (outlen)
 		out[i] = '\0';
 }

@@ -35,6 +35,11 @@ void buf_free(struct buf *b);
  */
 int array_make_room(void **items, size_t *cap, size_t n, size_t size, size_t first);
 
+/* The decimal digits of n into out (which holds FORMAT_DIGITS_MAX), not
+ * NUL-terminated; how many. */
+#define FORMAT_DIGITS_MAX 20
+size_t format_digits(char *out, uint64_t n);
+
 /*
  * mag in decimal, after a '-' when negative, without printf (scrapes write
  * tens of thousands). Truncated to fit out; NUL-terminated when outlen > 0.
