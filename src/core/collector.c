@@ -889,20 +889,6 @@ fail:
 	return rc;
 }
 
-int collector_unpin(struct collector *c)
-{
-	int rc;
-
-	if (!c->pins.pinned)
-		return 0;
-	rc = pin_remove(c->pins.dir);
-	if (!rc)
-		rc = pin_state_remove(c->pins.name);
-	if (!rc)
-		c->pins.pinned = false;
-	return rc;
-}
-
 void collector_pins(const struct collector *c, struct collector_pins *out)
 {
 	*out = c->pins;

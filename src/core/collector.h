@@ -66,12 +66,8 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 		   const struct probe_result *probe, char *err, size_t errlen);
 
 /* Closes. A pinned collector (pin_instance) stays attached, for the next
- * run to adopt, unless collector_unpin came first. */
+ * run to adopt (pin_instance_remove lets it go). */
 void collector_close(struct collector *c);
-
-/* Removes the collector's pins, so that collector_close detaches it and
- * frees its maps. 0 or -errno. */
-int collector_unpin(struct collector *c);
 
 /* What the collector's pins are, with pin_instance. */
 struct collector_pins {

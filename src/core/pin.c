@@ -189,6 +189,16 @@ int pin_state_remove(const char *name)
 	return rc ? rc : remove_dir(dir);
 }
 
+int pin_instance_remove(const char *name)
+{
+	char dir[256];
+	int rc = pin_dir_of(name, dir, sizeof(dir));
+
+	if (!rc)
+		rc = pin_remove(dir);
+	return rc ? rc : pin_state_remove(name);
+}
+
 /* Counts one instance directory's pins and reads its control value. */
 static void look_at(const char *dir, struct pin_instance *in)
 {

@@ -69,6 +69,10 @@ int pin_control_write(const char *dir, const struct pin_control *c);
 /* Removes instance name's state directory and what is in it. 0 or -errno. */
 int pin_state_remove(const char *name);
 
+/* Removes all an instance keeps: its pins (pin_remove), then its state.
+ * 0 (also when there was nothing) or -errno. */
+int pin_instance_remove(const char *name);
+
 /* Removes everything pinned in dir, and dir. Programs whose links only the
  * pins held are detached; maps nothing else holds are freed. 0 (also when
  * there was nothing) or the first -errno. */

@@ -570,10 +570,8 @@ static int unpin(const char *name)
 		if (!strcmp(in[i].name, name))
 			found = i;
 	pin_dir_of(name, dir, sizeof(dir));
-	rc = pin_remove(dir);
-	if (!rc)
-		rc = pin_state_remove(name);
-	if (rc && rc != -ENOENT) {
+	rc = pin_instance_remove(name);
+	if (rc) {
 		errorf("is /sys/fs/bpf writable? (run as root)", "cannot remove %s: %s", dir,
 		       strerror(-rc));
 		return 1;

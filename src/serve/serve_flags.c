@@ -140,6 +140,21 @@ enum {
 	OPT_UNPIN,
 };
 
+/* --FLAG[=NAME]'s instance name (default serve) into *out, if it is one. */
+static int instance_arg(const char *flag, const char *arg, const char **out)
+{
+	char dir[256];
+
+	arg = arg ? arg : "serve";
+	if (pin_dir_of(arg, dir, sizeof(dir))) {
+		errorf("use letters, digits, '-' and '_' (at most 63)",
+		       "bad --%s instance name '%s'", flag, arg);
+		return -EINVAL;
+	}
+	*out = arg;
+	return 0;
+}
+
 static int parse_flag(struct serve_flags *f, int c, const char *arg)
 {
 	struct serve_config *s = &f->set;
@@ -280,33 +295,13 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		return 0;
 	case OPT_ATTACH:
 		return attach_mode_parse(arg, &f->attach);
-	case OPT_HANDOVER: {
-		char dir[256];
-
-		arg = arg ? arg : "serve";
-		if (pin_dir_of(arg, dir, sizeof(dir))) {
-			errorf("use letters, digits, '-' and '_' (at most 63)",
-			       "bad --handover instance name '%s'", arg);
-			return -EINVAL;
-		}
-		f->handover = arg;
-		return 0;
-	}
+	case OPT_HANDOVER:
+		return instance_arg("handover", arg, &f->handover);
 	case OPT_NOHANDOVER:
 		f->handover = NULL;
 		return 0;
-	case OPT_UNPIN: {
-		char dir[256];
-
-		arg = arg ? arg : "serve";
-		if (pin_dir_of(arg, dir, sizeof(dir))) {
-			errorf("use letters, digits, '-' and '_' (at most 63)",
-			       "bad --unpin instance name '%s'", arg);
-			return -EINVAL;
-		}
-		f->unpin = arg;
-		return 0;
-	}
+	case OPT_UNPIN:
+		return instance_arg("unpin", arg, &f->unpin);
 	case OPT_UDIR:
 		f->user.dir = arg;
 		return 0;
