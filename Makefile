@@ -50,6 +50,13 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf -Wall -Werror
+# Testing only (tests/integration/test_upgrade.sh): LAYOUT_NEXT=1 builds the
+# "next release", whose kernel values have a field more and whose map layout
+# is one version on (bpf/iolat.h), to hand over to and roll back from.
+ifeq ($(LAYOUT_NEXT),1)
+CFLAGS += -DIOLAT_TEST_LAYOUT_NEXT
+BPF_CFLAGS += -DIOLAT_TEST_LAYOUT_NEXT
+endif
 # System headers after ours, so vmlinux.h wins over asm/ types.
 BPF_SYS_INC := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')

@@ -123,6 +123,18 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/*
+ * Which completions this collector counts: those of requests (and bios)
+ * that began in [window_from_ns, window_until_ns), kernel clock; 0 for no
+ * bound. Both stay 0 but while another collector's programs hand over to
+ * this one's (src/core/handover.h): the older counts what began before a
+ * switch time, the newer what began after, so that for a while both run
+ * and nothing is counted twice or not at all. A section of its own, so the
+ * map that holds it never changes: every later iolat writes the older one's
+ * window_until_ns through it (struct iolat_window).
+ */
+struct iolat_window window SEC(".data.window") = {};
+
 /* Set once a completion lacks a kernel timestamp: user space then attaches
  * the issue-side fallback programs (until then they cost nothing). */
 bool saw_unstamped = false;
@@ -172,6 +184,18 @@ static __always_inline __u32 size_slot(__u64 bytes)
 static __always_inline bool in_flush_seq(__u32 rq_flags)
 {
 	return rq_flags & rqf_flush_seq_mask;
+}
+
+/*
+ * Whether this collector counts I/O that began at t (struct iolat_window).
+ * Every collector handing over decides by the same t, read from the
+ * request or the shared map entry, so exactly one of them counts it.
+ */
+static __always_inline bool in_window(__u64 t)
+{
+	__u64 until = window.until_ns;
+
+	return t >= window.from_ns && (!until || t < until);
 }
 
 /* Adds one completion to view `view` of v: its time, or unseen without a start. */
@@ -436,6 +460,8 @@ struct rq_facts {
 	bool data;	 /* a read or a write */
 	__u64 start_ns;	 /* the kernel's stamps; 0 where it wrote none */
 	__u64 issue_ns;
+	__u64 began_ns; /* start_time_ns as the request holds it, stamped or not:
+			 * what every collector handing over decides by */
 };
 
 static __always_inline void read_rq(struct request *rq, struct rq_facts *f, bool direct)
@@ -455,6 +481,7 @@ static __always_inline void read_rq(struct request *rq, struct rq_facts *f, bool
 	}
 	f->op = op_of(f->cmd_flags);
 	f->data = f->op == IOLAT_OP_READ || f->op == IOLAT_OP_WRITE;
+	f->began_ns = f->start_ns;
 	if (force_rq_map || !start_stamped(f->rq_flags))
 		f->start_ns = 0;
 	if (force_rq_map || !issue_stamped(f->rq_flags)) {
@@ -522,6 +549,8 @@ static __always_inline int count_rq_other(struct request *rq, const struct rq_fa
 	bool need_start, need_issue, found, seq_found = false, partial, seq_end;
 	__u64 seq_cgroup = 0;
 
+	if (!in_window(f->began_ns))
+		return 0; /* another collector's, map entries and all */
 	if (f->data && in_flush_seq(f->rq_flags)) {
 		flush_data_done(rq, direct ? rq->bio : BPF_CORE_READ(rq, bio), direct);
 		return 0;
@@ -588,12 +617,15 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 
 		if (s)
 			s->partial = 1;
-		stat_inc(&stats, IOLAT_STAT_PARTIAL);
+		if (in_window(direct ? rq->start_time_ns : BPF_CORE_READ(rq, start_time_ns)))
+			stat_inc(&stats, IOLAT_STAT_PARTIAL);
 		return 0;
 	}
 	read_rq(rq, &f, direct);
 	if (!rq_plain(&f))
 		return count_rq_other(rq, &f, error, nr_bytes, direct);
+	if (!in_window(f.began_ns))
+		return 0;
 	if (!rq_key(rq, &key, 0, direct))
 		return 0;
 	c.now = bpf_ktime_get_ns();
@@ -703,7 +735,7 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 	s.bytes = direct ? bio->bi_iter.bi_size : BPF_CORE_READ(bio, bi_iter.bi_size);
 	/* An LRU makes room by evicting older bios (their completions then
 	 * count as bio_map_miss); it fails only when it cannot. */
-	if (bpf_map_update_elem(&bio_starts, &key, &s, BPF_ANY))
+	if (bpf_map_update_elem(&bio_starts, &key, &s, BPF_ANY) && in_window(s.start_ns))
 		stat_inc(&stats, IOLAT_STAT_BIOMAP_FULL);
 	return 0;
 }
@@ -724,10 +756,12 @@ static __always_inline int on_bio_complete(struct request_queue *q, struct bio *
 	s = bpf_map_lookup_elem(&bio_starts, &bkey);
 	if (!s) {
 		/* Filtered out at queue time, or queued before iolat started. */
-		if (!filter_cgroup)
+		if (!filter_cgroup && in_window(0))
 			stat_inc(&stats, IOLAT_STAT_BIOMAP_MISS);
 		return 0;
 	}
+	if (!in_window(s->start_ns))
+		return 0; /* another collector's: its entry stays for it */
 	c.now = bpf_ktime_get_ns();
 	c.start_ns = s->start_ns;
 	/* No request layer: queue -> complete is both the device and the total time. */

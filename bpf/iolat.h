@@ -147,6 +147,9 @@ struct iolat_kval {
 	__u32 pad[3];				 /* the header is 64 bytes: one cache line */
 	__u32 lat_slots[IOLAT_VIEW_COUNT][IOLAT_LAT_SLOTS]; /* timed completions per slot */
 	__u32 size_slots[IOLAT_SIZE_SLOTS];		    /* completions per size slot */
+#ifdef IOLAT_TEST_LAYOUT_NEXT
+	__u32 next_release[4]; /* make LAYOUT_NEXT=1: a field appended, for the test */
+#endif
 };
 
 _Static_assert(__builtin_offsetof(struct iolat_kval, lat_slots) == 64,
@@ -158,9 +161,30 @@ _Static_assert(__builtin_offsetof(struct iolat_kval, lat_slots) == 64,
  * iolat.bpf.c. An iolat that finds maps pinned by another (src/core/pin.h)
  * adopts them only if this and everything else it would load are the same.
  * Changing any of them: fields only appended, never moved or reused, and
- * this number raised, so that no iolat reads a value it does not know.
+ * this number raised, so that no iolat reads a value it does not know. A
+ * newer iolat reads the maps of every earlier layout (an older value is a
+ * prefix of its own: src/core/handover.c) and takes them over without a
+ * gap; an older one refuses a newer layout, says so, and starts afresh.
+ * tests/integration/test_upgrade.sh hands over to a build with a field
+ * appended (make LAYOUT_NEXT=1) and back.
  */
+#ifndef IOLAT_TEST_LAYOUT_NEXT
 #define IOLAT_LAYOUT_VERSION 1
+#else
+#define IOLAT_LAYOUT_VERSION 2 /* make LAYOUT_NEXT=1 (Makefile) */
+#endif
+
+/*
+ * A collector's window (bpf/iolat.bpf.c, the map of section .data.window):
+ * it counts the completions of requests and bios that began at or after
+ * from_ns and, if until_ns is not 0, before until_ns (kernel clock,
+ * CLOCK_MONOTONIC). This layout never changes, whatever the layout version:
+ * a newer iolat writes an older one's until_ns to hand over from it.
+ */
+struct iolat_window {
+	__u64 from_ns;
+	__u64 until_ns;
+};
 
 /* Collector-wide counters (per-CPU array, one slot each). */
 enum iolat_stat {

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/handover.h"
 #include "core/histo.h"
 #include "core/percpu.h"
 #include "core/pin.h"
@@ -64,6 +65,12 @@ struct collector {
 	bool pins_made;		    /* this run pinned maps (removed if it fails) */
 	uint64_t identity;	    /* of what this run loaded (identity_of) */
 	uint64_t saved_ns;	    /* when the series were last saved, pinned */
+	/* The pinned collector this one took over (another build or other
+	 * settings), while its programs still count; NULL otherwise. */
+	struct handover *prev;
+	/* Collector-wide counters earlier collectors handed over: added to
+	 * the stats map's, and saved with the series. */
+	uint64_t stats_base[IOLAT_STAT_COUNT];
 };
 
 /* Pinned, the series are saved (seriesfile.h) after a fold at most this
@@ -374,15 +381,26 @@ static struct seriesfile_owner series_owner(const struct collector *c)
 	return o;
 }
 
+/* The counters handed over to this collector: by earlier ones, and by the
+ * one still handing over. */
+static void handed_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT])
+{
+	memcpy(out, c->stats_base, sizeof(c->stats_base));
+	if (c->prev)
+		handover_add_stats(c->prev, out);
+}
+
 /* Saves the series for the run that adopts the pins next. */
 static int save_series(struct collector *c)
 {
 	struct seriesfile_owner o = series_owner(c);
+	uint64_t handed[IOLAT_STAT_COUNT];
 	char path[512];
 	int rc = series_path(c, true, path, sizeof(path));
 
+	handed_stats(c, handed);
 	if (!rc)
-		rc = seriesfile_write(path, &o, &c->series);
+		rc = seriesfile_write(path, &o, &c->series, handed);
 	c->saved_ns = monotonic_ns();
 	return rc;
 }
@@ -395,7 +413,7 @@ static void restore_series(struct collector *c)
 	int rc = series_path(c, false, path, sizeof(path));
 
 	if (!rc)
-		rc = seriesfile_read(path, &o, &c->series);
+		rc = seriesfile_read(path, &o, &c->series, c->stats_base);
 	c->pins.restored = !rc;
 	if (rc)
 		snprintf(c->pins.not_restored, sizeof(c->pins.not_restored), "%s",
@@ -425,6 +443,12 @@ static int fold_all(struct collector *c)
 		if (!fold_key(c, &key))
 			return -ENOMEM;
 	}
+	if (c->prev) {
+		int rc = handover_fold(c->prev, &c->series);
+
+		if (rc)
+			return rc;
+	}
 	__atomic_store_n(&c->folded_ns, monotonic_ns(), __ATOMIC_RELAXED);
 	if (c->pins.pinned && monotonic_ns() >= c->saved_ns + COLLECTOR_SAVE_S * NSEC_PER_SEC)
 		return save_series(c);
@@ -446,6 +470,8 @@ static int until_due_ms(const struct collector *c, int timeout_ms)
 
 	if (bio_pending(c) && rescan_due_ns(c) < due)
 		due = rescan_due_ns(c);
+	if (c->prev && handover_due_ns(c->prev) < due)
+		due = handover_due_ns(c->prev);
 	/* Rounded up: a wake just before it is due would find nothing to do. */
 	ms = due > now ? (due - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC : 0;
 	if (timeout_ms >= 0 && (uint64_t)timeout_ms < ms)
@@ -503,10 +529,27 @@ static void teardown_wait(struct collector *c)
 
 const char *collector_now_reason(int bit)
 {
-	return bit == COLLECTOR_NOW_FALLBACK
-		   ? "a request without kernel timestamps completed; attached the "
-		     "request-map fallback"
-		   : "a bio-based disk appeared; attached the bio-layer programs";
+	switch (bit) {
+	case COLLECTOR_NOW_FALLBACK:
+		return "a request without kernel timestamps completed; attached the "
+		       "request-map fallback";
+	case COLLECTOR_NOW_BIO:
+		return "a bio-based disk appeared; attached the bio-layer programs";
+	default:
+		return "handover done: the programs of the collector taken over are detached, "
+		       "and all they counted is in the series";
+	}
+}
+
+/* The grace is over: the collector taken over goes, its counts stay. */
+static int end_handover(struct collector *c)
+{
+	int rc = handover_finish(c->prev, &c->series, c->stats_base, &c->skel->data_window->window);
+
+	c->prev = NULL;
+	if (!rc && c->pins.pinned)
+		rc = save_series(c);
+	return rc;
 }
 
 int collector_maintain(struct collector *c)
@@ -518,6 +561,12 @@ int collector_maintain(struct collector *c)
 		rc = fold_all(c);
 		if (rc)
 			return rc;
+	}
+	if (c->prev && monotonic_ns() >= handover_due_ns(c->prev)) {
+		rc = end_handover(c);
+		if (rc)
+			return rc;
+		done |= COLLECTOR_NOW_HANDED_OVER;
 	}
 
 	if (c->prog[TP_RQ_ISSUE] && !c->link[TP_RQ_ISSUE] && c->skel->bss->saw_unstamped) {
@@ -664,21 +713,69 @@ static int reuse_pinned_maps(struct collector *c)
 	return 0;
 }
 
+/* Our maps that the collector taken over shares (handover_share): those
+ * that hold what the issue-side programs saw of the I/O in flight. */
+static int share_maps(struct collector *c)
+{
+	struct bpf_map *m[] = { c->skel->maps.rq_starts, c->skel->maps.bio_starts,
+				c->skel->maps.comms };
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < sizeof(m) / sizeof(m[0]); i++)
+		rc = handover_share(c->prev, m[i]);
+	return rc;
+}
+
+/*
+ * Another build's or other settings' collector is pinned: takes it over
+ * (handover.h), so that its programs count on until the switch. Its pins
+ * are removed after; what it saved is read. 0, or -errno with the reason
+ * it cannot in why.
+ */
+static int take_over(struct collector *c, const struct pin_control *ctl, char *why, size_t len)
+{
+	char path[512];
+	int rc = series_path(c, false, path, sizeof(path));
+
+	if (!rc)
+		rc = handover_open(&c->prev, c->pins.dir, ctl, path,
+				   bpf_map__name(c->skel->maps.data_window), c->ncpus, why, len);
+	if (rc)
+		return rc;
+	rc = share_maps(c);
+	if (rc) {
+		snprintf(why, len, "its maps cannot be shared (%s)", strerror(-rc));
+		handover_free(c->prev);
+		c->prev = NULL;
+		return rc;
+	}
+	c->pins.took_over = true;
+	c->pins.took_over_layout = ctl->layout;
+	c->pins.created_ns = ctl->created_ns; /* the counts go on */
+	c->pins.adoptions = ctl->adoptions + 1;
+	snprintf(c->pins.made_by, sizeof(c->pins.made_by), "%s", ctl->version);
+	return 0;
+}
+
 /*
  * Before load, with pinning: adopts the maps an earlier run of the same
- * collector pinned, or, if what is pinned is another's (another version,
- * layout or configuration), removes it and says so in pins.replaced. The
- * programs of the one removed stop counting here: only the same collector
- * hands over without a gap.
+ * collector pinned; takes over one of another build or other settings
+ * whose maps it can read (take_over); or, if it cannot (a newer layout, a
+ * collector from before handovers), removes it and says so in
+ * pins.replaced: its programs stop counting here, and counters start again.
  */
 static int pins_before_load(struct collector *c, enum attach_mode mode, char *err, size_t len)
 {
 	struct pin_control ctl;
 	uint64_t id = c->identity = identity_of(c, mode);
+	char why[96];
 	int rc = pin_dir_make(c->pins.dir, err, len);
 
 	if (rc)
 		return rc;
+	/* Taken over already, by an attempt at another mode that failed. */
+	if (c->prev)
+		return share_maps(c);
 	rc = pin_control_read(c->pins.dir, &ctl);
 	if (!rc && ctl.layout == IOLAT_LAYOUT_VERSION && ctl.identity == id) {
 		rc = reuse_pinned_maps(c);
@@ -691,12 +788,21 @@ static int pins_before_load(struct collector *c, enum attach_mode mode, char *er
 		}
 		snprintf(c->pins.replaced, sizeof(c->pins.replaced),
 			 "a pinned map could not be reused (%s)", strerror(-rc));
+	} else if (!rc && ctl.layout > IOLAT_LAYOUT_VERSION) {
+		snprintf(c->pins.replaced, sizeof(c->pins.replaced),
+			 "iolat %s's collector has map layout %u, which this iolat cannot read "
+			 "(it reads layouts 1 to %u)",
+			 ctl.version, ctl.layout, (unsigned int)IOLAT_LAYOUT_VERSION);
+	} else if (!rc && !take_over(c, &ctl, why, sizeof(why))) {
+		rc = pin_remove(c->pins.dir);
+		if (!rc)
+			return pin_dir_make(c->pins.dir, err, len);
+		set_err(err, len, "cannot remove the pins in %s: %s", c->pins.dir, strerror(-rc));
+		return rc;
 	} else if (!rc) {
 		snprintf(c->pins.replaced, sizeof(c->pins.replaced),
-			 ctl.layout != IOLAT_LAYOUT_VERSION
-			     ? "iolat %s's collector, map layout %u (this one reads %u)"
-			     : "iolat %s's collector, with other programs, settings or map sizes",
-			 ctl.version, ctl.layout, IOLAT_LAYOUT_VERSION);
+			 "iolat %s's collector (map layout %u) cannot hand over: %s", ctl.version,
+			 ctl.layout, why);
 	} else if (rc != -ENOENT) {
 		snprintf(c->pins.replaced, sizeof(c->pins.replaced), "unreadable pins (%s)",
 			 strerror(-rc));
@@ -748,6 +854,49 @@ static int pins_after_load(struct collector *c)
 	return pin_control_write(c->pins.dir, &ctl);
 }
 
+/*
+ * Our window after load (struct iolat_window): taking over, it counts
+ * nothing until the switch; adopting, whatever a handover left in it is
+ * over (the run that held the collector taken over is gone, and with it
+ * that one's programs), so it counts everything.
+ */
+static void window_after_load(struct collector *c)
+{
+	struct iolat_window *w = &c->skel->data_window->window;
+
+	if (c->prev) {
+		w->from_ns = UINT64_MAX;
+		w->until_ns = 0;
+	} else if (c->pins.adopted && (w->from_ns || w->until_ns)) {
+		w->from_ns = w->until_ns = 0;
+	}
+}
+
+/*
+ * Taking over, with our programs attached and counting nothing: attaches
+ * ours where the other had programs (so ours see the I/O that begins
+ * before theirs go), sets the switch time in both windows, and folds in
+ * what the other counted so far.
+ */
+static int switch_over(struct collector *c)
+{
+	char name[64];
+	int rc = 0;
+
+	for (int tp = 0; !rc && tp < TP_COUNT; tp++) {
+		snprintf(name, sizeof(name), "link_%s", probe_tp_name((enum probe_tp)tp));
+		if (handover_had_link(c->prev, name))
+			rc = attach_tp(c, (enum probe_tp)tp);
+	}
+	if (rc)
+		return rc;
+	rc = handover_switch(c->prev, &c->skel->data_window->window);
+	c->pins.switch_late = rc == -ETIME;
+	if (rc && rc != -ETIME)
+		return rc;
+	return handover_fold(c->prev, &c->series);
+}
+
 struct open_attempt {
 	struct collector *c;
 	const struct collector_opts *o;
@@ -791,8 +940,9 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 			strerror(-rc), verifier_log_reason(why, sizeof(why)));
 		goto fail;
 	}
-	if (!c->pins.adopted)
+	if (!c->pins.adopted && !c->pins.took_over)
 		c->pins.created_ns = realtime_ns();
+	window_after_load(c);
 	if (c->pins.dir[0]) {
 		rc = pins_after_load(c);
 		if (rc) {
@@ -804,6 +954,8 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	rc = setup_wait(c);
 	if (!rc)
 		rc = attach_needed(c);
+	if (!rc && c->prev)
+		rc = switch_over(c);
 	if (rc) {
 		set_err(err, len, "attaching the %s programs failed: %s", attach_mode_name(mode),
 			strerror(-rc));
@@ -812,10 +964,12 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	return 0;
 fail:
 	teardown_wait(c);
-	/* Pins this attempt made go with it; adopted ones stay for the next. */
+	/* Pins this attempt made go with it; adopted ones stay for the next,
+	 * and so does a collector taken over (c->prev). */
 	if (c->pins_made)
 		pin_remove(c->pins.dir);
 	snapshot_store_free(&c->series); /* restored from the adopted pins */
+	memset(c->stats_base, 0, sizeof(c->stats_base));
 	c->pins_made = c->pins.adopted = c->pins.pinned = false;
 	detach_all(c);
 	iolat_bpf__destroy(c->skel);
@@ -884,6 +1038,7 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	*out = c;
 	return 0;
 fail:
+	handover_free(c->prev); /* its programs stop: nothing can count on */
 	free(c->percpu);
 	free(c);
 	return rc;
@@ -904,7 +1059,10 @@ void collector_close(struct collector *c)
 	if (!c)
 		return;
 	/* The next run goes on from here (what fails here, it cannot tell
-	 * anyone: the series saved last stand). */
+	 * anyone: the series saved last stand). A handover under way ends
+	 * early: what began before its switch and is still in flight is lost. */
+	if (c->prev)
+		end_handover(c);
 	if (c->pins.pinned && !fold_all(c))
 		save_series(c);
 	teardown_wait(c);
@@ -1150,7 +1308,14 @@ bool collector_stat_map(const struct collector *c, enum iolat_stat s, struct map
 
 int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT])
 {
-	return percpu_array_sums(bpf_map__fd(c->skel->maps.stats), c->ncpus, out, IOLAT_STAT_COUNT);
+	uint64_t handed[IOLAT_STAT_COUNT];
+	int rc =
+	    percpu_array_sums(bpf_map__fd(c->skel->maps.stats), c->ncpus, out, IOLAT_STAT_COUNT);
+
+	handed_stats(c, handed);
+	for (int i = 0; !rc && i < IOLAT_STAT_COUNT; i++)
+		out[i] += handed[i];
+	return rc;
 }
 
 /* The program link l runs (an adopted link runs the program of the run

@@ -71,15 +71,21 @@ void collector_close(struct collector *c);
 
 /* What the collector's pins are, with pin_instance. */
 struct collector_pins {
-	bool pinned;	     /* kept in bpffs: a restart adopts it */
-	bool adopted;	     /* this run took over what an earlier one left */
-	char dir[256];	     /* where */
-	char replaced[160];  /* pins of another collector found and removed, and why;
-			      * empty if none */
-	uint64_t created_ns; /* CLOCK_REALTIME when its maps were made */
-	uint32_t adoptions;  /* how many runs took them over */
-	char made_by[48];    /* the iolat version that made them */
-	char name[64];	     /* the instance */
+	bool pinned;	    /* kept in bpffs: a restart adopts it */
+	bool adopted;	    /* this run took over what an earlier one left */
+	char dir[256];	    /* where */
+	char replaced[160]; /* pins of another collector found and removed, and why;
+			     * empty if none */
+	/* Took over another build's or settings' collector (handover.h):
+	 * its programs count what began before the switch, for a grace. */
+	bool took_over;
+	uint32_t took_over_layout; /* its map layout */
+	bool switch_late;	   /* the switch time passed before both windows
+				    * were set: some I/O may be counted twice */
+	uint64_t created_ns;	   /* CLOCK_REALTIME when its maps were made */
+	uint32_t adoptions;	   /* how many runs took them over */
+	char made_by[48];	   /* the iolat version that made them */
+	char name[64];		   /* the instance */
 	/* Adopted: whether the series the last run saved were read
 	 * (seriesfile.h), and if not, why (empty if they were). */
 	bool restored;
@@ -150,6 +156,7 @@ int collector_wait_also(struct collector *c, int fd);
  */
 #define COLLECTOR_NOW_FALLBACK 1
 #define COLLECTOR_NOW_BIO 2
+#define COLLECTOR_NOW_HANDED_OVER 4 /* the collector taken over is gone */
 int collector_maintain(struct collector *c);
 
 /* What a COLLECTOR_NOW_* bit means, in words for an operator's log. */

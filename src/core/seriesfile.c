@@ -10,18 +10,24 @@
 #include "iolat.h"
 
 #define SERIESFILE_MAGIC 0x736c6f69u /* "iols" */
-#define SERIESFILE_FORMAT 1
+#define SERIESFILE_FORMAT 2
+/* Room for the collector-wide counters, enum iolat_stat (extend only). */
+#define SERIESFILE_STATS 16
+
+_Static_assert(IOLAT_STAT_COUNT <= SERIESFILE_STATS, "more counters than a series file holds");
 
 struct header {
 	uint32_t magic;
 	uint32_t format;
-	uint32_t layout;   /* IOLAT_LAYOUT_VERSION */
+	uint32_t layout;   /* IOLAT_LAYOUT_VERSION of the writer: the kernel maps',
+			    * not the file's (key_size and val_size say that) */
 	uint32_t key_size; /* sizeof(struct iolat_key) */
 	uint32_t val_size; /* sizeof(struct iolat_val) */
 	uint32_t pad;
 	uint64_t identity;
 	uint64_t created_ns;
 	uint64_t nlive, nkept;
+	uint64_t stats[SERIESFILE_STATS];
 };
 
 static struct header header_of(const struct seriesfile_owner *owner)
@@ -40,7 +46,7 @@ static struct header header_of(const struct seriesfile_owner *owner)
 }
 
 int seriesfile_write(const char *path, const struct seriesfile_owner *owner,
-		     const struct snapshot_store *st)
+		     const struct snapshot_store *st, const uint64_t stats[IOLAT_STAT_COUNT])
 {
 	struct header h = header_of(owner);
 	char tmp[512];
@@ -54,6 +60,7 @@ int seriesfile_write(const char *path, const struct seriesfile_owner *owner,
 		return -errno;
 	h.nlive = st->nlive;
 	h.nkept = st->all.n - st->nlive;
+	memcpy(h.stats, stats, IOLAT_STAT_COUNT * sizeof(stats[0]));
 	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
 	    (st->all.n && fwrite(st->all.s, sizeof(st->all.s[0]), st->all.n, f) != st->all.n))
 		rc = -EIO;
@@ -67,7 +74,7 @@ int seriesfile_write(const char *path, const struct seriesfile_owner *owner,
 }
 
 int seriesfile_read(const char *path, const struct seriesfile_owner *owner,
-		    struct snapshot_store *st)
+		    struct snapshot_store *st, uint64_t stats[IOLAT_STAT_COUNT])
 {
 	struct header want = header_of(owner), h;
 	struct series s;
@@ -77,7 +84,7 @@ int seriesfile_read(const char *path, const struct seriesfile_owner *owner,
 	if (!f)
 		return -errno;
 	if (fread(&h, sizeof(h), 1, f) != 1 || h.magic != want.magic || h.format != want.format ||
-	    h.layout != want.layout || h.key_size != want.key_size || h.val_size != want.val_size)
+	    h.key_size != want.key_size || h.val_size != want.val_size)
 		rc = -EPROTO;
 	else if (h.identity != want.identity || h.created_ns != want.created_ns)
 		rc = -ESTALE;
@@ -99,5 +106,7 @@ int seriesfile_read(const char *path, const struct seriesfile_owner *owner,
 	fclose(f);
 	if (rc)
 		snapshot_store_free(st);
+	else
+		memcpy(stats, h.stats, IOLAT_STAT_COUNT * sizeof(stats[0]));
 	return rc;
 }

@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "core/collector.h"
+#include "core/handover.h"
 #include "core/pin.h"
 #include "metrics/expo_proto.h"
 #include "metrics/expo_text.h"
@@ -594,6 +595,17 @@ static void log_handover(const struct collector *c)
 		log_warn("pinned collector in %s was not this one's, replaced: %s "
 			 "(its programs stopped counting; counters start again)",
 			 p.dir, p.replaced);
+	if (p.took_over)
+		log_info(
+		    "taking over the collector pinned in %s (made by iolat %s, map layout %u; "
+		    "this one's is %u): its programs count the I/O that began before the switch, "
+		    "for %d s, ours the rest; counters continue",
+		    p.dir, p.made_by, p.took_over_layout, (unsigned int)IOLAT_LAYOUT_VERSION,
+		    HANDOVER_GRACE_S);
+	if (p.switch_late)
+		log_warn("the handover's switch time passed before both collectors had it: I/O "
+			 "that began in the last %d ms may be counted twice",
+			 HANDOVER_LEAD_MS);
 	if (p.adopted)
 		log_info("adopted the collector pinned in %s (made by iolat %s, taken over %u "
 			 "times): no I/O was missed and counters continue",
@@ -602,7 +614,7 @@ static void log_handover(const struct collector *c)
 		log_warn("the series the last run saved were not read (%s): counters continue "
 			 "from the kernel's own (32-bit) counts, and retired series are gone",
 			 p.not_restored);
-	if (p.pinned && !p.adopted)
+	if (p.pinned && !p.adopted && !p.took_over)
 		log_info("collector pinned in %s: a restart adopts it", p.dir);
 }
 
@@ -721,7 +733,7 @@ static void run(struct serve *s)
 		pthread_mutex_unlock(&s->state_lock);
 		if (what < 0)
 			log_error("attaching a program on demand failed: %s", strerror(-what));
-		for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_BIO;
+		for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_HANDED_OVER;
 		     bit <<= 1)
 			if (what & bit)
 				log_info("%s", collector_now_reason(bit));
