@@ -40,10 +40,10 @@ struct handover {
 	/* Its series as of the last fold: what it saved, then each fold's. */
 	struct snapshot_store series;
 	uint64_t saved_stats[IOLAT_STAT_COUNT]; /* counters it was handed */
-	bool folded;			       /* the first fold is done */
-	uint64_t due_ns;		       /* when the grace ends */
-	void *raw;			       /* one lookup's values, its layout */
-	struct iolat_kval *vals;	       /* the same, in ours */
+	bool folded;				/* the first fold is done */
+	uint64_t due_ns;			/* when the grace ends */
+	void *raw;				/* one lookup's values, its layout */
+	struct iolat_kval *vals;		/* the same, in ours */
 };
 
 static int pinned_fd(const struct handover *h, const char *name)
@@ -112,8 +112,7 @@ static int hists_layout(struct handover *h, struct old_hists *m, const char *nam
 }
 
 int handover_open(struct handover **out, const char *dir, const struct pin_control *ctl,
-		  const char *series_path, const char *window_map, int ncpus, char *why,
-		  size_t len)
+		  const char *series_path, const char *window_map, int ncpus, char *why, size_t len)
 {
 	struct seriesfile_owner owner = { .identity = ctl->identity,
 					  .created_ns = ctl->created_ns };
