@@ -71,6 +71,7 @@ struct collector {
 	/* Collector-wide counters earlier collectors handed over: added to
 	 * the stats map's, and saved with the series. */
 	uint64_t stats_base[IOLAT_STAT_COUNT];
+	bool unpin_at_close; /* collector_opts.unpin_at_close */
 };
 
 /* Pinned, the series are saved (seriesfile.h) after a fold at most this
@@ -547,7 +548,7 @@ static int end_handover(struct collector *c)
 	int rc = handover_finish(c->prev, &c->series, c->stats_base, &c->skel->data_window->window);
 
 	c->prev = NULL;
-	if (!rc && c->pins.pinned)
+	if (!rc && c->pins.pinned && !c->unpin_at_close)
 		rc = save_series(c);
 	return rc;
 }
@@ -1009,6 +1010,7 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	if (!c)
 		return -ENOMEM;
 	c->force_rq_map = o.force_rq_map;
+	c->unpin_at_close = o.unpin_at_close;
 	if (o.pin_instance)
 		snprintf(c->pins.name, sizeof(c->pins.name), "%s", o.pin_instance);
 	if (o.pin_instance && pin_dir_of(o.pin_instance, c->pins.dir, sizeof(c->pins.dir))) {
@@ -1063,7 +1065,9 @@ void collector_close(struct collector *c)
 	 * early: what began before its switch and is still in flight is lost. */
 	if (c->prev)
 		end_handover(c);
-	if (c->pins.pinned && !fold_all(c))
+	if (c->pins.pinned && c->unpin_at_close)
+		pin_instance_remove(c->pins.name); /* the links below detach */
+	else if (c->pins.pinned && !fold_all(c))
 		save_series(c);
 	teardown_wait(c);
 	detach_all(c);

@@ -52,6 +52,9 @@ struct collector_opts {
 	 * (core/pin.h), and adopt what an earlier run of the same collector
 	 * left there, so that a restart loses no I/O; NULL: neither. */
 	const char *pin_instance;
+	/* With pin_instance: take over (or adopt) what is pinned there, but
+	 * pin nothing for a next run: close removes the pins and the state. */
+	bool unpin_at_close;
 };
 
 struct collector;

@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 #define PIN_ROOT "/sys/fs/bpf/iolat"
+/* The instance serve --handover and --unpin name when given no NAME. */
+#define PIN_DEFAULT_INSTANCE "serve"
 /* What user space keeps beside the pins (seriesfile.h), in a tmpfs that,
  * like bpffs, does not outlive a reboot: PIN_STATE_ROOT/NAME/. */
 #define PIN_STATE_ROOT "/run/iolat"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
@@ -586,11 +587,11 @@ static int unpin(const char *name)
 }
 
 /* Says what the collector took over or replaced, with --handover. */
-static void log_handover(const struct collector *c)
+static void log_handover(const struct serve *s)
 {
 	struct collector_pins p;
 
-	collector_pins(c, &p);
+	collector_pins(s->c, &p);
 	if (p.replaced[0])
 		log_warn("pinned collector in %s was not this one's, replaced: %s "
 			 "(its programs stopped counting; counters start again)",
@@ -614,8 +615,27 @@ static void log_handover(const struct collector *c)
 		log_warn("the series the last run saved were not read (%s): counters continue "
 			 "from the kernel's own (32-bit) counts, and retired series are gone",
 			 p.not_restored);
-	if (p.pinned && !p.adopted && !p.took_over)
+	if (p.pinned && !p.adopted && !p.took_over && s->fl.handover)
 		log_info("collector pinned in %s: a restart adopts it", p.dir);
+}
+
+/*
+ * With --handover off, a collector an earlier run left pinned under the
+ * default name would count on, attached, with no one to read it: this run
+ * takes it over instead (no I/O is lost) and removes it at stop.
+ */
+static const char *leftover_instance(const struct serve *s)
+{
+	char dir[256];
+	struct stat st;
+
+	if (s->fl.handover || pin_dir_of(PIN_DEFAULT_INSTANCE, dir, sizeof(dir)) ||
+	    stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return NULL;
+	log_info("found the collector an earlier run with --handover left pinned in %s: "
+		 "taking it over, and removing it at stop (--handover is off)",
+		 dir);
+	return PIN_DEFAULT_INSTANCE;
 }
 
 static int setup(struct serve *s)
@@ -636,6 +656,8 @@ static int setup(struct serve *s)
 	char err[512] = "", landing[4096];
 	int rc;
 
+	co.pin_instance = co.pin_instance ? co.pin_instance : leftover_instance(s);
+	co.unpin_at_close = !s->fl.handover;
 	if (probe_kernel(&pr)) {
 		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 		       "this kernel has no BTF (%s is missing)", pr.btf_path);
@@ -651,7 +673,7 @@ static int setup(struct serve *s)
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return rc < 0 ? rc : -EINVAL;
 	}
-	log_handover(s->c);
+	log_handover(s);
 	s->maint.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	rc = s->maint.efd < 0 ? -errno : collector_wait_also(s->c, s->maint.efd);
 	if (rc) {

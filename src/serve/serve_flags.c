@@ -145,7 +145,7 @@ static int instance_arg(const char *flag, const char *arg, const char **out)
 {
 	char dir[256];
 
-	arg = arg ? arg : "serve";
+	arg = arg ? arg : PIN_DEFAULT_INSTANCE;
 	if (pin_dir_of(arg, dir, sizeof(dir))) {
 		errorf("use letters, digits, '-' and '_' (at most 63)",
 		       "bad --%s instance name '%s'", flag, arg);

@@ -18,6 +18,9 @@ STATE=/run/iolat/$NAME
 # Leave bpffs as it was found: iolat mounts it where nothing did.
 if ! mountpoint -q /sys/fs/bpf; then on_exit "umount /sys/fs/bpf"; fi
 on_exit "rm -rf $PINS $STATE"
+# The default instance is used too (--handover without NAME).
+[ ! -e /sys/fs/bpf/iolat/serve ] || skip "a collector is pinned as 'serve' already (someone's serve --handover)"
+on_exit "rm -rf /sys/fs/bpf/iolat/serve /run/iolat/serve"
 
 make_loop 256
 disk=${LOOP#/dev/}
@@ -129,6 +132,27 @@ settle orphans_since "$before" || fail "programs left attached after --unpin: $L
 assert_eq "a second serve --unpin" "nothing pinned as $NAME" "$(cat "$WORK/unpin.out")"
 expect_error 2 "bad --unpin instance name 'a/b'" serve --unpin=a/b
 echo "ok: --unpin leaves nothing pinned, saved or attached"
+
+# --handover off, with pins an earlier run left: taken over, no counter
+# reset, and at stop nothing is left pinned, saved or attached. (The
+# default instance, serve.)
+start_serve "$WORK/serve.c.log" --web.listen-address=127.0.0.1:"$port" --handover
+scrape "$WORK/m.c"
+kill -KILL "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null
+start_serve "$WORK/serve.d.log" --web.listen-address=127.0.0.1:"$port"
+grep -q "found the collector an earlier run with --handover left pinned in /sys/fs/bpf/iolat/serve" "$WORK/serve.d.log" ||
+	fail "--handover off: the left pins not found: $(cat "$WORK/serve.d.log")"
+grep -q "adopted the collector pinned in /sys/fs/bpf/iolat/serve" "$WORK/serve.d.log" ||
+	fail "--handover off: the left pins not adopted: $(cat "$WORK/serve.d.log")"
+scrape "$WORK/m.d"
+check_monotonic "$WORK/m.c" "$WORK/m.d"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID"
+[ ! -e /sys/fs/bpf/iolat/serve ] || fail "--handover off: left $(ls /sys/fs/bpf/iolat/serve)"
+[ ! -e /run/iolat/serve ] || fail "--handover off: left $(ls /run/iolat/serve)"
+settle orphans_since "$before" || fail "--handover off: programs left attached: $LEFT"
+echo "ok: with --handover off, what an earlier run left pinned is taken over and removed at stop"
 
 # Pins iolat cannot read (a control map that is not its own) are replaced,
 # loudly. (Pins of other settings or another release are taken over:

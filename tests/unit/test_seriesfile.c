@@ -53,7 +53,8 @@ static void fill(struct snapshot_store *st)
 	v.ios = 7;
 	v.errors = 2;
 	{
-		struct iolat_key gone = key_of(1, 8 << 20), retired = key_of(1ULL << 63 | 5, 8 << 20);
+		struct iolat_key gone = key_of(1, 8 << 20),
+				 retired = key_of(1ULL << 63 | 5, 8 << 20);
 
 		assert_int_equal(snapshot_store_keep(st, &gone, &v), 0);
 		v.ios = 9;
