@@ -299,7 +299,7 @@ unit-nobpf:
 
 # One static analyser (cppcheck), shellcheck on every script, and the
 # layers' include rule (src/README.md). Findings fail the target.
-SHELL_SCRIPTS = $(shell git ls-files '*.sh' 2>/dev/null) contrib/completion/iolat.bash .ci/run
+SHELL_SCRIPTS = $(shell git ls-files '*.sh' 2>/dev/null) contrib/completion/iolat.bash .ci/run debian/iolat.prerm
 lint:
 	$(call msg,LAYERS,src/)
 	$(Q)bash tests/lint/check_layers.sh >/dev/null || bash tests/lint/check_layers.sh
