@@ -8,6 +8,8 @@
 #     names found in OUT/man (rendered by `make man`; without them, not
 #     checked);
 #   - systemd-analyze security rates its exposure at most MAX_EXPOSURE (2.0);
+#   - contrib/iolat.sysusers, applied to an empty root, makes the unit's
+#     User= and Group= (a system user without a login shell);
 #   - as root, with strace: `iolat serve` run as the unit runs it (a user
 #     with only the unit's capabilities in its ambient and bounding sets,
 #     no_new_privs), users' example programs loaded, scraped in every format
@@ -67,6 +69,20 @@ if ! out=$(MANPATH=$work/man systemd-analyze verify $man_opt "$work/iolat.socket
 fi
 grep -qx 'Service=iolat.service' "$work/iolat.socket" || err "iolat.socket does not start iolat.service"
 [ $man_opt = --man=no ] && echo "check_unit: man pages not checked (none in $OUT/man: make man)"
+# The unit's User= and Group= are what contrib/iolat.sysusers makes, applied
+# to an empty root.
+user=$(sed -n 's/^User=//p' "$UNIT") group=$(sed -n 's/^Group=//p' "$UNIT")
+if command -v systemd-sysusers >/dev/null; then
+	mkdir -p "$work/root/etc"
+	if ! out=$(systemd-sysusers --root="$work/root" - <contrib/iolat.sysusers 2>&1); then
+		err "systemd-sysusers contrib/iolat.sysusers: $out"
+	elif ! grep -q "^$user:x:[0-9]*:[0-9]*:.*:/usr/sbin/nologin$" "$work/root/etc/passwd" ||
+		! grep -q "^$group:x:" "$work/root/etc/group"; then
+		err "contrib/iolat.sysusers does not make the unit's user $user and group $group: $out"
+	else
+		echo "check_unit: contrib/iolat.sysusers makes the unit's user $user and group $group"
+	fi
+fi
 score=$(systemd-analyze security --offline=yes "$work/iolat.service" 2>&1 |
 	sed -n 's/.*Overall exposure level for iolat.service: \([0-9.]*\).*/\1/p')
 if [ -z "$score" ]; then
