@@ -68,6 +68,8 @@ if ! out=$(MANPATH=$work/man systemd-analyze verify $man_opt "$work/iolat.socket
 	err "systemd-analyze verify $man_opt iolat.socket: $out"
 fi
 grep -qx 'Service=iolat.service' "$work/iolat.socket" || err "iolat.socket does not start iolat.service"
+grep -q 'ExecStart=/usr/bin/iolat serve --handover ' "$work/iolat.socket" ||
+	err "iolat.socket's drop-in example does not keep the unit's --handover"
 [ $man_opt = --man=no ] && echo "check_unit: man pages not checked (none in $OUT/man: make man)"
 # The unit's User= and Group= are what contrib/iolat.sysusers makes, applied
 # to an empty root.
