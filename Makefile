@@ -500,6 +500,8 @@ uninstall:
 		$(DESTDIR)$(bashcompdir)/iolat $(DESTDIR)$(mandir)/man[1-8]/iolat[.-]*
 	$(Q)rm -rf $(DESTDIR)$(datadir)/iolat $(DESTDIR)$(docdir)
 	$(Q)echo "  kept     $(DESTDIR)$(sysconfdir)/iolat/ (your configuration)"
+	$(Q)if [ -z "$(DESTDIR)" ] && [ -d /sys/fs/bpf/iolat ]; then \
+		echo "  kept     /sys/fs/bpf/iolat, /run/iolat: iolat serve --unpin (before uninstall) removes them"; fi
 
 # HEAD, not the work tree: say so when they differ. .tarball-version is
 # appended with tar (git archive's --add-virtual-file takes --prefix only in
