@@ -306,7 +306,7 @@ unit-nobpf:
 
 # One static analyser (cppcheck), shellcheck on every script, and the
 # layers' include rule (src/README.md). Findings fail the target.
-SHELL_SCRIPTS = $(shell git ls-files '*.sh' 2>/dev/null) contrib/completion/iolat.bash .ci/run
+SHELL_SCRIPTS = $(shell git ls-files '*.sh' 2>/dev/null) contrib/completion/iolat.bash .ci/run debian/iolat.prerm
 lint:
 	$(call msg,LAYERS,src/)
 	$(Q)bash tests/lint/check_layers.sh >/dev/null || bash tests/lint/check_layers.sh
@@ -460,6 +460,9 @@ bashcompdir ?= $(datadir)/bash-completion/completions
 # packages put theirs.
 sysconfdir ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 unitdir ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+# The unit's user (contrib/iolat.sysusers): /usr/lib/sysusers.d for
+# PREFIX=/usr (dh_installsysusers finds it there), else PREFIX's.
+sysusersdir ?= $(PREFIX)/lib/sysusers.d
 INSTALL ?= install
 # The man pages' and completion's rules may not be there (yet): then install
 # takes whatever $(OUT)/man holds, and no completion.
@@ -494,15 +497,18 @@ install: $(OUT)/iolat examples $(INSTALL_MAN)
 		> $(DESTDIR)$(unitdir)/iolat.service.tmp
 	$(Q)chmod 644 $(DESTDIR)$(unitdir)/iolat.service.tmp
 	$(Q)mv $(DESTDIR)$(unitdir)/iolat.service.tmp $(DESTDIR)$(unitdir)/iolat.service
+	$(Q)$(INSTALL) -D -m 644 contrib/iolat.sysusers $(DESTDIR)$(sysusersdir)/iolat.conf
 	$(Q)if [ -e $(DESTDIR)$(sysconfdir)/iolat/iolat.yml ]; then \
 		echo "  kept     $(DESTDIR)$(sysconfdir)/iolat/iolat.yml (contrib/iolat.yml is the default)"; \
 	else $(INSTALL) -m 644 contrib/iolat.yml $(DESTDIR)$(sysconfdir)/iolat/iolat.yml; fi
 
 uninstall:
-	$(Q)rm -f $(DESTDIR)$(bindir)/iolat $(DESTDIR)$(unitdir)/iolat.service \
+	$(Q)rm -f $(DESTDIR)$(bindir)/iolat $(DESTDIR)$(unitdir)/iolat.service $(DESTDIR)$(sysusersdir)/iolat.conf \
 		$(DESTDIR)$(bashcompdir)/iolat $(DESTDIR)$(mandir)/man[1-8]/iolat[.-]*
 	$(Q)rm -rf $(DESTDIR)$(datadir)/iolat $(DESTDIR)$(docdir)
 	$(Q)echo "  kept     $(DESTDIR)$(sysconfdir)/iolat/ (your configuration)"
+	$(Q)if [ -z "$(DESTDIR)" ] && [ -d /sys/fs/bpf/iolat ]; then \
+		echo "  kept     /sys/fs/bpf/iolat, /run/iolat: iolat serve --unpin (before uninstall) removes them"; fi
 
 # HEAD, not the work tree: say so when they differ. .tarball-version is
 # appended with tar (git archive's --add-virtual-file takes --prefix only in

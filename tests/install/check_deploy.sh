@@ -14,9 +14,13 @@
 #     capabilities drop ALL and add exactly the unit's
 #     (contrib/iolat.service AmbientCapabilities= and
 #     CapabilityBoundingSet=), not privileged, no host network, PID or IPC
-#     namespace; hostPath volumes mounted read-only; `serve` listening on
-#     the port it declares; probes on /-/healthy and /-/ready there;
-#     resource requests at most the limits;
+#     namespace; hostPath volumes mounted read-only, but for --handover's:
+#     `serve --handover`, the host's /sys/fs/bpf (HostToContainer) and
+#     /run/iolat mounted writable at the same paths, one init container (the
+#     container's image, drop ALL, add CHOWN alone) that makes them over to
+#     runAsUser:runAsGroup, and a RollingUpdate with maxSurge 0; `serve`
+#     listening on the port it declares; probes on /-/healthy and /-/ready
+#     there; resource requests at most the limits;
 #   - the Service, PodMonitor and ServiceMonitor select the pods and name
 #     that port; the Service's prometheus.io annotations say the same port;
 #   - the Containerfile's USER is runAsUser:runAsGroup, it EXPOSEs the port,
@@ -177,15 +181,75 @@ if ds:
         elif qty(req) > qty(lim):
             err("DaemonSet: %s request %s is above its limit %s" % (r, req, lim))
     vols = {v["name"]: v for v in ps.get("volumes") or []}
-    for m in c.get("volumeMounts") or []:
-        if m["name"] not in vols:
-            err("DaemonSet: mount of an undeclared volume %s" % m["name"])
-        elif "hostPath" in vols[m["name"]] and m.get("readOnly") is not True:
-            err("DaemonSet: hostPath %s is not mounted read-only" % vols[m["name"]]["hostPath"]["path"])
+    # --handover's two host directories, writable, at the same paths; every
+    # other hostPath read-only.
+    HANDOVER = {"/sys/fs/bpf": "Directory", "/run/iolat": "DirectoryOrCreate"}
+    def host_mounts(ctr, who):
+        seen = {}
+        for m in ctr.get("volumeMounts") or []:
+            if m["name"] not in vols:
+                err("DaemonSet: %s mounts an undeclared volume %s" % (who, m["name"]))
+                continue
+            hp = vols[m["name"]].get("hostPath")
+            if not hp:
+                continue
+            seen[hp["path"]] = m
+            if hp["path"] in HANDOVER:
+                if m["mountPath"] != hp["path"] or m.get("readOnly"):
+                    err("DaemonSet: %s mounts %s at %s%s, not writable at the same path"
+                        % (who, hp["path"], m["mountPath"], " read-only" if m.get("readOnly") else ""))
+                if hp.get("type") != HANDOVER[hp["path"]]:
+                    err("DaemonSet: hostPath %s has type %r, not %s" % (hp["path"], hp.get("type"), HANDOVER[hp["path"]]))
+                if m.get("mountPropagation") not in (None, "None", "HostToContainer"):
+                    err("DaemonSet: %s: %s has mountPropagation %s (Bidirectional needs a privileged pod)"
+                        % (who, hp["path"], m["mountPropagation"]))
+            elif m.get("readOnly") is not True:
+                err("DaemonSet: hostPath %s is not mounted read-only" % hp["path"])
+        return seen
+    seen = host_mounts(c, "container %s" % c.get("name"))
+    if "--handover" not in args:
+        err("DaemonSet: serve runs without --handover: a rolling update would reset every counter")
+    for path in HANDOVER:
+        if path not in seen:
+            err("DaemonSet: --handover needs the host's %s mounted" % path)
+    if seen.get("/sys/fs/bpf", {}).get("mountPropagation") != "HostToContainer":
+        err("DaemonSet: /sys/fs/bpf is not mounted with mountPropagation HostToContainer")
+    # The rolling update: the old pod goes before the new one starts.
+    us = spec.get("updateStrategy") or {}
+    ru = us.get("rollingUpdate") or {}
+    if us.get("type") != "RollingUpdate" or ru.get("maxSurge") != 0:
+        err("DaemonSet: updateStrategy %r: expected RollingUpdate with maxSurge 0 (never two iolats on a node)" % us)
+    if not isinstance(ps.get("terminationGracePeriodSeconds"), int):
+        err("DaemonSet: no terminationGracePeriodSeconds")
+    # The init container: the two directories made over to the pod's user,
+    # as root with CAP_CHOWN alone.
+    ics = ps.get("initContainers") or []
+    ic = ics[0] if len(ics) == 1 else None
+    if ic is None:
+        err("DaemonSet: %d init containers, expected 1 (handover-dirs)" % len(ics))
+    else:
+        isc = ic.get("securityContext") or {}
+        icaps = isc.get("capabilities") or {}
+        if ic.get("image") != c.get("image"):
+            err("DaemonSet: init container image %r is not the container's %r" % (ic.get("image"), c.get("image")))
+        if icaps.get("drop") != ["ALL"] or icaps.get("add") != ["CHOWN"]:
+            err("DaemonSet: init container capabilities %r: expected drop ALL, add CHOWN" % icaps)
+        if isc.get("privileged") or isc.get("allowPrivilegeEscalation") is not False or \
+                isc.get("readOnlyRootFilesystem") is not True:
+            err("DaemonSet: init container: privileged, privilege escalation or a writable root")
+        script = " ".join(ic.get("command") or []) + " " + " ".join(ic.get("args") or [])
+        for want in ("chmod o+x /sys/fs/bpf", "mkdir -p -m 0700 /sys/fs/bpf/iolat /run/iolat",
+                     "chown %s:%s /sys/fs/bpf/iolat /run/iolat" % (uid, gid)):
+            if want not in script:
+                err("DaemonSet: init container does not run '%s'" % want)
+        iseen = host_mounts(ic, "init container %s" % ic.get("name"))
+        if sorted(iseen) != sorted(HANDOVER):
+            err("DaemonSet: init container mounts %s, not %s" % (sorted(iseen), sorted(HANDOVER)))
     print("check_deploy: container %s: runAsUser %s runAsGroup %s, capabilities drop %s add %s"
           % (c.get("name"), uid, gid, capsc.get("drop"), sorted(add)))
-    print("check_deploy: hostPath mounts (read-only): %s" % ", ".join(
-          "%s at %s" % (vols[m["name"]]["hostPath"]["path"], m["mountPath"])
+    print("check_deploy: hostPath mounts: %s" % ", ".join(
+          "%s at %s (%s)" % (vols[m["name"]]["hostPath"]["path"], m["mountPath"],
+                             "read-only" if m.get("readOnly") else "writable")
           for m in c.get("volumeMounts") or [] if "hostPath" in vols.get(m["name"], {})))
 
     # The Containerfile: the same user, port and capabilities.

@@ -5,7 +5,8 @@
 #  1. the capabilities the DaemonSet adds (deploy/kubernetes/daemonset.yaml)
 #     are the systemd unit's (contrib/iolat.service AmbientCapabilities= and
 #     CapabilityBoundingSet=); both run iolat as a non-root user: the
-#     DaemonSet's runAsUser/runAsGroup, the unit's dynamic user;
+#     DaemonSet's runAsUser/runAsGroup, the unit's user iolat (static or
+#     dynamic);
 #  2. as the systemd unit grants them (setpriv: that uid and gid, no
 #     groups, the set ambient and bounding): `iolat hist 1 1`, `iolat
 #     serve` (one scrape counting a loop device's reads exactly) and `iolat
@@ -17,7 +18,11 @@
 #     file capabilities: the same runs succeed, serve's process holds
 #     exactly the set with no_new_privs; with one missing from the pod's
 #     set, exit 1 naming it; and iolat without the file capabilities has
-#     none (what kubernetes/kubernetes#56374 is about).
+#     none (what kubernetes/kubernetes#56374 is about);
+#  4. --handover as the DaemonSet does it: its init container's script as
+#     root with CAP_CHOWN alone, then serve as the pod, stopped and started
+#     again (a rolling update's two pods): the second adopts the first's
+#     pins, and I/O done while neither ran is counted.
 source tests/integration/lib.sh
 source tests/integration/lib_serve.sh
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
@@ -137,3 +142,75 @@ IOLAT=$podbin/iolat missing "as the pod" pod_wrap
 IOLAT=$podbin/iolat-plain WRAP=$(pod_wrap_all) expect_error 1 \
 	"^iolat: missing CAP_BPF and CAP_PERFMON: " hist 1 1
 echo "ok: as the pod, iolat without file capabilities has none: the image needs them"
+
+# 4. --handover as the DaemonSet does it: its init container's script (from
+# the manifest) as root with only its capabilities (CAP_CHOWN), then the
+# container's serve (its args, the port made a free one) as the pod runs it;
+# stopped (SIGTERM, as a rolling update stops the old pod) and started again
+# (the new pod) after the init script ran again: the second adopts what the
+# first pinned, both as uid $ds_uid. The host's /sys/fs/bpf and /run/iolat
+# are the pod's at the same paths (hostPath), so running both here is what
+# the pod does. bpffs is mounted on /sys/fs/bpf if it is not (a node's
+# systemd does at boot), and unmounted after; the pins are removed after.
+python3 - deploy/kubernetes/daemonset.yaml "$WORK" <<'PY' || fail "could not read the DaemonSet's init container and args"
+import sys, yaml
+ds = [o for o in yaml.safe_load_all(open(sys.argv[1])) if o and o.get("kind") == "DaemonSet"][0]
+ps = ds["spec"]["template"]["spec"]
+ic = ps["initContainers"][0]
+cmd = ic["command"]
+assert cmd[:2] == ["/bin/sh", "-ec"] and len(cmd) == 3, cmd
+open(sys.argv[2] + "/init.sh", "w").write(cmd[2])
+open(sys.argv[2] + "/init.caps", "w").write(",".join(c.lower() for c in ic["securityContext"]["capabilities"]["add"]))
+open(sys.argv[2] + "/init.uid", "w").write(str(ic["securityContext"]["runAsUser"]))
+open(sys.argv[2] + "/args", "w").write("\n".join(a for a in ps["containers"][0]["args"][1:]
+                                               if not a.startswith("--web.listen-address=")))
+PY
+grep -qx -- --handover "$WORK/args" || fail "the DaemonSet's serve runs without --handover"
+if ! mountpoint -q /sys/fs/bpf; then
+	mount -t bpf -o mode=0700 bpf /sys/fs/bpf || fail "cannot mount bpffs on /sys/fs/bpf"
+	on_exit "umount /sys/fs/bpf"
+fi
+[ -e /sys/fs/bpf/iolat/serve ] || [ -e /run/iolat/serve ] &&
+	skip "/sys/fs/bpf/iolat/serve or /run/iolat/serve exists: someone's pins"
+on_exit "chmod $(stat -c %a /sys/fs/bpf) /sys/fs/bpf"
+for d in /sys/fs/bpf/iolat /run/iolat; do
+	if [ -e $d ]; then
+		on_exit "mkdir -p $d; chown $(stat -c %u:%g $d) $d; chmod $(stat -c %a $d) $d"
+	else
+		on_exit "rmdir $d"
+	fi
+done
+on_exit "$IOLAT serve --unpin"
+mapfile -t pod_args <"$WORK/args"
+# pod_start N: the init container, then the pod's serve, log $WORK/pod.N.log.
+pod_start() {
+	python3 tests/integration/as_pod.py "$(cat "$WORK/init.caps")" "$(cat "$WORK/init.uid")" 0 \
+		/bin/sh -ec "$(cat "$WORK/init.sh")" >"$WORK/init.log" 2>&1 ||
+		fail "the init container's script: $(cat "$WORK/init.log")"
+	port=$(free_port)
+	WRAP=$(pod_wrap_all) IOLAT=$podbin/iolat start_serve "$WORK/pod.$1.log" "${pod_args[@]}" \
+		--web.listen-address="127.0.0.1:$port"
+	assert_eq "pod $1: uid of serve" "$ds_uid" "$(status_of "$SERVE_PID" Uid)"
+}
+pod_stop() {
+	local rc=0
+	kill -TERM "$SERVE_PID"
+	wait "$SERVE_PID" || rc=$?
+	assert_eq "pod $1: exit status" 0 "$rc"
+}
+pod_start 1
+grep -q 'collector pinned in /sys/fs/bpf/iolat/serve' "$WORK/pod.1.log" ||
+	fail "the pod pinned nothing: $(tail -3 "$WORK/pod.1.log")"
+reads=$((20 + RANDOM % 20))
+"$DIO" read "$LOOP" "$reads" 4096 || fail "dio read"
+pod_stop 1
+# Between the pods: counted by the pinned collector alone.
+"$DIO" read "$LOOP" "$reads" 4096 || fail "dio read"
+pod_start 2
+grep -q 'adopted the collector pinned in /sys/fs/bpf/iolat/serve' "$WORK/pod.2.log" ||
+	fail "the new pod did not adopt the pins: $(grep -iE 'pin|warn|error' "$WORK/pod.2.log" | tail -3)"
+scrape "$WORK/m2"
+assert_eq "pod 2: completions of $name since pod 1 started (none lost between the pods)" $((2 * reads)) \
+	"$(metric "$WORK/m2" iolat_block_completions_total "{device=\"$name\",op=\"read\"}")"
+pod_stop 2
+echo "ok: as the DaemonSet runs it, a new pod adopts what the old one pinned ($((2 * reads)) reads of $name, half while no pod ran)"
