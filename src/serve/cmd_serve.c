@@ -633,8 +633,8 @@ static void workloads_handover(struct serve *s)
 			 PIN_STATE_ROOT, p.name, strerror(-rc));
 		return;
 	}
-	rc = p.adopted && p.restored ? exporter_workloads_restore(s->e, &s->wl_files, &st)
-				     : -ENOENT;
+	rc =
+	    p.adopted && p.restored ? exporter_workloads_restore(s->e, &s->wl_files, &st) : -ENOENT;
 	if (!rc)
 		log_info("workload label sets of the last run restored: %zu sets, %zu cgroups "
 			 "followed",

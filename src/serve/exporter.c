@@ -50,10 +50,10 @@ struct exporter {
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
 	struct wlabels *wl;
 	struct wlstate_files *wl_files; /* --handover: where wl is saved; borrowed */
-	uint64_t folded_ios;	      /* completions under workload="other", this render */
-	struct exporter_disks *disks; /* gone disks: keys retired, series expired */
-	uint32_t full_logged;	      /* 1 << enum iolat_stat: a full map already logged */
-	char events_help[640];	      /* iolat_collector_events_total's, naming each event */
+	uint64_t folded_ios;		/* completions under workload="other", this render */
+	struct exporter_disks *disks;	/* gone disks: keys retired, series expired */
+	uint32_t full_logged;		/* 1 << enum iolat_stat: a full map already logged */
+	char events_help[640];		/* iolat_collector_events_total's, naming each event */
 };
 
 /* The help of iolat_collector_events_total, with the events' names from the

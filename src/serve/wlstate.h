@@ -45,7 +45,7 @@ struct wlstate_cgroup {
 };
 
 struct wlstate {
-	uint64_t next_id; /* the next set's id */
+	uint64_t next_id;					/* the next set's id */
 	uint64_t folded_cgroups, retired_cgroups, expired_sets; /* wlabels_stats' counters */
 	struct wlstate_set *sets;
 	size_t nsets;

@@ -34,7 +34,9 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 	static const struct wlstate_set sets[] = {
 		{ .id = COLLECTOR_CG_USER | 16, .empty_since = 0, .label = { "vm", "web01" } },
-		{ .id = COLLECTOR_CG_USER | 17, .empty_since = 1764160100, .label = { "pod", "ns/a" } },
+		{ .id = COLLECTOR_CG_USER | 17,
+		  .empty_since = 1764160100,
+		  .label = { "pod", "ns/a" } },
 	};
 	static const struct wlstate_cgroup cgroups[] = {
 		{ .id = 4242, .set = COLLECTOR_CG_USER | 16, .first_seen = 1764160001 },
