@@ -31,8 +31,8 @@ port=$(free_port)
 url=http://127.0.0.1:$port/metrics
 # Only this disk (testing only): the cap and expiry are host-wide.
 export IOLAT_TEST_DISK=$disk
-serve_args=(--web.listen-address="127.0.0.1:$port" --handover=$NAME --workloads.max=3
-	--workloads.expire=${EXPIRE}s)
+serve_args=(--web.listen-address="127.0.0.1:$port" "--handover=$NAME" --workloads.max=3
+	"--workloads.expire=${EXPIRE}s")
 
 scrape() { curl -sf "$url" >"$1" || fail "scrape failed"; }
 value() { metric "$1" "$2" "${3:-}"; }
