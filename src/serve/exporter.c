@@ -763,6 +763,12 @@ int exporter_workloads_restore(struct exporter *e, const struct wlstate_files *f
 	if (!rc)
 		rc = wlabels_restore(e->wl, &st, collector_series(e->c));
 	wlstate_free(&st);
+	/* Named afresh: the retired series restored with the collector's have
+	 * no set now, and their ids must not label a new one. */
+	if (rc) {
+		st.next_id = WLABELS_ID_FIRST_SET;
+		wlabels_restore(e->wl, &st, collector_series(e->c));
+	}
 	if (!rc && out)
 		wlabels_stats(e->wl, out);
 	return rc;

@@ -116,7 +116,8 @@ int exporter_workloads_save(struct exporter *e);
 /* Before the first maintenance pass of a run that adopted the collector
  * and read its series: reads f's file into the label sets, and their
  * state in *out (if not NULL). 0; -EOPNOTSUPP without workload series;
- * wlstate_read's and wlabels_restore's errors (the sets stay empty). */
+ * wlstate_read's and wlabels_restore's errors (the sets stay empty, and
+ * the restored series of retired sets are folded as expired ones). */
 int exporter_workloads_restore(struct exporter *e, const struct wlstate_files *f,
 			       struct wlabels_stats *out);
 

@@ -14,7 +14,7 @@
 
 /* User-space cgroup ids (ops->retire) for retired series: wlabels.h's two,
  * then one per label set. */
-#define ID_FIRST_SET (COLLECTOR_CG_USER | 16)
+#define ID_FIRST_SET WLABELS_ID_FIRST_SET
 /* idmap keys must be non-zero: I/O charged to no cgroup (id 0) uses this. */
 #define ID_NONE (COLLECTOR_CG_USER - 1)
 

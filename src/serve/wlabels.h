@@ -51,6 +51,8 @@ struct wlabels_ops {
  * WLABELS_ID_EXPIRED (counted in the per-disk totals only). */
 #define WLABELS_ID_OTHER (COLLECTOR_CG_USER | 1)
 #define WLABELS_ID_EXPIRED (COLLECTOR_CG_USER | 2)
+/* The first label set's id; the sets' ids count up from it. */
+#define WLABELS_ID_FIRST_SET (COLLECTOR_CG_USER | 16)
 
 struct wlabels;
 

@@ -569,10 +569,20 @@ static void test_restore_bad(void **state)
 	assert_int_equal(wlabels_restore(f->w, &bad, NULL), -EPROTO);
 	assert_stats(f, 0, 0, 0, 0, 0);
 	assert_null(label_of(f, CG_A));
-	/* Still usable: names afresh. */
+	/* Named afresh (an empty state): the series of retired sets the
+	 * collector restored are refolded, their ids never given again. */
+	memset(&bad, 0, sizeof(bad));
+	bad.next_id = WLABELS_ID_FIRST_SET;
+	add_user(f, WLABELS_ID_FIRST_SET + 3, 1);
+	assert_int_equal(wlabels_restore(f->w, &bad, &f->snap), 0);
+	assert_int_equal(f->nrefolded, 1);
+	assert_int_equal(f->refolded[0].from, WLABELS_ID_FIRST_SET + 3);
+	f->snap.n = 0;
 	add(f, f->id[CG_A], 0, 1);
 	pass(f, 1001);
 	assert_label(label_of(f, CG_A), "service", "a");
+	for (uint64_t id = WLABELS_ID_FIRST_SET; id <= WLABELS_ID_FIRST_SET + 3; id++)
+		assert_null(wlabels_of(f->w, id));
 	wlstate_free(&st);
 }
 
