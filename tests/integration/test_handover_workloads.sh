@@ -151,6 +151,18 @@ echo "ok: SIGTERM restart: same series and labels, other keeps its members, the 
 
 # 2. kill -9 after a save: the collector saves at a fold at most every 5 s,
 # the label sets at the next maintenance pass; this scrape's pass is one.
+# What changed since the last stop must be in it: svc7 came, folded into
+# "other" and went (its retired series count there; the counters of
+# folded and retired cgroups went up).
+mkdir "$base/svc7.service"
+dio svc7 1
+sleep 1.1
+scrape "$WORK/m.e"
+rmdir "$base/svc7.service"
+scrape "$WORK/m.e"
+assert_eq "other reads with svc7" $((other0 + 5)) "$(other_reads "$WORK/m.e")"
+assert_eq "retired cgroups with svc7" $((retired + 1)) \
+	"$(value "$WORK/m.e" iolat_workload_retired_cgroups_total)"
 sleep 6
 scrape "$WORK/m.e"
 kill -KILL "$SERVE_PID"
@@ -164,7 +176,7 @@ dio svc5 1
 sleep 1.1
 scrape "$WORK/m.f"
 scrape "$WORK/m.f"
-assert_eq "other reads after kill -9 (svc5)" $((other0 + 5)) "$(other_reads "$WORK/m.f")"
+assert_eq "other reads after kill -9 (svc5)" $((other0 + 6)) "$(other_reads "$WORK/m.f")"
 assert_eq "svc1's retired reads after kill -9" 3 "$(reads_of "$WORK/m.f" svc1)"
 echo "ok: kill -9 restart: same series and labels"
 
