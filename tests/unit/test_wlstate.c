@@ -234,6 +234,47 @@ static void test_damaged(void **state)
 	assert_refused(f->path, &owner, -ENOENT);
 }
 
+/* Writes path anew, as the collector does: a new file renamed over it. */
+static void rewrite(const char *path)
+{
+	char tmp[160];
+	FILE *fp;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fp = fopen(tmp, "w");
+	assert_non_null(fp);
+	fputs("x", fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(rename(tmp, path), 0);
+}
+
+/* Each rewrite of the collector's file is seen once; none, or a removal,
+ * is no save. */
+static void test_series_changed(void **state)
+{
+	struct fixture *f = *state;
+	struct wlstate_files files;
+
+	memset(&files, 0, sizeof(files));
+	snprintf(files.series, sizeof(files.series), "%s/series", f->dir);
+	assert_false(wlstate_series_changed(&files));
+	rewrite(files.series);
+	assert_true(wlstate_series_changed(&files));
+	assert_false(wlstate_series_changed(&files));
+	rewrite(files.series);
+	/* Two rewrites may give the file its inode back: the time tells them
+	 * apart (the collector's are seconds apart; the clock is coarse). */
+	usleep(20000);
+	rewrite(files.series);
+	assert_true(wlstate_series_changed(&files));
+	assert_false(wlstate_series_changed(&files));
+	assert_int_equal(unlink(files.series), 0);
+	assert_false(wlstate_series_changed(&files));
+	rewrite(files.series);
+	assert_true(wlstate_series_changed(&files));
+	assert_int_equal(unlink(files.series), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +283,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wrong_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_series_changed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
