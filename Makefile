@@ -414,7 +414,7 @@ sanitize:
 	$(Q)$(MAKE) --no-print-directory OUT=build-san SAN=1 build-san/iolat helpers examples unit
 	$(Q)# A small quarantine, so test_workloads' flat-memory check still means something.
 	$(Q)ASAN_OPTIONS=quarantine_size_mb=1 OUT=build-san IOLAT_SANITIZED=1 \
-		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|workloads|process|userprogs|trace_pagecache|handover|upgrade)\.sh' \
+		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|workloads|process|userprogs|trace_pagecache|handover|handover_workloads|upgrade)\.sh' \
 		bash tests/integration/run.sh
 
 # ThreadSanitizer build of the daemon, where libmicrohttpd's thread answers
@@ -429,7 +429,7 @@ tsan:
 	$(Q)rm -f build-tsan/tsan-report.*
 	$(Q)TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 log_path=$(CURDIR)/build-tsan/tsan-report" \
 		OUT=build-tsan IOLAT_SANITIZED=1 \
-		ONLY='test_(serve|serve_reload|serve_flood|serve_notify|serve_tls|handover|upgrade)\.sh' \
+		ONLY='test_(serve|serve_reload|serve_flood|serve_notify|serve_tls|handover|handover_workloads|upgrade)\.sh' \
 		setarch -R bash tests/integration/run.sh; rc=$$?; \
 		if ls build-tsan/tsan-report.* >/dev/null 2>&1; then head -n 60 build-tsan/tsan-report.*; rc=1; fi; \
 		exit $$rc

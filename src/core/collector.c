@@ -850,7 +850,7 @@ static int pins_after_load(struct collector *c)
 	c->pins.pinned = true;
 	if (c->pins.adopted)
 		restore_series(c);
-	else
+	else if (!c->pins.took_over)
 		pin_state_remove(c->pins.name); /* another's series */
 	return pin_control_write(c->pins.dir, &ctl);
 }

@@ -30,6 +30,7 @@
 #include "serve/serve_config.h"
 #include "serve/serve_flags.h"
 #include "serve/webconfig.h"
+#include "serve/wlstate.h"
 #include "sys/privileges.h"
 #include "uprog/userprogs.h"
 #include "util/errors.h"
@@ -83,6 +84,9 @@ struct serve {
 	uint64_t reloads_ok, reloads_failed;
 	bool last_reload_ok;
 	double last_reload_ok_time;
+	/* --handover: the workload label sets saved for the next run */
+	struct wlstate_files wl_files;
+	bool wl_saving;
 };
 
 /* A reload's new state, built before anything running changes. */
@@ -638,6 +642,48 @@ static const char *leftover_instance(const struct serve *s)
 	return PIN_DEFAULT_INSTANCE;
 }
 
+/*
+ * --handover: the workload label sets of the run before go on when this
+ * run adopted its collector and read its series, or took it over (the
+ * label sets name those series); otherwise a saved state is stale and goes. From here on
+ * they are saved beside the collector's series (exporter_workloads_files).
+ */
+static void workloads_handover(struct serve *s)
+{
+	struct wlabels_stats st;
+	struct wlstate_owner owner;
+	struct collector_pins p;
+	int rc;
+
+	collector_pins(s->c, &p);
+	if (!p.pinned)
+		return;
+	owner.created_ns = p.created_ns;
+	rc = wlstate_files_init(&s->wl_files, p.name, &owner);
+	if (rc) {
+		log_warn("cannot keep the workload label sets for a restart: %s/%s: %s",
+			 PIN_STATE_ROOT, p.name, strerror(-rc));
+		return;
+	}
+	rc = (p.adopted && p.restored) || p.took_over
+		 ? exporter_workloads_restore(s->e, &s->wl_files, &st)
+		 : -ENOENT;
+	if (!rc)
+		log_info("workload label sets of the last run restored: %zu sets, %zu cgroups "
+			 "followed",
+			 st.sets, st.cgroups);
+	else if (rc != -ENOENT && rc != -EOPNOTSUPP)
+		log_warn("the workload label sets the last run saved were not read (%s): "
+			 "workloads are named afresh",
+			 rc == -ESTALE	 ? "they belong to other maps"
+			 : rc == -EPROTO ? "the file is damaged or of another format"
+					 : strerror(-rc));
+	if (rc)
+		unlink(s->wl_files.path);
+	exporter_workloads_files(s->e, &s->wl_files);
+	s->wl_saving = true;
+}
+
 static int setup(struct serve *s)
 {
 	/* A daemon looks for new bio-based disks once a minute (device events
@@ -689,6 +735,7 @@ static int setup(struct serve *s)
 		errorf("fix the buckets in the configuration", "%s", err);
 		return rc;
 	}
+	workloads_handover(s);
 	s->last_reload_ok = true;
 	s->last_reload_ok_time = (double)time(NULL);
 	build_landing(s, &s->cfg, &s->web, landing, sizeof(landing));
@@ -713,6 +760,10 @@ static void teardown(struct serve *s)
 {
 	maint_open(&s->maint, false); /* http_stop waits for requests under way */
 	http_stop(s->http);
+	/* After the last pass; the collector's last save (collector_close)
+	 * follows, of the same label sets. */
+	if (s->wl_saving)
+		exporter_workloads_save(s->e);
 	exporter_free(s->e);
 	userprogs_close(s->user);
 	collector_close(s->c);

@@ -14,6 +14,7 @@
 #include "serve/builtin_views.h"
 #include "serve/exporter_disks.h"
 #include "serve/wlabels.h"
+#include "serve/wlstate.h"
 #include "sys/procstats.h"
 #include "uprog/umetrics.h"
 #include "util/log.h"
@@ -48,10 +49,11 @@ struct exporter {
 	struct decoder_env *env;
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
 	struct wlabels *wl;
-	uint64_t folded_ios;	      /* completions under workload="other", this render */
-	struct exporter_disks *disks; /* gone disks: keys retired, series expired */
-	uint32_t full_logged;	      /* 1 << enum iolat_stat: a full map already logged */
-	char events_help[640];	      /* iolat_collector_events_total's, naming each event */
+	struct wlstate_files *wl_files; /* --handover: where wl is saved; borrowed */
+	uint64_t folded_ios;		/* completions under workload="other", this render */
+	struct exporter_disks *disks;	/* gone disks: keys retired, series expired */
+	uint32_t full_logged;		/* 1 << enum iolat_stat: a full map already logged */
+	char events_help[640];		/* iolat_collector_events_total's, naming each event */
 };
 
 /* The help of iolat_collector_events_total, with the events' names from the
@@ -710,6 +712,10 @@ int exporter_maintain(struct exporter *e)
 
 	if (!rc)
 		rc = read_series(e, UINT64_MAX);
+	/* The collector saved its series at this read or a render's since the
+	 * last pass: the label sets are still as they were then. */
+	if (!rc && e->wl && e->wl_files && wlstate_series_changed(e->wl_files))
+		exporter_workloads_save(e);
 	if (!rc && shows_workloads(e))
 		rc = wlabels_assign(e->wl, e->snap, now);
 	/* Both read the collector's own series and write the collector: they
@@ -718,5 +724,52 @@ int exporter_maintain(struct exporter *e)
 		rc = wlabels_prune(e->wl, e->snap, now);
 	if (!rc)
 		rc = exporter_disks_prune(e->disks, e->snap, now, e->o.disk_expire_s);
+	return rc;
+}
+
+void exporter_workloads_files(struct exporter *e, struct wlstate_files *f)
+{
+	e->wl_files = f;
+}
+
+int exporter_workloads_save(struct exporter *e)
+{
+	struct wlstate st;
+	int rc;
+
+	if (!e->wl || !e->wl_files)
+		return 0;
+	rc = wlabels_save(e->wl, &st);
+	if (!rc)
+		rc = wlstate_write(e->wl_files->path, &e->wl_files->owner, &st);
+	wlstate_free(&st);
+	if (rc && rc != e->wl_files->last_rc)
+		log_warn("cannot save the workload label sets to %s: %s (a restart would name "
+			 "workloads afresh)",
+			 e->wl_files->path, strerror(-rc));
+	e->wl_files->last_rc = rc;
+	return rc;
+}
+
+int exporter_workloads_restore(struct exporter *e, const struct wlstate_files *f,
+			       struct wlabels_stats *out)
+{
+	struct wlstate st;
+	int rc;
+
+	if (!e->wl)
+		return -EOPNOTSUPP;
+	rc = wlstate_read(f->path, &f->owner, &st);
+	if (!rc)
+		rc = wlabels_restore(e->wl, &st, collector_series(e->c));
+	wlstate_free(&st);
+	/* Named afresh: the retired series restored with the collector's have
+	 * no set now, and their ids must not label a new one. */
+	if (rc) {
+		st.next_id = WLABELS_ID_FIRST_SET;
+		wlabels_restore(e->wl, &st, collector_series(e->c));
+	}
+	if (!rc && out)
+		wlabels_stats(e->wl, out);
 	return rc;
 }

@@ -97,6 +97,30 @@ int exporter_render(struct exporter *e, uint64_t fresh_ns, struct metric_set *se
  */
 int exporter_maintain(struct exporter *e);
 
+/*
+ * With --handover, the workload label sets go on across an adopted
+ * restart (wlstate.h). exporter_workloads_files names the files (borrowed;
+ * NULL: none): from then on each maintenance pass that finds the
+ * collector's series saved since the last pass saves the label sets, before
+ * it changes them, so both files describe one moment. Like
+ * exporter_maintain, the caller keeps these apart from renders.
+ */
+struct wlstate_files;
+void exporter_workloads_files(struct exporter *e, struct wlstate_files *f);
+
+/* Saves the label sets now (at stop, after the last pass: the collector's
+ * last save follows). 0 (also with nothing to save) or -errno, logged
+ * once while it stays the same. */
+int exporter_workloads_save(struct exporter *e);
+
+/* Before the first maintenance pass of a run that adopted the collector
+ * and read its series: reads f's file into the label sets, and their
+ * state in *out (if not NULL). 0; -EOPNOTSUPP without workload series;
+ * wlstate_read's and wlabels_restore's errors (the sets stay empty, and
+ * the restored series of retired sets are folded as expired ones). */
+int exporter_workloads_restore(struct exporter *e, const struct wlstate_files *f,
+			       struct wlabels_stats *out);
+
 /* Records how long the last scrape took, for iolat_scrape_duration_seconds. */
 void exporter_scrape_done(struct exporter *e, double seconds, size_t bytes);
 

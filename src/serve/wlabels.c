@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "serve/wlstate.h"
 #include "util/buf.h"
 #include "util/idmap.h"
 
 /* User-space cgroup ids (ops->retire) for retired series: wlabels.h's two,
  * then one per label set. */
-#define ID_FIRST_SET (COLLECTOR_CG_USER | 16)
+#define ID_FIRST_SET WLABELS_ID_FIRST_SET
 /* idmap keys must be non-zero: I/O charged to no cgroup (id 0) uses this. */
 #define ID_NONE (COLLECTOR_CG_USER - 1)
 
@@ -92,28 +93,41 @@ void wlabels_set_opts(struct wlabels *w, const struct wlabels_opts *o)
 }
 
 /* FNV-1a of kind and name; never 0 (idmap's empty mark). */
-static uint64_t name_hash(const struct workload *n)
+static uint64_t name_hash(const char *kind, const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
-	for (const char *p = n->kind; *p; p++)
+	for (const char *p = kind; *p; p++)
 		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
 	h = (h ^ '/') * 0x100000001b3ULL;
-	for (const char *p = n->name; *p; p++)
+	for (const char *p = name; *p; p++)
 		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
 	return h ? h : 1;
+}
+
+/* The set named kind/name, or NULL; *free_h: where by_name has room for it.
+ * Collisions of the 64-bit hash are resolved by probing h+1, h+2... */
+static struct lset *set_named(const struct wlabels *w, const char *kind, const char *name,
+			      uint64_t *free_h)
+{
+	uint64_t h = name_hash(kind, name);
+	struct lset *s;
+
+	for (; (s = idmap_get(&w->by_name, h)); h = h + 1 ? h + 1 : 1)
+		if (!strcmp(s->label.kind, kind) && !strcmp(s->label.name, name))
+			return s;
+	*free_h = h;
+	return NULL;
 }
 
 /* The set named n, made if the cap allows; &other if not. */
 static struct lset *set_for(struct wlabels *w, const struct workload *n)
 {
-	uint64_t h = name_hash(n);
-	struct lset *s;
+	uint64_t h;
+	struct lset *s = set_named(w, n->kind, n->name, &h);
 
-	/* Collisions of the 64-bit hash are resolved by probing h+1, h+2... */
-	for (; (s = idmap_get(&w->by_name, h)); h = h + 1 ? h + 1 : 1)
-		if (!strcmp(s->label.kind, n->kind) && !strcmp(s->label.name, n->name))
-			return s;
+	if (s)
+		return s;
 	if (w->st.sets >= w->o.max_sets)
 		goto fold;
 	s = calloc(1, sizeof(*s));
@@ -364,4 +378,176 @@ int wlabels_prune(struct wlabels *w, const struct snapshot *snap, time_t now)
 void wlabels_stats(const struct wlabels *w, struct wlabels_stats *out)
 {
 	*out = w->st;
+}
+
+/* Fills a wlstate's arrays from the idmaps (wlabels_save). */
+struct save_walk {
+	struct wlstate *out;
+};
+
+static void save_set(void *ctx, uint64_t id, void *val)
+{
+	struct save_walk *sw = ctx;
+	const struct lset *s = val;
+	struct wlstate_set *o = &sw->out->sets[sw->out->nsets++];
+
+	o->id = id;
+	o->empty_since = s->members ? 0 : (int64_t)s->empty_since;
+	o->label = s->label;
+}
+
+static void save_cgroup(void *ctx, uint64_t id, void *val)
+{
+	struct save_walk *sw = ctx;
+	const struct tracked *t = val;
+	struct wlstate_cgroup *o = &sw->out->cgroups[sw->out->ncgroups++];
+
+	o->id = id;
+	o->set = t->set ? t->set->id : 0;
+	o->first_seen = (int64_t)t->first_seen;
+}
+
+int wlabels_save(const struct wlabels *w, struct wlstate *out)
+{
+	struct save_walk sw = { .out = out };
+
+	memset(out, 0, sizeof(*out));
+	out->sets = calloc(w->sets.n ? w->sets.n : 1, sizeof(*out->sets));
+	out->cgroups = calloc(w->cgroups.n ? w->cgroups.n : 1, sizeof(*out->cgroups));
+	if (!out->sets || !out->cgroups) {
+		wlstate_free(out);
+		return -ENOMEM;
+	}
+	idmap_each(&w->sets, save_set, &sw);
+	idmap_each(&w->cgroups, save_cgroup, &sw);
+	out->next_id = w->next_id;
+	out->folded_cgroups = w->st.folded_cgroups;
+	out->retired_cgroups = w->st.retired_cgroups;
+	out->expired_sets = w->st.expired_sets;
+	return 0;
+}
+
+/* Back to what wlabels_new made: nothing followed, no set. */
+static void reset(struct wlabels *w)
+{
+	idmap_free_all(&w->cgroups);
+	idmap_free_all(&w->sets);
+	idmap_free(&w->by_name);
+	memset(&w->st, 0, sizeof(w->st));
+	w->other.members = 0;
+	w->next_id = ID_FIRST_SET;
+}
+
+static bool terminated(const char *s, size_t len)
+{
+	return memchr(s, '\0', len) != NULL;
+}
+
+static int restore_set(struct wlabels *w, const struct wlstate *in, const struct wlstate_set *r)
+{
+	struct lset *s;
+	uint64_t h;
+
+	if (r->id < ID_FIRST_SET || r->id >= in->next_id || idmap_get(&w->sets, r->id) ||
+	    !terminated(r->label.kind, sizeof(r->label.kind)) ||
+	    !terminated(r->label.name, sizeof(r->label.name)) ||
+	    set_named(w, r->label.kind, r->label.name, &h))
+		return -EPROTO;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->label = r->label;
+	s->id = r->id;
+	s->hash = h;
+	s->empty_since = (time_t)r->empty_since;
+	if (idmap_put(&w->sets, s->id, s)) {
+		free(s);
+		return -ENOMEM;
+	}
+	if (idmap_put(&w->by_name, h, s))
+		return -ENOMEM; /* s is the sets map's: reset frees it */
+	w->st.sets++;
+	return 0;
+}
+
+static int restore_cgroup(struct wlabels *w, const struct wlstate_cgroup *r)
+{
+	struct lset *set = NULL;
+	struct tracked *t;
+
+	if (r->set == WLABELS_ID_OTHER)
+		set = &w->other;
+	else if (r->set && !(set = idmap_get(&w->sets, r->set)))
+		return -EPROTO;
+	if (!r->id || r->id >= COLLECTOR_CG_USER || idmap_get(&w->cgroups, r->id))
+		return -EPROTO;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->set = set;
+	t->first_seen = (time_t)r->first_seen;
+	if (idmap_put(&w->cgroups, r->id, t)) {
+		free(t);
+		return -ENOMEM;
+	}
+	if (set)
+		set->members++;
+	w->st.cgroups++;
+	return 0;
+}
+
+/*
+ * The collector's series under user-space ids of no restored set (saved
+ * by a run that crashed between the collector's save and its own): folded
+ * under WLABELS_ID_EXPIRED, like an expired set's, and their ids never
+ * given to a new set.
+ */
+static int restore_orphans(struct wlabels *w, const struct snapshot *series)
+{
+	struct idlist orphans = { .w = w };
+	int rc = 0;
+
+	for (size_t i = 0; i < series->n; i++) {
+		uint64_t id = series->s[i].key.cgroup;
+		bool seen = false;
+
+		if (id < ID_FIRST_SET)
+			continue;
+		if (id >= w->next_id)
+			w->next_id = id + 1;
+		if (idmap_get(&w->sets, id))
+			continue;
+		for (size_t j = 0; j < orphans.n && !seen; j++)
+			seen = orphans.id[j] == id;
+		if (!seen)
+			idlist_add(&orphans, id);
+	}
+	rc = orphans.failed ? -ENOMEM : 0;
+	for (size_t i = 0; !rc && i < orphans.n; i++)
+		rc = w->ops.refold(w->ops.ctx, orphans.id[i], WLABELS_ID_EXPIRED);
+	free(orphans.id);
+	return rc;
+}
+
+int wlabels_restore(struct wlabels *w, const struct wlstate *in, const struct snapshot *series)
+{
+	int rc = 0;
+
+	if (w->st.sets || w->st.cgroups)
+		return -EBUSY;
+	if (in->next_id < ID_FIRST_SET || in->next_id >= ID_FIRST_SET + (1ULL << 48))
+		return -EPROTO;
+	for (size_t i = 0; !rc && i < in->nsets; i++)
+		rc = restore_set(w, in, &in->sets[i]);
+	for (size_t i = 0; !rc && i < in->ncgroups; i++)
+		rc = restore_cgroup(w, &in->cgroups[i]);
+	if (rc) {
+		reset(w);
+		return rc;
+	}
+	w->next_id = in->next_id;
+	w->st.folded_cgroups = in->folded_cgroups;
+	w->st.retired_cgroups = in->retired_cgroups;
+	w->st.expired_sets = in->expired_sets;
+	return series ? restore_orphans(w, series) : 0;
 }

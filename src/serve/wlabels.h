@@ -51,6 +51,8 @@ struct wlabels_ops {
  * WLABELS_ID_EXPIRED (counted in the per-disk totals only). */
 #define WLABELS_ID_OTHER (COLLECTOR_CG_USER | 1)
 #define WLABELS_ID_EXPIRED (COLLECTOR_CG_USER | 2)
+/* The first label set's id; the sets' ids count up from it. */
+#define WLABELS_ID_FIRST_SET (COLLECTOR_CG_USER | 16)
 
 struct wlabels;
 
@@ -88,5 +90,23 @@ struct wlabels_stats {
 	uint64_t expired_sets;	  /* label sets that left the output */
 };
 void wlabels_stats(const struct wlabels *w, struct wlabels_stats *out);
+
+/* For a restart that adopts the collector (wlstate.h): the label sets, the
+ * cgroups followed (each with its set, "other", or none yet), the times
+ * expiry counts from, and the counters of wlabels_stats. */
+struct wlstate;
+
+/* Copies w's state into out (freed with wlstate_free). 0 or -ENOMEM. */
+int wlabels_save(const struct wlabels *w, struct wlstate *out);
+
+/*
+ * Takes a saved state into w, which must not have followed anything yet
+ * (-EBUSY). series, if not NULL, is the collector's restored series:
+ * user-space ids in it of no saved set (a crash between the collector's
+ * save and serve's) are refolded under WLABELS_ID_EXPIRED (ops->refold)
+ * and never given to a new set. 0; -EPROTO if the state does not hold
+ * together (w is left as new); or -errno.
+ */
+int wlabels_restore(struct wlabels *w, const struct wlstate *in, const struct snapshot *series);
 
 #endif

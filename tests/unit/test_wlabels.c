@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "serve/wlabels.h"
+#include "serve/wlstate.h"
 
 /* The hierarchy: paths relative to its root, parents first. */
 enum cg {
@@ -428,6 +429,163 @@ static void test_ops_fail(void **state)
 	assert_int_equal(f->nrefolded, 1);
 }
 
+/* A new wlabels in the fixture, as a restarted serve makes it. */
+static void restart(struct fixture *f)
+{
+	const struct wlabels_opts o = { .max_sets = 2, .expire_s = 10 };
+	struct wlabels_ops ops = { .ctx = f, .retire = fake_retire, .refold = fake_refold };
+
+	wlabels_free(f->w);
+	workload_cache_free(f->names);
+	f->names = workload_cache_new_at(f->root);
+	assert_non_null(f->names);
+	f->w = wlabels_new(&ops, f->names, &o);
+	assert_non_null(f->w);
+	f->nretired = f->nrefolded = 0;
+}
+
+/* A series in user space: a retired set's, under its id. */
+static void add_user(struct fixture *f, uint64_t id, uint64_t ios)
+{
+	add(f, id, 0, ios);
+}
+
+/*
+ * A restart that adopts the collector goes on with the saved state: the
+ * same sets under the same ids, retired sets labelled, "other" keeping its
+ * members, the counters, and expiry counted from when the set emptied
+ * before the restart, not from the restart. A user-space id of no saved
+ * set (a crash between the two saves) is refolded and never reused.
+ */
+static void test_save_restore(void **state)
+{
+	struct fixture *f = *state;
+	const struct wlabels_opts two = { .max_sets = 2, .expire_s = 10 };
+	uint64_t b_set, orphan;
+	struct wlstate st;
+	const struct wl_label *l;
+
+	wlabels_set_opts(f->w, &two);
+	add(f, f->id[CG_A], 0, 1);
+	add(f, f->id[CG_B], 0, 1);
+	add(f, f->id[CG_C], 0, 1);
+	add(f, f->id[CG_D], 0, 1);
+	pass(f, 1000);
+	remove_cgroup(f, CG_B);
+	add(f, f->id[CG_A], 0, 1);
+	add(f, f->id[CG_B], 0, 1);
+	add(f, f->id[CG_C], 0, 1);
+	add(f, f->id[CG_D], 0, 1);
+	pass(f, 1001); /* B retired: its set empty since 1001 */
+	assert_int_equal(f->nretired, 1);
+	b_set = f->retired[0].into;
+	assert_stats(f, 2, 3, 2, 1, 0);
+	assert_int_equal(wlabels_save(f->w, &st), 0);
+	assert_int_equal(st.nsets, 2);
+	assert_int_equal(st.ncgroups, 3);
+
+	restart(f);
+	orphan = b_set + 7;
+	add(f, f->id[CG_A], 0, 1);
+	add(f, f->id[CG_C], 0, 1);
+	add(f, f->id[CG_D], 0, 1);
+	add_user(f, b_set, 1);
+	add_user(f, orphan, 1);
+	add_user(f, orphan, 1); /* two series of it: one refold */
+	add_user(f, WLABELS_ID_OTHER, 1);
+	assert_int_equal(wlabels_restore(f->w, &st, &f->snap), 0);
+	wlstate_free(&st);
+	assert_int_equal(f->nrefolded, 1);
+	assert_int_equal(f->refolded[0].from, orphan);
+	assert_int_equal(f->refolded[0].into, WLABELS_ID_EXPIRED);
+	assert_stats(f, 2, 3, 2, 1, 0);
+	assert_label(label_of(f, CG_A), "service", "a");
+	assert_label(wlabels_of(f->w, b_set), "service", "b");
+	assert_true(wlabels_is_other(f->w, label_of(f, CG_C)));
+	assert_true(wlabels_is_other(f->w, label_of(f, CG_D)));
+	assert_null(wlabels_of(f->w, orphan));
+	/* Restored into: a second restore is refused. */
+	assert_int_equal(wlabels_save(f->w, &st), 0);
+	assert_int_equal(wlabels_restore(f->w, &st, NULL), -EBUSY);
+
+	/* Known names keep their sets and the cap holds: A's child joins A,
+	 * E goes to "other". */
+	f->nrefolded = 0;
+	add(f, f->id[CG_A_SUB], 0, 1);
+	add(f, f->id[CG_E], 0, 1);
+	pass(f, 1002);
+	assert_ptr_equal(label_of(f, CG_A_SUB), label_of(f, CG_A));
+	assert_true(wlabels_is_other(f->w, label_of(f, CG_E)));
+	assert_stats(f, 2, 5, 3, 1, 0);
+	/* b expires 10 s after 1001, its set emptied before the restart. */
+	pass(f, 1010);
+	assert_int_equal(f->nrefolded, 0);
+	pass(f, 1011);
+	assert_int_equal(f->nrefolded, 1);
+	assert_int_equal(f->refolded[0].from, b_set);
+	assert_int_equal(f->refolded[0].into, WLABELS_ID_EXPIRED);
+	assert_null(wlabels_of(f->w, b_set));
+	/* A new set's id is past every id in use before, the orphan's too. */
+	remove_cgroup(f, CG_A_SUB);
+	remove_cgroup(f, CG_A);
+	pass(f, 1012);
+	pass(f, 1030);
+	add(f, f->id[CG_NGINX], 0, 1);
+	pass(f, 1031);
+	l = label_of(f, CG_NGINX);
+	assert_label(l, "service", "nginx");
+	for (uint64_t id = b_set; id <= orphan; id++)
+		assert_ptr_not_equal(wlabels_of(f->w, id), l);
+	wlstate_free(&st);
+}
+
+/* A saved state that does not hold together is refused whole. */
+static void test_restore_bad(void **state)
+{
+	struct fixture *f = *state;
+	struct wlstate st, bad;
+	uint64_t a_set;
+
+	add(f, f->id[CG_A], 0, 1);
+	add(f, f->id[CG_B], 0, 1);
+	pass(f, 1000);
+	assert_int_equal(wlabels_save(f->w, &st), 0);
+	a_set = st.sets[0].id;
+
+	restart(f);
+	bad = st;
+	bad.cgroups[0].set = a_set + 100; /* a set that is not there */
+	assert_int_equal(wlabels_restore(f->w, &bad, NULL), -EPROTO);
+	assert_stats(f, 0, 0, 0, 0, 0);
+	bad.cgroups[0].set = st.sets[0].id;
+	bad.sets[1].label = bad.sets[0].label; /* one name twice */
+	assert_int_equal(wlabels_restore(f->w, &bad, NULL), -EPROTO);
+	assert_stats(f, 0, 0, 0, 0, 0);
+	bad.sets[1].label.name[0] = 'x';
+	memset(bad.sets[1].label.kind, 'k', sizeof(bad.sets[1].label.kind)); /* unterminated */
+	assert_int_equal(wlabels_restore(f->w, &bad, NULL), -EPROTO);
+	bad.sets[1].label.kind[0] = '\0';
+	bad.next_id = 1; /* not a set id */
+	assert_int_equal(wlabels_restore(f->w, &bad, NULL), -EPROTO);
+	assert_stats(f, 0, 0, 0, 0, 0);
+	assert_null(label_of(f, CG_A));
+	/* Named afresh (an empty state): the series of retired sets the
+	 * collector restored are refolded, their ids never given again. */
+	memset(&bad, 0, sizeof(bad));
+	bad.next_id = WLABELS_ID_FIRST_SET;
+	add_user(f, WLABELS_ID_FIRST_SET + 3, 1);
+	assert_int_equal(wlabels_restore(f->w, &bad, &f->snap), 0);
+	assert_int_equal(f->nrefolded, 1);
+	assert_int_equal(f->refolded[0].from, WLABELS_ID_FIRST_SET + 3);
+	f->snap.n = 0;
+	add(f, f->id[CG_A], 0, 1);
+	pass(f, 1001);
+	assert_label(label_of(f, CG_A), "service", "a");
+	for (uint64_t id = WLABELS_ID_FIRST_SET; id <= WLABELS_ID_FIRST_SET + 3; id++)
+		assert_null(wlabels_of(f->w, id));
+	wlstate_free(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +594,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_retire_and_expire, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_name_returns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ops_fail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_save_restore, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restore_bad, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
