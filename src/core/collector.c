@@ -876,8 +876,8 @@ static void window_after_load(struct collector *c)
 /*
  * Taking over, with our programs attached and counting nothing: attaches
  * ours where the other had programs (so ours see the I/O that begins
- * before theirs go), sets the switch time in both windows, and folds in
- * what the other counted so far.
+ * before theirs go), sets the switch time in both windows, folds in what
+ * the other counted so far, and saves the series as this collector's.
  */
 static int switch_over(struct collector *c)
 {
@@ -895,7 +895,7 @@ static int switch_over(struct collector *c)
 	c->pins.switch_late = rc == -ETIME;
 	if (rc && rc != -ETIME)
 		return rc;
-	return handover_fold(c->prev, &c->series);
+	return fold_all(c); /* and saved: the saved series are ours from here */
 }
 
 struct open_attempt {
