@@ -51,7 +51,8 @@ one_collector() {
 	fail "$1: $(loaded) programs loaded, where one collector loads $ones"
 }
 
-# check_monotonic OLD NEW: no counter of the same series is below OLD in NEW.
+# check_monotonic OLD NEW: no counter of the same series (per disk, per
+# workload) is below OLD in NEW.
 check_monotonic() {
 	python3 - "$1" "$2" <<'PY' || fail "a counter went backwards between $1 and $2"
 import re, sys
@@ -62,8 +63,9 @@ def samples(path):
             continue
         name, _, value = line.rstrip("\n").rpartition(" ")
         base = re.sub(r"\{.*", "", name)
-        if base.startswith(("iolat_block_", "iolat_collector_events_total")) and \
-                base.endswith(("_total", "_bucket", "_count", "_sum")):
+        counted = base.startswith(("iolat_block_", "iolat_collector_events_total")) or re.match(
+            r"iolat_workload_(completions|bytes|errors|untimed|device_latency|total_latency|request_size)", base)
+        if counted and base.endswith(("_total", "_bucket", "_count", "_sum")):
             out[name] = float(value)
     return out
 old, new = samples(sys.argv[1]), samples(sys.argv[2])
