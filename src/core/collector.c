@@ -130,8 +130,8 @@ static void size_maps(struct iolat_bpf *skel, const struct collector_opts *o,
 		[MAPSIZE_BIO_STARTS] = skel->maps.bio_starts,
 		[MAPSIZE_COMMS] = skel->maps.comms,
 	};
-	struct mapsize_want w = { .hist_budget = o->map_budget ? o->map_budget
-							       : COLLECTOR_MAP_BUDGET,
+	struct mapsize_want w = { .hist_budget =
+				      o->map_budget ? o->map_budget : COLLECTOR_MAP_BUDGET,
 				  .key_workload = o->key_cgroup || o->key_process,
 				  .key_process = o->key_process,
 				  .key_size_class = o->key_size_class,

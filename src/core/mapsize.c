@@ -82,14 +82,13 @@ static uint32_t budget_keys(uint64_t budget, uint32_t nvals, uint32_t value)
 static void size_starts(const struct mapsize_host *h, uint32_t cpus, struct mapsize_plan *p)
 {
 	uint64_t lru = (uint64_t)cpus * MAPSIZE_LRU_PER_CPU, need = h->inflight + lru;
-	uint32_t n = (uint32_t)clamp_u64(pow2_at_least(need), MAPSIZE_STARTS_MIN,
-					 MAPSIZE_STARTS_MAX);
+	uint32_t n =
+	    (uint32_t)clamp_u64(pow2_at_least(need), MAPSIZE_STARTS_MIN, MAPSIZE_STARTS_MAX);
 
 	p->entries[MAPSIZE_RQ_STARTS] = p->entries[MAPSIZE_BIO_STARTS] = n;
 	snprintf(p->why[MAPSIZE_RQ_STARTS], sizeof(p->why[0]),
 		 "%" PRIu64 " requests the disks hold at once (nr_requests x hardware queues)"
-		 " + %u CPUs x %d (LRU free lists) = %" PRIu64
-		 ", as a power of two from %d to %d",
+		 " + %u CPUs x %d (LRU free lists) = %" PRIu64 ", as a power of two from %d to %d",
 		 h->inflight, cpus, MAPSIZE_LRU_PER_CPU, need, MAPSIZE_STARTS_MIN,
 		 MAPSIZE_STARTS_MAX);
 	snprintf(p->why[MAPSIZE_BIO_STARTS], sizeof(p->why[0]),

@@ -70,12 +70,12 @@ struct mapsize_host {
 
 /* What the command asks of the maps. */
 struct mapsize_want {
-	uint64_t hist_budget;	/* bytes for the histogram map */
-	bool key_workload;	/* keys carry a cgroup or a process: shared values */
-	bool key_process;	/* comms is used */
-	bool key_size_class;	/* keys carry a size class */
-	uint32_t workloads;	/* keyed by workload, the cap (serve's workloads.max);
-				 * 0: no cap, the budget alone sizes the keys */
+	uint64_t hist_budget;	     /* bytes for the histogram map */
+	bool key_workload;	     /* keys carry a cgroup or a process: shared values */
+	bool key_process;	     /* comms is used */
+	bool key_size_class;	     /* keys carry a size class */
+	uint32_t workloads;	     /* keyed by workload, the cap (serve's workloads.max);
+				      * 0: no cap, the budget alone sizes the keys */
 	uint32_t set[MAPSIZE_COUNT]; /* the operator's sizes; 0: choose */
 	/* Each map's key and value bytes (the BPF object's), for the memory. */
 	uint32_t key_size[MAPSIZE_COUNT], value_size[MAPSIZE_COUNT];
@@ -83,12 +83,12 @@ struct mapsize_want {
 
 struct mapsize_plan {
 	uint32_t entries[MAPSIZE_COUNT];
-	bool shared;			     /* histogram values: one per key, not per CPU */
-	uint64_t bytes[MAPSIZE_COUNT];	     /* each one's kernel memory (mapmem) */
-	char why[MAPSIZE_COUNT][320];	     /* how each size was reached, in words */
-	bool set[MAPSIZE_COUNT];	     /* the operator's size */
-	uint64_t mem_limit;		     /* the maps' share of MemTotal; 0: none */
-	bool mem_bound;			     /* that share made a map smaller */
+	bool shared;		       /* histogram values: one per key, not per CPU */
+	uint64_t bytes[MAPSIZE_COUNT]; /* each one's kernel memory (mapmem) */
+	char why[MAPSIZE_COUNT][320];  /* how each size was reached, in words */
+	bool set[MAPSIZE_COUNT];       /* the operator's size */
+	uint64_t mem_limit;	       /* the maps' share of MemTotal; 0: none */
+	bool mem_bound;		       /* that share made a map smaller */
 };
 
 /* "hists", "rq_starts", "bio_starts", "comms". */
