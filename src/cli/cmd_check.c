@@ -429,7 +429,7 @@ static int print_memory(const struct host *h)
 	printf("(disks holding %llu requests at once, MemTotal %.1f GiB)\n",
 	       (unsigned long long)h->h.inflight, (double)h->h.mem_bytes / (1 << 30));
 	snprintf(how, sizeof(how), "%u disks x %d operations", h->h.disks, MAPSIZE_OPS);
-	print_plan("iolat hist -D -O, top -P", &hist, h, (long)h->h.disks * MAPSIZE_OPS, how);
+	print_plan("iolat hist -D -O", &hist, h, (long)h->h.disks * MAPSIZE_OPS, how);
 	snprintf(how, sizeof(how), "%ld workloads x %d disks each x %d operations", h->workloads,
 		 MAPSIZE_DISKS_PER_WORKLOAD, MAPSIZE_OPS);
 	print_plan("iolat serve, per workload (its default)", &serve, h,
