@@ -43,6 +43,7 @@ struct collector {
 	struct bpf_map *hists;	   /* the histogram map in use (hists or hists_shared) */
 	int nvals;		   /* values per key in it: ncpus, or 1 if shared */
 	bool shared;		   /* one value per key, counted with atomics */
+	struct mapsize_plan plan;  /* every sized map's entries and why (configure) */
 	struct iolat_kval *percpu; /* ncpus kernel values: scratch for reads */
 	/*
 	 * Every series, in one array that collector_series hands out as it is.
@@ -64,7 +65,6 @@ struct collector {
 	bool pins_made;		    /* this run pinned maps (removed if it fails) */
 	uint64_t identity;	    /* of what this run loaded (identity_of) */
 	uint64_t saved_ns;	    /* when the series were last saved, pinned */
-	struct mapsize_plan plan;   /* the maps' sizes and why (configure) */
 };
 
 /* Pinned, the series are saved (seriesfile.h) after a fold at most this

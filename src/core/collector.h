@@ -48,11 +48,6 @@ struct collector_opts {
 	/* Kernel memory for the histogram map, which is preallocated: its
 	 * keys are as many as fit. 0: COLLECTOR_MAP_BUDGET. */
 	uint64_t map_budget;
-	bool key_process; /* key by submitting process (IOLAT_KEY_PROCESS) */
-	/* Keep the programs and maps in bpffs under this instance name
-	 * (core/pin.h), and adopt what an earlier run of the same collector
-	 * left there, so that a restart loses no I/O; NULL: neither. */
-	const char *pin_instance;
 	/* Keyed by workload: the cap on workloads (serve's workloads.max),
 	 * which sizes the histogram map when fewer keys than the budget's
 	 * do; 0: the budget alone. */
@@ -61,6 +56,11 @@ struct collector_opts {
 	uint32_t map_size[MAPSIZE_COUNT];
 	/* The host to size the maps for; NULL: this one (mapsize_host_read). */
 	const struct mapsize_host *host;
+	bool key_process; /* key by submitting process (IOLAT_KEY_PROCESS) */
+	/* Keep the programs and maps in bpffs under this instance name
+	 * (core/pin.h), and adopt what an earlier run of the same collector
+	 * left there, so that a restart loses no I/O; NULL: neither. */
+	const char *pin_instance;
 };
 
 struct collector;

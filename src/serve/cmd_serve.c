@@ -590,6 +590,24 @@ static int unpin(const char *name)
 	return 0;
 }
 
+/* The maps' sizes, once at start: what an operator compares with
+ * iolat_bpf_map_capacity_entries, and 'iolat check' explains. */
+static void log_sizes(struct collector *c)
+{
+	struct mapsize_plan p;
+	struct map_stats m[MAPSIZE_COUNT];
+	char line[256] = "";
+	int n = collector_map_stats(c, m, MAPSIZE_COUNT);
+	size_t at = 0;
+
+	collector_sizes(c, &p);
+	for (int i = 0; i < n && i < MAPSIZE_COUNT && at < sizeof(line); i++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s=%llu%s", i ? " " : "",
+				       m[i].name, (unsigned long long)m[i].capacity,
+				       p.set[i] ? " (set)" : "");
+	log_info("BPF map sizes: %s ('iolat check' says how they were chosen)", line);
+}
+
 /* Says what the collector took over or replaced, with --handover. */
 static void log_handover(const struct collector *c)
 {
@@ -610,24 +628,6 @@ static void log_handover(const struct collector *c)
 			 p.not_restored);
 	if (p.pinned && !p.adopted)
 		log_info("collector pinned in %s: a restart adopts it", p.dir);
-}
-
-/* The maps' sizes, once at start: what an operator compares with
- * iolat_bpf_map_capacity_entries, and 'iolat check' explains. */
-static void log_sizes(struct collector *c)
-{
-	struct mapsize_plan p;
-	struct map_stats m[MAPSIZE_COUNT];
-	char line[256] = "";
-	int n = collector_map_stats(c, m, MAPSIZE_COUNT);
-	size_t at = 0;
-
-	collector_sizes(c, &p);
-	for (int i = 0; i < n && i < MAPSIZE_COUNT && at < sizeof(line); i++)
-		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s=%llu%s", i ? " " : "",
-				       m[i].name, (unsigned long long)m[i].capacity,
-				       p.set[i] ? " (set)" : "");
-	log_info("BPF map sizes: %s ('iolat check' says how they were chosen)", line);
 }
 
 static int setup(struct serve *s)
@@ -667,13 +667,13 @@ static int setup(struct serve *s)
 		return rc < 0 ? rc : -EINVAL;
 	}
 	log_handover(s->c);
-	log_sizes(s->c);
 	s->maint.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	rc = s->maint.efd < 0 ? -errno : collector_wait_also(s->c, s->maint.efd);
 	if (rc) {
 		errorf(NULL, "cannot make the maintenance eventfd: %s", strerror(-rc));
 		return rc;
 	}
+	log_sizes(s->c);
 	rc = open_user_programs(s);
 	if (rc)
 		return rc;
