@@ -496,7 +496,7 @@ static int mem_size(const char *arg, uint64_t *out)
 	*out = v;
 	return 0;
 bad:
-	errorf("e.g. 512M, 4G or 1T (16M at least)", "--mem-total: '%s' is not a memory size", arg);
+	errorf("e.g. 512M, 4G or 1T; 16M at least", "--mem-total: '%s' is not a memory size", arg);
 	return -EINVAL;
 }
 
