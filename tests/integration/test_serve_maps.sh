@@ -7,7 +7,8 @@
 # often it is scraped, and the daemon keeps serving and stops cleanly.
 #  0. A map nearing full: the histogram map holding 10 keys warns once when
 #     9 cgroups' reads take 90 % of it, before anything is lost; once 4 of
-#     them are gone (retired) it is re-armed, and 4 new ones warn again.
+#     them are gone (retired) it is re-armed, and 4 new ones warn again; a
+#     reload that changes its size (bpf_map_sizes) is refused.
 #  1. The histogram map (keyed by cgroup) holding 2 keys: the reads of a
 #     third cgroup are not counted, and hist_map_full says exactly how many.
 #  2. The request map of the fallback (forced) holding 8 entries under fio at
@@ -40,8 +41,10 @@ for i in $(seq 1 13); do
 	fill_cgroups+=("$CG")
 done
 port=$(free_port)
+# The size from the settings file this time (part 1 gives it as a flag).
+echo 'bpf_map_sizes: {hists: 10}' >"$WORK/fill.yml"
 IOLAT_TEST_DISK=$name start_serve "$WORK/fill.log" --web.listen-address="127.0.0.1:$port" \
-	--bpf.map-size=hists=10
+	--config.file="$WORK/fill.yml"
 grep -q 'BPF map sizes: hists_shared=10 (set) ' "$WORK/fill.log" || fail "sizes not logged: $(cat "$WORK/fill.log")"
 scrape "$WORK/f0"
 assert_eq "capacity set by --bpf.map-size" 10 "$(sample "$WORK/f0" iolat_bpf_map_capacity_entries '{map="hists_shared"}')"
@@ -71,6 +74,13 @@ scrape "$WORK/f9"
 assert_eq "keys again" 9 "$(sample "$WORK/f9" iolat_bpf_map_entries '{map="hists_shared"}')"
 assert_eq "90 % warnings after it emptied and filled again" 2 "$(filling "$WORK/fill.log" hists_shared)"
 assert_eq "other maps' warnings" 2 "$(grep -c '% full' "$WORK/fill.log")"
+# A reload cannot resize a map: refused, and the map keeps its size.
+echo 'bpf_map_sizes: {hists: 20}' >"$WORK/fill.yml"
+kill -HUP "$SERVE_PID"
+wait_for_line "$WORK/fill.log" 'reload failed, keeping the running configuration: changing bpf_map_sizes needs a restart' ||
+	fail "the resizing reload was not refused: $(tail -3 "$WORK/fill.log")"
+scrape "$WORK/f10"
+assert_eq "capacity after the refused reload" 10 "$(sample "$WORK/f10" iolat_bpf_map_capacity_entries '{map="hists_shared"}')"
 stop_serve "filling map"
 echo "ok: the histogram map warned at 90 % before it lost anything, and again after it emptied"
 
