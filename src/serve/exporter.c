@@ -48,11 +48,12 @@ struct exporter {
 	struct decoder_env *env;
 	struct workload_cache *names_of; /* cgroup id -> workload (with workloads on) */
 	struct wlabels *wl;
-	uint64_t folded_ios;		 /* completions under workload="other", this render */
-	struct exporter_disks *disks;	 /* gone disks: keys retired, series expired */
-	uint32_t full_logged;		 /* 1 << enum iolat_stat: a full map already logged */
-	bool fill_warned[MAPSIZE_COUNT]; /* mapsize_fill_warn's, per map */
-	char events_help[640];		 /* iolat_collector_events_total's, naming each event */
+	uint64_t folded_ios;	      /* completions under workload="other", this render */
+	struct exporter_disks *disks; /* gone disks: keys retired, series expired */
+	uint32_t full_logged;	      /* 1 << enum iolat_stat: a full map already logged */
+	char events_help[640];	      /* iolat_collector_events_total's, naming each event */
+	/* Per map: warned at 90 % and not re-armed yet (mapsize_fill_warn). */
+	bool fill_warned[MAPSIZE_COUNT];
 };
 
 /* The help of iolat_collector_events_total, with the events' names from the
