@@ -36,6 +36,8 @@ struct exporter {
 	double last_scrape_s;
 	size_t last_scrape_bytes;
 	uint64_t scrapes;
+	/* Per map: warned at 90 % and not re-armed yet (mapsize_fill_warn). */
+	bool fill_warned[MAPSIZE_COUNT];
 	time_t started;
 	char kernel[65];
 	/* The per-disk families: builtin/block.yaml, edited by the options,
@@ -52,8 +54,6 @@ struct exporter {
 	struct exporter_disks *disks; /* gone disks: keys retired, series expired */
 	uint32_t full_logged;	      /* 1 << enum iolat_stat: a full map already logged */
 	char events_help[640];	      /* iolat_collector_events_total's, naming each event */
-	/* Per map: warned at 90 % and not re-armed yet (mapsize_fill_warn). */
-	bool fill_warned[MAPSIZE_COUNT];
 };
 
 /* The help of iolat_collector_events_total, with the events' names from the
