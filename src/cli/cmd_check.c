@@ -40,10 +40,14 @@ static void usage(FILE *f)
 		   "--no-load, it then loads and detaches the collector to prove it works.\n"
 		   "Exit status: 0 iolat can run here, 1 it cannot, 2 bad usage.\n"
 		   "\n"
+		   "It also prints the sizes serve gives the collector's maps on this host,\n"
+		   "and why (from the CPUs, the disks' queues, the workload cap, MemTotal).\n"
+		   "\n"
 		   "With --memory it inspects nothing: it prints the kernel memory the\n"
 		   "collector's maps take, as each command sizes them, on this host or on\n"
-		   "one described by --cpus, --disks and --workloads, and whether the keys\n"
-		   "such a host needs fit.\n"
+		   "one described by --cpus, --disks, --workloads, --queue-depth and\n"
+		   "--mem-total (each defaults to this host's), and whether the keys such\n"
+		   "a host needs fit.\n"
 		   "\n"
 		   "Options:\n"
 		   "      --no-load   only inspect; do not load the BPF programs\n"
@@ -52,13 +56,20 @@ static void usage(FILE *f)
 		   "      --disks N   with --memory: disks (default: this host's)\n"
 		   "      --workloads N  with --memory: workloads (VMs, pods...) serve keys\n"
 		   "                  (default 500, serve's workloads.max)\n"
+		   "      --queue-depth N  with --memory: requests each disk holds at once\n"
+		   "                  (nr_requests x hardware queues; default: 1024 for\n"
+		   "                  described disks, else this host's disks')\n"
+		   "      --mem-total SIZE  with --memory: MemTotal, e.g. 2G (default: this\n"
+		   "                  host's)\n"
+		   "      --bpf.map-size=MAP=ENTRIES[,...]  sizes set as serve's flag sets them\n"
 		   "  -v, --verbose   show libbpf's messages while loading\n"
 		   "  -h, --help      this help\n"
 		   "\n"
 		   "Examples:\n"
 		   "  iolat check\n"
 		   "  iolat check --no-load\n"
-		   "  iolat check --memory --cpus 192 --disks 24 --workloads 500\n");
+		   "  iolat check --memory --cpus 192 --disks 24 --workloads 500\n"
+		   "  iolat check --memory --cpus 4 --disks 2 --mem-total 1G\n");
 }
 
 static const char *yes(bool b)
@@ -340,25 +351,31 @@ static int try_load(const struct probe_result *pr)
 	return 0;
 }
 
-/* A host to plan the maps for (check --memory). */
+/* A host to plan the maps for (check --memory), and serve's settings there. */
 struct host {
-	long cpus, disks, workloads;
+	struct mapsize_host h;
+	long workloads;
+	uint32_t set[MAPSIZE_COUNT]; /* --bpf.map-size */
 };
 
-/*
- * What one command keys by, on such a host: the keys it needs. A workload's
- * I/O is keyed on each disk of its stack it crosses (a VM's volume and the
- * disk under it: 2) and by operation (read, write, flush: 3).
- */
-#define PLAN_OPS 3
-#define PLAN_DISKS_PER_WORKLOAD 2
+/* Which of the planned maps is mapsize's m (the histogram map: hist). */
+static int planned(const struct map_def *d, int n, int hist, enum mapsize_map m)
+{
+	if (m == MAPSIZE_HISTS)
+		return hist;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(d[i].name, mapsize_name(m)))
+			return i;
+	return -1;
+}
 
 static void print_plan(const char *what, const struct collector_opts *o, const struct host *h,
 		       long keys_needed, const char *needed_how)
 {
+	struct mapsize_plan p;
 	struct map_def m[16];
 	uint64_t total = 0, bytes;
-	int hist, n = collector_plan(o, (int)h->cpus, m, 16, &hist);
+	int hist, n = collector_plan(o, &h->h, m, 16, &hist, &p);
 
 	if (n < 0) {
 		printf("%s: cannot open the collector's object: %s\n", what, strerror(-n));
@@ -368,7 +385,7 @@ static void print_plan(const char *what, const struct collector_opts *o, const s
 	       m[hist].type == BPF_MAP_TYPE_PERCPU_HASH ? "per CPU" : "shared, one per key");
 	printf("  %-16s %-14s %8s %8s %10s\n", "map", "kind", "entries", "value B", "KiB");
 	for (int i = 0; i < n; i++) {
-		bytes = mapmem_bytes(&m[i], (int)h->cpus);
+		bytes = mapmem_bytes(&m[i], (int)h->h.cpus);
 		total += bytes;
 		printf("  %-16s %-14s %8u %8u %10.1f\n", m[i].name,
 		       libbpf_bpf_map_type_str(m[i].type), m[i].max_entries, m[i].value_size,
@@ -377,54 +394,110 @@ static void print_plan(const char *what, const struct collector_opts *o, const s
 			printf("    keys: %u; needed: %ld (%s)%s\n", m[i].max_entries, keys_needed,
 			       needed_how,
 			       keys_needed > (long)m[i].max_entries ? ": DOES NOT FIT" : "");
+		for (int k = 0; k < MAPSIZE_COUNT; k++)
+			if (planned(m, n, hist, k) == i)
+				printf("    why: %s\n", p.why[k]);
 	}
-	printf("  total: %.1f MiB\n", (double)total / (1 << 20));
+	printf("  total: %.1f MiB", (double)total / (1 << 20));
+	if (p.mem_limit)
+		printf(" (the sized maps may take 1/%d of MemTotal: %.1f MiB%s)", MAPSIZE_MEM_SHARE,
+		       (double)p.mem_limit / (1 << 20), p.mem_bound ? ", which bound them" : "");
+	printf("\n");
+}
+
+/* serve's collector options with its defaults (workloads by cgroup, under
+ * a cap) on host h. */
+static struct collector_opts serve_opts(const struct host *h)
+{
+	struct collector_opts o = { .map_budget = COLLECTOR_SERVE_BUDGET,
+				    .key_cgroup = true,
+				    .workloads = (uint32_t)h->workloads };
+
+	memcpy(o.map_size, h->set, sizeof(o.map_size));
+	return o;
 }
 
 static int print_memory(const struct host *h)
 {
-	struct collector_opts hist = { 0 };
-	struct collector_opts serve = { .map_budget = COLLECTOR_SERVE_BUDGET, .key_cgroup = true };
+	struct collector_opts hist = { 0 }, serve = serve_opts(h);
 	char how[128];
 
+	memcpy(hist.map_size, h->set, sizeof(hist.map_size));
 	printf("Kernel memory of iolat's collector maps (preallocated at load) on a host\n"
-	       "of %ld CPUs, %ld disks and %ld workloads:\n",
-	       h->cpus, h->disks, h->workloads);
-	snprintf(how, sizeof(how), "%ld disks x %d operations", h->disks, PLAN_OPS);
-	print_plan("iolat hist -D -O, top -P", &hist, h, h->disks * PLAN_OPS, how);
+	       "of %u CPUs, %u disks and %ld workloads:\n",
+	       h->h.cpus, h->h.disks, h->workloads);
+	printf("(disks holding %llu requests at once, MemTotal %.1f GiB)\n",
+	       (unsigned long long)h->h.inflight, (double)h->h.mem_bytes / (1 << 30));
+	snprintf(how, sizeof(how), "%u disks x %d operations", h->h.disks, MAPSIZE_OPS);
+	print_plan("iolat hist -D -O", &hist, h, (long)h->h.disks * MAPSIZE_OPS, how);
 	snprintf(how, sizeof(how), "%ld workloads x %d disks each x %d operations", h->workloads,
-		 PLAN_DISKS_PER_WORKLOAD, PLAN_OPS);
+		 MAPSIZE_DISKS_PER_WORKLOAD, MAPSIZE_OPS);
 	print_plan("iolat serve, per workload (its default)", &serve, h,
-		   h->workloads * PLAN_DISKS_PER_WORKLOAD * PLAN_OPS, how);
+		   h->workloads * MAPSIZE_DISKS_PER_WORKLOAD * MAPSIZE_OPS, how);
 	printf("\nFigures follow the kernel's own map accounting (memlock in bpftool and\n"
 	       "/proc/PID/fdinfo); user programs' maps (serve --config.dir) come on top.\n");
 	return 0;
 }
 
-static int host_count(const char *flag, const char *arg, long *out)
+/* The sizes serve would give the maps here, and why (all: check --memory). */
+static void print_sizes(const struct host *h)
 {
-	uint64_t v;
+	struct collector_opts o = serve_opts(h);
+	struct mapsize_plan p;
+	struct map_def m[16];
+	int hist, n = collector_plan(&o, &h->h, m, 16, &hist, &p);
 
-	if (parse_uint(arg, 1, 1 << 20, &v)) {
-		errorf("give a whole number from 1 to 1048576", "%s: '%s' is not a count", flag,
-		       arg);
+	if (n < 0)
+		return;
+	printf("\nMap sizes (serve's defaults; %u CPUs, %u disks holding %llu requests, "
+	       "MemTotal %.1f GiB):\n",
+	       h->h.cpus, h->h.disks, (unsigned long long)h->h.inflight,
+	       (double)h->h.mem_bytes / (1 << 30));
+	for (int k = 0; k < MAPSIZE_COUNT; k++) {
+		int i = planned(m, n, hist, k);
+
+		if (i < 0)
+			continue;
+		printf("  %-12s %8u entries %9.1f KiB  %s\n", m[i].name, m[i].max_entries,
+		       (double)p.bytes[k] / 1024, p.why[k]);
+	}
+	printf("  (--bpf.map-size=MAP=ENTRIES sets one; 'iolat check --memory' shows every "
+	       "map)\n");
+}
+
+static int host_count(const char *flag, const char *arg, uint64_t max, uint64_t *out)
+{
+	if (parse_uint(arg, 1, max, out)) {
+		errorf(NULL, "%s: '%s' is not a count from 1 to %llu", flag, arg,
+		       (unsigned long long)max);
 		return -EINVAL;
 	}
-	*out = (long)v;
 	return 0;
 }
 
-/* The disks in /sys/block now: the names, not each disk's facts. */
-static long disks_here(void)
+/* "SIZE" with an optional binary unit (K, M, G, T; bytes without) into *out. */
+static int mem_size(const char *arg, uint64_t *out)
 {
-	static char names[64 * 1024];
-	long n = 0;
+	static const char units[] = "KMGT";
+	char num[32];
+	size_t len = strlen(arg);
+	const char *u = len ? strchr(units, arg[len - 1]) : NULL;
+	uint64_t v;
 
-	if (disks_names(names, sizeof(names)) && !names[0])
-		return 0;
-	for (char *p = names; *p; p++)
-		n += p == names || p[-1] == ' ';
-	return n;
+	if (!len || len >= sizeof(num))
+		goto bad;
+	snprintf(num, sizeof(num), "%.*s", (int)(u ? len - 1 : len), arg);
+	if (parse_uint(num, 1, 1ULL << 40, &v))
+		goto bad;
+	for (const char *k = units; u && k <= u; k++)
+		v <<= 10;
+	if (v < (16ULL << 20) || v > (1ULL << 52))
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	errorf("e.g. 512M, 4G or 1T; 16M at least", "--mem-total: '%s' is not a memory size", arg);
+	return -EINVAL;
 }
 
 int cmd_check(int argc, char **argv)
@@ -435,6 +508,9 @@ int cmd_check(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "disks", required_argument, NULL, 'D' },
 		{ "workloads", required_argument, NULL, 'W' },
+		{ "queue-depth", required_argument, NULL, 'Q' },
+		{ "mem-total", required_argument, NULL, 'M' },
+		{ "bpf.map-size", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -442,11 +518,13 @@ int cmd_check(int argc, char **argv)
 	struct probe_result pr;
 	struct utsname u;
 	const char *hint;
-	struct host h = { .cpus = libbpf_num_possible_cpus(), .disks = -1, .workloads = 500 };
-	bool load = true, memory = false, described = false;
+	struct host h = { .workloads = 500 };
+	uint64_t v, queue = 0;
+	bool load = true, memory = false, described = false, disks_given = false;
 	char err[512];
 	int c;
 
+	mapsize_host_read(&h.h, (uint32_t)libbpf_num_possible_cpus());
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -459,15 +537,35 @@ int cmd_check(int argc, char **argv)
 		case 'C':
 		case 'D':
 		case 'W':
+		case 'Q':
 			if (host_count(c == 'C'	  ? "--cpus"
 				       : c == 'D' ? "--disks"
-						  : "--workloads",
-				       optarg,
-				       c == 'C'	  ? &h.cpus
-				       : c == 'D' ? &h.disks
-						  : &h.workloads))
+				       : c == 'W' ? "--workloads"
+						  : "--queue-depth",
+				       optarg, c == 'W' ? 100000 : 1 << 20, &v))
+				return 2;
+			if (c == 'C')
+				h.h.cpus = (uint32_t)v;
+			else if (c == 'D')
+				h.h.disks = (uint32_t)v;
+			else if (c == 'W')
+				h.workloads = (long)v;
+			else
+				queue = v;
+			disks_given |= c == 'D';
+			described = true;
+			break;
+		case 'M':
+			if (mem_size(optarg, &h.h.mem_bytes))
 				return 2;
 			described = true;
+			break;
+		case 'S':
+			if (mapsize_parse(optarg, h.set, err, sizeof(err))) {
+				errorf("e.g. --bpf.map-size=rq_starts=65536,hists=4096",
+				       "--bpf.map-size: %s", err);
+				return 2;
+			}
 			break;
 		case 'v':
 			libbpf_log_verbose(true);
@@ -485,15 +583,16 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	if (described && !memory) {
-		errorf("add --memory",
-		       "--cpus, --disks and --workloads describe a host for --memory");
+		errorf("add --memory", "--cpus, --disks, --workloads, --queue-depth and "
+				       "--mem-total describe a host for --memory");
 		return 2;
 	}
-	if (memory) {
-		if (h.disks < 0)
-			h.disks = disks_here();
+	/* Described disks hold --queue-depth requests each (default
+	 * MAPSIZE_DEFAULT_QUEUE); this host's, what their queues say. */
+	if (disks_given || queue)
+		h.h.inflight = (uint64_t)h.h.disks * (queue ? queue : MAPSIZE_DEFAULT_QUEUE);
+	if (memory)
 		return print_memory(&h);
-	}
 	uname(&u);
 	printf("Kernel %s %s\n", u.release, u.machine);
 	if (probe_kernel(&pr)) {
@@ -508,6 +607,7 @@ int cmd_check(int argc, char **argv)
 								     : "none");
 	print_tracepoints(&pr);
 	print_disks();
+	print_sizes(&h);
 	print_cgroups();
 	print_pins();
 	print_submit_time(&pr);

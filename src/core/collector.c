@@ -44,6 +44,7 @@ struct collector {
 	struct bpf_map *hists;	   /* the histogram map in use (hists or hists_shared) */
 	int nvals;		   /* values per key in it: ncpus, or 1 if shared */
 	bool shared;		   /* one value per key, counted with atomics */
+	struct mapsize_plan plan;  /* every sized map's entries and why (configure) */
 	struct iolat_kval *percpu; /* ncpus kernel values: scratch for reads */
 	/*
 	 * Every series, in one array that collector_series hands out as it is.
@@ -122,46 +123,54 @@ static void choose_tps(const struct probe_result *pr, bool want[TP_COUNT])
 }
 
 /*
- * The histogram map is preallocated, all of it at load (iolat.bpf.c says
- * why), so its kernel memory is capped at a budget (collector_opts): with
- * one value per key (5 KiB), 16 MiB hold about 3 200 keys (disk x op x
- * cgroup); I/O of keys beyond is counted as hist_map_full. Per-CPU values
- * take the budget CPUs times faster: they are used only while it still
- * holds PREALLOC_MIN_PERCPU_KEYS keys.
+ * Sizes every map of skel for host h as o asks (mapsize.h: the histogram
+ * map from its memory budget, and, keyed by workload, from the cap; the
+ * start-time and name maps from the disks' queues and the CPUs; all within
+ * a share of MemTotal; the operator's sizes over those). The histogram map
+ * not in use shrinks to one entry. The plan, with its reasons, into *p.
  */
-#define PREALLOC_MAX_KEYS 8192
-#define PREALLOC_MIN_PERCPU_KEYS 256
-
-/* Keys that fit `budget` bytes with `nvals` values of each. */
-static uint32_t prealloc_keys(uint64_t budget, int nvals)
+static void size_maps(struct iolat_bpf *skel, const struct collector_opts *o,
+		      const struct mapsize_host *h, struct mapsize_plan *p)
 {
-	uint64_t keys = budget / ((uint64_t)nvals * sizeof(struct iolat_kval));
+	struct bpf_map *maps[MAPSIZE_COUNT] = {
+		[MAPSIZE_HISTS] = skel->maps.hists_shared,
+		[MAPSIZE_RQ_STARTS] = skel->maps.rq_starts,
+		[MAPSIZE_BIO_STARTS] = skel->maps.bio_starts,
+		[MAPSIZE_COMMS] = skel->maps.comms,
+	};
+	struct mapsize_want w = { .hist_budget =
+				      o->map_budget ? o->map_budget : COLLECTOR_MAP_BUDGET,
+				  .key_workload = o->key_cgroup || o->key_process,
+				  .key_process = o->key_process,
+				  .key_size_class = o->key_size_class,
+				  .workloads = o->workloads };
 
-	return keys < PREALLOC_MAX_KEYS ? (uint32_t)(keys ? keys : 1) : PREALLOC_MAX_KEYS;
+	memcpy(w.set, o->map_size, sizeof(w.set));
+	for (int m = 0; m < MAPSIZE_COUNT; m++) {
+		w.key_size[m] = bpf_map__key_size(maps[m]);
+		w.value_size[m] = bpf_map__value_size(maps[m]);
+	}
+	mapsize_plan(h, &w, p);
+	maps[MAPSIZE_HISTS] = p->shared ? skel->maps.hists_shared : skel->maps.hists;
+	bpf_map__set_max_entries(p->shared ? skel->maps.hists : skel->maps.hists_shared, 1);
+	for (int m = 0; m < MAPSIZE_COUNT; m++)
+		bpf_map__set_max_entries(maps[m], p->entries[m]);
 }
 
-/*
- * Sizes the two histogram maps of skel for ncpus CPUs: keyed by cgroup,
- * values are shared (see the maps' comment in iolat.bpf.c), and so they
- * are when per-CPU values would leave too few keys; the map not in use
- * shrinks to one entry. Returns whether values are shared.
- */
-static bool size_hist_maps(struct iolat_bpf *skel, const struct collector_opts *o, int ncpus)
+/* The host to size the maps for: the one described in o, or this one. */
+static void host_of(const struct collector_opts *o, int ncpus, struct mapsize_host *h)
 {
-	uint64_t budget = o->map_budget ? o->map_budget : COLLECTOR_MAP_BUDGET;
-	bool shared = o->key_cgroup || o->key_process ||
-		      prealloc_keys(budget, ncpus) < PREALLOC_MIN_PERCPU_KEYS;
-
-	bpf_map__set_max_entries(shared ? skel->maps.hists : skel->maps.hists_shared, 1);
-	bpf_map__set_max_entries(shared ? skel->maps.hists_shared : skel->maps.hists,
-				 prealloc_keys(budget, shared ? 1 : ncpus));
-	return shared;
+	if (o->host)
+		*h = *o->host;
+	else
+		mapsize_host_read(h, (uint32_t)ncpus);
 }
 
 static void configure(struct collector *c, const struct collector_opts *o,
 		      const struct probe_result *pr)
 {
 	struct iolat_bpf__rodata *ro = c->skel->rodata;
+	struct mapsize_host host;
 
 	memcpy((void *)ro->lat_bounds, c->lat.bound, sizeof(ro->lat_bounds));
 	memcpy((void *)ro->size_bounds, c->size.bound, sizeof(ro->size_bounds));
@@ -180,7 +189,9 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	PROBE_SET_BLOCK_RODATA(ro, pr);
 	ro->queue_stats_bit =
 	    pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : IOLAT_QUEUE_STATS_BIT_UNKNOWN;
-	c->shared = size_hist_maps(c->skel, o, c->ncpus);
+	host_of(o, c->ncpus, &host);
+	size_maps(c->skel, o, &host, &c->plan);
+	c->shared = c->plan.shared;
 	ro->shared_values = c->shared;
 	c->hists = c->shared ? c->skel->maps.hists_shared : c->skel->maps.hists;
 	c->nvals = c->shared ? 1 : c->ncpus;
@@ -1379,7 +1390,8 @@ static uint64_t count_keys(int fd, size_t key_size)
 
 int collector_map_stats(struct collector *c, struct map_stats *out, int max)
 {
-	struct bpf_map *maps[] = { c->hists, c->skel->maps.rq_starts, c->skel->maps.bio_starts };
+	struct bpf_map *maps[] = { c->hists, c->skel->maps.rq_starts, c->skel->maps.bio_starts,
+				   c->skel->maps.comms };
 	int n = 0;
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]) && n < max; i++, n++) {
@@ -1396,8 +1408,8 @@ int collector_map_stats(struct collector *c, struct map_stats *out, int max)
 	return n;
 }
 
-int collector_plan(const struct collector_opts *o, int ncpus, struct map_def *out, int max,
-		   int *hist)
+int collector_plan(const struct collector_opts *o, const struct mapsize_host *h,
+		   struct map_def *out, int max, int *hist, struct mapsize_plan *plan)
 {
 	struct iolat_bpf *skel = iolat_bpf__open();
 	struct bpf_map *m, *in_use;
@@ -1405,7 +1417,8 @@ int collector_plan(const struct collector_opts *o, int ncpus, struct map_def *ou
 
 	if (!skel)
 		return -errno;
-	in_use = size_hist_maps(skel, o, ncpus) ? skel->maps.hists_shared : skel->maps.hists;
+	size_maps(skel, o, h, plan);
+	in_use = plan->shared ? skel->maps.hists_shared : skel->maps.hists;
 	*hist = 0;
 	bpf_object__for_each_map(m, skel->obj)
 	{
@@ -1423,4 +1436,9 @@ int collector_plan(const struct collector_opts *o, int ncpus, struct map_def *ou
 	}
 	iolat_bpf__destroy(skel);
 	return n;
+}
+
+void collector_sizes(const struct collector *c, struct mapsize_plan *out)
+{
+	*out = c->plan;
 }

@@ -15,6 +15,7 @@
 #include "core/attach.h"
 #include "core/buckets.h"
 #include "core/mapmem.h"
+#include "core/mapsize.h"
 #include "core/probe.h"
 #include "core/snapshot.h"
 #include "iolat.h"
@@ -47,6 +48,14 @@ struct collector_opts {
 	/* Kernel memory for the histogram map, which is preallocated: its
 	 * keys are as many as fit. 0: COLLECTOR_MAP_BUDGET. */
 	uint64_t map_budget;
+	/* Keyed by workload: the cap on workloads (serve's workloads.max),
+	 * which sizes the histogram map when fewer keys than the budget's
+	 * do; 0: the budget alone. */
+	uint32_t workloads;
+	/* The operator's map sizes (mapsize.h), 0: chosen from the host. */
+	uint32_t map_size[MAPSIZE_COUNT];
+	/* The host to size the maps for; NULL: this one (mapsize_host_read). */
+	const struct mapsize_host *host;
 	bool key_process; /* key by submitting process (IOLAT_KEY_PROCESS) */
 	/* Keep the programs and maps in bpffs under this instance name
 	 * (core/pin.h), and adopt what an earlier run of the same collector
@@ -121,15 +130,19 @@ void collector_hist_map(const struct collector *c, struct hist_map_info *out);
 bool collector_fallback_attached(const struct collector *c);
 
 /*
- * The collector's maps as collector_open would size them with opts on a
- * host of ncpus CPUs, without loading anything (no privileges needed):
- * their definitions in out[0..max), and in *hist which of them is the
- * histogram map in use (a per-CPU hash, or a hash of shared values).
- * Returns how many, or -errno. mapmem_bytes() gives each one's kernel
- * memory.
+ * The collector's maps as collector_open would size them with opts on host
+ * h (opts->host is not used), without loading anything (no privileges
+ * needed): their definitions in out[0..max), in *hist which of them is the
+ * histogram map in use (a per-CPU hash, or a hash of shared values), and
+ * the sizes chosen, with why, in *plan. Returns how many, or -errno.
+ * mapmem_bytes() gives each one's kernel memory.
  */
-int collector_plan(const struct collector_opts *opts, int ncpus, struct map_def *out, int max,
-		   int *hist);
+int collector_plan(const struct collector_opts *opts, const struct mapsize_host *h,
+		   struct map_def *out, int max, int *hist, struct mapsize_plan *plan);
+
+/* The sizes this collector's maps were given, and why (mapsize.h); an
+ * IOLAT_TEST_MAX_ENTRIES size is not in it. */
+void collector_sizes(const struct collector *c, struct mapsize_plan *out);
 
 /*
  * Sleeps until the kernel asks for the fallback programs, a block device is
@@ -243,7 +256,9 @@ struct map_stats {
 	uint64_t entries, capacity;
 };
 
-/* Occupancy of the collector's maps: entries counted by walking the keys,
+/* Occupancy of the collector's maps whose size is chosen (mapsize.h), in
+ * that order (the histogram map in use under its own name): entries
+ * counted by walking the keys,
  * but the histogram map's, once folded, are its live series (its keys at
  * the last fold, less those taken out since). */
 int collector_map_stats(struct collector *c, struct map_stats *out, int max);

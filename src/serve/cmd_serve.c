@@ -500,6 +500,12 @@ static int reload_prepare(struct serve *s, struct reload *r, char *err, size_t l
 		snprintf(err, len, "changing workloads.by or labels.size_class needs a restart");
 		return -EINVAL;
 	}
+	if (memcmp(r->cfg.map_sizes, s->cfg.map_sizes, sizeof(r->cfg.map_sizes))) {
+		snprintf(err, len,
+			 "changing bpf_map_sizes needs a restart (the maps are made "
+			 "at start)");
+		return -EINVAL;
+	}
 	r->stats_fd = -1;
 	if (r->cfg.bpf_stats && s->stats_fd < 0 &&
 	    (r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0) {
@@ -588,6 +594,24 @@ static int unpin(const char *name)
 		printf("removed %s (%d links, %d maps): its programs are detached\n", dir,
 		       in[found].links, in[found].maps);
 	return 0;
+}
+
+/* The maps' sizes, once at start: what an operator compares with
+ * iolat_bpf_map_capacity_entries, and 'iolat check' explains. */
+static void log_sizes(struct collector *c)
+{
+	struct mapsize_plan p;
+	struct map_stats m[MAPSIZE_COUNT];
+	char line[256] = "";
+	int n = collector_map_stats(c, m, MAPSIZE_COUNT);
+	size_t at = 0;
+
+	collector_sizes(c, &p);
+	for (int i = 0; i < n && i < MAPSIZE_COUNT && at < sizeof(line); i++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s=%llu%s", i ? " " : "",
+				       m[i].name, (unsigned long long)m[i].capacity,
+				       p.set[i] ? " (set)" : "");
+	log_info("BPF map sizes: %s ('iolat check' says how they were chosen)", line);
 }
 
 /* Says what the collector took over or replaced, with --handover. */
@@ -694,7 +718,9 @@ static int setup(struct serve *s)
 				     .key_cgroup = s->cfg.workloads && !s->cfg.workloads_by_process,
 				     .key_process = s->cfg.workloads && s->cfg.workloads_by_process,
 				     .key_size_class = s->cfg.size_label,
-				     .pin_instance = s->fl.handover };
+				     .pin_instance = s->fl.handover,
+				     .workloads =
+					 s->cfg.workloads ? (uint32_t)s->cfg.workloads_max : 0 };
 	const char *listen[CONFIG_MAX_LISTEN];
 	struct exporter_opts eo;
 	struct probe_result pr;
@@ -714,6 +740,7 @@ static int setup(struct serve *s)
 		errorf("fix the web config file", "%s", err);
 		return rc;
 	}
+	memcpy(co.map_size, s->cfg.map_sizes, sizeof(co.map_size));
 	rc = collector_open(&s->c, &co, &pr, err, sizeof(err));
 	if (rc) {
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
@@ -726,6 +753,7 @@ static int setup(struct serve *s)
 		errorf(NULL, "cannot make the maintenance eventfd: %s", strerror(-rc));
 		return rc;
 	}
+	log_sizes(s->c);
 	rc = open_user_programs(s);
 	if (rc)
 		return rc;

@@ -37,6 +37,8 @@ struct exporter {
 	double last_scrape_s;
 	size_t last_scrape_bytes;
 	uint64_t scrapes;
+	/* Per map: warned at 90 % and not re-armed yet (mapsize_fill_warn). */
+	bool fill_warned[MAPSIZE_COUNT];
 	time_t started;
 	char kernel[65];
 	/* The per-disk families: builtin/block.yaml, edited by the options,
@@ -447,12 +449,42 @@ static void log_full_maps(struct exporter *e, const uint64_t st[IOLAT_STAT_COUNT
 	}
 }
 
+/*
+ * A warning when a map reaches MAPSIZE_WARN_PCT % of its capacity, before
+ * it is full (mapsize_fill_warn: again only after it fell below
+ * MAPSIZE_REARM_PCT %), with what a full one loses and how to raise it.
+ */
+static void log_filling_maps(struct exporter *e, const struct map_stats *ms, int n)
+{
+	static const char *const loses[MAPSIZE_COUNT] = {
+		[MAPSIZE_HISTS] = "I/O of a disk, operation or workload not in it yet will not be "
+				  "counted",
+		[MAPSIZE_RQ_STARTS] = "requests whose times it cannot hold will be counted but "
+				      "not timed",
+		[MAPSIZE_BIO_STARTS] = "bios it cannot hold will not be counted",
+		[MAPSIZE_COMMS] = "processes will be shown without their names",
+	};
+
+	for (int i = 0; i < n; i++) {
+		int m = mapsize_from_name(ms[i].name);
+
+		if (m < 0 || !mapsize_fill_warn(&e->fill_warned[m], ms[i].entries, ms[i].capacity))
+			continue;
+		log_warn("BPF map %s is %llu%% full (%llu of %llu entries): once full, %s; "
+			 "give it more with --bpf.map-size=%s=ENTRIES (bpf_map_sizes in the "
+			 "config file)",
+			 ms[i].name, (unsigned long long)(ms[i].entries * 100 / ms[i].capacity),
+			 (unsigned long long)ms[i].entries, (unsigned long long)ms[i].capacity,
+			 loses[m], mapsize_name((enum mapsize_map)m));
+	}
+}
+
 static int add_self(struct exporter *e, struct metric_set *set)
 {
 	static const char *const prog_l[] = { "program", NULL }, *const map_l[] = { "map", NULL },
 				 *const ev_l[] = { "event", NULL },
 				 *const build_l[] = { "version", "kernel", "attach", NULL };
-	struct metric_family *runs, *rtime, *miss, *entries, *cap, *ev, *dur, *bytes, *build,
+	struct metric_family *runs, *rtime, *miss, *entries, *cap, *fill, *ev, *dur, *bytes, *build,
 	    *start, *cstart;
 	struct prog_stats ps[16];
 	struct map_stats ms[8];
@@ -476,6 +508,10 @@ static int add_self(struct exporter *e, struct metric_set *set)
 				 METRIC_GAUGE, map_l);
 	cap = metrics_family(set, "iolat_bpf_map_capacity_entries",
 			     "Maximum entries of each BPF map.", METRIC_GAUGE, map_l);
+	fill = metrics_family(set, "iolat_bpf_map_fill_ratio",
+			      "Entries of each BPF map over its capacity, 0 to 1; the log warns at "
+			      "0.9, and a full map's losses are in iolat_collector_events_total.",
+			      METRIC_GAUGE, map_l);
 	ev = metrics_family(set, "iolat_collector_events_total", e->events_help, METRIC_COUNTER,
 			    ev_l);
 	dur = metrics_family(set, "iolat_scrape_duration_seconds",
@@ -497,8 +533,8 @@ static int add_self(struct exporter *e, struct metric_set *set)
 			   "counters begin there (earlier than the process when it adopted a "
 			   "collector, serve --handover).",
 			   METRIC_GAUGE, NULL);
-	if (!runs || !rtime || !miss || !entries || !cap || !ev || !dur || !bytes || !build ||
-	    !start || !cstart)
+	if (!runs || !rtime || !miss || !entries || !cap || !fill || !ev || !dur || !bytes ||
+	    !build || !start || !cstart)
 		return -ENOMEM;
 	for (int i = 0; i < np; i++) {
 		const char *v[] = { ps[i].name };
@@ -512,7 +548,10 @@ static int add_self(struct exporter *e, struct metric_set *set)
 
 		rc |= add_counter(entries, v, (double)ms[i].entries);
 		rc |= add_counter(cap, v, (double)ms[i].capacity);
+		rc |= add_counter(
+		    fill, v, ms[i].capacity ? (double)ms[i].entries / (double)ms[i].capacity : 0);
 	}
+	log_filling_maps(e, ms, nm);
 	if (!collector_stats(e->c, st)) {
 		for (int i = 0; i < IOLAT_STAT_COUNT; i++) {
 			const char *v[] = { names_stat(i) };

@@ -222,6 +222,21 @@ static int disks_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg
 	return yamldoc_get_duration(x, v, 1, &c->disks_expire_s);
 }
 
+static int map_size_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
+{
+	struct serve_config *c = arg;
+	int m = mapsize_from_name(k);
+	unsigned int n;
+	int rc;
+
+	if (m < 0)
+		return 1;
+	rc = yamldoc_get_unsigned(x, v, 1, MAPSIZE_SET_MAX, &n);
+	if (!rc)
+		c->map_sizes[m] = n;
+	return rc;
+}
+
 static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 {
 	struct serve_config *c = arg;
@@ -244,6 +259,9 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 		return yamldoc_each_key(x, v, "disks", "expire", disks_key, c);
 	if (!strcmp(k, "bpf_stats"))
 		return yamldoc_get_bool(x, v, &c->bpf_stats);
+	if (!strcmp(k, "bpf_map_sizes"))
+		return yamldoc_each_key(x, v, "bpf_map_sizes",
+					"hists, rq_starts, bio_starts, comms", map_size_key, c);
 	if (!strcmp(k, "log_level")) {
 		const char *s = yamldoc_scalar(v);
 		int l = s ? log_level_from_name(s) : -1;
@@ -291,7 +309,7 @@ int config_load(const char *path, struct serve_config *c, char *err, size_t errl
 	if (root)
 		rc = yamldoc_each_key(&x, root, "the settings",
 				      "web, views, buckets, labels, workloads, disks, bpf_stats, "
-				      "log_level, log_format",
+				      "bpf_map_sizes, log_level, log_format",
 				      top_key, c);
 	yaml_document_delete(&x.doc);
 	return rc;

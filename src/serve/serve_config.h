@@ -30,6 +30,8 @@
  *   disks:
  *     expire: 5m                          # a gone disk's series stay this long
  *   bpf_stats: false                      # keep kernel BPF run-time stats on
+ *   bpf_map_sizes:                        # entries of the collector's maps
+ *     rq_starts: 65536                    # (default: chosen from the host)
  *   log_level: info                       # debug, info, warn, error
  *   log_format: logfmt                    # or json
  */
@@ -40,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/mapsize.h"
 #include "sys/workload.h"
 #include "util/log.h"
 
@@ -68,6 +71,7 @@ struct serve_config {
 	unsigned int disks_expire_s; /* a gone disk's series stay this long (>= 1) */
 	struct workload_rule rules[WORKLOAD_MAX_RULES];
 	size_t nrules;
+	uint32_t map_sizes[MAPSIZE_COUNT]; /* bpf_map_sizes; 0: from the host */
 };
 
 /* The defaults: ":9617", "/metrics", every view, default buckets. */

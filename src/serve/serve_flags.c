@@ -63,6 +63,10 @@ static void usage(FILE *f)
 	    "                                 by request size class (default off)\n"
 	    "      --bpf.stats                keep kernel BPF run-time stats on while\n"
 	    "                                 serving, for iolat_bpf_program_* metrics\n"
+	    "      --bpf.map-size=MAP=ENTRIES[,MAP=ENTRIES...]  entries of a collector map\n"
+	    "                                 (hists, rq_starts, bio_starts, comms);\n"
+	    "                                 default: chosen from the host's CPUs, disks,\n"
+	    "                                 workloads.max and memory ('iolat check' says)\n"
 	    "      --log.level=LEVEL          debug, info, warn or error (default info)\n"
 	    "      --log.format=FORMAT        logfmt (default) or json (one JSON\n"
 	    "                                 object per line, for log collectors)\n"
@@ -138,6 +142,7 @@ enum {
 	OPT_HANDOVER,
 	OPT_NOHANDOVER,
 	OPT_UNPIN,
+	OPT_MAPSIZE,
 };
 
 /* --FLAG[=NAME]'s instance name (default serve) into *out, if it is one. */
@@ -274,6 +279,17 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 	case OPT_STATS:
 		s->bpf_stats = f->has_stats = true;
 		return 0;
+	case OPT_MAPSIZE: {
+		char why[160];
+
+		if (mapsize_parse(arg, s->map_sizes, why, sizeof(why))) {
+			errorf("e.g. --bpf.map-size=rq_starts=65536,hists=4096",
+			       "bad --bpf.map-size: %s", why);
+			return -EINVAL;
+		}
+		f->has_map_sizes = true;
+		return 0;
+	}
 	case OPT_LEVEL:
 		if (log_level_from_name(arg) < 0) {
 			errorf("use debug, info, warn or error", "unknown --log.level '%s'", arg);
@@ -353,6 +369,7 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		{ "workloads.expire", required_argument, NULL, OPT_WLEXP },
 		{ "disks.expire", required_argument, NULL, OPT_DKEXP },
 		{ "bpf.stats", no_argument, NULL, OPT_STATS },
+		{ "bpf.map-size", required_argument, NULL, OPT_MAPSIZE },
 		{ "log.level", required_argument, NULL, OPT_LEVEL },
 		{ "log.format", required_argument, NULL, OPT_LOGFMT },
 		{ "web.systemd-socket", no_argument, NULL, OPT_SDSOCK },
@@ -466,6 +483,9 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 		out->workloads_expire_s = f->set.workloads_expire_s;
 	if (f->set.disks_expire_s)
 		out->disks_expire_s = f->set.disks_expire_s;
+	for (int m = 0; f->has_map_sizes && m < MAPSIZE_COUNT; m++)
+		if (f->set.map_sizes[m])
+			out->map_sizes[m] = f->set.map_sizes[m];
 	for (size_t i = 0; i < out->nlisten && !f->systemd_socket; i++)
 		if (!http_listen_valid(out->listen[i])) {
 			snprintf(err, len,

@@ -277,3 +277,46 @@ int disks_list(struct disk_info *out, size_t max)
 	closedir(dir);
 	return (int)n;
 }
+
+/* Hardware queues of a blk-mq disk: its mq/N directories. */
+static unsigned int hw_queues(const char *name)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	unsigned int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/mq", name);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir)))
+		n += e->d_name[0] >= '0' && e->d_name[0] <= '9';
+	closedir(dir);
+	return n;
+}
+
+int disks_inflight(uint32_t *disks, uint64_t *inflight)
+{
+	DIR *dir = opendir("/sys/block");
+	char path[PATH_MAX], line[32];
+	struct dirent *e;
+
+	*disks = 0;
+	*inflight = 0;
+	if (!dir)
+		return -errno;
+	while ((e = readdir(dir))) {
+		unsigned int queues;
+
+		if (e->d_name[0] == '.')
+			continue;
+		(*disks)++;
+		queues = hw_queues(e->d_name);
+		snprintf(path, sizeof(path), "/sys/block/%s/queue/nr_requests", e->d_name);
+		if (queues && !read_line(path, line, sizeof(line)))
+			*inflight += strtoull(line, NULL, 10) * queues;
+	}
+	closedir(dir);
+	return 0;
+}

@@ -93,4 +93,12 @@ int disks_list(struct disk_info *out, size_t max);
  */
 int disks_names(char *out, size_t len);
 
+/*
+ * How many disks /sys/block has (*disks), and how many requests those with
+ * a request queue (blk-mq) can hold at once (*inflight): the sum of each
+ * one's queue/nr_requests times its hardware queues (the mq/ directories),
+ * which bounds the requests alive on it. 0 or -errno.
+ */
+int disks_inflight(uint32_t *disks, uint64_t *inflight);
+
 #endif

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# `iolat serve` when a kernel map fills up (testing-only capacities through
-# IOLAT_TEST_MAX_ENTRIES, and IOLAT_TEST_DISK so only this test's loop device
-# reaches the collector): the I/O that did not fit is counted exactly (the
-# kernel's own /sys/block/X/stat says how much there was), one warning is
-# logged the first time, however often it is scraped, and the daemon keeps
-# serving and stops cleanly.
+# `iolat serve` when a kernel map fills up (small capacities through
+# --bpf.map-size and, testing-only, IOLAT_TEST_MAX_ENTRIES, and
+# IOLAT_TEST_DISK so only this test's loop device reaches the collector): the
+# I/O that did not fit is counted exactly (the kernel's own /sys/block/X/stat
+# says how much there was), one warning is logged the first time, however
+# often it is scraped, and the daemon keeps serving and stops cleanly.
+#  0. A map nearing full: the histogram map holding 10 keys warns once when
+#     9 cgroups' reads take 90 % of it, before anything is lost; once 4 of
+#     them are gone (retired) it is re-armed, and 4 new ones warn again; a
+#     reload that changes its size (bpf_map_sizes) is refused.
 #  1. The histogram map (keyed by cgroup) holding 2 keys: the reads of a
 #     third cgroup are not counted, and hist_map_full says exactly how many.
 #  2. The request map of the fallback (forced) holding 8 entries under fio at
@@ -26,6 +30,59 @@ event() { sample "$1" iolat_collector_events_total "{event=\"$2\"}"; }
 kernel_reads() { awk '{ print $1 }' "/sys/block/$name/stat"; }
 # warned LOG MAP: how many times the full-map warning for MAP was logged.
 warned() { grep -c "level=warn msg=\"BPF map $2 is full" "$1"; }
+# filling LOG MAP: how many times the 90 % warning for MAP was logged.
+filling() { grep -c "level=warn msg=\"BPF map $2 is [0-9]*% full" "$1"; }
+
+# 0. The 90 % warning. Ten keys; each cgroup's reads take one (disk, read,
+# cgroup). Reads only, as below.
+fill_cgroups=()
+for i in $(seq 1 13); do
+	make_cgroup "fill$i"
+	fill_cgroups+=("$CG")
+done
+port=$(free_port)
+# The size from the settings file this time (part 1 gives it as a flag).
+echo 'bpf_map_sizes: {hists: 10}' >"$WORK/fill.yml"
+IOLAT_TEST_DISK=$name start_serve "$WORK/fill.log" --web.listen-address="127.0.0.1:$port" \
+	--config.file="$WORK/fill.yml"
+grep -q 'BPF map sizes: hists_shared=10 (set) ' "$WORK/fill.log" || fail "sizes not logged: $(cat "$WORK/fill.log")"
+scrape "$WORK/f0"
+assert_eq "capacity set by --bpf.map-size" 10 "$(sample "$WORK/f0" iolat_bpf_map_capacity_entries '{map="hists_shared"}')"
+for i in $(seq 0 7); do
+	in_cgroup "${fill_cgroups[i]}" "$DIO" read "$dev" 2 4096 || fail "dio fill$i"
+done
+scrape "$WORK/f1"
+assert_eq "8 of 10 keys: no warning yet" 0 "$(filling "$WORK/fill.log" hists_shared)"
+assert_eq "fill ratio at 8" 0.8 "$(sample "$WORK/f1" iolat_bpf_map_fill_ratio '{map="hists_shared"}')"
+in_cgroup "${fill_cgroups[8]}" "$DIO" read "$dev" 2 4096 || fail "dio fill8"
+for i in 2 3 4; do scrape "$WORK/f$i"; done
+assert_eq "fill ratio at 9" 0.9 "$(sample "$WORK/f4" iolat_bpf_map_fill_ratio '{map="hists_shared"}')"
+assert_eq "90 % warnings, over 3 scrapes" 1 "$(filling "$WORK/fill.log" hists_shared)"
+grep -q 'level=warn msg="BPF map hists_shared is 90% full (9 of 10 entries): once full, I/O of a disk, operation or workload not in it yet will not be counted; give it more with --bpf.map-size=hists=ENTRIES (bpf_map_sizes in the config file)"$' \
+	"$WORK/fill.log" || fail "90 % warning text: $(grep 'full' "$WORK/fill.log")"
+assert_eq "nothing lost before full" 0 $(($(event "$WORK/f4" hist_map_full) - $(event "$WORK/f0" hist_map_full)))
+assert_eq "no full-map warning" 0 "$(warned "$WORK/fill.log" hists_shared)"
+# Four cgroups go: idle and gone, their keys are retired (two passes).
+for i in 0 1 2 3; do rmdir "${fill_cgroups[i]}" || fail "rmdir fill$i"; done
+for i in 5 6 7; do scrape "$WORK/f$i"; done
+assert_eq "keys after 4 cgroups went" 5 "$(sample "$WORK/f7" iolat_bpf_map_entries '{map="hists_shared"}')"
+for i in 9 10 11 12; do
+	in_cgroup "${fill_cgroups[i]}" "$DIO" read "$dev" 2 4096 || fail "dio fill$i"
+done
+scrape "$WORK/f8"
+scrape "$WORK/f9"
+assert_eq "keys again" 9 "$(sample "$WORK/f9" iolat_bpf_map_entries '{map="hists_shared"}')"
+assert_eq "90 % warnings after it emptied and filled again" 2 "$(filling "$WORK/fill.log" hists_shared)"
+assert_eq "other maps' warnings" 2 "$(grep -c '% full' "$WORK/fill.log")"
+# A reload cannot resize a map: refused, and the map keeps its size.
+echo 'bpf_map_sizes: {hists: 20}' >"$WORK/fill.yml"
+kill -HUP "$SERVE_PID"
+wait_for_line "$WORK/fill.log" 'reload failed, keeping the running configuration: changing bpf_map_sizes needs a restart' ||
+	fail "the resizing reload was not refused: $(tail -3 "$WORK/fill.log")"
+scrape "$WORK/f10"
+assert_eq "capacity after the refused reload" 10 "$(sample "$WORK/f10" iolat_bpf_map_capacity_entries '{map="hists_shared"}')"
+stop_serve "filling map"
+echo "ok: the histogram map warned at 90 % before it lost anything, and again after it emptied"
 
 # 1. Histogram map. Cgroups a and c take the two keys (their reads); b's
 # reads find the map full. Reads only: a write would make udev read the
@@ -37,8 +94,8 @@ cgb=$CG
 make_cgroup mapc
 cgc=$CG
 port=$(free_port)
-IOLAT_TEST_DISK=$name IOLAT_TEST_MAX_ENTRIES=hists_shared=2 \
-	start_serve "$WORK/hist.log" --web.listen-address="127.0.0.1:$port"
+IOLAT_TEST_DISK=$name start_serve "$WORK/hist.log" --web.listen-address="127.0.0.1:$port" \
+	--bpf.map-size=hists_shared=2
 scrape "$WORK/h0"
 k0=$(kernel_reads)
 assert_eq "histogram map capacity" 2 "$(sample "$WORK/h0" iolat_bpf_map_capacity_entries '{map="hists_shared"}')"

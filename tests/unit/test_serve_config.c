@@ -67,6 +67,7 @@ static void test_every_key(void **state)
 			      "    - {match: '^/tenants/([^/]+)', kind: tenant, name: '\\1'}\n"
 			      "disks: {expire: 90s}\n"
 			      "bpf_stats: true\n"
+			      "bpf_map_sizes: {rq_starts: 65536, hists_shared: 2048}\n"
 			      "log_level: warn\n"
 			      "log_format: json\n",
 			      &c, err, sizeof(err)),
@@ -95,6 +96,9 @@ static void test_every_key(void **state)
 	assert_string_equal(c.rules[0].name, "\\1");
 	assert_int_equal(c.disks_expire_s, 90);
 	assert_true(c.bpf_stats);
+	assert_int_equal(c.map_sizes[MAPSIZE_RQ_STARTS], 65536);
+	assert_int_equal(c.map_sizes[MAPSIZE_HISTS], 2048);
+	assert_int_equal(c.map_sizes[MAPSIZE_BIO_STARTS], 0); /* not given: from the host */
 	assert_int_equal(c.log_level, LOG_WARN_L);
 	assert_int_equal(c.log_format, LOG_JSON);
 }
@@ -115,6 +119,9 @@ static void test_mistakes(void **state)
 		{ "workloads:\n  rules:\n    - {match: '('}\n",
 		  ":3:7: ", "bad regular expression" },
 		{ "disks:\n  expire: 0\n", ":2:11: ", "at least 1s" },
+		{ "bpf_map_sizes:\n  rq_start: 10\n",
+		  ":2:3: ", "unknown key 'rq_start' (known: hists, rq_starts, bio_starts, comms)" },
+		{ "bpf_map_sizes:\n  comms: 0\n", ":2:10: ", "expected a whole number from 1 to" },
 		{ "log_level: loud\n", ":1:12: ", "log_level is one of debug, info, warn, error" },
 		{ "log_format: xml\n", ":1:13: ", "log_format is logfmt or json" },
 		{ "views: [\n", ":2:1: ", "did not find expected node content" },
