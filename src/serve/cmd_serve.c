@@ -596,8 +596,9 @@ static int unpin(const char *name)
 	return 0;
 }
 
-/* The maps' sizes, once at start: what an operator compares with
- * iolat_bpf_map_capacity_entries, and 'iolat check' explains. */
+/* The maps' sizes, once serving (a start that fails says only why): what
+ * an operator compares with iolat_bpf_map_capacity_entries, and 'iolat
+ * check' explains. */
 static void log_sizes(struct collector *c)
 {
 	struct mapsize_plan p;
@@ -753,7 +754,6 @@ static int setup(struct serve *s)
 		errorf(NULL, "cannot make the maintenance eventfd: %s", strerror(-rc));
 		return rc;
 	}
-	log_sizes(s->c);
 	rc = open_user_programs(s);
 	if (rc)
 		return rc;
@@ -915,6 +915,7 @@ int cmd_serve(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	rc = setup(&s);
 	if (!rc) {
+		log_sizes(s.c); /* before "listening on", which tests wait for */
 		/* Serving needs only to read maps and attach on demand. */
 		rc = privileges_drop();
 		if (rc)
