@@ -36,6 +36,10 @@
  * A request in flight longer than that when they go is not counted. */
 #define HANDOVER_GRACE_S 10
 
+/* The grace in seconds: HANDOVER_GRACE_S, or for tests that hand over
+ * more than once IOLAT_TEST_HANDOVER_GRACE_S (1 to 60). */
+unsigned int handover_grace_s(void);
+
 struct handover;
 
 /*

@@ -629,9 +629,9 @@ static void log_handover(const struct serve *s)
 		log_info(
 		    "taking over the collector pinned in %s (made by iolat %s, map layout %u; "
 		    "this one's is %u): its programs count the I/O that began before the switch, "
-		    "for %d s, ours the rest; counters continue",
+		    "for %u s, ours the rest; counters continue",
 		    p.dir, p.made_by, p.took_over_layout, (unsigned int)IOLAT_LAYOUT_VERSION,
-		    HANDOVER_GRACE_S);
+		    handover_grace_s());
 	if (p.switch_late)
 		log_warn("the handover's switch time passed before both collectors had it: I/O "
 			 "that began in the last %d ms may be counted twice",
