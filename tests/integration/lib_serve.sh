@@ -59,3 +59,41 @@ start_prometheus() {
 	on_exit "kill $!"
 	printf -v "${n}_url" 'http://127.0.0.1:%s' "$p"
 }
+
+# Restarts and takeovers (test_handover.sh, test_upgrade.sh).
+# diskstats_ios DISK: its completed reads and writes, from the kernel.
+diskstats_ios() { awk -v d="$1" '$3 == d { print $4 + $8 }' /proc/diskstats; }
+# scraped_ios FILE DISK: every sample of DISK's block completions in a
+# scrape, summed over ops and other labels.
+scraped_ios() { awk -v d="device=\"$2\"" '$1 ~ /^iolat_block_completions_total\{/ && index($1, d) { n += $2 } END { print n + 0 }' "$1"; }
+# gauge FILE NAME: the value of the unlabelled sample NAME.
+gauge() { awk -v n="$2" '$1 == n { print $2 }' "$1"; }
+
+# check_monotonic OLD NEW [PREFIX...]: no counter, bucket, count or sum of
+# what the collector counts (per disk, per workload, its events, and the
+# series whose names start with a PREFIX) is below OLD in NEW. (The
+# process's own counters, such as process_cpu_seconds_total, begin at
+# iolat_start_time_seconds.)
+check_monotonic() {
+	python3 - "$@" <<'PY' || fail "a counter went backwards between $1 and $2"
+import re, sys
+prefixes = ("iolat_block_", "iolat_collector_events_total") + tuple(sys.argv[3:])
+def samples(path):
+    out = {}
+    for line in open(path):
+        if line.startswith("#"):
+            continue
+        name, _, value = line.rstrip("\n").rpartition(" ")
+        base = re.sub(r"\{.*", "", name)
+        counted = base.startswith(prefixes) or re.match(
+            r"iolat_workload_(completions|bytes|errors|untimed|device_latency|total_latency|request_size)", base)
+        if counted and base.endswith(("_total", "_bucket", "_count", "_sum")):
+            out[name] = float(value)
+    return out
+old, new = samples(sys.argv[1]), samples(sys.argv[2])
+bad = [(k, old[k], new[k]) for k in old if k in new and new[k] < old[k]]
+for k, a, b in bad[:10]:
+    print(f"{k}: {a} -> {b}", file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
