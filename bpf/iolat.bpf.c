@@ -198,6 +198,20 @@ static __always_inline bool in_window(__u64 t)
 	return t >= window.from_ns && (!until || t < until);
 }
 
+/*
+ * Whether the collector's lease is over at now: until_ns is also the lease
+ * that serve --handover renews while it runs (src/core/collector.h). Once
+ * it passes, no run holds the collector: nothing that begins is counted
+ * (in_window), and the programs do as little as they can until a
+ * successor takes it or it is removed.
+ */
+static __always_inline bool lease_over(__u64 now)
+{
+	__u64 until = window.until_ns;
+
+	return until && now >= until;
+}
+
 /* Adds one completion to view `view` of v: its time, or unseen without a start. */
 static __always_inline void lat_add(struct iolat_kval *v, int view, __u64 start, __u64 now)
 {
@@ -732,10 +746,14 @@ static __always_inline int on_bio_queue(struct bio *bio, bool direct)
 			return 0;
 	}
 	s.start_ns = bpf_ktime_get_ns();
+	/* Not ours to count (another collector's, in a handover, which keeps
+	 * its starts in the same map), or the lease is over. */
+	if (!in_window(s.start_ns))
+		return 0;
 	s.bytes = direct ? bio->bi_iter.bi_size : BPF_CORE_READ(bio, bi_iter.bi_size);
 	/* An LRU makes room by evicting older bios (their completions then
 	 * count as bio_map_miss); it fails only when it cannot. */
-	if (bpf_map_update_elem(&bio_starts, &key, &s, BPF_ANY) && in_window(s.start_ns))
+	if (bpf_map_update_elem(&bio_starts, &key, &s, BPF_ANY))
 		stat_inc(&stats, IOLAT_STAT_BIOMAP_FULL);
 	return 0;
 }
@@ -756,7 +774,7 @@ static __always_inline int on_bio_complete(struct request_queue *q, struct bio *
 	s = bpf_map_lookup_elem(&bio_starts, &bkey);
 	if (!s) {
 		/* Filtered out at queue time, or queued before iolat started. */
-		if (!filter_cgroup && in_window(0))
+		if (!filter_cgroup && in_window(0) && !lease_over(bpf_ktime_get_ns()))
 			stat_inc(&stats, IOLAT_STAT_BIOMAP_MISS);
 		return 0;
 	}

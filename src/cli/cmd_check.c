@@ -26,6 +26,7 @@
 #include "sys/disks.h"
 #include "sys/privileges.h"
 #include "util/errors.h"
+#include "util/monotonic.h"
 #include "util/parse.h"
 
 static void usage(FILE *f)
@@ -223,6 +224,31 @@ static void print_cgroups(void)
 	       access(path, F_OK) ? "cgroup v1 blkio" : "cgroup v2", root);
 }
 
+/*
+ * What a pinned collector's lease says (collector_opts.lease_ns): held by a
+ * run that renews it, left for a successor (and for how long), or over:
+ * then its programs are attached but count nothing, at the cost of an
+ * almost empty program, until a start or --unpin removes them.
+ */
+static void print_lease(const struct pin_instance *in)
+{
+	uint64_t now = monotonic_ns();
+	bool owner_gone = kill((pid_t)in->control.owner, 0) && errno == ESRCH;
+
+	if (!in->has_lease || !in->lease_ns)
+		printf("    no lease: counts until removed\n");
+	else if (in->lease_ns <= now)
+		printf("    lease over %.0f s ago: attached but counting nothing; the next "
+		       "serve --handover=%s or --unpin=%s removes it\n",
+		       (double)(now - in->lease_ns) / 1e9, in->name, in->name);
+	else if (owner_gone)
+		printf("    left for a successor: counts on for %.0f s more, then nothing\n",
+		       (double)(in->lease_ns - now) / 1e9);
+	else
+		printf("    held: its run renews the lease (%.0f s left)\n",
+		       (double)(in->lease_ns - now) / 1e9);
+}
+
 /* Collectors serve --handover left pinned: what they are and who holds them. */
 static void print_pins(void)
 {
@@ -257,6 +283,7 @@ static void print_pins(void)
 		    "    %d programs attached, %d maps; taken over %u times, last by pid %u (%s)\n",
 		    in[i].links, in[i].maps, c->adoptions, c->owner,
 		    kill((pid_t)c->owner, 0) && errno == ESRCH ? "gone" : "running");
+		print_lease(&in[i]);
 	}
 	printf("  (iolat serve --unpin=NAME removes one and detaches its programs)\n");
 }

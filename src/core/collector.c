@@ -73,6 +73,7 @@ struct collector {
 	 * the stats map's, and saved with the series. */
 	uint64_t stats_base[IOLAT_STAT_COUNT];
 	bool unpin_at_close; /* collector_opts.unpin_at_close */
+	uint64_t lease_ns;   /* collector_opts.lease_ns */
 };
 
 /* Pinned, the series are saved (seriesfile.h) after a fold at most this
@@ -553,6 +554,21 @@ const char *collector_now_reason(int bit)
 	}
 }
 
+/*
+ * Pinned with a lease (collector_opts.lease_ns): moves its end to now +
+ * lease. The programs read it at every I/O: one aligned 64-bit store.
+ */
+static void renew_lease(struct collector *c)
+{
+	uint64_t until;
+
+	if (!c->lease_ns || !c->pins.pinned)
+		return;
+	until = monotonic_ns() + c->lease_ns;
+	__atomic_store_n(&c->skel->data_window->window.until_ns, until, __ATOMIC_RELAXED);
+	c->pins.lease_until_ns = until;
+}
+
 /* The grace is over: the collector taken over goes, its counts stay. */
 static int end_handover(struct collector *c)
 {
@@ -569,6 +585,7 @@ int collector_maintain(struct collector *c)
 	int rc, done = 0;
 	bool disks_changed = block_uevents(c->uevents);
 
+	renew_lease(c);
 	if (monotonic_ns() >= fold_due_ns(c)) {
 		rc = fold_all(c);
 		if (rc)
@@ -770,6 +787,25 @@ static int take_over(struct collector *c, const struct pin_control *ctl, char *w
 }
 
 /*
+ * Whether the collector pinned in dir is past its lease: then the run that
+ * held it is gone and its programs have counted nothing since the end, so
+ * taking it over would hide a gap; a fresh start says there was one. The
+ * reason in why.
+ */
+static bool lease_ended(const char *dir, char *why, size_t len)
+{
+	uint64_t until, now = monotonic_ns();
+
+	if (pin_lease_read(dir, &until) || !until || until > now)
+		return false;
+	snprintf(why, len,
+		 "was left without a successor: its lease ended %.0f s ago, and it has counted "
+		 "nothing since",
+		 (double)(now - until) / 1e9);
+	return true;
+}
+
+/*
  * Before load, with pinning: adopts the maps an earlier run of the same
  * collector pinned; takes over one of another build or other settings
  * whose maps it can read (take_over); or, if it cannot (a newer layout, a
@@ -780,7 +816,7 @@ static int pins_before_load(struct collector *c, enum attach_mode mode, char *er
 {
 	struct pin_control ctl;
 	uint64_t id = c->identity = identity_of(c, mode);
-	char why[96];
+	char why[160];
 	int rc = pin_dir_make(c->pins.dir, err, len);
 
 	if (rc)
@@ -789,7 +825,10 @@ static int pins_before_load(struct collector *c, enum attach_mode mode, char *er
 	if (c->prev)
 		return share_maps(c);
 	rc = pin_control_read(c->pins.dir, &ctl);
-	if (!rc && ctl.layout == IOLAT_LAYOUT_VERSION && ctl.identity == id) {
+	if (!rc && lease_ended(c->pins.dir, why, sizeof(why))) {
+		snprintf(c->pins.replaced, sizeof(c->pins.replaced), "iolat %s's collector %s",
+			 ctl.version, why);
+	} else if (!rc && ctl.layout == IOLAT_LAYOUT_VERSION && ctl.identity == id) {
 		rc = reuse_pinned_maps(c);
 		if (!rc) {
 			c->pins.adopted = true;
@@ -1022,6 +1061,7 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 		return -ENOMEM;
 	c->force_rq_map = o.force_rq_map;
 	c->unpin_at_close = o.unpin_at_close;
+	c->lease_ns = o.unpin_at_close ? 0 : o.lease_ns;
 	if (o.pin_instance)
 		snprintf(c->pins.name, sizeof(c->pins.name), "%s", o.pin_instance);
 	if (o.pin_instance && pin_dir_of(o.pin_instance, c->pins.dir, sizeof(c->pins.dir))) {
@@ -1048,6 +1088,7 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	rc = attach_with_fallback(o.attach, pr, try_mode, &at, err, len);
 	if (rc)
 		goto fail;
+	renew_lease(c);
 	*out = c;
 	return 0;
 fail:
@@ -1080,6 +1121,7 @@ void collector_close(struct collector *c)
 		pin_instance_remove(c->pins.name); /* the links below detach */
 	else if (c->pins.pinned && !fold_all(c))
 		save_series(c);
+	renew_lease(c); /* a whole lease for a successor */
 	teardown_wait(c);
 	detach_all(c);
 	iolat_bpf__destroy(c->skel);

@@ -64,6 +64,18 @@ struct collector_opts {
 	/* With pin_instance: take over (or adopt) what is pinned there, but
 	 * pin nothing for a next run: close removes the pins and the state. */
 	bool unpin_at_close;
+	/*
+	 * With pin_instance (and not unpin_at_close): the lease, in ns. The
+	 * collector counts I/O that begins before its lease ends; each
+	 * collector_maintain and collector_close move the end to now + lease.
+	 * So a collector left pinned by a run that stopped or died counts on
+	 * for at most this long, for a successor to take it over without a gap;
+	 * after that its programs count nothing (at about the cost of an empty
+	 * program) and the next run that finds it starts afresh and removes it.
+	 * The caller must call collector_maintain at least every lease / 3.
+	 * 0: no lease (the collector counts on until removed).
+	 */
+	uint64_t lease_ns;
 };
 
 struct collector;
@@ -86,7 +98,7 @@ struct collector_pins {
 	bool pinned;	    /* kept in bpffs: a restart adopts it */
 	bool adopted;	    /* this run took over what an earlier one left */
 	char dir[256];	    /* where */
-	char replaced[160]; /* pins of another collector found and removed, and why;
+	char replaced[256]; /* pins of another collector found and removed, and why;
 			     * empty if none */
 	/* Took over another build's or settings' collector (handover.h):
 	 * its programs count what began before the switch, for a grace. */
@@ -102,6 +114,8 @@ struct collector_pins {
 	 * (seriesfile.h), and if not, why (empty if they were). */
 	bool restored;
 	char not_restored[96];
+	/* Pinned with a lease: when it ends unless renewed (kernel clock). */
+	uint64_t lease_until_ns;
 };
 void collector_pins(const struct collector *c, struct collector_pins *out);
 

@@ -14,6 +14,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "iolat.h"
+
 int pin_dir_of(const char *name, char *out, size_t len)
 {
 	size_t n = strlen(name);
@@ -199,6 +201,25 @@ int pin_instance_remove(const char *name)
 	return rc ? rc : pin_state_remove(name);
 }
 
+int pin_lease_read(const char *dir, uint64_t *until_ns)
+{
+	struct iolat_window w;
+	char path[512];
+	uint32_t key = 0;
+	int fd, rc = 0;
+
+	pin_path(dir, PIN_WINDOW, path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_lookup_elem(fd, &key, &w))
+		rc = -errno;
+	close(fd);
+	if (!rc)
+		*until_ns = w.until_ns;
+	return rc;
+}
+
 /* Counts one instance directory's pins and reads its control value. */
 static void look_at(const char *dir, struct pin_instance *in)
 {
@@ -206,6 +227,7 @@ static void look_at(const char *dir, struct pin_instance *in)
 	struct dirent *e;
 
 	in->has_control = !pin_control_read(dir, &in->control);
+	in->has_lease = !pin_lease_read(dir, &in->lease_ns);
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;

@@ -25,6 +25,10 @@
  * like bpffs, does not outlive a reboot: PIN_STATE_ROOT/NAME/. */
 #define PIN_STATE_ROOT "/run/iolat"
 #define PIN_CONTROL "control"
+/* The window map's pin (struct iolat_window, bpf/iolat.h; the object's
+ * ".data.window"). Its until_ns is also the collector's lease: see
+ * pin_lease_read. */
+#define PIN_WINDOW "_data_window"
 #define PIN_MAGIC 0x696f6c74u /* "iolt" */
 
 /*
@@ -80,13 +84,24 @@ int pin_instance_remove(const char *name);
  * there was nothing) or the first -errno. */
 int pin_remove(const char *dir);
 
+/*
+ * The lease of dir's collector, in *until_ns: the kernel time
+ * (CLOCK_MONOTONIC, as bpf_ktime_get_ns) after which its programs count no
+ * I/O that begins, because the run that holds it renews it no more (it
+ * stopped or died) and no successor took it over. 0: no lease (a collector
+ * of an iolat before leases, or one being handed over from). 0 or -errno.
+ */
+int pin_lease_read(const char *dir, uint64_t *until_ns);
+
 /* An instance found under PIN_ROOT (pin_list). */
 struct pin_instance {
 	char name[64];
 	bool has_control;
 	struct pin_control control;
-	int links; /* pinned links: attached programs */
-	int maps;  /* pinned maps, the control map included */
+	int links;	   /* pinned links: attached programs */
+	int maps;	   /* pinned maps, the control map included */
+	bool has_lease;	   /* pin_lease_read worked */
+	uint64_t lease_ns; /* its lease (pin_lease_read); 0: none */
 };
 
 /* Instances under PIN_ROOT, at most max; how many there are (may exceed

@@ -622,9 +622,8 @@ static void log_handover(const struct serve *s)
 
 	collector_pins(s->c, &p);
 	if (p.replaced[0])
-		log_warn("pinned collector in %s was not this one's, replaced: %s "
-			 "(its programs stopped counting; counters start again)",
-			 p.dir, p.replaced);
+		log_warn("replaced the collector pinned in %s: %s (counters start again)", p.dir,
+			 p.replaced);
 	if (p.took_over)
 		log_info(
 		    "taking over the collector pinned in %s (made by iolat %s, map layout %u; "
@@ -645,7 +644,8 @@ static void log_handover(const struct serve *s)
 			 "from the kernel's own (32-bit) counts, and retired series are gone",
 			 p.not_restored);
 	if (p.pinned && !p.adopted && !p.took_over && s->fl.handover)
-		log_info("collector pinned in %s: a restart adopts it", p.dir);
+		log_info("collector pinned in %s: a restart within the lease (%u s) adopts it",
+			 p.dir, s->fl.lease_s);
 }
 
 /*
@@ -731,6 +731,7 @@ static int setup(struct serve *s)
 
 	co.pin_instance = co.pin_instance ? co.pin_instance : leftover_instance(s);
 	co.unpin_at_close = !s->fl.handover;
+	co.lease_ns = (uint64_t)s->fl.lease_s * NSEC_PER_SEC;
 	if (probe_kernel(&pr)) {
 		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 		       "this kernel has no BTF (%s is missing)", pr.btf_path);
@@ -817,11 +818,15 @@ static void teardown(struct serve *s)
 static void run(struct serve *s)
 {
 	double next_pass = monotonic_s() + MAINTAIN_S;
+	/* collector_maintain renews the lease: three times a lease at least. */
+	double renew_s = s->fl.handover ? s->fl.lease_s / 3.0 : MAINTAIN_S;
 
 	while (!stop) {
 		double wait_s = next_pass - monotonic_s();
 		int what;
 
+		if (wait_s > renew_s)
+			wait_s = renew_s;
 		collector_wait(s->c, wait_s > 0 ? (int)(wait_s * 1000) + 1 : 0, NULL);
 		if (stop)
 			break;
@@ -934,11 +939,16 @@ int cmd_serve(int argc, char **argv)
 		sd_notify(0, "READY=1");
 		run(&s);
 		sd_notify(0, "STOPPING=1");
-		log_info(s.fl.handover
-			     ? "stopping: the collector stays pinned for the next run to adopt"
-			     : "stopping: detaching the BPF programs");
+		if (!s.fl.handover)
+			log_info("stopping: detaching the BPF programs");
 		rc = 0;
 	}
 	teardown(&s);
+	if (!rc && s.fl.handover)
+		log_info("stopped: the collector stays pinned in %s/%s and counts on for %u s "
+			 "(--handover.lease) for a successor to take it over without a gap; "
+			 "then its programs count nothing until the next run removes them, or "
+			 "'iolat serve --unpin=%s' does now",
+			 PIN_ROOT, s.fl.handover, s.fl.lease_s, s.fl.handover);
 	return rc ? 1 : 0;
 }

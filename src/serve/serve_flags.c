@@ -76,6 +76,10 @@ static void usage(FILE *f)
 	    "                                 across a stop, and adopt them at start: a\n"
 	    "                                 restart of the same build and settings loses\n"
 	    "                                 no I/O and resets no counter\n"
+	    "      --handover.lease=DURATION  how long a collector left pinned counts on\n"
+	    "                                 for a successor after its run stops or dies\n"
+	    "                                 (default 30s); then it counts nothing, and\n"
+	    "                                 the next run starts afresh and removes it\n"
 	    "      --no-handover              detach and drop the maps at stop (default)\n"
 	    "      --unpin[=NAME]             remove what --handover[=NAME] keeps (pins,\n"
 	    "                                 saved series) of a stopped serve, detaching\n"
@@ -143,6 +147,7 @@ enum {
 	OPT_NOHANDOVER,
 	OPT_UNPIN,
 	OPT_MAPSIZE,
+	OPT_LEASE,
 };
 
 /* --FLAG[=NAME]'s instance name (default serve) into *out, if it is one. */
@@ -318,6 +323,14 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		return 0;
 	case OPT_UNPIN:
 		return instance_arg("unpin", arg, &f->unpin);
+	case OPT_LEASE:
+		if (parse_duration(arg, &f->lease_s) || f->lease_s < 1 ||
+		    f->lease_s > HANDOVER_LEASE_MAX_S) {
+			errorf("give 1s to 1h, e.g. --handover.lease=30s",
+			       "bad --handover.lease '%s'", arg);
+			return -EINVAL;
+		}
+		return 0;
 	case OPT_UDIR:
 		f->user.dir = arg;
 		return 0;
@@ -376,6 +389,7 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		{ "attach", required_argument, NULL, OPT_ATTACH },
 		{ "handover", optional_argument, NULL, OPT_HANDOVER },
 		{ "no-handover", no_argument, NULL, OPT_NOHANDOVER },
+		{ "handover.lease", required_argument, NULL, OPT_LEASE },
 		{ "unpin", optional_argument, NULL, OPT_UNPIN },
 		{ "test.synthetic-disks", required_argument, NULL, OPT_SYNTH },
 		{ "config.dir", required_argument, NULL, OPT_UDIR },
@@ -392,6 +406,7 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 	http_limits_default(&f->limits);
 	f->device = f->total = f->size = f->op_label = f->workloads = f->by_process = -1;
 	f->size_label = -1;
+	f->lease_s = HANDOVER_LEASE_DEFAULT_S;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {

@@ -15,6 +15,11 @@
 #include "uprog/userprogs.h"
 
 /* What the command line said, kept to re-apply over the file on SIGHUP. */
+/* --handover.lease: its default, and at most an hour (the programs of a
+ * collector nobody holds count on that long). */
+#define HANDOVER_LEASE_DEFAULT_S 30
+#define HANDOVER_LEASE_MAX_S 3600
+
 struct serve_flags {
 	const char *config_file;
 	struct serve_config set; /* values of the flags given */
@@ -31,6 +36,7 @@ struct serve_flags {
 	bool check;		    /* --config.check */
 	const char *handover;	    /* --handover instance name; NULL: none */
 	const char *unpin;	    /* --unpin instance name; NULL: not given */
+	unsigned int lease_s;	    /* --handover.lease */
 };
 
 /*

@@ -129,7 +129,7 @@ mkdir -p "$PINS"
 bpftool map create "$PINS/control" type array key 4 value 96 entries 1 name control ||
 	fail "bpftool map create failed"
 start_serve "$WORK/serve.b.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME
-grep -q "level=warn.*pinned collector in $PINS was not this one's, replaced: unreadable pins" "$WORK/serve.b.log" ||
+grep -q "level=warn.*replaced the collector pinned in $PINS: unreadable pins" "$WORK/serve.b.log" ||
 	fail "unreadable pins not replaced with a warning: $(cat "$WORK/serve.b.log")"
 ! grep -q "adopted\|taking over" "$WORK/serve.b.log" || fail "unreadable pins adopted"
 kill -TERM "$SERVE_PID"
