@@ -12,6 +12,7 @@
 #include "core/names.h"
 #include "core/pin.h"
 #include "serve/http.h"
+#include "serve/listen_addr.h"
 #include "util/errors.h"
 #include "util/parse.h"
 
@@ -449,8 +450,8 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 	if (f->systemd_socket) {
 		/* The sockets replace every listen address, the file's too. */
 		for (int i = 0; i < f->systemd_fds; i++)
-			snprintf(out->listen[i], sizeof(out->listen[i]), "%s%d",
-				 HTTP_LISTEN_FD_PREFIX, SD_LISTEN_FDS_START + i);
+			snprintf(out->listen[i], sizeof(out->listen[i]), "%s%d", LISTEN_FD_PREFIX,
+				 SD_LISTEN_FDS_START + i);
 		out->nlisten = (size_t)f->systemd_fds;
 	}
 	if (f->has_path)
@@ -486,13 +487,13 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 	for (int m = 0; f->has_map_sizes && m < MAPSIZE_COUNT; m++)
 		if (f->set.map_sizes[m])
 			out->map_sizes[m] = f->set.map_sizes[m];
-	for (size_t i = 0; i < out->nlisten && !f->systemd_socket; i++)
-		if (!http_listen_valid(out->listen[i])) {
-			snprintf(err, len,
-				 "bad listen address '%s' (use host:port, :port or "
-				 "[v6]:port)",
-				 out->listen[i]);
-			return -EINVAL;
-		}
+	if (!f->systemd_socket) {
+		const char *specs[CONFIG_MAX_LISTEN];
+
+		for (size_t i = 0; i < out->nlisten; i++)
+			specs[i] = out->listen[i];
+		/* Names are resolved, and compared, when the sockets are made. */
+		return listen_addr_check(specs, out->nlisten, err, len);
+	}
 	return 0;
 }
