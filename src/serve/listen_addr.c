@@ -78,8 +78,7 @@ static int parse_v6(const char *host, struct listen_addr *a)
 	return 0;
 }
 
-static int parse_spec(const char *spec, struct listen_addr *a, bool allow_fd, char *err,
-		      size_t len)
+static int parse_spec(const char *spec, struct listen_addr *a, bool allow_fd, char *err, size_t len)
 {
 	size_t pl = strlen(LISTEN_FD_PREFIX);
 	const char *colon = strrchr(spec, ':');
@@ -107,9 +106,17 @@ static int parse_spec(const char *spec, struct listen_addr *a, bool allow_fd, ch
 		a->fd = (int)n;
 		return 0;
 	}
+	if (!strncmp(spec, LISTEN_FD_PREFIX, pl)) {
+		snprintf(err, len,
+			 "bad listen address '%s': \"fd:N\" is how iolat names systemd's sockets "
+			 "(use --web.systemd-socket)",
+			 spec);
+		return -EINVAL;
+	}
 	if (!colon || parse_port(colon + 1, &a->port)) {
-		snprintf(err, len, "bad listen address '%s': no port, or not one of 1 to 65535 (%s)",
-			 spec, syntax_hint);
+		snprintf(err, len,
+			 "bad listen address '%s': no port, or not one of 1 to 65535 (%s)", spec,
+			 syntax_hint);
 		return -EINVAL;
 	}
 	hl = (size_t)(colon - spec);
@@ -324,7 +331,8 @@ static int resolve_name(const struct listen_addr *a, bool v6, const char *why,
 	int rc = getaddrinfo(a->host, NULL, &hints, &res);
 
 	if (rc) {
-		snprintf(err, len, "listen address '%s': cannot resolve '%s': %s (give an IP address)",
+		snprintf(err, len,
+			 "listen address '%s': cannot resolve '%s': %s (give an IP address)",
 			 a->spec, a->host, rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
 		return -EINVAL;
 	}
@@ -351,7 +359,8 @@ static int resolve_name(const struct listen_addr *a, bool v6, const char *why,
 			continue;
 		if (*n == room) {
 			freeaddrinfo(res);
-			snprintf(err, len, "listen addresses give more than %d sockets (the names too)",
+			snprintf(err, len,
+				 "listen addresses give more than %d sockets (the names too)",
 				 LISTEN_ADDR_MAX);
 			return -E2BIG;
 		}
@@ -361,8 +370,10 @@ static int resolve_name(const struct listen_addr *a, bool v6, const char *why,
 	}
 	freeaddrinfo(res);
 	if (*n == first) {
-		snprintf(err, len, "listen address '%s': '%s' has no address this host can listen on%s%s",
-			 a->spec, a->host, skipped ? ": IPv6 is off here, " : "", skipped ? why : "");
+		snprintf(err, len,
+			 "listen address '%s': '%s' has no address this host can listen on%s%s",
+			 a->spec, a->host, skipped ? ": IPv6 is off here, " : "",
+			 skipped ? why : "");
 		return -EADDRNOTAVAIL;
 	}
 	if (skipped) {
@@ -394,7 +405,8 @@ int listen_addr_expand(const char *const *specs, size_t n, struct listen_addr *o
 			continue;
 		}
 		if (*nout == LISTEN_ADDR_MAX) {
-			snprintf(err, len, "listen addresses give more than %d sockets (the names too)",
+			snprintf(err, len,
+				 "listen addresses give more than %d sockets (the names too)",
 				 LISTEN_ADDR_MAX);
 			return -E2BIG;
 		}
@@ -460,8 +472,8 @@ int listen_addr_open(const struct listen_addr *a, int *out, char *err, size_t le
 				 "program, or another iolat serve)",
 				 where);
 		else if (rc == -EADDRNOTAVAIL)
-			snprintf(err, len,
-				 "cannot listen on %s: not an address of this host%s", where,
+			snprintf(err, len, "cannot listen on %s: not an address of this host%s",
+				 where,
 				 a->ss.ss_family == AF_INET6 ? " (or IPv6 is off here)" : "");
 		else
 			snprintf(err, len, "cannot listen on %s: %s", where, strerror(-rc));
