@@ -363,10 +363,14 @@ static void test_format(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_forms),	     cmocka_unit_test(test_overlaps),
-		cmocka_unit_test(test_any_is_dual_stack), cmocka_unit_test(test_explicit_family_only),
-		cmocka_unit_test(test_taken_address), cmocka_unit_test(test_names),
-		cmocka_unit_test(test_systemd_fd),   cmocka_unit_test(test_too_many),
+		cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_overlaps),
+		cmocka_unit_test(test_any_is_dual_stack),
+		cmocka_unit_test(test_explicit_family_only),
+		cmocka_unit_test(test_taken_address),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_systemd_fd),
+		cmocka_unit_test(test_too_many),
 		cmocka_unit_test(test_format),
 	};
 
