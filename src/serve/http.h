@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * http.h - the exporter's HTTP side on libmicrohttpd: one daemon per listen
- * address, content negotiation, gzip, TLS and basic auth. It knows nothing
- * of BPF: the metrics body comes from a render callback.
+ * http.h - the exporter's HTTP side on libmicrohttpd: one daemon per
+ * listening socket (listen_addr.h makes them), content negotiation, gzip,
+ * TLS and basic auth. It knows nothing of BPF: the metrics body comes from a
+ * render callback.
  */
 #ifndef IOLAT_HTTP_H
 #define IOLAT_HTTP_H
