@@ -431,17 +431,17 @@ static void *sweep(void *arg)
 
 const char *http_listen_describe(const char *spec, char *buf, size_t len)
 {
-	struct listen_addr a;
+	struct listen_addr a[LISTEN_ADDR_MAX];
 	const char *const one[] = { spec };
 	char err[256];
 	size_t n;
 
 	/* For "fd:N", the address systemd bound, as a listen address is written. */
 	if (strncmp(spec, LISTEN_FD_PREFIX, strlen(LISTEN_FD_PREFIX)) ||
-	    listen_addr_expand(one, 1, &a, &n, err, sizeof(err)))
+	    listen_addr_expand(one, 1, a, &n, err, sizeof(err)))
 		return spec;
-	a.kind = LISTEN_ADDR;
-	listen_addr_format(&a, buf, len);
+	a[0].kind = LISTEN_ADDR;
+	listen_addr_format(&a[0], buf, len);
 	return buf;
 }
 
