@@ -20,10 +20,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "serve/listen_addr.h"
 #include "util/log.h"
 #include "util/monotonic.h"
-
-#define MAX_LISTEN 8
 
 static const char *const content_types[] = {
 	[EXPO_TEXT] = "text/plain; version=0.0.4; charset=utf-8",
@@ -32,10 +31,12 @@ static const char *const content_types[] = {
 			  "proto=io.prometheus.client.MetricFamily; encoding=delimited",
 };
 
-/* A listener: one libmicrohttpd daemon on one address. */
+/* A listener: one libmicrohttpd daemon on one socket; spec names it
+ * (listen_addr_format), addr is what it was bound from. */
 struct listener {
 	struct MHD_Daemon *d;
 	char spec[128];
+	struct listen_addr addr;
 };
 
 /* What requests read; replaced whole by http_update. */
@@ -60,7 +61,7 @@ struct conn {
 };
 
 struct http_server {
-	struct listener l[MAX_LISTEN];
+	struct listener l[LISTEN_ADDR_MAX];
 	size_t n;
 	/* One request at a time, across listeners: consistent scrapes,
 	 * bounded memory, and a single point where http_update swaps. */
@@ -428,98 +429,28 @@ static void *sweep(void *arg)
 	return NULL;
 }
 
-/* "host:port", ":port", "[v6]:port" -> sockaddr. 0 or -EINVAL. */
-static int parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
-{
-	char host[256] = "";
-	const char *colon = strrchr(spec, ':');
-	char *end;
-	long port;
-
-	if (!colon || !colon[1])
-		return -EINVAL;
-	port = strtol(colon + 1, &end, 10);
-	if (*end || port < 1 || port > 65535 || (size_t)(colon - spec) >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, spec, (size_t)(colon - spec));
-	host[colon - spec] = '\0';
-	memset(ss, 0, sizeof(*ss));
-	if (host[0] == '[') {
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-		size_t hl = strlen(host);
-
-		if (hl < 2 || host[hl - 1] != ']')
-			return -EINVAL;
-		host[hl - 1] = '\0';
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET6, host + 1, &a6->sin6_addr) != 1)
-			return -EINVAL;
-		*len = sizeof(*a6);
-		return 0;
-	}
-	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-
-	a4->sin_family = AF_INET;
-	a4->sin_port = htons((uint16_t)port);
-	if (!host[0])
-		a4->sin_addr.s_addr = htonl(INADDR_ANY);
-	else if (!strcmp(host, "localhost"))
-		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	else if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
-		return -EINVAL;
-	*len = sizeof(*a4);
-	return 0;
-}
-
-/*
- * Where a listener listens: an address to bind (fd -1), or for "fd:N" a
- * socket systemd bound for us, which must be a listening TCP socket.
- */
-static int listen_target(const char *spec, struct sockaddr_storage *ss, socklen_t *len, int *fd)
-{
-	size_t pl = strlen(HTTP_LISTEN_FD_PREFIX);
-	char *end;
-	long n;
-
-	*fd = -1;
-	if (strncmp(spec, HTTP_LISTEN_FD_PREFIX, pl))
-		return parse_listen(spec, ss, len);
-	errno = 0;
-	n = strtol(spec + pl, &end, 10);
-	if (errno || *end || end == spec + pl || n < 0 || n > INT_MAX ||
-	    sd_is_socket((int)n, AF_UNSPEC, SOCK_STREAM, 1) <= 0)
-		return -EINVAL;
-	*len = sizeof(*ss);
-	if (getsockname((int)n, (struct sockaddr *)ss, len))
-		return -errno;
-	*fd = (int)n;
-	return 0;
-}
-
 const char *http_listen_describe(const char *spec, char *buf, size_t len)
 {
-	struct sockaddr_storage ss;
-	char host[NI_MAXHOST], port[NI_MAXSERV];
-	socklen_t sl;
-	int fd;
+	struct listen_addr a[LISTEN_ADDR_MAX];
+	const char *const one[] = { spec };
+	char err[256];
+	size_t n;
 
-	if (strncmp(spec, HTTP_LISTEN_FD_PREFIX, strlen(HTTP_LISTEN_FD_PREFIX)) ||
-	    listen_target(spec, &ss, &sl, &fd) ||
-	    getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
-			NI_NUMERICHOST | NI_NUMERICSERV))
+	/* For "fd:N", the address systemd bound, as a listen address is written. */
+	if (strncmp(spec, LISTEN_FD_PREFIX, strlen(LISTEN_FD_PREFIX)) ||
+	    listen_addr_expand(one, 1, a, &n, err, sizeof(err)))
 		return spec;
-	/* As a listen address is written: [v6]:port, v4:port. */
-	snprintf(buf, len, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
+	a[0].kind = LISTEN_ADDR;
+	listen_addr_format(&a[0], buf, len);
 	return buf;
 }
 
 bool http_listen_valid(const char *spec)
 {
-	struct sockaddr_storage ss;
-	socklen_t len;
+	struct listen_addr a;
+	char err[256];
 
-	return parse_listen(spec, &ss, &len) == 0;
+	return listen_addr_parse(spec, &a, err, sizeof(err)) == 0;
 }
 
 /* libmicrohttpd's own messages go to the debug log: the caller reports
@@ -688,46 +619,44 @@ static int find_listener(const struct listener *l, size_t n, const char *spec)
 }
 
 /*
- * The listeners o wants, in next: kept ones as they are, successors for
- * those whose TLS settings change (started on the old one's socket, which
- * stops accepting: moved[i] says which old one), new ones bound. On failure
- * everything started is undone and the old listeners accept again.
+ * The listeners o wants, in next (*nnext of them; a listen address may ask
+ * for several sockets, listen_addr.h): kept ones as they are, successors
+ * for those whose TLS settings change (started on the old one's socket,
+ * which stops accepting: moved[i] says which old one), new ones bound. On
+ * failure everything started is undone and the old listeners accept again.
  */
 static int plan_listeners(struct http_server *s, const struct http_opts *o,
-			  const struct site *fresh, struct listener *next, int *moved, char *err,
-			  size_t len)
+			  const struct site *fresh, struct listener *next, size_t *nnext,
+			  int *moved, char *err, size_t len)
 {
 	bool tls_changed = !same_tls(&s->site, fresh);
-	size_t i;
+	struct listen_addr want[LISTEN_ADDR_MAX];
+	size_t i, n;
+	int rc;
 
-	if (!o->nlisten || o->nlisten > MAX_LISTEN) {
-		snprintf(err, len, "give 1 to %d listen addresses", MAX_LISTEN);
+	if (!o->nlisten) {
+		snprintf(err, len, "give a listen address");
 		return -EINVAL;
 	}
+	rc = listen_addr_expand(o->listen, o->nlisten, want, &n, err, len);
+	if (rc)
+		return rc;
+	rc = -EADDRINUSE;
 	if (tls_changed && !tls_loads(fresh)) {
 		snprintf(err, len,
 			 "the TLS certificate and key do not load (do they match, and "
 			 "are they PEM?)");
 		return -EINVAL;
 	}
-	for (i = 0; i < o->nlisten; i++) {
-		int old = find_listener(s->l, s->n, o->listen[i]);
-		struct sockaddr_storage ss;
-		socklen_t sl;
-		int given_fd;
+	for (i = 0; i < n; i++) {
+		const struct sockaddr_storage *ss = &want[i].ss;
+		int old;
 
 		moved[i] = -1;
-		snprintf(next[i].spec, sizeof(next[i].spec), "%s", o->listen[i]);
+		next[i].addr = want[i];
+		listen_addr_format(&want[i], next[i].spec, sizeof(next[i].spec));
 		next[i].d = NULL;
-		if (listen_target(o->listen[i], &ss, &sl, &given_fd) ||
-		    find_listener(next, i, o->listen[i]) >= 0) {
-			snprintf(err, len,
-				 "bad or repeated listen address '%s' (use host:port, "
-				 ":port or [v6]:port; a systemd socket must be a listening "
-				 "TCP socket)",
-				 o->listen[i]);
-			break;
-		}
+		old = find_listener(s->l, s->n, next[i].spec);
 		if (old >= 0 && !tls_changed) {
 			next[i].d = s->l[old].d;
 			continue;
@@ -736,49 +665,48 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 			struct MHD_Daemon *was = s->l[old].d;
 			int fd = (int)MHD_quiesce_daemon(was);
 
-			next[i].d = fd < 0 ? NULL : start_daemon(s, &ss, fresh, fd);
+			next[i].d = fd < 0 ? NULL : start_daemon(s, ss, fresh, fd);
 			if (next[i].d) {
 				moved[i] = old;
 			} else if (fd >= 0) {
 				/* Give the socket back to a daemon as it was. */
-				s->l[old].d = start_daemon(s, &ss, &s->site, fd);
+				s->l[old].d = start_daemon(s, ss, &s->site, fd);
 				drain_and_stop(s, was);
 			}
 		} else {
-			errno = 0;
-			next[i].d = start_daemon(s, &ss, fresh, given_fd);
-		}
-		if (!next[i].d && errno == EACCES) {
-			/* libmicrohttpd leaves bind()'s errno. */
-			snprintf(err, len,
-				 "cannot listen on '%s': permission denied (a port below "
-				 "net.ipv4.ip_unprivileged_port_start, 1024 by default, takes "
-				 "CAP_NET_BIND_SERVICE)",
-				 o->listen[i]);
-			break;
+			int fd = want[i].fd;
+
+			if (fd < 0) {
+				rc = listen_addr_open(&want[i], &fd, err, len);
+				if (rc)
+					break;
+			}
+			/* libmicrohttpd owns fd from here, closing it if it fails. */
+			next[i].d = start_daemon(s, ss, fresh, fd);
+			if (next[i].d && want[i].note[0])
+				log_info("listen address %s: %s", want[i].spec, want[i].note);
 		}
 		if (!next[i].d) {
-			snprintf(err, len,
-				 "cannot listen on '%s' (in use, or not an address of "
-				 "this host?)",
-				 o->listen[i]);
+			snprintf(err, len, "cannot serve on '%s' (%s)", next[i].spec,
+				 moved[i] < 0 && old < 0 ? "libmicrohttpd refused the socket"
+							 : "the TLS successor did not start");
 			break;
 		}
 	}
-	if (i == o->nlisten)
+	if (i == n) {
+		*nnext = n;
 		return 0;
+	}
 	while (i--) {
 		if (find_listener(s->l, s->n, next[i].spec) >= 0 && moved[i] < 0)
 			continue; /* kept */
 		if (moved[i] >= 0) {
-			struct sockaddr_storage ss;
-			socklen_t sl;
-			int given_fd, fd = (int)MHD_quiesce_daemon(next[i].d);
+			int fd = (int)MHD_quiesce_daemon(next[i].d);
 			struct MHD_Daemon *old = s->l[moved[i]].d;
 
-			listen_target(next[i].spec, &ss, &sl, &given_fd);
 			drain_and_stop(s, next[i].d);
-			s->l[moved[i]].d = fd < 0 ? NULL : start_daemon(s, &ss, &s->site, fd);
+			s->l[moved[i]].d =
+			    fd < 0 ? NULL : start_daemon(s, &next[i].addr.ss, &s->site, fd);
 			drain_and_stop(s, old);
 			if (!s->l[moved[i]].d)
 				log_error("lost the listener on %s while undoing a reload",
@@ -787,15 +715,15 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 			MHD_stop_daemon(next[i].d);
 		}
 	}
-	return -EADDRINUSE;
+	return rc;
 }
 
 int http_update(struct http_server *s, const struct http_opts *o, void (*commit)(void *),
 		void *commit_ctx, char *err, size_t len)
 {
-	struct listener next[MAX_LISTEN], old[MAX_LISTEN];
-	int moved[MAX_LISTEN];
-	size_t nold = s->n;
+	struct listener next[LISTEN_ADDR_MAX], old[LISTEN_ADDR_MAX];
+	int moved[LISTEN_ADDR_MAX];
+	size_t nold = s->n, nnext = 0;
 	struct site fresh;
 	int rc;
 
@@ -803,7 +731,7 @@ int http_update(struct http_server *s, const struct http_opts *o, void (*commit)
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	rc = plan_listeners(s, o, &fresh, next, moved, err, len);
+	rc = plan_listeners(s, o, &fresh, next, &nnext, moved, err, len);
 	if (rc) {
 		site_free(&fresh);
 		return rc;
@@ -820,7 +748,7 @@ int http_update(struct http_server *s, const struct http_opts *o, void (*commit)
 		fresh = t;
 	}
 	memcpy(s->l, next, sizeof(next));
-	s->n = o->nlisten;
+	s->n = nnext;
 	if (commit)
 		commit(commit_ctx);
 	pthread_mutex_unlock(&s->req_lock);

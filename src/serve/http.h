@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * http.h - the exporter's HTTP side on libmicrohttpd: one daemon per listen
- * address, content negotiation, gzip, TLS and basic auth. It knows nothing
- * of BPF: the metrics body comes from a render callback.
+ * http.h - the exporter's HTTP side on libmicrohttpd: one daemon per
+ * listening socket (listen_addr.h makes them), content negotiation, gzip,
+ * TLS and basic auth. It knows nothing of BPF: the metrics body comes from a
+ * render callback.
  */
 #ifndef IOLAT_HTTP_H
 #define IOLAT_HTTP_H
@@ -40,12 +41,8 @@ struct http_limits {
 /* 64 connections, 16 per address, 10 s for headers, 30 s to answer. */
 void http_limits_default(struct http_limits *l);
 
-/* A listen "address" naming a socket already bound and listening, passed
- * in by systemd (socket activation): "fd:3". */
-#define HTTP_LISTEN_FD_PREFIX "fd:"
-
 struct http_opts {
-	const char *const *listen; /* "host:port", ":port", "[v6]:port", "fd:N" */
+	const char *const *listen; /* as listen_addr.h reads them, "fd:N" too */
 	size_t nlisten;
 	const char *telemetry_path;
 	const char *landing_html;		/* body of "/" */
@@ -67,9 +64,9 @@ struct http_stats {
 
 struct http_server;
 
-/* Binds every address and starts serving; 0 or -errno with a reason in err.
- * The strings in o are copied. *out is set before the first request can
- * come (a callback may use it), and back to NULL on failure. */
+/* Binds every address (listen_addr.h says how) and starts serving; 0 or -errno with a reason in
+ * err. The strings in o are copied. *out is set before the first request can come (a callback may
+ * use it), and back to NULL on failure. */
 int http_start(struct http_server **out, const struct http_opts *o, char *err, size_t len);
 
 /*
@@ -88,7 +85,7 @@ int http_update(struct http_server *s, const struct http_opts *o, void (*commit)
 		void *commit_ctx, char *err, size_t len);
 
 /* Whether a listen address parses ("host:port", ":port", "[v6]:port";
- * "fd:N" is not one a user may write). */
+ * "fd:N" is not one a user may write). Overlaps: listen_addr_check. */
 bool http_listen_valid(const char *spec);
 
 /* spec for a log line: for "fd:N" the address systemd bound, in buf. */

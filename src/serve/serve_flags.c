@@ -12,6 +12,7 @@
 #include "core/names.h"
 #include "core/pin.h"
 #include "serve/http.h"
+#include "serve/listen_addr.h"
 #include "util/errors.h"
 #include "util/parse.h"
 
@@ -28,7 +29,11 @@ static void usage(FILE *f)
 	    "\n"
 	    "Options:\n"
 	    "      --web.listen-address=ADDR  host:port, :port or [v6]:port; repeat for\n"
-	    "                                 several (default :19617)\n"
+	    "                                 several (default :19617). :port and [::]:port\n"
+	    "                                 are IPv6 and IPv4 on one dual-stack socket\n"
+	    "                                 (IPv4 alone where IPv6 is off); 0.0.0.0:port\n"
+	    "                                 IPv4 only; an address, only it; a name, every\n"
+	    "                                 address it resolves to\n"
 	    "      --web.telemetry-path=PATH  metrics path (default /metrics)\n"
 	    "      --web.systemd-socket       serve on the sockets systemd passes (socket\n"
 	    "                                 activation, LISTEN_FDS), not on listen\n"
@@ -464,8 +469,8 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 	if (f->systemd_socket) {
 		/* The sockets replace every listen address, the file's too. */
 		for (int i = 0; i < f->systemd_fds; i++)
-			snprintf(out->listen[i], sizeof(out->listen[i]), "%s%d",
-				 HTTP_LISTEN_FD_PREFIX, SD_LISTEN_FDS_START + i);
+			snprintf(out->listen[i], sizeof(out->listen[i]), "%s%d", LISTEN_FD_PREFIX,
+				 SD_LISTEN_FDS_START + i);
 		out->nlisten = (size_t)f->systemd_fds;
 	}
 	if (f->has_path)
@@ -501,13 +506,13 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 	for (int m = 0; f->has_map_sizes && m < MAPSIZE_COUNT; m++)
 		if (f->set.map_sizes[m])
 			out->map_sizes[m] = f->set.map_sizes[m];
-	for (size_t i = 0; i < out->nlisten && !f->systemd_socket; i++)
-		if (!http_listen_valid(out->listen[i])) {
-			snprintf(err, len,
-				 "bad listen address '%s' (use host:port, :port or "
-				 "[v6]:port)",
-				 out->listen[i]);
-			return -EINVAL;
-		}
+	if (!f->systemd_socket) {
+		const char *specs[CONFIG_MAX_LISTEN];
+
+		for (size_t i = 0; i < out->nlisten; i++)
+			specs[i] = out->listen[i];
+		/* Names are resolved, and compared, when the sockets are made. */
+		return listen_addr_check(specs, out->nlisten, err, len);
+	}
 	return 0;
 }

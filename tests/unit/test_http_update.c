@@ -199,7 +199,9 @@ static void update_fails(struct fixture *f, struct http_opts *o)
 	assert_int_equal(http_update(f->s, o, count_commit, &f->commits, err, sizeof(err)),
 			 -EADDRINUSE);
 	snprintf(want, sizeof(want),
-		 "cannot listen on '%s' (in use, or not an address of this host?)", f->addr2);
+		 "cannot listen on '%s': the address is in use (by another program, or another "
+		 "iolat serve)",
+		 f->addr2);
 	assert_string_equal(err, want);
 	assert_int_equal(f->commits, 0);
 }
