@@ -58,7 +58,8 @@ Options:
   -h, --help      this help
 
 Environment: BIOLATENCY (default /usr/sbin/biolatency); TOOLS (a subset of:
-none iolat iolat-serve iolat-trace1000 biolatency bpftrace floor, and with
+none iolat iolat-serve iolat-trace1000 iolat-inert biolatency bpftrace floor
+(iolat-inert: a serve --handover collector left pinned past its lease), and with
 --iolat-old old-iolat old-iolat-serve). Also in TOOLS, not run by default:
 the lower bounds of bench/bound.bpf.c, each one program at block_rq_complete
 loaded by bpfload (both built by 'make helpers' beside iolat; env BPFLOAD,
@@ -124,6 +125,7 @@ WORK=$(mktemp -d /tmp/iolat-cost.XXXXXX)
 IMG=/dev/shm/iolat-cost.$$.img
 LOOP=""
 TOOL_PID=""
+INERT=""
 FIO_PID=""
 STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
 ALL_IDS=()
@@ -163,6 +165,13 @@ start_tool() {
 		# The exporter's default: keyed by cgroup too, shared values, atomic adds.
 		"$bin" serve --web.listen-address=127.0.0.1:$((40000 + RANDOM % 20000)) >"$log" 2>&1 &
 		banner="listening on" ;;
+	iolat-inert)
+		# serve --handover's collector once its lease is over: attached,
+		# pinned, held by no process, counting nothing (test_lifecycle.sh).
+		INERT=bench-inert-$$
+		"$bin" serve --handover=$INERT --handover.lease=1s \
+			--web.listen-address=127.0.0.1:$((40000 + RANDOM % 20000)) >"$log" 2>&1 &
+		banner="listening on" ;;
 	iolat-trace1000)
 		# Tracing one I/O in 1000: what following nothing most of the time costs.
 		"$IOLAT" trace -s 1000 -d "${LOOP#/dev/}" >/dev/null 2>"$log" &
@@ -198,6 +207,20 @@ start_tool() {
 		sleep 0.2
 	done
 	[ -n "$ids" ] || die "$tool holds no BPF programs after starting"
+	if [ "$tool" = iolat-inert ]; then
+		kill -TERM "$TOOL_PID"
+		wait "$TOOL_PID" 2>/dev/null || true
+		sleep 2 # past the lease
+		"$bin" check 2>/dev/null | grep -A4 "^  $INERT: " | grep -q "lease over" ||
+			die "$INERT: iolat check does not show the lease over"
+		# Its programs now: those the pinned links hold (the process held
+		# more, loaded but not attached, which went with it).
+		ids=$(for l in /sys/fs/bpf/iolat/$INERT/link_*; do bpftool -j link show pinned "$l"; done |
+			python3 -c 'import json, sys; print(",".join(sorted({str(json.loads(l)["prog_id"]) for l in sys.stdin if l.strip()})))')
+		[ -n "$ids" ] || die "$INERT: no pinned links"
+		sleep infinity & # stands for the tool: the pins hold the programs
+		TOOL_PID=$!
+	fi
 	sleep 0.5
 	TOOL_IDS=$ids
 	ALL_IDS+=("${ids//,/ }")
@@ -205,7 +228,8 @@ start_tool() {
 
 stop_tool() {
 	local i
-	kill -INT "$TOOL_PID" 2>/dev/null || true
+	# The stand-in of iolat-inert, in the background, ignores SIGINT.
+	kill "-$([ -n "$INERT" ] && echo TERM || echo INT)" "$TOOL_PID" 2>/dev/null || true
 	for ((i = 0; i < 100; i++)); do
 		kill -0 "$TOOL_PID" 2>/dev/null || break
 		sleep 0.1
@@ -216,6 +240,10 @@ stop_tool() {
 	fi
 	wait "$TOOL_PID" 2>/dev/null || true
 	TOOL_PID=""
+	if [ -n "$INERT" ]; then
+		"$IOLAT" serve --unpin=$INERT >/dev/null || echo "cost.sh: cannot unpin $INERT" >&2
+		INERT=""
+	fi
 }
 
 # Microseconds some task has waited for a CPU since boot; empty without PSI.
@@ -290,7 +318,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 			bpftool prog show -j >"$base.after.json"
 			kill -0 "$TOOL_PID" 2>/dev/null || { cat "$base.log" >&2; die "$tool died during fio"; }
 			# A tool may load or attach more programs while it runs (iolat does, on demand).
-			more=$(prog_ids_of "$TOOL_PID")
+			more=$(prog_ids_of "$TOOL_PID" || true) # none for iolat-inert
 			TOOL_IDS=$(echo "$TOOL_IDS,$more" | tr , '\n' | sed '/^$/d' | sort -un | paste -sd, -)
 			ALL_IDS+=("${more//,/ }")
 			stop_tool
