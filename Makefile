@@ -21,7 +21,8 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 PROTOC_C ?= protoc-c
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-# git describe in a clone (0.1.0-12-gabc1234), else the tarball's or VERSION.
+# In a clone, one that sorts by commit (0.1.0+git20261127.42.gabc1234; a
+# tag's own on a tag), else the tarball's or VERSION (scripts/version.sh).
 VERSION := $(shell sh scripts/version.sh)
 
 CFLAGS ?= -O2 -g
@@ -404,6 +405,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory mixin-check
 	$(Q)$(MAKE) --no-print-directory check-docs
 	$(Q)$(MAKE) --no-print-directory check-deploy
+	$(Q)$(MAKE) --no-print-directory check-version
 	$(Q)$(MAKE) --no-print-directory sanitize
 	$(Q)$(MAKE) --no-print-directory tsan
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
@@ -449,6 +451,8 @@ tsan:
 #                   as root, a traced serve run inside its SystemCallFilter=
 #   make check-deploy deploy/kubernetes/*.yaml parse and agree with each other,
 #                   the unit, the Containerfile and the mixin (no root)
+#   make check-version scripts/version.sh's versions sort as their commits do
+#                   (dpkg --compare-versions; no root)
 #   make image      the container image (Containerfile), IMAGE:VERSION and
 #                   IMAGE:latest, with buildah, podman or docker (IMAGE_TOOL=)
 PREFIX ?= /usr/local
@@ -539,19 +543,24 @@ check-unit: $(OUT)/iolat examples
 # other base images, --network=host).
 IMAGE ?= iolat
 IMAGE_FLAGS ?=
+# An image tag takes no + or ~: they become -.
+IMAGE_TAG := $(subst ~,-,$(subst +,-,$(VERSION)))
 IMAGE_TOOL ?= $(firstword $(foreach t,buildah podman docker,$(if $(shell command -v $(t) 2>/dev/null),$(t))))
 
-.PHONY: check-deploy image
+.PHONY: check-deploy check-version image
 
 check-deploy:
 	$(Q)bash tests/install/check_deploy.sh
 
+check-version:
+	$(Q)bash tests/install/check_version.sh
+
 image:
 	$(Q)if [ -z "$(IMAGE_TOOL)" ]; then \
 		echo "make image: none of buildah, podman or docker is installed (apt-get install buildah)" >&2; exit 1; fi
-	$(call msg,IMAGE,$(IMAGE):$(VERSION) ($(IMAGE_TOOL)))
+	$(call msg,IMAGE,$(IMAGE):$(IMAGE_TAG) ($(IMAGE_TOOL)))
 	$(Q)$(if $(filter buildah,$(IMAGE_TOOL)),buildah bud,$(IMAGE_TOOL) build) -f Containerfile \
-		--build-arg IOLAT_VERSION=$(VERSION) $(IMAGE_FLAGS) -t $(IMAGE):$(VERSION) -t $(IMAGE):latest .
+		--build-arg IOLAT_VERSION=$(VERSION) $(IMAGE_FLAGS) -t $(IMAGE):$(IMAGE_TAG) -t $(IMAGE):latest .
 
 clean:
 	$(Q)rm -rf build build-san build-tsan build-next
