@@ -14,8 +14,7 @@ source tests/integration/lib.sh
 source tests/integration/lib_serve.sh
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
 command -v useradd >/dev/null || skip "useradd (passwd) is not installed"
-EX=$PWD/$OUT/examples
-[ -e "$EX/timers.bpf.o" ] || fail "$EX/timers.bpf.o missing: run make examples"
+[ -e "$OUT/examples/timers.bpf.o" ] || fail "$OUT/examples/timers.bpf.o missing: run make examples"
 
 # A throwaway system user; useradd waits for no one holding /etc/passwd.
 user=iolatpriv$$
@@ -26,10 +25,9 @@ done
 id "$user" >/dev/null 2>&1 || fail "useradd: $(cat "$WORK/useradd.err")"
 on_exit "userdel $user"
 uid=$(id -u "$user")
-# The binary and examples must be reachable by the user (they are under a
-# world-readable tree here; a private checkout would need a copy).
-setpriv --reuid="$uid" --regid="$uid" --clear-groups test -x "$IOLAT" ||
-	skip "$IOLAT is not executable by an unprivileged user"
+# The binary and examples, copied where the user can reach them (the
+# checkout may be where only root can go): IOLAT and EX.
+unpriv_iolat "$uid" "$(id -g "$user")"
 
 # as CAPS: WRAP for running iolat as the user with exactly CAPS (e.g. +bpf,+perfmon).
 as() { echo "setpriv --reuid=$uid --regid=$(id -g "$user") --clear-groups --inh-caps=-all,$1 --ambient-caps=$1"; }
