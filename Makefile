@@ -440,8 +440,9 @@ tsan:
 # Install, dist and Debian package (issue 13)
 #   make install    PREFIX (/usr/local) and DESTDIR: the binary, users' example
 #                   programs, docs, man pages (when scdoc can make them), the
-#                   bash completion, the systemd unit and the default config
-#                   (an existing config is kept)
+#                   bash completion, the systemd unit, the default config,
+#                   etc/default/iolat (the unit's ARGS=; existing ones are
+#                   kept) and an empty etc/iolat/programs/ for users' programs
 #   make uninstall  removes what install put there, except the config
 #   make dist       $(OUT)/iolat-VERSION.tar.gz of HEAD (git archive), with
 #                   .tarball-version, so its build knows its version
@@ -486,7 +487,7 @@ install: $(OUT)/iolat examples $(INSTALL_MAN)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/iolat/builtin \
 		$(DESTDIR)$(datadir)/iolat/examples $(DESTDIR)$(docdir) $(DESTDIR)$(unitdir) \
-		$(DESTDIR)$(sysconfdir)/iolat
+		$(DESTDIR)$(sysconfdir)/iolat $(DESTDIR)$(sysconfdir)/iolat/programs $(DESTDIR)$(sysconfdir)/default
 	$(Q)$(INSTALL) -m 755 $(OUT)/iolat $(DESTDIR)$(bindir)/iolat
 	$(Q)$(INSTALL) -m 644 $(BUILTIN_CONFIGS) $(DESTDIR)$(datadir)/iolat/builtin/
 	$(Q)$(INSTALL) -m 644 $(EXAMPLES) examples/iolat_user.h $(DESTDIR)$(datadir)/iolat/examples/
@@ -506,12 +507,17 @@ install: $(OUT)/iolat examples $(INSTALL_MAN)
 	$(Q)if [ -e $(DESTDIR)$(sysconfdir)/iolat/iolat.yml ]; then \
 		echo "  kept     $(DESTDIR)$(sysconfdir)/iolat/iolat.yml (contrib/iolat.yml is the default)"; \
 	else $(INSTALL) -m 644 contrib/iolat.yml $(DESTDIR)$(sysconfdir)/iolat/iolat.yml; fi
+	$(Q)if [ -e $(DESTDIR)$(sysconfdir)/default/iolat ]; then \
+		echo "  kept     $(DESTDIR)$(sysconfdir)/default/iolat (contrib/iolat.default is the default)"; \
+	else sed 's|/etc/|$(sysconfdir)/|g' contrib/iolat.default > $(DESTDIR)$(sysconfdir)/default/iolat.tmp && \
+		chmod 644 $(DESTDIR)$(sysconfdir)/default/iolat.tmp && \
+		mv $(DESTDIR)$(sysconfdir)/default/iolat.tmp $(DESTDIR)$(sysconfdir)/default/iolat; fi
 
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(bindir)/iolat $(DESTDIR)$(unitdir)/iolat.service $(DESTDIR)$(sysusersdir)/iolat.conf \
 		$(DESTDIR)$(bashcompdir)/iolat $(DESTDIR)$(mandir)/man[1-8]/iolat[.-]*
 	$(Q)rm -rf $(DESTDIR)$(datadir)/iolat $(DESTDIR)$(docdir)
-	$(Q)echo "  kept     $(DESTDIR)$(sysconfdir)/iolat/ (your configuration)"
+	$(Q)echo "  kept     $(DESTDIR)$(sysconfdir)/iolat/ and $(DESTDIR)$(sysconfdir)/default/iolat (your configuration)"
 	$(Q)if [ -z "$(DESTDIR)" ] && [ -d /sys/fs/bpf/iolat ]; then \
 		echo "  kept     /sys/fs/bpf/iolat, /run/iolat: iolat serve --unpin (before uninstall) removes them"; fi
 
