@@ -64,7 +64,7 @@ make_unpriv_dir() {
 # (and EX, the examples) at the copies.
 unpriv_iolat() {
 	make_unpriv_dir "$1" "$2"
-	cp "$IOLAT" "$UNPRIV_DIR/iolat" && chmod 755 "$UNPRIV_DIR/iolat" || fail "cannot copy $IOLAT to $UNPRIV_DIR"
+	{ cp "$IOLAT" "$UNPRIV_DIR/iolat" && chmod 755 "$UNPRIV_DIR/iolat"; } || fail "cannot copy $IOLAT to $UNPRIV_DIR"
 	if [ -d "$PWD/$OUT/examples" ]; then
 		cp -r "$PWD/$OUT/examples" "$UNPRIV_DIR/examples" || fail "cannot copy $PWD/$OUT/examples"
 		chmod -R a+rX "$UNPRIV_DIR/examples"

@@ -157,3 +157,42 @@ for extra in "" ,+syslog; do
 	stop_serve "serve with timers$extra"
 done
 echo "ok: tracepoint/ programs need CAP_DAC_READ_SEARCH, symbol names CAP_SYSLOG"
+
+# 4. Every example `iolat serve --help` gives, run as the systemd unit runs
+# iolat (CAP_BPF and CAP_PERFMON): it serves, unless it says it "needs
+# CAP_X as well"; then it exits 1 with one line naming CAP_X. Its paths are
+# stand-ins the user can read: the examples' copy for
+# /usr/share/iolat/examples, the tree's contrib/iolat.yml for
+# /etc/iolat/iolat.yml, a web config with no TLS and no users for
+# /etc/iolat/web.yml; its port (19617, or none) a free one.
+cp contrib/iolat.yml "$UNPRIV_DIR/iolat.yml"
+echo 'basic_auth_users: {}' >"$UNPRIV_DIR/web.yml"
+chmod 644 "$UNPRIV_DIR/iolat.yml" "$UNPRIV_DIR/web.yml"
+"$IOLAT" serve --help | sed -n '/^Examples/,$p' | sed 1,2d |
+	awk '/^  iolat serve/ { if (l != "") print l; l = $0; next } { l = l " " $0 } END { print l }' >"$WORK/examples"
+[ "$(grep -c . "$WORK/examples")" -ge 4 ] || fail "serve --help has fewer than 4 examples: $(cat "$WORK/examples")"
+n=0
+while read -r line; do
+	n=$((n + 1))
+	need=$(grep -oE 'needs CAP_[A-Z_]+' <<<"$line" | sed 's/needs //')
+	cmd=${line%%needs CAP_*}
+	cmd=${cmd#iolat serve}
+	cmd=${cmd//\/usr\/share\/iolat\/examples/$EX}
+	cmd=${cmd//\/etc\/iolat\/iolat.yml/$UNPRIV_DIR/iolat.yml}
+	cmd=${cmd//\/etc\/iolat\/web.yml/$UNPRIV_DIR/web.yml}
+	port=$(free_port)
+	cmd=${cmd//19617/$port}
+	[[ $cmd == *--web.listen-address=* ]] || cmd="$cmd --web.listen-address=127.0.0.1:$port"
+	read -ra args <<<"$cmd"
+	if [ -n "$need" ]; then
+		# --bpf.stats needs nothing while another process keeps the stats on.
+		[ "$need" = CAP_SYS_ADMIN ] && [ "$(cat /proc/sys/kernel/bpf_stats_enabled)" != 0 ] && continue
+		WRAP=$(as +bpf,+perfmon) expect_error 1 "missing $need" serve "${args[@]}" --config.strict
+	else
+		WRAP=$(as +bpf,+perfmon) start_serve "$WORK/example.$n.log" "${args[@]}" --config.strict
+		scrape "$WORK/example.$n.prom"
+		grep -q '^iolat_build_info' "$WORK/example.$n.prom" || fail "example '$line': no iolat_build_info"
+		stop_serve "example '$line'"
+	fi
+	echo "ok: serve --help example '$line'"
+done <"$WORK/examples"
