@@ -183,13 +183,15 @@ while read -r line; do
 	port=$(free_port)
 	cmd=${cmd//19617/$port}
 	[[ $cmd == *--web.listen-address=* ]] || cmd="$cmd --web.listen-address=127.0.0.1:$port"
+	# A users' program that fails stops serve (--config.strict needs --config.dir).
+	[[ $cmd == *--config.dir=* ]] && cmd="$cmd --config.strict"
 	read -ra args <<<"$cmd"
 	if [ -n "$need" ]; then
 		# --bpf.stats needs nothing while another process keeps the stats on.
 		[ "$need" = CAP_SYS_ADMIN ] && [ "$(cat /proc/sys/kernel/bpf_stats_enabled)" != 0 ] && continue
-		WRAP=$(as +bpf,+perfmon) expect_error 1 "missing $need" serve "${args[@]}" --config.strict
+		WRAP=$(as +bpf,+perfmon) expect_error 1 "missing $need" serve "${args[@]}"
 	else
-		WRAP=$(as +bpf,+perfmon) start_serve "$WORK/example.$n.log" "${args[@]}" --config.strict
+		WRAP=$(as +bpf,+perfmon) start_serve "$WORK/example.$n.log" "${args[@]}"
 		scrape "$WORK/example.$n.prom"
 		grep -q '^iolat_build_info' "$WORK/example.$n.prom" || fail "example '$line': no iolat_build_info"
 		stop_serve "example '$line'"
