@@ -139,6 +139,7 @@ prestart=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$unit" | sed -n "s/^ExecStartP
 # /etc/iolat/programs/ (a copy of the biosize example, on tp_btf: nothing
 # more than the unit's capabilities), which the service then serves. The
 # unit's $ARGS is that value split at spaces, as systemd does.
+on_exit "rm -f /etc/iolat/programs/biosize.yaml /etc/iolat/programs/biosize.bpf.o"
 cp /usr/share/iolat/examples/biosize.yaml /usr/share/iolat/examples/biosize.bpf.o /etc/iolat/programs/
 sed -i 's|^ARGS=.*|ARGS="--config.dir=/etc/iolat/programs --config.strict"|' /etc/default/iolat
 read -r -a args <<<"$(default_args)"
