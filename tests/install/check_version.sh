@@ -60,6 +60,7 @@ cd "$repo"
 git init -q
 git config user.name test
 git config user.email test@localhost
+git config commit.gpgsign false
 echo 1.4.0 >VERSION
 # commit DAYS: a commit dated DAYS days after 2026-01-01 (UTC).
 i=0
