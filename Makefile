@@ -21,7 +21,8 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 PROTOC_C ?= protoc-c
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-# git describe in a clone (0.1.0-12-gabc1234), else the tarball's or VERSION.
+# In a clone, one that sorts by commit (0.1.0+git20261127.42.gabc1234; a
+# tag's own on a tag), else the tarball's or VERSION (scripts/version.sh).
 VERSION := $(shell sh scripts/version.sh)
 
 CFLAGS ?= -O2 -g
@@ -404,6 +405,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory mixin-check
 	$(Q)$(MAKE) --no-print-directory check-docs
 	$(Q)$(MAKE) --no-print-directory check-deploy
+	$(Q)$(MAKE) --no-print-directory check-version
 	$(Q)$(MAKE) --no-print-directory sanitize
 	$(Q)$(MAKE) --no-print-directory tsan
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
@@ -438,8 +440,9 @@ tsan:
 # Install, dist and Debian package (issue 13)
 #   make install    PREFIX (/usr/local) and DESTDIR: the binary, users' example
 #                   programs, docs, man pages (when scdoc can make them), the
-#                   bash completion, the systemd unit and the default config
-#                   (an existing config is kept)
+#                   bash completion, the systemd unit, the default config,
+#                   etc/default/iolat (the unit's ARGS=; existing ones are
+#                   kept) and an empty etc/iolat/programs/ for users' programs
 #   make uninstall  removes what install put there, except the config
 #   make dist       $(OUT)/iolat-VERSION.tar.gz of HEAD (git archive), with
 #                   .tarball-version, so its build knows its version
@@ -449,6 +452,8 @@ tsan:
 #                   as root, a traced serve run inside its SystemCallFilter=
 #   make check-deploy deploy/kubernetes/*.yaml parse and agree with each other,
 #                   the unit, the Containerfile and the mixin (no root)
+#   make check-version scripts/version.sh's versions sort as their commits do
+#                   (dpkg --compare-versions; no root)
 #   make image      the container image (Containerfile), IMAGE:VERSION and
 #                   IMAGE:latest, with buildah, podman or docker (IMAGE_TOOL=)
 PREFIX ?= /usr/local
@@ -482,7 +487,7 @@ install: $(OUT)/iolat examples $(INSTALL_MAN)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/iolat/builtin \
 		$(DESTDIR)$(datadir)/iolat/examples $(DESTDIR)$(docdir) $(DESTDIR)$(unitdir) \
-		$(DESTDIR)$(sysconfdir)/iolat
+		$(DESTDIR)$(sysconfdir)/iolat $(DESTDIR)$(sysconfdir)/iolat/programs $(DESTDIR)$(sysconfdir)/default
 	$(Q)$(INSTALL) -m 755 $(OUT)/iolat $(DESTDIR)$(bindir)/iolat
 	$(Q)$(INSTALL) -m 644 $(BUILTIN_CONFIGS) $(DESTDIR)$(datadir)/iolat/builtin/
 	$(Q)$(INSTALL) -m 644 $(EXAMPLES) examples/iolat_user.h $(DESTDIR)$(datadir)/iolat/examples/
@@ -502,12 +507,17 @@ install: $(OUT)/iolat examples $(INSTALL_MAN)
 	$(Q)if [ -e $(DESTDIR)$(sysconfdir)/iolat/iolat.yml ]; then \
 		echo "  kept     $(DESTDIR)$(sysconfdir)/iolat/iolat.yml (contrib/iolat.yml is the default)"; \
 	else $(INSTALL) -m 644 contrib/iolat.yml $(DESTDIR)$(sysconfdir)/iolat/iolat.yml; fi
+	$(Q)if [ -e $(DESTDIR)$(sysconfdir)/default/iolat ]; then \
+		echo "  kept     $(DESTDIR)$(sysconfdir)/default/iolat (contrib/iolat.default is the default)"; \
+	else sed 's|/etc/|$(sysconfdir)/|g' contrib/iolat.default > $(DESTDIR)$(sysconfdir)/default/iolat.tmp && \
+		chmod 644 $(DESTDIR)$(sysconfdir)/default/iolat.tmp && \
+		mv $(DESTDIR)$(sysconfdir)/default/iolat.tmp $(DESTDIR)$(sysconfdir)/default/iolat; fi
 
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(bindir)/iolat $(DESTDIR)$(unitdir)/iolat.service $(DESTDIR)$(sysusersdir)/iolat.conf \
 		$(DESTDIR)$(bashcompdir)/iolat $(DESTDIR)$(mandir)/man[1-8]/iolat[.-]*
 	$(Q)rm -rf $(DESTDIR)$(datadir)/iolat $(DESTDIR)$(docdir)
-	$(Q)echo "  kept     $(DESTDIR)$(sysconfdir)/iolat/ (your configuration)"
+	$(Q)echo "  kept     $(DESTDIR)$(sysconfdir)/iolat/ and $(DESTDIR)$(sysconfdir)/default/iolat (your configuration)"
 	$(Q)if [ -z "$(DESTDIR)" ] && [ -d /sys/fs/bpf/iolat ]; then \
 		echo "  kept     /sys/fs/bpf/iolat, /run/iolat: iolat serve --unpin (before uninstall) removes them"; fi
 
@@ -539,19 +549,24 @@ check-unit: $(OUT)/iolat examples
 # other base images, --network=host).
 IMAGE ?= iolat
 IMAGE_FLAGS ?=
+# An image tag takes no + or ~: they become -.
+IMAGE_TAG := $(subst ~,-,$(subst +,-,$(VERSION)))
 IMAGE_TOOL ?= $(firstword $(foreach t,buildah podman docker,$(if $(shell command -v $(t) 2>/dev/null),$(t))))
 
-.PHONY: check-deploy image
+.PHONY: check-deploy check-version image
 
 check-deploy:
 	$(Q)bash tests/install/check_deploy.sh
 
+check-version:
+	$(Q)bash tests/install/check_version.sh
+
 image:
 	$(Q)if [ -z "$(IMAGE_TOOL)" ]; then \
 		echo "make image: none of buildah, podman or docker is installed (apt-get install buildah)" >&2; exit 1; fi
-	$(call msg,IMAGE,$(IMAGE):$(VERSION) ($(IMAGE_TOOL)))
+	$(call msg,IMAGE,$(IMAGE):$(IMAGE_TAG) ($(IMAGE_TOOL)))
 	$(Q)$(if $(filter buildah,$(IMAGE_TOOL)),buildah bud,$(IMAGE_TOOL) build) -f Containerfile \
-		--build-arg IOLAT_VERSION=$(VERSION) $(IMAGE_FLAGS) -t $(IMAGE):$(VERSION) -t $(IMAGE):latest .
+		--build-arg IOLAT_VERSION=$(VERSION) $(IMAGE_FLAGS) -t $(IMAGE):$(IMAGE_TAG) -t $(IMAGE):latest .
 
 clean:
 	$(Q)rm -rf build build-san build-tsan build-next

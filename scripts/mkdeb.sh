@@ -7,11 +7,11 @@
 # keep has an override with its reason in debian/iolat.lintian-overrides).
 #
 # The copy is the work tree as it stands (tracked and new files, not ignored
-# ones), as `make` would build it. Its version is scripts/version.sh's; a
-# snapshot that is not the version at the top of debian/changelog gets an
-# entry of its own there (in the copy), the version's "-" made "+", since
-# Debian reads a "-" as the start of a Debian revision (0.1.0-3-gabc1234 ->
-# 0.1.0+3+gabc1234).
+# ones), as `make` would build it. Its version is scripts/version.sh's,
+# which sorts by commit (0.1.0+git20261127.42.gabc1234); a snapshot that is
+# not the version at the top of debian/changelog gets an entry of its own
+# there (in the copy). Any "-" (an older tarball's .tarball-version) is made
+# "+", since Debian reads a "-" as the start of a Debian revision.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-build}

@@ -102,12 +102,17 @@ static void usage(FILE *f)
 	    "                                 they export, and exit (1 if one failed)\n"
 	    "  -h, --help                     this help\n"
 	    "\n"
-	    "Examples:\n"
+	    "Examples (with CAP_BPF and CAP_PERFMON, as the systemd unit runs it, unless\n"
+	    "one says it needs more):\n"
 	    "  iolat serve\n"
-	    "  iolat serve --web.listen-address=127.0.0.1:19617 --bpf.stats\n"
+	    "  iolat serve --web.listen-address=127.0.0.1:19617\n"
 	    "  iolat serve --config.file=/etc/iolat/iolat.yml "
 	    "--web.config.file=/etc/iolat/web.yml\n"
-	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,timers\n",
+	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,runqlat\n"
+	    "  iolat serve --bpf.stats                 needs CAP_SYS_ADMIN as well\n"
+	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=timers\n"
+	    "                                          needs CAP_DAC_READ_SEARCH as well\n"
+	    "                                          (a tracepoint/ program: tracefs)\n",
 	    names_size_class(IOLAT_SIZE_4K), names_size_class(IOLAT_SIZE_16K),
 	    names_size_class(IOLAT_SIZE_64K), names_size_class(IOLAT_SIZE_1M),
 	    names_size_class(IOLAT_SIZE_LARGER));

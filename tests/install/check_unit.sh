@@ -8,6 +8,9 @@
 #     names found in OUT/man (rendered by `make man`; without them, not
 #     checked);
 #   - systemd-analyze security rates its exposure at most MAX_EXPOSURE (2.0);
+#   - it reads /etc/default/iolat and appends its ARGS to ExecStart=;
+#     contrib/iolat.default sets none, and every flag its comments offer is
+#     in `iolat serve --help`;
 #   - contrib/iolat.sysusers, applied to an empty root, makes the unit's
 #     User= and Group= (a system user without a login shell);
 #   - as root, with strace: `iolat serve` run as the unit runs it (a user
@@ -68,9 +71,31 @@ if ! out=$(MANPATH=$work/man systemd-analyze verify $man_opt "$work/iolat.socket
 	err "systemd-analyze verify $man_opt iolat.socket: $out"
 fi
 grep -qx 'Service=iolat.service' "$work/iolat.socket" || err "iolat.socket does not start iolat.service"
-grep -q 'ExecStart=/usr/bin/iolat serve --handover ' "$work/iolat.socket" ||
-	err "iolat.socket's drop-in example does not keep the unit's --handover"
+grep -qx '#     ARGS="--web.systemd-socket"' "$work/iolat.socket" ||
+	err "iolat.socket does not say to put --web.systemd-socket in /etc/default/iolat's ARGS"
 [ $man_opt = --man=no ] && echo "check_unit: man pages not checked (none in $OUT/man: make man)"
+# /etc/default/iolat (contrib/iolat.default): read by the unit, its ARGS
+# appended to ExecStart=; as shipped it adds nothing, and every flag its
+# comments offer is one `iolat serve --help` lists.
+grep -qx 'EnvironmentFile=-/usr/local/etc/default/iolat' "$UNIT" ||
+	err "the unit does not read /etc/default/iolat (EnvironmentFile=-/usr/local/etc/default/iolat, made PREFIX's)"
+# shellcheck disable=SC2016 # $ARGS as the unit has it
+grep -q '^ExecStart=.* \$ARGS$' "$UNIT" || err "ExecStart= does not end in \$ARGS"
+# shellcheck disable=SC1091 # the file, as the unit reads it (KEY="value" lines)
+args=$(ARGS=none && . contrib/iolat.default && echo "$ARGS")
+[ -z "$args" ] || err "contrib/iolat.default sets ARGS=\"$args\": as shipped it should add nothing"
+help_flags=$("$IOLAT" serve --help | grep -oE -- '--(\[no-\])?[a-z][a-z.-]*' | sed 's/\[no-\]//' | sort -u)
+offered=$(grep '^#' contrib/iolat.default | grep -oE -- '--[a-z][a-z.-]+' | sort -u)
+[ -n "$offered" ] || err "contrib/iolat.default offers no flag"
+unknown=
+for f in $offered; do
+	grep -qx -- "$f" <<<"$help_flags" || unknown="$unknown $f"
+done
+if [ -n "$unknown" ]; then
+	err "contrib/iolat.default offers flags iolat serve --help does not list:$unknown"
+else
+	echo "check_unit: contrib/iolat.default offers $(wc -w <<<"$offered") flags, all iolat serve's"
+fi
 # The unit's User= and Group= are what contrib/iolat.sysusers makes, applied
 # to an empty root.
 user=$(sed -n 's/^User=//p' "$UNIT") group=$(sed -n 's/^Group=//p' "$UNIT")
@@ -185,6 +210,12 @@ cleanup_pins() {
 }
 trap '[ -n "$pid" ] && kill -TERM $pid 2>/dev/null; cleanup_pins; rm -rf "$work"' EXIT
 
+# What the unit's user runs and reads, copied where any user can reach it
+# ($work, 0755 in /tmp): the checkout may be in a directory only root can
+# enter (/root, a 0700 temporary directory).
+run=$work/run
+{ mkdir "$run" && cp "$IOLAT" "$run/iolat" && cp contrib/iolat.yml "$run/" &&
+	cp -r "$OUT/examples" "$run/examples" && chmod -R a+rX "$run"; } || { err "cannot copy iolat, its config and examples to $run"; exit 1; }
 port=$((20000 + RANDOM % 20000))
 url=http://127.0.0.1:$port
 # serve_traced UID N: iolat serve --handover as UID, traced into
@@ -194,8 +225,8 @@ serve_traced() {
 	strace -f -qq -o "$work/trace.$n" \
 		setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all,"$caps" \
 		--ambient-caps="$caps" --bounding-set=-all,"$caps" --no-new-privs \
-		"$IOLAT" serve --handover --config.file="$PWD/contrib/iolat.yml" --web.listen-address=127.0.0.1:$port \
-		--config.dir="$OUT/examples" >"$work/serve.$n.log" 2>&1 &
+		"$run/iolat" serve --handover --config.file="$run/iolat.yml" --web.listen-address=127.0.0.1:$port \
+		--config.dir="$run/examples" >"$work/serve.$n.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do
 		curl -sf -o /dev/null "$url/metrics" && return 0
@@ -244,7 +275,7 @@ cat "$work"/trace.* >"$work/trace"
 # setpriv's own (setresuid, setgroups, capset) come before its exec.
 awk '
 	FNR == 1 { started = 0 }
-	index($0, "execve(\"'"$IOLAT"'\"") { started = 1; next }
+	index($0, "execve(\"'"$run/iolat"'\"") { started = 1; next }
 	started {
 		l = $0; sub(/^[0-9]+ +/, "", l)
 		if (match(l, /^[a-z_0-9]+\(/)) print substr(l, 1, RLENGTH - 1)

@@ -34,6 +34,46 @@ trap cleanup EXIT
 
 on_exit() { CLEANUPS+=("$1"); }
 
+# make_unpriv_dir UID GID [suid]: UNPRIV_DIR, a new directory (mode 0755,
+# removed at exit) that uid UID with group GID can enter and read, for the
+# files a test runs iolat with as that user: the checkout may sit where only
+# root can go (/root, a 0700 temporary directory), so nothing of it is
+# handed to that user by its path. With suid, one on a mount without nosuid
+# (file capabilities count there; none: the test is skipped). The first of
+# /dev/shm, /tmp, /var/tmp and the build directory that serves.
+make_unpriv_dir() {
+	local parent d
+	for parent in /dev/shm /tmp /var/tmp "$PWD/$OUT"; do
+		d=$(mktemp -d "$parent/iolat-unpriv.XXXXXX" 2>/dev/null) || continue
+		chmod 755 "$d"
+		if setpriv --reuid="$1" --regid="$2" --clear-groups test -r "$d" -a -x "$d" &&
+			{ [ "${3:-}" != suid ] ||
+				python3 -c 'import os, sys; sys.exit(os.statvfs(sys.argv[1]).f_flag & os.ST_NOSUID)' "$d"; }; then
+			UNPRIV_DIR=$d
+			on_exit "rm -rf $d"
+			return 0
+		fi
+		rmdir "$d"
+	done
+	[ "${3:-}" = suid ] && skip "no directory uid $1 can read on a mount without nosuid (file capabilities would not count) in /dev/shm, /tmp, /var/tmp or $PWD/$OUT"
+	fail "no directory uid $1 can read in /dev/shm, /tmp, /var/tmp or $PWD/$OUT"
+}
+
+# unpriv_iolat UID GID: copies iolat and the example programs (built
+# examples/, if made) into a make_unpriv_dir directory and points IOLAT
+# (and EX, the examples) at the copies.
+unpriv_iolat() {
+	make_unpriv_dir "$1" "$2"
+	{ cp "$IOLAT" "$UNPRIV_DIR/iolat" && chmod 755 "$UNPRIV_DIR/iolat"; } || fail "cannot copy $IOLAT to $UNPRIV_DIR"
+	if [ -d "$PWD/$OUT/examples" ]; then
+		cp -r "$PWD/$OUT/examples" "$UNPRIV_DIR/examples" || fail "cannot copy $PWD/$OUT/examples"
+		chmod -R a+rX "$UNPRIV_DIR/examples"
+	fi
+	IOLAT=$UNPRIV_DIR/iolat
+	# shellcheck disable=SC2034 # used by the tests that source this file
+	EX=$UNPRIV_DIR/examples
+}
+
 # Waits for udev to finish with new devices (its blkid probes read them).
 udev_settle() { command -v udevadm >/dev/null && udevadm settle 2>/dev/null; true; }
 

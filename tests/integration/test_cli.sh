@@ -23,7 +23,10 @@ if mountpoint -q /sys/fs/cgroup/blkio 2>/dev/null && [ -d /sys/fs/cgroup/unified
 fi
 # Not root: no capabilities to load BPF.
 if command -v setpriv >/dev/null; then
-	WRAP="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all" \
+	# A copy of iolat that uid 65534 can reach, wherever the checkout is.
+	make_unpriv_dir 65534 65534
+	{ cp "$IOLAT" "$UNPRIV_DIR/iolat" && chmod 755 "$UNPRIV_DIR/iolat"; } || fail "cannot copy $IOLAT"
+	IOLAT=$UNPRIV_DIR/iolat WRAP="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all" \
 		expect_error 1 "missing CAP_BPF and CAP_PERFMON: loading BPF tracing programs" hist
 fi
 

@@ -84,8 +84,11 @@ iolat check >"$WORK/check.log" 2>&1 || fail "iolat check: $(tail -20 "$WORK/chec
 # pages it names are installed.
 unit=/lib/systemd/system/iolat.service
 [ -f "$unit" ] || fail "no $unit"
-grep -q '^ExecStart=/usr/bin/iolat serve --handover --config.file=/etc/iolat/iolat.yml$' "$unit" ||
+# shellcheck disable=SC2016 # $ARGS as the unit has it
+grep -q '^ExecStart=/usr/bin/iolat serve --handover --config.file=/etc/iolat/iolat.yml \$ARGS$' "$unit" ||
 	fail "ExecStart= not made /usr's: $(grep ^ExecStart= "$unit")"
+grep -qx 'EnvironmentFile=-/etc/default/iolat' "$unit" ||
+	fail "the unit does not read /etc/default/iolat: $(grep ^EnvironmentFile= "$unit")"
 { out=$(systemd-analyze verify "$unit" 2>&1) && [ -z "$out" ]; } || fail "systemd-analyze verify $unit: $out"
 man -w iolat-serve >/dev/null 2>&1 || ! command -v man >/dev/null || fail "man -w iolat-serve finds no page"
 bash -c 'source /usr/share/bash-completion/completions/iolat && complete -p iolat' >/dev/null 2>&1 ||
@@ -94,9 +97,18 @@ bash -c 'source /usr/share/bash-completion/completions/iolat && complete -p iola
 [ -L /etc/systemd/system/multi-user.target.wants/iolat.service ] ||
 	fail "the unit is not enabled (no multi-user.target.wants link)"
 
-# The default config is a conffile; the examples load.
-dpkg-query -W -f='${Conffiles}\n' iolat | grep -q '^ /etc/iolat/iolat.yml ' ||
-	fail "/etc/iolat/iolat.yml is not a conffile: $(dpkg-query -W -f='${Conffiles}' iolat)"
+# The default config and /etc/default/iolat are conffiles; the latter adds
+# no flag as shipped. /etc/iolat/programs/ is there, empty. The examples load.
+for f in /etc/iolat/iolat.yml /etc/default/iolat; do
+	dpkg-query -W -f='${Conffiles}\n' iolat | grep -q "^ $f " ||
+		fail "$f is not a conffile: $(dpkg-query -W -f='${Conffiles}' iolat)"
+done
+# default_args: ARGS as /etc/default/iolat sets it.
+# shellcheck disable=SC1091,SC2153 # the installed file sets ARGS
+default_args() { (. /etc/default/iolat && echo "$ARGS"); }
+[ -z "$(default_args)" ] || fail "/etc/default/iolat sets ARGS as shipped: $(grep ^ARGS /etc/default/iolat)"
+{ [ -d /etc/iolat/programs ] && [ -z "$(ls -A /etc/iolat/programs)" ]; } ||
+	fail "/etc/iolat/programs is not an empty directory: $(ls -la /etc/iolat/programs 2>&1)"
 iolat serve --config.dir=/usr/share/iolat/examples --config.check >"$WORK/examples.log" 2>&1 ||
 	fail "the installed examples: $(tail -20 "$WORK/examples.log")"
 
@@ -123,7 +135,20 @@ on_exit "iolat serve --unpin"
 before=$(all_prog_ids)
 prestart=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$unit" | sed -n "s/^ExecStartPre=+\/bin\/sh -c '\(.*\)'$/\1/p")
 [ -n "$prestart" ] || fail "no ExecStartPre=+/bin/sh -c '...' in $unit"
-read -r -a cmd <<<"$(sed -n 's/^ExecStart=//p' "$unit")"
+# ARGS from /etc/default/iolat, as an operator sets it: a user's program in
+# /etc/iolat/programs/ (a copy of the biosize example, on tp_btf: nothing
+# more than the unit's capabilities), which the service then serves. The
+# unit's $ARGS is that value split at spaces, as systemd does.
+on_exit "rm -f /etc/iolat/programs/biosize.yaml /etc/iolat/programs/biosize.bpf.o"
+cp /usr/share/iolat/examples/biosize.yaml /usr/share/iolat/examples/biosize.bpf.o /etc/iolat/programs/
+sed -i 's|^ARGS=.*|ARGS="--config.dir=/etc/iolat/programs --config.strict"|' /etc/default/iolat
+read -r -a args <<<"$(default_args)"
+read -r -a words <<<"$(sed -n 's/^ExecStart=//p' "$unit")"
+cmd=()
+for w in "${words[@]}"; do
+	# shellcheck disable=SC2016 # the unit's word
+	if [ "$w" = '$ARGS' ]; then cmd+=("${args[@]}"); else cmd+=("$w"); fi
+done
 caps=+bpf,+perfmon
 port=$((20000 + RANDOM % 20000))
 # unit_start N: ExecStartPre=, then ExecStart= as iolat, log $WORK/serve.N.log.
@@ -147,6 +172,8 @@ unit_stop() {
 }
 unit_start 1
 grep -q '^iolat_build_info' "$WORK/metrics" || fail "no iolat_build_info in a scrape with the installed config"
+grep -q '^iolat_user_config_up{config="biosize"} 1' "$WORK/metrics" ||
+	fail "ARGS in /etc/default/iolat: the program in /etc/iolat/programs is not served: $(grep user_config "$WORK/metrics")"
 grep -q 'collector pinned in /sys/fs/bpf/iolat/serve' "$WORK/serve.1.log" ||
 	fail "the service pinned nothing: $(tail -3 "$WORK/serve.1.log")"
 [ "$(stat -c %U /sys/fs/bpf/iolat/serve)" = iolat ] || fail "the pins are not iolat's: $(ls -ld /sys/fs/bpf/iolat/serve)"
@@ -169,6 +196,9 @@ unit_stop 2
 echo "ok: the upgrade to $newver adopted the collector the service pinned"
 
 # Purge: every path dpkg listed is gone, save directories other packages own.
+# The operator's program first (dpkg keeps a directory with files it did not
+# install, as it should).
+rm /etc/iolat/programs/biosize.yaml /etc/iolat/programs/biosize.bpf.o
 dpkg -L iolat >"$WORK/files"
 dpkg --purge iolat >"$WORK/purge.log" 2>&1 || fail "dpkg --purge: $(tail -20 "$WORK/purge.log")"
 left=
@@ -184,7 +214,7 @@ while IFS= read -r f; do
 done <"$WORK/files"
 [ -z "$left" ] || fail "left after purge:$left"
 settle orphans_since "$before" || fail "programs left attached after purge: $LEFT"
-for f in /sys/fs/bpf/iolat/serve /run/iolat/serve /etc/iolat /usr/share/iolat /usr/share/doc/iolat /usr/bin/iolat \
+for f in /sys/fs/bpf/iolat/serve /run/iolat/serve /etc/iolat /etc/default/iolat /usr/share/iolat /usr/share/doc/iolat /usr/bin/iolat \
 	/etc/systemd/system/multi-user.target.wants/iolat.service \
 	/var/lib/systemd/deb-systemd-helper-enabled/iolat.service.dsh-also; do
 	[ -e "$f" ] || [ -L "$f" ] && fail "left after purge: $f"

@@ -55,8 +55,8 @@ grep -qx 'DynamicUser=yes' contrib/iolat.service || fail "the unit does not run 
 grep -qE '^User=(root|0)$' contrib/iolat.service && fail "the unit runs iolat as root"
 { [ "$ds_uid" -gt 0 ] && [ "$ds_gid" -gt 0 ]; } || fail "the DaemonSet runs iolat as uid $ds_uid gid $ds_gid"
 echo "ok: the DaemonSet and the unit grant the same set: $ds_caps (CapEff $ds_mask); DaemonSet uid $ds_uid gid $ds_gid, the unit a dynamic user"
-setpriv --reuid="$ds_uid" --regid="$ds_gid" --clear-groups test -x "$IOLAT" ||
-	skip "$IOLAT is not executable by uid $ds_uid"
+# A copy of iolat the user can reach, wherever the checkout is.
+unpriv_iolat "$ds_uid" "$ds_gid"
 
 # caps LIST [LEAVE]: LIST (a,b) less LEAVE, as setpriv wants it (+a,+b) or
 # -all when nothing is left.
@@ -117,11 +117,8 @@ missing "as the unit" unit_wrap
 command -v setcap >/dev/null || skip "setcap (libcap2-bin) is not installed: the pod's way not tried"
 fcaps=$(sed -n 's/.*setcap \([a-z_,]*=p\) .*/\1/p' Containerfile)
 [ -n "$fcaps" ] || fail "no setcap ...=p in the Containerfile"
-podbin=$(mktemp -d "$PWD/$OUT/deploy-privs.XXXXXX")
-on_exit "rm -rf $podbin"
-chmod 755 "$podbin"
-python3 -c 'import os, sys; sys.exit(os.statvfs(sys.argv[1]).f_flag & os.ST_NOSUID)' "$podbin" ||
-	skip "$podbin is on a nosuid mount: file capabilities would not count"
+make_unpriv_dir "$ds_uid" "$ds_gid" suid
+podbin=$UNPRIV_DIR
 cp "$IOLAT" "$podbin/iolat-plain"
 cp "$IOLAT" "$podbin/iolat"
 setcap "$fcaps" "$podbin/iolat" || fail "setcap $fcaps"

@@ -14,8 +14,7 @@ source tests/integration/lib.sh
 source tests/integration/lib_serve.sh
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
 command -v useradd >/dev/null || skip "useradd (passwd) is not installed"
-EX=$PWD/$OUT/examples
-[ -e "$EX/timers.bpf.o" ] || fail "$EX/timers.bpf.o missing: run make examples"
+[ -e "$OUT/examples/timers.bpf.o" ] || fail "$OUT/examples/timers.bpf.o missing: run make examples"
 
 # A throwaway system user; useradd waits for no one holding /etc/passwd.
 user=iolatpriv$$
@@ -26,10 +25,9 @@ done
 id "$user" >/dev/null 2>&1 || fail "useradd: $(cat "$WORK/useradd.err")"
 on_exit "userdel $user"
 uid=$(id -u "$user")
-# The binary and examples must be reachable by the user (they are under a
-# world-readable tree here; a private checkout would need a copy).
-setpriv --reuid="$uid" --regid="$uid" --clear-groups test -x "$IOLAT" ||
-	skip "$IOLAT is not executable by an unprivileged user"
+# The binary and examples, copied where the user can reach them (the
+# checkout may be where only root can go): IOLAT and EX.
+unpriv_iolat "$uid" "$(id -g "$user")"
 
 # as CAPS: WRAP for running iolat as the user with exactly CAPS (e.g. +bpf,+perfmon).
 as() { echo "setpriv --reuid=$uid --regid=$(id -g "$user") --clear-groups --inh-caps=-all,$1 --ambient-caps=$1"; }
@@ -159,3 +157,44 @@ for extra in "" ,+syslog; do
 	stop_serve "serve with timers$extra"
 done
 echo "ok: tracepoint/ programs need CAP_DAC_READ_SEARCH, symbol names CAP_SYSLOG"
+
+# 4. Every example `iolat serve --help` gives, run as the systemd unit runs
+# iolat (CAP_BPF and CAP_PERFMON): it serves, unless it says it "needs
+# CAP_X as well"; then it exits 1 with one line naming CAP_X. Its paths are
+# stand-ins the user can read: the examples' copy for
+# /usr/share/iolat/examples, the tree's contrib/iolat.yml for
+# /etc/iolat/iolat.yml, a web config with no TLS and no users for
+# /etc/iolat/web.yml; its port (19617, or none) a free one.
+cp contrib/iolat.yml "$UNPRIV_DIR/iolat.yml"
+echo 'basic_auth_users: {}' >"$UNPRIV_DIR/web.yml"
+chmod 644 "$UNPRIV_DIR/iolat.yml" "$UNPRIV_DIR/web.yml"
+"$IOLAT" serve --help | sed -n '/^Examples/,$p' | sed 1,2d |
+	awk '/^  iolat serve/ { if (l != "") print l; l = $0; next } { l = l " " $0 } END { print l }' >"$WORK/examples"
+[ "$(grep -c . "$WORK/examples")" -ge 4 ] || fail "serve --help has fewer than 4 examples: $(cat "$WORK/examples")"
+n=0
+while read -r line; do
+	n=$((n + 1))
+	need=$(grep -oE 'needs CAP_[A-Z_]+' <<<"$line" | sed 's/needs //')
+	cmd=${line%%needs CAP_*}
+	cmd=${cmd#iolat serve}
+	cmd=${cmd//\/usr\/share\/iolat\/examples/$EX}
+	cmd=${cmd//\/etc\/iolat\/iolat.yml/$UNPRIV_DIR/iolat.yml}
+	cmd=${cmd//\/etc\/iolat\/web.yml/$UNPRIV_DIR/web.yml}
+	port=$(free_port)
+	cmd=${cmd//19617/$port}
+	[[ $cmd == *--web.listen-address=* ]] || cmd="$cmd --web.listen-address=127.0.0.1:$port"
+	# A users' program that fails stops serve (--config.strict needs --config.dir).
+	[[ $cmd == *--config.dir=* ]] && cmd="$cmd --config.strict"
+	read -ra args <<<"$cmd"
+	if [ -n "$need" ]; then
+		# --bpf.stats needs nothing while another process keeps the stats on.
+		[ "$need" = CAP_SYS_ADMIN ] && [ "$(cat /proc/sys/kernel/bpf_stats_enabled)" != 0 ] && continue
+		WRAP=$(as +bpf,+perfmon) expect_error 1 "missing $need" serve "${args[@]}"
+	else
+		WRAP=$(as +bpf,+perfmon) start_serve "$WORK/example.$n.log" "${args[@]}"
+		scrape "$WORK/example.$n.prom"
+		grep -q '^iolat_build_info' "$WORK/example.$n.prom" || fail "example '$line': no iolat_build_info"
+		stop_serve "example '$line'"
+	fi
+	echo "ok: serve --help example '$line'"
+done <"$WORK/examples"
