@@ -215,7 +215,7 @@ start_tool() {
 			die "$INERT: iolat check does not show the lease over"
 		# Its programs now: those the pinned links hold (the process held
 		# more, loaded but not attached, which went with it).
-		ids=$(for l in /sys/fs/bpf/iolat/$INERT/link_*; do bpftool -j link show pinned "$l"; done |
+		ids=$(for l in "/sys/fs/bpf/iolat/$INERT"/link_*; do bpftool -j link show pinned "$l"; done |
 			python3 -c 'import json, sys; print(",".join(sorted({str(json.loads(l)["prog_id"]) for l in sys.stdin if l.strip()})))')
 		[ -n "$ids" ] || die "$INERT: no pinned links"
 		sleep infinity & # stands for the tool: the pins hold the programs
