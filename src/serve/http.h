@@ -84,6 +84,10 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 int http_update(struct http_server *s, const struct http_opts *o, void (*commit)(void *),
 		void *commit_ctx, char *err, size_t len);
 
+/* Whether libmicrohttpd takes this certificate and key (PEM) as a pair,
+ * tried without a socket: a swapped or mismatched pair is found at load. */
+bool http_tls_pair_loads(const char *cert_pem, const char *key_pem);
+
 /* Whether a listen address parses ("host:port", ":port", "[v6]:port";
  * "fd:N" is not one a user may write). Overlaps: listen_addr_check. */
 bool http_listen_valid(const char *spec);
