@@ -31,9 +31,7 @@ PIN=docs-exit-$$
 HELD_PID=
 cleanup() {
 	[ -z "$HELD_PID" ] || kill "$HELD_PID" 2>/dev/null
-	if [ "$(id -u)" = 0 ]; then
-		"$IOLAT" serve --unpin="$PIN" >/dev/null 2>&1
-	fi
+	! $is_root || "$IOLAT" serve --unpin="$PIN" >/dev/null 2>&1
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -44,8 +42,9 @@ cp "$OUT/iolat" "$WORK/iolat" && chmod 755 "$WORK/iolat" || exit 1
 IOLAT=$WORK/iolat
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 
-can_load=false
-if [ "$(id -u)" = 0 ] && [ -e /sys/kernel/btf/vmlinux ]; then
+is_root=false can_load=false
+[ "$(id -u)" != 0 ] || is_root=true
+if $is_root && [ -e /sys/kernel/btf/vmlinux ]; then
 	can_load=true
 fi
 
@@ -93,6 +92,13 @@ expect() {
 skip() {
 	skipped=$((skipped + 1))
 	echo "check_exit_status: $PAGE: '$WORDS': $1 skipped ($2)"
+}
+
+# root_only WHAT: false (and WHAT skipped) unless root. For the cases that
+# get past the privilege check before they fail, and setpriv's switch.
+root_only() {
+	$is_root || skip "$1" "needs root"
+	$is_root
 }
 
 # expect_signal N SIG WHAT ARGS...: iolat ARGS started (its first output
@@ -181,6 +187,7 @@ case_no_cgroup() {
 	expect "$1" "a cgroup that does not exist" "$2" --cgroup=/sys/fs/cgroup/no-such-cgroup
 }
 case_write_exists() {
+	root_only "--write to a file that exists" || return
 	expect "$1" "--write to a file that exists" trace --write="$WORK/exists.trace"
 }
 case_read_missing() {
@@ -193,6 +200,7 @@ case_config_file() {
 	expect "$1" "a --config.file with a bad value" serve --config.file="$WORK/descending.yml"
 }
 case_web_config_file() {
+	root_only "a bad --web.config.file" || return
 	local l=--web.listen-address=127.0.0.1:$PORT
 	expect "$1" "a --web.config.file that does not exist" serve "$l" \
 		--handover="$PIN" --web.config.file="$WORK/no-such-web.yml"
@@ -208,6 +216,7 @@ case_web_config_file() {
 	fi
 }
 case_privileges() {
+	root_only "run without privileges" || return
 	expect "$1" "run without privileges" --nobody "$2"
 }
 case_listener() {
@@ -249,6 +258,7 @@ case_version() {
 	expect "$1" "--version" --version
 }
 case_config_check_ok() {
+	root_only "--config.check" || return
 	local dir=$WORK/progs-none names=()
 	if [ -f "$OUT/examples/biosize.bpf.o" ] && $can_load; then
 		dir=$OUT/examples names=(--config.names=biosize)
@@ -257,7 +267,7 @@ case_config_check_ok() {
 		--config.dir="$dir" "${names[@]}"
 }
 case_user_config_failed() {
-	$can_load || { skip "a failed user config" "needs root"; return; }
+	root_only "a failed user config" || return
 	expect "$1" "--config.check with a broken config" serve --config.check \
 		--config.dir="$WORK/progs-bad"
 	expect "$1" "--config.strict with a broken config" serve --config.strict \
@@ -266,7 +276,7 @@ case_user_config_failed() {
 	"$IOLAT" serve --unpin="$PIN" >/dev/null 2>&1
 }
 case_unpin() {
-	[ "$(id -u)" = 0 ] || { skip "--unpin" "needs root"; return; }
+	root_only "--unpin" || return
 	expect "$1" "--unpin of a name nothing is pinned as" serve --unpin="$PIN-none"
 }
 case_check_runs() {
