@@ -718,16 +718,27 @@ static void workloads_handover(struct serve *s)
 	s->wl_saving = true;
 }
 
-/* What to do when http_start fails with rc: -EADDRINUSE is a listener that
- * could not be opened, -EINVAL TLS settings libmicrohttpd refused. */
+/* What to do when http_start fails with rc: -EKEYREJECTED is TLS settings
+ * libmicrohttpd refused, -EINVAL or -E2BIG listen addresses that cannot be
+ * served together, and the rest a socket that could not be opened. */
 static const char *listen_hint(const struct serve *s, int rc)
 {
-	if (rc == -EINVAL)
+	if (rc == -EKEYREJECTED)
 		return "fix the web config file; iolat.yml(5) describes it";
-	if (rc != -EADDRINUSE)
-		return NULL;
-	return s->fl.systemd_socket ? "check the ListenStream= lines of iolat.socket"
-				    : "pick a free address of this host with --web.listen-address";
+	if (s->fl.systemd_socket)
+		return "check the ListenStream= lines of iolat.socket";
+	if (rc == -EINVAL || rc == -E2BIG)
+		return "fix --web.listen-address";
+	if (rc == -EACCES || rc == -EADDRINUSE || rc == -EADDRNOTAVAIL)
+		return "pick a free address of this host with --web.listen-address";
+	return NULL;
+}
+
+/* A start that failed on these is a bad configuration (exit 2), not a
+ * failure of the host. */
+static bool listen_bad_config(int rc)
+{
+	return rc == -EKEYREJECTED || rc == -EINVAL || rc == -E2BIG;
 }
 
 static int setup(struct serve *s)
@@ -802,7 +813,7 @@ static int setup(struct serve *s)
 	rc = http_start(&s->http, &o, err, sizeof(err));
 	if (rc) {
 		errorf(listen_hint(s, rc), "%s", err);
-		s->bad_config = rc == -EINVAL;
+		s->bad_config = listen_bad_config(rc);
 		return rc;
 	}
 	maint_open(&s->maint, true);

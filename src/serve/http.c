@@ -655,7 +655,7 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 		snprintf(err, len,
 			 "the TLS certificate and key do not load (do they match, and "
 			 "are they PEM?)");
-		return -EINVAL;
+		return -EKEYREJECTED;
 	}
 	for (i = 0; i < n; i++) {
 		const struct sockaddr_storage *ss = &want[i].ss;

@@ -74,9 +74,11 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
  * half of. First what can fail: addresses new to o are bound, and when the
  * TLS settings changed every listener gets a successor on its own socket.
  * If any of that fails, everything is undone and -errno returned with a
- * reason in err. Otherwise, with no request being handled, the paths, page,
- * callbacks and limits are swapped and commit(commit_ctx) runs (so the
- * caller swaps its own state at the same moment); then listeners no longer
+ * reason in err: -EKEYREJECTED for TLS settings libmicrohttpd refuses,
+ * -EINVAL or -E2BIG for addresses, else the socket's errno. Otherwise,
+ * with no request being handled, the paths, page, callbacks and limits are
+ * swapped and commit(commit_ctx) runs (so the caller swaps its own state
+ * at the same moment); then listeners no longer
  * wanted stop accepting, finish the requests under way (up to the write
  * timeout) and close. Listeners whose address and TLS settings are
  * unchanged keep running untouched.
