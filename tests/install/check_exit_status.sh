@@ -180,6 +180,10 @@ case_conflict() {
 		serve --web.systemd-socket --web.listen-address=127.0.0.1:1 ;;
 	esac
 }
+case_overlap() {
+	expect "$1" "':P' with '127.0.0.1:P'" serve --web.listen-address=":$PORT" \
+		--web.listen-address="127.0.0.1:$PORT"
+}
 case_no_disk() {
 	expect "$1" "a disk that does not exist" "$2" -d no-such-disk
 }
@@ -299,7 +303,8 @@ RULES=(
 	'\(--config\.file\)|configuration file \(--config|serve|case_config_file'
 	'web configuration file|--web\.config\.file|serve|case_web_config_file'
 	'privileges|hist top trace check serve|case_privileges'
-	'listener|listen address|serve|case_listener'
+	'listener|serve|case_listener'
+	'overlap|serve|case_overlap'
 	'ctrl-c|sigint|hist top trace serve|case_sigint'
 	'sigterm|hist top trace serve|case_sigterm'
 	'--duration|trace|case_duration'
