@@ -370,7 +370,9 @@ mixin-check:
 #   make man         man/*.N.scd -> $(OUT)/man/*.N (scdoc; @VERSION@ filled in)
 #   make check-docs  every --help flag in its man page and back, the pages
 #                    render without warnings, the bash completion completes
-#                    (tests/install/check_docs.sh; no root, a few seconds)
+#                    (tests/install/check_docs.sh; no root, a few seconds);
+#                    each page's EXIT STATUS checked on the cases it names
+#                    (check_exit_status.sh; its BPF cases need root, ~30 s)
 # MAN_PAGES and BASH_COMPLETION are what an install copies: pages to
 # $(mandir)/man1 and man5, the completion to bash-completion's
 # completionsdir as `iolat`.
@@ -392,6 +394,7 @@ $(MAN_PAGES): $(OUT)/man/%: man/%.scd VERSION | $(OUT)/man
 
 check-docs: $(OUT)/iolat man
 	$(Q)bash tests/install/check_docs.sh $(OUT)
+	$(Q)bash tests/install/check_exit_status.sh $(OUT)
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all

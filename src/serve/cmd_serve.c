@@ -87,6 +87,7 @@ struct serve {
 	/* --handover: the workload label sets saved for the next run */
 	struct wlstate_files wl_files;
 	bool wl_saving;
+	bool bad_config; /* setup failed on the configuration: exit 2, not 1 */
 };
 
 /* A reload's new state, built before anything running changes. */
@@ -414,6 +415,14 @@ static int load_web(const struct serve_config *cfg, struct webconfig *out, char 
 		if (rc)
 			return rc;
 	}
+	if (out->cert_pem && !http_tls_pair_loads(out->cert_pem, out->key_pem)) {
+		snprintf(err, len, "%s: cert_file %s and key_file %s do not load as a pair (%s)",
+			 cfg->web_config_file, out->cert_file, out->key_file,
+			 strstr(out->cert_pem, "PRIVATE KEY") ? "swapped? cert_file holds a key"
+							      : "do they match, and are they PEM?");
+		webconfig_free(out);
+		return -EKEYREJECTED;
+	}
 	if (out->require_client_cert) {
 		snprintf(err, len,
 			 "%s: client certificates (RequireAndVerifyClientCert) are not "
@@ -709,6 +718,29 @@ static void workloads_handover(struct serve *s)
 	s->wl_saving = true;
 }
 
+/* What to do when http_start fails with rc: -EKEYREJECTED is TLS settings
+ * libmicrohttpd refused, -EINVAL or -E2BIG listen addresses that cannot be
+ * served together, and the rest a socket that could not be opened. */
+static const char *listen_hint(const struct serve *s, int rc)
+{
+	if (rc == -EKEYREJECTED)
+		return "fix the web config file; iolat.yml(5) describes it";
+	if (s->fl.systemd_socket)
+		return "check the ListenStream= lines of iolat.socket";
+	if (rc == -EINVAL || rc == -E2BIG)
+		return "fix --web.listen-address";
+	if (rc == -EACCES || rc == -EADDRINUSE || rc == -EADDRNOTAVAIL)
+		return "pick a free address of this host with --web.listen-address";
+	return NULL;
+}
+
+/* A start that failed on these is a bad configuration (exit 2), not a
+ * failure of the host. */
+static bool listen_bad_config(int rc)
+{
+	return rc == -EKEYREJECTED || rc == -EINVAL || rc == -E2BIG;
+}
+
 static int setup(struct serve *s)
 {
 	/* A daemon looks for new bio-based disks once a minute (device events
@@ -739,7 +771,8 @@ static int setup(struct serve *s)
 	}
 	rc = load_web(&s->cfg, &s->web, err, sizeof(err));
 	if (rc) {
-		errorf("fix the web config file", "%s", err);
+		errorf("fix the web config file; iolat.yml(5) describes it", "%s", err);
+		s->bad_config = true;
 		return rc;
 	}
 	memcpy(co.map_size, s->cfg.map_sizes, sizeof(co.map_size));
@@ -762,6 +795,7 @@ static int setup(struct serve *s)
 	rc = exporter_new(&s->e, s->c, &eo, err, sizeof(err));
 	if (rc) {
 		errorf("fix the buckets in the configuration", "%s", err);
+		s->bad_config = rc == -EINVAL;
 		return rc;
 	}
 	workloads_handover(s);
@@ -778,7 +812,8 @@ static int setup(struct serve *s)
 	 */
 	rc = http_start(&s->http, &o, err, sizeof(err));
 	if (rc) {
-		errorf("pick a free address with --web.listen-address", "%s", err);
+		errorf(listen_hint(s, rc), "%s", err);
+		s->bad_config = listen_bad_config(rc);
 		return rc;
 	}
 	maint_open(&s->maint, true);
@@ -897,7 +932,9 @@ int cmd_serve(int argc, char **argv)
 	if (s.fl.systemd_socket && take_systemd_sockets(&s.fl))
 		return 2;
 	if (serve_flags_config(&s.fl, &s.cfg, err, sizeof(err))) {
-		errorf("fix the flag or --config.file; 'iolat serve --help' lists both", "%s", err);
+		errorf("fix the flag or --config.file; 'iolat serve --help' lists the flags, "
+		       "iolat.yml(5) the file's keys",
+		       "%s", err);
 		return 2;
 	}
 	log_set_level(s.cfg.log_level);
@@ -950,5 +987,5 @@ int cmd_serve(int argc, char **argv)
 			 "then its programs count nothing until the next run removes them, or "
 			 "'iolat serve --unpin=%s' does now",
 			 PIN_ROOT, s.fl.handover, s.fl.lease_s, s.fl.handover);
-	return rc ? 1 : 0;
+	return rc ? (s.bad_config ? 2 : 1) : 0;
 }

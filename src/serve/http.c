@@ -590,6 +590,15 @@ static bool tls_loads(const struct site *t)
 	return d != NULL;
 }
 
+bool http_tls_pair_loads(const char *cert_pem, const char *key_pem)
+{
+	const struct site t = { .cert = (char *)cert_pem,
+				.key = (char *)key_pem,
+				.priorities = (char *)"NORMAL" };
+
+	return tls_loads(&t);
+}
+
 /* Waits (up to the write timeout) until no request on d is under way, then
  * stops it. d no longer accepts (quiesced). */
 static void drain_and_stop(struct http_server *s, struct MHD_Daemon *d)
@@ -646,7 +655,7 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 		snprintf(err, len,
 			 "the TLS certificate and key do not load (do they match, and "
 			 "are they PEM?)");
-		return -EINVAL;
+		return -EKEYREJECTED;
 	}
 	for (i = 0; i < n; i++) {
 		const struct sockaddr_storage *ss = &want[i].ss;

@@ -74,15 +74,21 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
  * half of. First what can fail: addresses new to o are bound, and when the
  * TLS settings changed every listener gets a successor on its own socket.
  * If any of that fails, everything is undone and -errno returned with a
- * reason in err. Otherwise, with no request being handled, the paths, page,
- * callbacks and limits are swapped and commit(commit_ctx) runs (so the
- * caller swaps its own state at the same moment); then listeners no longer
+ * reason in err: -EKEYREJECTED for TLS settings libmicrohttpd refuses,
+ * -EINVAL or -E2BIG for addresses, else the socket's errno. Otherwise,
+ * with no request being handled, the paths, page, callbacks and limits are
+ * swapped and commit(commit_ctx) runs (so the caller swaps its own state
+ * at the same moment); then listeners no longer
  * wanted stop accepting, finish the requests under way (up to the write
  * timeout) and close. Listeners whose address and TLS settings are
  * unchanged keep running untouched.
  */
 int http_update(struct http_server *s, const struct http_opts *o, void (*commit)(void *),
 		void *commit_ctx, char *err, size_t len);
+
+/* Whether libmicrohttpd takes this certificate and key (PEM) as a pair,
+ * tried without a socket: a swapped or mismatched pair is found at load. */
+bool http_tls_pair_loads(const char *cert_pem, const char *key_pem);
 
 /* Whether a listen address parses ("host:port", ":port", "[v6]:port";
  * "fd:N" is not one a user may write). Overlaps: listen_addr_check. */

@@ -116,7 +116,7 @@ expect_error 2 "^iolat: listen address '\[::1\]:$p' is given twice: give it once
 	serve --web.listen-address="[::1]:$p" --web.listen-address="[::1]:$p"
 expect_error 2 "^iolat: bad listen address '::1:$p': write an IPv6 address in brackets, as \[::1\]:$p" \
 	serve --web.listen-address="::1:$p"
-expect_error 1 "^iolat: listen addresses 'localhost:$p' and '127.0.0.1:$p' are the same address \(127.0.0.1:$p\)" \
+expect_error 2 "^iolat: listen addresses 'localhost:$p' and '127.0.0.1:$p' are the same address \(127.0.0.1:$p\)" \
 	serve --web.listen-address="localhost:$p" --web.listen-address="127.0.0.1:$p"
 python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_INET6); s.bind(("::1", int(sys.argv[1]))); s.listen(); time.sleep(60)' "$p" &
 holder=$!

@@ -77,7 +77,7 @@ basic_auth_users:
   bob: $HASH
 YML
 kill -HUP "$SERVE_PID"
-wait_reloads "reload failed, keeping the running configuration: the TLS certificate and key do not load" 1
+wait_reloads "reload failed, keeping the running configuration: .*web.yml: cert_file .* do not load as a pair" 1
 assert_eq "still the new certificate" 200 "$(curl -s -o /dev/null -w '%{http_code}' "${cb[@]}" -u 'alice:correct horse' "$lurl")"
 assert_eq "bob not let in" 401 "$(curl -s -o /dev/null -w '%{http_code}' "${cb[@]}" -u 'bob:correct horse' "$lurl")"
 assert_eq "socket kept" "$sock" "$(listen_inode)"
@@ -102,6 +102,9 @@ expect_serve_error() {
 }
 printf 'tls_server_config:\n  cert_file: /nonexistent.crt\n  key_file: /nonexistent.key\n' >"$WORK/bad1.yml"
 expect_serve_error "bad1.yml:2:[0-9]+: .*nonexistent.crt" --web.config.file="$WORK/bad1.yml" --web.listen-address="127.0.0.1:$(free_port)"
+printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$WORK/b.key" "$WORK/b.crt" >"$WORK/swapped.yml"
+expect_serve_error "swapped.yml: cert_file .* do not load as a pair \(swapped\? cert_file holds a key\) \(fix the web config file" \
+	--web.config.file="$WORK/swapped.yml" --web.listen-address="127.0.0.1:$(free_port)"
 printf 'basic_auth_users:\n  bob: notahash\n' >"$WORK/bad2.yml"
 expect_serve_error "bad2.yml:2:[0-9]+:" --web.config.file="$WORK/bad2.yml" --web.listen-address="127.0.0.1:$(free_port)"
 printf 'web:\n  listen_adresses: [":1"]\n' >"$WORK/bad3.yml"

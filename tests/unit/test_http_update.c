@@ -4,7 +4,8 @@
  * server on 127.0.0.1 moved by http_update to options whose second address
  * is taken fails as a whole, and the first listener answers as before, its
  * old telemetry path and all; with the address free the same update takes
- * effect at once. Checked with real requests over plain sockets.
+ * effect at once. Checked with real requests over plain sockets. And the
+ * certificate-and-key check serve makes when it loads a web config.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -273,9 +274,27 @@ static void test_taken_address_undoes_tls(void **state)
 	free(key);
 }
 
+/* The pair check serve runs at load: the repository's pair loads; swapped,
+ * or a certificate standing for its own key, it does not. */
+static void test_tls_pair(void **state)
+{
+	char *cert = NULL, *key = NULL;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(readfile_all("tests/unit/data/server.crt", 1 << 16, &cert, &len), 0);
+	assert_int_equal(readfile_all("tests/unit/data/server.key", 1 << 16, &key, &len), 0);
+	assert_true(http_tls_pair_loads(cert, key));
+	assert_false(http_tls_pair_loads(key, cert));
+	assert_false(http_tls_pair_loads(cert, cert));
+	free(cert);
+	free(key);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tls_pair),
 		cmocka_unit_test_setup_teardown(test_taken_address_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_taken_address_undoes_tls, setup, teardown),
 	};
