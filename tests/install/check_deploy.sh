@@ -68,7 +68,7 @@ for t in kubectl node npm; do
 done
 work=$(mktemp -d /tmp/iolat-check-deploy.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cache=${IOLAT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/iolat}
+cache=${IOLAT_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-$PWD/build}/.cache}/iolat}
 mkdir -p "$cache" || { echo "check_deploy: FAIL: cannot make $cache (set IOLAT_CACHE_DIR)" >&2; exit 1; }
 
 # kubectl_version K: its client's gitVersion (v1.20.2, v1.32.4-...).
