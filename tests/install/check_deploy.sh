@@ -25,7 +25,8 @@
 #     known kinds, apiVersions and names, in namespace iolat;
 #   - each DaemonSet (base, tls, mtls, kernel-5.10): its selector matches its
 #     pods' labels; Linux nodes only (nodeSelector), a system priority
-#     class, maxUnavailable a percentage and maxSurge 0; non-root
+#     class and a ResourceQuota scoped to it, maxUnavailable a percentage
+#     and maxSurge 0; non-root
 #     (runAsNonRoot, fixed non-zero runAsUser and runAsGroup, fsGroup the
 #     group), no privilege escalation, read-only root, seccomp
 #     RuntimeDefault, capabilities drop ALL and add the unit's
@@ -135,7 +136,7 @@ def err(msg):
 
 KINDS = {  # kind: (apiVersion, namespaced)
     "Namespace": ("v1", False), "ServiceAccount": ("v1", True), "Service": ("v1", True),
-    "ConfigMap": ("v1", True), "Secret": ("v1", True),
+    "ConfigMap": ("v1", True), "Secret": ("v1", True), "ResourceQuota": ("v1", True),
     "DaemonSet": ("apps/v1", True), "NetworkPolicy": ("networking.k8s.io/v1", True),
     "PodMonitor": ("monitoring.coreos.com/v1", True),
     "ServiceMonitor": ("monitoring.coreos.com/v1", True),
@@ -457,6 +458,13 @@ def check_workload(where, part, objs):
                 err("%s: NetworkPolicy: an ingress rule from anywhere or from a namespace's every pod: %r" % (where, r.get("from")))
             if not r.get("ports") or any(p.get("port") not in ("metrics", port) for p in r["ports"]):
                 err("%s: NetworkPolicy: an ingress rule on ports %r, not only the metrics port" % (where, r.get("ports")))
+    # Where the API server admits the system classes only under a quota
+    # naming them (GKE), the namespace has one.
+    pc = ps.get("priorityClassName")
+    if not any(pc in (e.get("values") or []) and e.get("scopeName") == "PriorityClass" and e.get("operator") == "In"
+               for q in of(objs, "ResourceQuota")
+               for e in ((q["spec"].get("scopeSelector") or {}).get("matchExpressions") or [])):
+        err("%s: no ResourceQuota scoped to PriorityClass %s (GKE refuses its pods without one)" % (where, pc))
     print("check_deploy: %s: container %s: runAsUser %s runAsGroup %s, capabilities drop %s add %s, probes %s"
           % (where, c.get("name"), uid, gid, capsc.get("drop"), sorted(add),
              "/".join(sorted({k for p in ("startupProbe", "readinessProbe", "livenessProbe") for k in (c.get(p) or {})
