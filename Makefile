@@ -453,7 +453,9 @@ tsan:
 #                   from a copy of the tree (scripts/mkdeb.sh); lintian after
 #   make check-unit contrib/iolat.service: systemd-analyze verify and security;
 #                   as root, a traced serve run inside its SystemCallFilter=
-#   make check-deploy deploy/kubernetes/*.yaml parse and agree with each other,
+#   make check-deploy deploy/kubernetes's kustomizations rendered by kubectl,
+#                   every object validated against the Kubernetes schemas
+#                   (npm: kubernetes-models), and agreeing with each other,
 #                   the unit, the Containerfile and the mixin (no root)
 #   make check-version scripts/version.sh's versions sort as their commits do
 #                   (dpkg --compare-versions; no root)

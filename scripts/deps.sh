@@ -13,6 +13,14 @@ missing=()
 for p in "${build[@]}" "${test[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Commands, by the package that has them in Debian, installed only when no
+# command of that name is there: another package's (a kubectl from the
+# Kubernetes or Google Cloud repositories, Node.js from NodeSource) would
+# conflict over the file. check_deploy.sh renders with kubectl and
+# validates with node and npm.
+for c in kubectl:kubernetes-client node:nodejs npm:npm; do
+	command -v "${c%%:*}" >/dev/null || missing+=("${c#*:}")
+done
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
 	echo "deps.sh: missing packages: ${missing[*]}; run as root to install them" >&2

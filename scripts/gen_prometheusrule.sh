@@ -3,12 +3,12 @@
 # gen_prometheusrule.sh [OUT]: the monitoring mixin's recording rules and
 # alerts (mixin/prometheus_rules.yaml, mixin/prometheus_alerts.yaml, as
 # `make mixin` renders them) as one prometheus-operator PrometheusRule, in
-# OUT (default deploy/kubernetes/prometheusrule.yaml). The groups are copied
-# as they are, indented under spec.groups; tests/install/check_deploy.sh
+# OUT (default deploy/kubernetes/monitoring/prometheusrule.yaml). The groups
+# are copied as they are, indented under spec.groups; tests/install/check_deploy.sh
 # fails when OUT's groups are not the mixin's. Rerun after `make mixin`.
 set -eu
 cd "$(dirname "$0")/.."
-out=${1:-deploy/kubernetes/prometheusrule.yaml}
+out=${1:-deploy/kubernetes/monitoring/prometheusrule.yaml}
 rules=mixin/prometheus_rules.yaml
 alerts=mixin/prometheus_alerts.yaml
 for f in $rules $alerts; do

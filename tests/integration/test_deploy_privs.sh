@@ -2,7 +2,7 @@
 # The privileges iolat is deployed with, read from the deployment files
 # themselves and tried for real:
 #  0. tests/install/check_deploy.sh: the manifests parse and agree;
-#  1. the capabilities the DaemonSet adds (deploy/kubernetes/daemonset.yaml)
+#  1. the capabilities the DaemonSet adds (deploy/kubernetes/base/daemonset.yaml)
 #     are the systemd unit's (contrib/iolat.service AmbientCapabilities= and
 #     CapabilityBoundingSet=); both run iolat as a non-root user: the
 #     DaemonSet's runAsUser/runAsGroup, the unit's user iolat (static or
@@ -32,7 +32,7 @@ python3 -c 'import yaml' 2>/dev/null || skip "python3 has no yaml module (python
 bash tests/install/check_deploy.sh || fail "check_deploy.sh"
 
 # 1. The set and the user, from the files.
-read -r ds_caps ds_uid ds_gid ds_mask < <(python3 - deploy/kubernetes/daemonset.yaml <<'PY'
+read -r ds_caps ds_uid ds_gid ds_mask < <(python3 - deploy/kubernetes/base/daemonset.yaml <<'PY'
 import sys, yaml
 ds = [o for o in yaml.safe_load_all(open(sys.argv[1])) if o and o.get("kind") == "DaemonSet"][0]
 ps = ds["spec"]["template"]["spec"]
@@ -149,7 +149,7 @@ echo "ok: as the pod, iolat without file capabilities has none: the image needs 
 # are the pod's at the same paths (hostPath), so running both here is what
 # the pod does. bpffs is mounted on /sys/fs/bpf if it is not (a node's
 # systemd does at boot), and unmounted after; the pins are removed after.
-python3 - deploy/kubernetes/daemonset.yaml "$WORK" <<'PY' || fail "could not read the DaemonSet's init container and args"
+python3 - deploy/kubernetes/base/daemonset.yaml "$WORK" <<'PY' || fail "could not read the DaemonSet's init container and args"
 import sys, yaml
 ds = [o for o in yaml.safe_load_all(open(sys.argv[1])) if o and o.get("kind") == "DaemonSet"][0]
 ps = ds["spec"]["template"]["spec"]
@@ -159,7 +159,19 @@ assert cmd[:2] == ["/bin/sh", "-ec"] and len(cmd) == 3, cmd
 open(sys.argv[2] + "/init.sh", "w").write(cmd[2])
 open(sys.argv[2] + "/init.caps", "w").write(",".join(c.lower() for c in ic["securityContext"]["capabilities"]["add"]))
 open(sys.argv[2] + "/init.uid", "w").write(str(ic["securityContext"]["runAsUser"]))
-open(sys.argv[2] + "/args", "w").write("\n".join(a for a in ps["containers"][0]["args"][1:]
+# The ConfigMap and Secret volumes' mount points become PODCFG/VOLUME, where
+# the test puts the kustomization's files (base/iolat.yml, base/web.yml).
+mounts = {m["mountPath"]: m["name"] for m in ps["containers"][0]["volumeMounts"]}
+vols = {v["name"]: v for v in ps["volumes"]}
+assert vols["config"]["configMap"]["name"] == "iolat-config", vols["config"]
+assert vols["web-config"]["secret"]["secretName"] == "iolat-web-config", vols["web-config"]
+def local(a):
+    for mp, name in mounts.items():
+        if ("configMap" in vols[name] or "secret" in vols[name]) and "=" in a and \
+                a.split("=", 1)[1].startswith(mp + "/"):
+            return a.replace("=" + mp + "/", "=PODCFG/" + name + "/", 1)
+    return a
+open(sys.argv[2] + "/args", "w").write("\n".join(local(a) for a in ps["containers"][0]["args"][1:]
                                                if not a.startswith("--web.listen-address=")))
 PY
 grep -qx -- --handover "$WORK/args" || fail "the DaemonSet's serve runs without --handover"
@@ -178,7 +190,16 @@ for d in /sys/fs/bpf/iolat /run/iolat; do
 	fi
 done
 on_exit "$IOLAT serve --unpin"
-mapfile -t pod_args <"$WORK/args"
+# The pod's iolat.yml and web.yml (ConfigMap and Secret: root's, 0444 and
+# 0440 with group fsGroup) where the pod's uid reaches them.
+mkdir -p "$podbin/config" "$podbin/web-config"
+install -m 0444 deploy/kubernetes/base/iolat.yml "$podbin/config/iolat.yml"
+install -m 0440 -g "$ds_gid" deploy/kubernetes/base/web.yml "$podbin/web-config/web.yml"
+mapfile -t pod_args < <(sed "s#=PODCFG/#=$podbin/#" "$WORK/args")
+for want in "--config.file=$podbin/config/iolat.yml" "--web.config.file=$podbin/web-config/web.yml"; do
+	printf '%s\n' "${pod_args[@]}" | grep -qxF -- "$want" ||
+		fail "the DaemonSet's serve args ${pod_args[*]} have no ${want%%=*} from its volume"
+done
 # pod_start N: the init container, then the pod's serve, log $WORK/pod.N.log.
 pod_start() {
 	python3 tests/integration/as_pod.py "$(cat "$WORK/init.caps")" "$(cat "$WORK/init.uid")" 0 \
