@@ -40,6 +40,9 @@ LDLIBS += -lprotobuf-c
 LDLIBS += -lyaml -lcap -lsystemd
 # bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/serve/webconfig.c
 LDLIBS += -lcrypt -lnettle
+# GnuTLS itself (under libmicrohttpd) for exporter-toolkit's TLS settings:
+# client-certificate policies, SAN checks and cipher suites (src/serve/tls*.c)
+LDLIBS += -lgnutls
 ifeq ($(TSAN),1)
 CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=thread
@@ -107,7 +110,7 @@ FUZZ_TARGETS := uconfig http webconfig
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUT)/fuzz_%)
 FUZZ_SECONDS ?= 60
 TEST_FUZZ_SECONDS ?= 25
-FUZZ_LDLIBS := -lyaml -lcrypt -lnettle -lpthread
+FUZZ_LDLIBS := -lyaml -lcrypt -lnettle -lgnutls -lpthread
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers -Isrc \
 	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
@@ -264,7 +267,8 @@ helpers: $(HELPER_BINS)
 # fuzz/corpus/NAME/ with fuzz/NAME.dict.
 # yamldoc reads every config file, with parse (durations) and readfile.
 YAMLDOC_SRCS := src/util/yamldoc.c src/util/yamldoc.h src/util/parse.c src/util/parse.h
-WEBCONFIG_SRCS := src/serve/webconfig.c src/serve/webconfig.h $(YAMLDOC_SRCS) \
+WEBCONFIG_SRCS := src/serve/webconfig.c src/serve/webconfig.h src/serve/tlsconf.c \
+		  src/serve/tlsconf.h $(YAMLDOC_SRCS) \
 		  src/util/readfile.c src/util/readfile.h
 $(OUT)/fuzz_uconfig: src/uprog/uconfig.c src/uprog/uconfig.h src/uprog/uconfig_labels.c \
 		      src/uprog/uconfig_perf.c $(YAMLDOC_SRCS) \
