@@ -126,23 +126,28 @@ static int verify_peer(gnutls_session_t session)
 }
 
 /*
- * Before the ServerHello goes out the suite is chosen: at TLS 1.2 and lower
- * it must be one cipher_suites names (tlsconf.c says why it may not be).
+ * After the client's Finished of a TLS 1.2 (or older) handshake, the first
+ * point where GnuTLS tells the cipher and MAC in use, and before the
+ * server's Finished: the suite must be one cipher_suites names (tlsconf.c
+ * says why it may not be). An error here fails the handshake.
  */
 static int check_suite(gnutls_session_t session, unsigned int htype, unsigned int when,
 		       unsigned int incoming, const gnutls_datum_t *msg)
 {
 	const struct tls_settings *t = settings_of(session);
 
-	(void)htype, (void)when, (void)incoming, (void)msg;
+	(void)htype, (void)when, (void)msg;
 	if (!t)
 		return GNUTLS_E_INTERNAL_ERROR;
-	if (gnutls_protocol_get_version(session) == GNUTLS_TLS1_3)
+	if (!incoming || gnutls_protocol_get_version(session) == GNUTLS_TLS1_3)
 		return 0;
-	if (tlsconf_suite_allowed(t, gnutls_ciphersuite_get(session)))
+	if (tlsconf_suite_allowed(t, (unsigned int)gnutls_kx_get(session),
+				  (unsigned int)gnutls_cipher_get(session),
+				  (unsigned int)gnutls_mac_get(session)))
 		return 0;
-	log_debug("TLS: handshake on %s refused: not in cipher_suites",
-		  gnutls_ciphersuite_get(session) ? gnutls_ciphersuite_get(session) : "?");
+	log_debug("TLS: a handshake on %s refused: not among cipher_suites",
+		  gnutls_cipher_suite_get_name(gnutls_kx_get(session), gnutls_cipher_get(session),
+					       gnutls_mac_get(session)));
 	return GNUTLS_E_NO_CIPHER_SUITES;
 }
 
@@ -174,7 +179,7 @@ int tls_conn_start(struct MHD_Connection *conn, const struct tls_settings *t)
 	    (tls_client_auth_verifies(t->client_auth) || t->nallowed_sans))
 		gnutls_session_set_verify_function(s, verify_peer);
 	if (t->ncipher_suites)
-		gnutls_handshake_set_hook_function(s, GNUTLS_HANDSHAKE_SERVER_HELLO, GNUTLS_HOOK_PRE,
+		gnutls_handshake_set_hook_function(s, GNUTLS_HANDSHAKE_FINISHED, GNUTLS_HOOK_POST,
 						   check_suite);
 	return 0;
 }

@@ -6,7 +6,10 @@
  * ciphers and MACs a priority string enables; Go takes a list of whole
  * suites. The priority string enables the parts of the suites named, in
  * their order, and tls.c refuses a handshake that lands on a combination
- * not named (tlsconf_suite_allowed), so the list is honoured exactly.
+ * not named (tlsconf_suite_allowed), so the list is honoured exactly. With
+ * the server's order (the default), a listed suite comes first whenever the
+ * client offers one; with the client's order, a client that prefers an
+ * unlisted combination is refused rather than served with it.
  */
 #define _GNU_SOURCE
 #include "serve/tlsconf.h"
@@ -266,13 +269,19 @@ int tlsconf_priorities(const struct tlsconf_prio *p, char **out, char *err, size
 	return 0;
 }
 
-bool tlsconf_suite_allowed(const struct tls_settings *t, const char *iana_name)
+bool tlsconf_suite_allowed(const struct tls_settings *t, unsigned int kx, unsigned int cipher,
+			   unsigned int mac)
 {
 	if (!t->ncipher_suites)
 		return true;
-	for (size_t i = 0; i < t->ncipher_suites; i++)
-		if (iana_name && !strcmp(t->cipher_suites[i], iana_name))
+	for (size_t i = 0; i < t->ncipher_suites; i++) {
+		const struct suite *s = find_suite(t->cipher_suites[i]);
+
+		if (s && s->kx && (unsigned int)gnutls_kx_get_id(s->kx) == kx &&
+		    (unsigned int)gnutls_cipher_get_id(s->cipher) == cipher &&
+		    (unsigned int)gnutls_mac_get_id(s->mac) == mac)
 			return true;
+	}
 	return false;
 }
 

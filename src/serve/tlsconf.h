@@ -79,8 +79,12 @@ int tlsconf_check_curve(const char *name, char *err, size_t len);
  */
 int tlsconf_priorities(const struct tlsconf_prio *p, char **out, char *err, size_t len);
 
-/* Whether the IANA suite name is one p's ciphers allow at TLS 1.2 or lower. */
-bool tlsconf_suite_allowed(const struct tls_settings *t, const char *iana_name);
+/*
+ * Whether the TLS 1.2 (or older) suite of GnuTLS's kx, cipher and MAC
+ * (gnutls_kx_algorithm_t, ...) is one t's cipher_suites name; true if none.
+ */
+bool tlsconf_suite_allowed(const struct tls_settings *t, unsigned int kx, unsigned int cipher,
+			   unsigned int mac);
 
 /* Deep copy (0 or -ENOMEM), equality, and freeing (the key wiped). */
 int tlsconf_copy(struct tls_settings *dst, const struct tls_settings *src);
