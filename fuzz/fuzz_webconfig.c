@@ -115,7 +115,8 @@ static void check_loaded(const struct webconfig *wc)
 
 	if (t->cert_pem) {
 		CHECK(strstr(t->cert_pem, "-----BEGIN "), "a certificate without a BEGIN line");
-		CHECK(t->key_pem && strstr(t->key_pem, "-----BEGIN "), "a key without a BEGIN line");
+		CHECK(t->key_pem && strstr(t->key_pem, "-----BEGIN "),
+		      "a key without a BEGIN line");
 		if (wc->cert_file)
 			check_pem("cert_file", wc->cert_file, t->cert_pem);
 		if (wc->key_file)

@@ -428,7 +428,7 @@ static void log_web(const struct webconfig *w)
 		 w->tls.nallowed_sans ? " (client_allowed_sans)" : "",
 		 w->tls.ncipher_suites ? "as configured" : "GnuTLS's defaults");
 	/* exporter-toolkit's default is true: say once why no HTTP/2 is offered. */
-	if (w->http2)
+	if (!w->http2_off)
 		log_info("HTTP/2 is not offered (http_server_config.http2): libmicrohttpd speaks "
 			 "HTTP/1.1, which every Prometheus scrapes");
 }

@@ -52,7 +52,7 @@ struct http_opts {
 	const char *const *listen; /* "host:port", ":port", "[v6]:port", "fd:N" */
 	size_t nlisten;
 	const char *telemetry_path;
-	const char *landing_html;		/* body of "/" */
+	const char *landing_html; /* body of "/" */
 	/* NULL, or with cert_pem NULL: plain HTTP. Copied, as the strings are. */
 	const struct tls_settings *tls;
 	/* Set on every response: headers[2 * i] a name, headers[2 * i + 1] its value. */

@@ -111,7 +111,8 @@ static int verify_peer(gnutls_session_t session)
 		return 0;
 	if (tls_client_auth_verifies(t->client_auth)) {
 		gnutls_typed_vdata_st purpose = { .type = GNUTLS_DT_KEY_PURPOSE_OID,
-						  .data = (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT };
+						  .data =
+						      (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT };
 
 		if (gnutls_certificate_verify_peers(session, &purpose, 1, &status) < 0 || status) {
 			log_debug("TLS: client certificate refused (status 0x%x)", status);

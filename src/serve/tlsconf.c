@@ -156,9 +156,8 @@ static void add_once(FILE *f, char **words, size_t *n, const char *word)
 /* Whether prio offers the suite whose GnuTLS parts are s's. */
 static bool offers(gnutls_priority_t prio, const struct suite *s)
 {
-	const char *want = gnutls_cipher_suite_get_name(gnutls_kx_get_id(s->kx),
-							gnutls_cipher_get_id(s->cipher),
-							gnutls_mac_get_id(s->mac));
+	const char *want = gnutls_cipher_suite_get_name(
+	    gnutls_kx_get_id(s->kx), gnutls_cipher_get_id(s->cipher), gnutls_mac_get_id(s->mac));
 	unsigned int i, idx;
 	int r;
 
@@ -234,6 +233,13 @@ int tlsconf_priorities(const struct tlsconf_prio *p, char **out, char *err, size
 		free(s);
 		return -ENOMEM;
 	}
+	if (p->nciphers && !n12 && p->max_version < 13) {
+		snprintf(err, len,
+			 "cipher_suites names only TLS 1.3 suites, but max_version is below "
+			 "TLS13: no handshake could succeed");
+		free(s);
+		return -EINVAL;
+	}
 	r = gnutls_priority_init(&prio, s, &where);
 	if (r < 0) {
 		snprintf(err, len, "GnuTLS does not take the TLS settings (%s, at \"%s\")",
@@ -258,13 +264,6 @@ int tlsconf_priorities(const struct tlsconf_prio *p, char **out, char *err, size
 		}
 	}
 	gnutls_priority_deinit(prio);
-	if (p->nciphers && !n12 && p->min_version <= 12 && p->max_version < 13) {
-		snprintf(err, len,
-			 "cipher_suites names only TLS 1.3 suites, but max_version is below "
-			 "TLS13: no handshake could succeed");
-		free(s);
-		return -EINVAL;
-	}
 	*out = s;
 	return 0;
 }

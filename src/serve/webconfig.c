@@ -208,9 +208,9 @@ enum {
 	TLS_NKEYS
 };
 static const char *const tls_key_names[TLS_NKEYS] = {
-	"cert_file",	      "key_file",	   "cert",	   "key",
-	"client_auth_type",   "client_ca_file",	   "client_ca",	   "client_allowed_sans",
-	"min_version",	      "max_version",	   "cipher_suites", "prefer_server_cipher_suites",
+	"cert_file",	     "key_file",       "cert",		"key",
+	"client_auth_type",  "client_ca_file", "client_ca",	"client_allowed_sans",
+	"min_version",	     "max_version",    "cipher_suites", "prefer_server_cipher_suites",
 	"curve_preferences",
 };
 static const char *const tls_keys =
@@ -266,8 +266,8 @@ static int tls_version(struct parse *p, const char *key, const yaml_node_t *v, c
 		       unsigned int *out)
 {
 	if (strlen(m) != 5 || strncmp(m, "TLS1", 4) || m[4] < '0' || m[4] > '3')
-		return yamldoc_fail(&p->d, v, "unknown %s \"%s\" (known: TLS10, TLS11, TLS12, TLS13)",
-				    key, m);
+		return yamldoc_fail(
+		    &p->d, v, "unknown %s \"%s\" (known: TLS10, TLS11, TLS12, TLS13)", key, m);
 	*out = 10 + (unsigned int)(m[4] - '0');
 	return 0;
 }
@@ -319,12 +319,12 @@ static int inline_pem(struct parse *p, const char *key, const yaml_node_t *v, co
 }
 
 /* The PEM of file key fk or inline key ik (one of them, not both) into *path and *pem. */
-static int file_or_inline(struct parse *p, const struct tls_values *t, int fk, int ik,
-			  char **path, char **pem)
+static int file_or_inline(struct parse *p, const struct tls_values *t, int fk, int ik, char **path,
+			  char **pem)
 {
 	if (t->node[fk] && t->node[ik])
-		return yamldoc_fail(&p->d, t->node[ik], "set %s or %s, not both",
-				    tls_key_names[fk], tls_key_names[ik]);
+		return yamldoc_fail(&p->d, t->node[ik], "set %s or %s, not both", tls_key_names[fk],
+				    tls_key_names[ik]);
 	if (t->node[fk])
 		return load_pem(p, tls_key_names[fk], t->node[fk], path, pem);
 	if (t->node[ik])
@@ -371,14 +371,16 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 					  "and key_file (or key)",
 				    t.first_set);
 	if (!node[TLS_KEY_FILE] && !node[TLS_KEY])
-		return yamldoc_fail(&p->d, node[TLS_CERT_FILE] ? node[TLS_CERT_FILE] : node[TLS_CERT],
+		return yamldoc_fail(&p->d,
+				    node[TLS_CERT_FILE] ? node[TLS_CERT_FILE] : node[TLS_CERT],
 				    "cert_file (or cert) is set but key_file (or key) is not (both "
 				    "or neither)");
 
 	ts->client_auth = TLS_NO_CLIENT_CERT;
 	if (node[TLS_AUTH] && tlsconf_client_auth(val[TLS_AUTH], &ts->client_auth))
-		return yamldoc_fail(&p->d, node[TLS_AUTH], "unknown client_auth_type \"%s\" (known: %s)",
-				    val[TLS_AUTH], tlsconf_client_auth_names);
+		return yamldoc_fail(&p->d, node[TLS_AUTH],
+				    "unknown client_auth_type \"%s\" (known: %s)", val[TLS_AUTH],
+				    tlsconf_client_auth_names);
 	if (tls_client_auth_verifies(ts->client_auth) && !node[TLS_CA_FILE] && !node[TLS_CA])
 		return yamldoc_fail(&p->d, node[TLS_AUTH],
 				    "client_auth_type %s needs client_ca_file (or client_ca): the "
@@ -438,22 +440,21 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 		if (ret)
 			goto out;
 	}
-	ret = tlsconf_priorities(
-	    &(struct tlsconf_prio){ .min_version = wc->tls_min_version,
-				    .max_version = wc->tls_max_version,
-				    .ciphers = (const char *const *)ciphers,
-				    .nciphers = nciphers,
-				    .curves = (const char *const *)curves,
-				    .ncurves = ncurves,
-				    .prefer_server = prefer },
-	    &ts->priorities, why, sizeof(why));
+	ret = tlsconf_priorities(&(struct tlsconf_prio){ .min_version = wc->tls_min_version,
+							 .max_version = wc->tls_max_version,
+							 .ciphers = (const char *const *)ciphers,
+							 .nciphers = nciphers,
+							 .curves = (const char *const *)curves,
+							 .ncurves = ncurves,
+							 .prefer_server = prefer },
+				 &ts->priorities, why, sizeof(why));
 	if (ret == -ENOMEM) {
 		ret = yamldoc_fail_file(&p->d, ret, "out of memory");
 		goto out;
 	}
 	if (ret) {
-		ret = yamldoc_fail(&p->d, node[TLS_CIPHERS] ? node[TLS_CIPHERS] : tls_key_node, "%s",
-				   why);
+		ret = yamldoc_fail(&p->d, node[TLS_CIPHERS] ? node[TLS_CIPHERS] : tls_key_node,
+				   "%s", why);
 		goto out;
 	}
 	ts->cipher_suites = ciphers;
@@ -503,8 +504,9 @@ static int parse_headers(struct parse *p, yaml_node_t *map, struct webconfig *wc
 	if (is_null(map))
 		return 0;
 	if (map->type != YAML_MAPPING_NODE)
-		return yamldoc_fail(&p->d, map, "headers must be a mapping of header names to values, "
-						"not %s",
+		return yamldoc_fail(&p->d, map,
+				    "headers must be a mapping of header names to values, "
+				    "not %s",
 				    node_kind(map));
 	n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
 	if (!n)
@@ -527,10 +529,11 @@ static int parse_headers(struct parse *p, yaml_node_t *map, struct webconfig *wc
 			if (!strcmp(allowed_headers[h].name, name))
 				break;
 		if (h == NALLOWED_HEADERS)
-			return yamldoc_fail(&p->d, k,
-					    "HTTP header \"%s\" cannot be configured (exporter-toolkit "
-					    "allows: %s)",
-					    name, header_names);
+			return yamldoc_fail(
+			    &p->d, k,
+			    "HTTP header \"%s\" cannot be configured (exporter-toolkit "
+			    "allows: %s)",
+			    name, header_names);
 		for (j = 0; j < wc->nheaders; j++)
 			if (!strcmp(wc->headers[2 * j], name))
 				return yamldoc_fail(&p->d, k, "duplicate header \"%s\"", name);
@@ -547,10 +550,11 @@ static int parse_headers(struct parse *p, yaml_node_t *map, struct webconfig *wc
 					break;
 			if (!allowed_headers[h].values[j])
 				return yamldoc_fail(
-				    &p->d, v, "invalid value \"%s\" for %s (expected %s%s%s)", value,
-				    name, allowed_headers[h].values[0],
+				    &p->d, v, "invalid value \"%s\" for %s (expected %s%s%s)",
+				    value, name, allowed_headers[h].values[0],
 				    allowed_headers[h].values[1] ? " or " : "",
-				    allowed_headers[h].values[1] ? allowed_headers[h].values[1] : "");
+				    allowed_headers[h].values[1] ? allowed_headers[h].values[1]
+								 : "");
 		}
 		wc->headers[2 * wc->nheaders] = strdup(name);
 		wc->headers[2 * wc->nheaders + 1] = strdup(value);
@@ -566,8 +570,13 @@ static int http_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
 	struct parse *p = (struct parse *)d;
 	struct webconfig *wc = arg;
 
-	if (!strcmp(k, "http2"))
-		return is_null(v) ? 0 : yamldoc_get_bool(d, v, &wc->http2);
+	if (!strcmp(k, "http2")) {
+		bool on = true;
+		int ret = is_null(v) ? 0 : yamldoc_get_bool(d, v, &on);
+
+		wc->http2_off = !on;
+		return ret;
+	}
 	if (!strcmp(k, "headers"))
 		return parse_headers(p, v, wc);
 	return 1;
@@ -582,8 +591,8 @@ static int go_duration(const char *s, uint64_t *out)
 	static const struct {
 		const char *unit;
 		double ns;
-	} units[] = { { "ns", 1 },   { "us", 1e3 },	{ "\xc2\xb5s", 1e3 }, { "ms", 1e6 },
-		      { "s", 1e9 },  { "m", 60e9 },	{ "h", 3600e9 } };
+	} units[] = { { "ns", 1 },  { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "ms", 1e6 },
+		      { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 } };
 	double total = 0;
 
 	if (!strcmp(s, "0")) {
@@ -832,7 +841,6 @@ int webconfig_parse(const char *name, const char *dir, const char *text, size_t 
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	out->http2 = true; /* exporter-toolkit's default */
 	if (errlen)
 		err[0] = '\0';
 	ret = parse_text(&p, text, len);

@@ -45,8 +45,9 @@ struct webconfig {
 	struct tls_settings tls;
 	/* TLS versions as 10..13 for TLS 1.0..1.3 (default 12..13); 0 without TLS. */
 	unsigned int tls_min_version, tls_max_version;
-	/* http_server_config.http2 (default true). libmicrohttpd has no HTTP/2. */
-	bool http2;
+	/* http_server_config.http2 set to false (true is the default, so that an
+	 * empty file loads as all zeroes). libmicrohttpd has no HTTP/2 either way. */
+	bool http2_off;
 	/* http_server_config.headers, set on every response: name, value pairs. */
 	char **headers; /* headers[2 * i] is a name, headers[2 * i + 1] its value */
 	size_t nheaders;

@@ -19,10 +19,11 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=iolat-test-ca \
 	-keyout ca.key -out ca.crt 2>/dev/null || fail "openssl: CA"
 # signed NAME SAN EKU: NAME.crt and NAME.key, signed by the CA.
 signed() {
-	openssl req -newkey rsa:2048 -nodes -subj "/CN=$1" -keyout "$1.key" -out "$1.csr" 2>/dev/null &&
-		printf 'subjectAltName=%s\nextendedKeyUsage=%s\n' "$2" "$3" >"$1.ext" &&
-		openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
-			-extfile "$1.ext" -out "$1.crt" 2>/dev/null || fail "openssl: $1"
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=$1" -keyout "$1.key" -out "$1.csr" 2>/dev/null ||
+		fail "openssl: $1's request"
+	printf 'subjectAltName=%s\nextendedKeyUsage=%s\n' "$2" "$3" >"$1.ext"
+	openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+		-extfile "$1.ext" -out "$1.crt" 2>/dev/null || fail "openssl: $1"
 }
 signed server "DNS:localhost,IP:127.0.0.1" serverAuth
 signed scraper "DNS:prometheus.example,IP:10.0.0.1" clientAuth
@@ -166,9 +167,9 @@ scrape_configs:
     static_configs:
       - targets: ["127.0.0.1:$port"]
 YML
-# shellcheck disable=SC2154 # prom_url: set by start_prometheus
 up=""
 for _ in $(seq 1 60); do
+	# shellcheck disable=SC2154 # prom_url: set by start_prometheus
 	up=$(curl -s --get --data-urlencode 'query=up{job="iolat"}' "$prom_url/api/v1/query" |
 		python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")' 2>/dev/null)
 	[ "$up" = 1 ] && break
@@ -218,6 +219,25 @@ policy RequireAndVerifyClientCert ca
 expect RequireAndVerifyClientCert - 200 -
 echo "ok: the five client_auth_type policies"
 
+# client_allowed_sans matches IP SANs as text too (the scraper's is 10.0.0.1).
+for sans in "10.0.0.1:200" "10.0.0.2:" "mallory.example:"; do
+	cat >"$WORK/web.yml" <<YML
+tls_server_config:
+  cert_file: server.crt
+  key_file: server.key
+  client_auth_type: RequireAndVerifyClientCert
+  client_ca_file: ca.crt
+  client_allowed_sans: ["${sans%%:*}"]
+YML
+	kill -HUP "$SERVE_PID"
+	ok=$((ok + 1))
+	wait_reloads "configuration reloaded" "$ok"
+	assert_eq "scraper with client_allowed_sans ${sans%%:*}" "${sans#*:}" "$(probe "${as_scraper_s[@]}" | cut -d' ' -f2)"
+done
+assert_eq "mallory with client_allowed_sans mallory.example" 200 \
+	"$(probe -cert "$WORK/mallory.crt" -key "$WORK/mallory.key" | cut -d' ' -f2)"
+echo "ok: client_allowed_sans by IP and by DNS name"
+
 # A reload the config refuses keeps the running policy, whole.
 cat >"$WORK/web.yml" <<YML
 tls_server_config:
@@ -227,8 +247,26 @@ tls_server_config:
 YML
 kill -HUP "$SERVE_PID"
 wait_reloads "reload failed, keeping the running configuration: .*web.yml:4:19: cipher suite .*TLS_RSA_WITH_RC4_128_SHA.* is one Go lists as insecure" 1
-expect "after a refused reload" - 200 -
+expect "after a refused reload (mallory.example only)" - - -
+assert_eq "mallory still let in" 200 "$(probe -cert "$WORK/mallory.crt" -key "$WORK/mallory.key" | cut -d' ' -f2)"
 echo "ok: a refused reload keeps the running TLS policy"
+
+# Versions both ways: TLS 1.1 taken when min_version allows it (so the refusal
+# above was the server's), TLS 1.3 refused above max_version.
+cat >"$WORK/web.yml" <<YML
+tls_server_config:
+  cert_file: server.crt
+  key_file: server.key
+  min_version: TLS10
+  max_version: TLS12
+YML
+kill -HUP "$SERVE_PID"
+ok=$((ok + 1))
+wait_reloads "configuration reloaded" "$ok"
+assert_eq "TLS 1.1 with min_version TLS10" "HTTP/1.1 200 OK" "$(probe -tls1_1 -cipher 'DEFAULT:@SECLEVEL=0')"
+assert_eq "TLS 1.2 at max_version" "HTTP/1.1 200 OK" "$(probe -tls1_2)"
+assert_eq "TLS 1.3 above max_version" "" "$(probe -tls1_3)"
+echo "ok: min_version and max_version"
 
 # The rate limit: a burst of 3, then 429; health is not limited.
 cat >"$WORK/web.yml" <<YML
