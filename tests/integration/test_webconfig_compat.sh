@@ -167,6 +167,7 @@ scrape_configs:
     static_configs:
       - targets: ["127.0.0.1:$port"]
 YML
+prom_pid=$! # its on_exit kill stays for a failure before it is stopped below
 up=""
 for _ in $(seq 1 60); do
 	# shellcheck disable=SC2154 # prom_url: set by start_prometheus
@@ -180,6 +181,9 @@ n=$(curl -s --get --data-urlencode 'query=count(iolat_build_info{job="iolat"})' 
 	python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
 assert_eq "Prometheus has iolat's series" 1 "$n"
 echo "ok: Prometheus scrapes through mutual TLS and basic auth: up=1"
+# Stopped: its scrapes would take tokens from the rate limit below.
+kill "$prom_pid"
+wait "$prom_pid" 2>/dev/null
 
 # --- Each client_auth_type, by SIGHUP; health needs no password, so only TLS decides.
 reloads() { grep -c "$1" "$WORK/serve.log"; }
@@ -306,3 +310,22 @@ printf 'http_server_config:\n  headers:\n    X-Frame-Options: allow\n' |
 	expect_refusal 'bad.yml:3:22: invalid value "allow" for X-Frame-Options \(expected deny or sameorigin\)'
 printf 'tls_server_config:\n  cert_file: %s/server.crt\n  key_file: %s/server.key\n  curve_preferences: [P256]\n' "$WORK" "$WORK" |
 	expect_refusal 'bad.yml:4:23: unknown curve "P256"'
+
+# Every key the program knows (it names them when refusing an unknown one)
+# is described in iolat.yml(5) and docs/serve.md.
+for where in "" "tls_server_config:" "http_server_config:" "rate_limit:"; do
+	if [ -n "$where" ]; then
+		printf '%s\n  no_such_key: 1\n' "$where" >"$WORK/bad.yml"
+	else
+		printf 'no_such_key: 1\n' >"$WORK/bad.yml"
+	fi
+	"$IOLAT" serve --web.listen-address="127.0.0.1:$(free_port)" --web.config.file="$WORK/bad.yml" \
+		2>"$WORK/err" >/dev/null && fail "no_such_key accepted"
+	keys=$(sed -n 's/.*(known: \([^)]*\)).*/\1/p' "$WORK/err" | tr -d ',')
+	[ -n "$keys" ] || fail "no known keys in: $(cat "$WORK/err")"
+	for k in $keys; do
+		grep -qE "(\*$k\*|^## $k$)" man/iolat.yml.5.scd || fail "iolat.yml(5) does not describe $k"
+		grep -qE "(\`|\.)$k(\`|,|\.)" docs/serve.md || fail "docs/serve.md does not describe $k"
+	done
+done
+echo "ok: every web config key is in iolat.yml(5) and docs/serve.md"
