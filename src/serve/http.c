@@ -951,6 +951,7 @@ int http_update(struct http_server *s, const struct http_opts *o, void (*commit)
 	}
 	memcpy(s->l, next, sizeof(next));
 	s->n = o->nlisten;
+	s->tokens_ns = 0; /* after a reload the rate limit starts with a full bucket */
 	if (commit)
 		commit(commit_ctx);
 	pthread_mutex_unlock(&s->req_lock);
