@@ -419,7 +419,7 @@ sanitize:
 	$(Q)# A small quarantine, so test_workloads' flat-memory check still means something.
 	$(Q)# test_handover's 20 restarts are the plain run's; 6 find the same code here.
 	$(Q)ASAN_OPTIONS=quarantine_size_mb=1 OUT=build-san IOLAT_SANITIZED=1 RESTARTS=6 \
-		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|workloads|process|userprogs|trace_pagecache|handover|upgrade)\.sh' \
+		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|webconfig_compat|workloads|process|userprogs|trace_pagecache|handover|upgrade)\.sh' \
 		bash tests/integration/run.sh
 
 # ThreadSanitizer build of the daemon, where libmicrohttpd's thread answers
@@ -434,7 +434,7 @@ tsan:
 	$(Q)rm -f build-tsan/tsan-report.*
 	$(Q)TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 log_path=$(CURDIR)/build-tsan/tsan-report" \
 		OUT=build-tsan IOLAT_SANITIZED=1 RESTARTS=6 \
-		ONLY='test_(serve|serve_reload|serve_flood|serve_notify|serve_tls|handover|handover_workloads|upgrade)\.sh' \
+		ONLY='test_(serve|serve_reload|serve_flood|serve_notify|serve_tls|webconfig_compat|handover|handover_workloads|upgrade)\.sh' \
 		setarch -R bash tests/integration/run.sh; rc=$$?; \
 		if ls build-tsan/tsan-report.* >/dev/null 2>&1; then head -n 60 build-tsan/tsan-report.*; rc=1; fi; \
 		exit $$rc
