@@ -778,7 +778,10 @@ static int setup(struct serve *s)
 	 */
 	rc = http_start(&s->http, &o, err, sizeof(err));
 	if (rc) {
-		errorf("pick a free address with --web.listen-address", "%s", err);
+		errorf(rc == -EBADMSG ? "check cert_file and key_file (or cert and key) in the web "
+					"config: a certificate and its own key, both PEM"
+				      : "pick a free address with --web.listen-address",
+		       "%s", err);
 		return rc;
 	}
 	maint_open(&s->maint, true);

@@ -838,7 +838,7 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 		snprintf(err, len,
 			 "the TLS certificate and key do not load (do they match, and "
 			 "are they PEM?)");
-		return -EINVAL;
+		return -EBADMSG;
 	}
 	for (i = 0; i < o->nlisten; i++) {
 		int old = find_listener(s->l, s->n, o->listen[i]);

@@ -81,7 +81,8 @@ struct http_stats {
 
 struct http_server;
 
-/* Binds every address and starts serving; 0 or -errno with a reason in err.
+/* Binds every address and starts serving; 0 or -errno with a reason in err
+ * (-EBADMSG: the TLS certificate, key or client CAs do not load).
  * The strings in o are copied. *out is set before the first request can
  * come (a callback may use it), and back to NULL on failure. */
 int http_start(struct http_server **out, const struct http_opts *o, char *err, size_t len);

@@ -310,6 +310,9 @@ printf 'http_server_config:\n  headers:\n    X-Frame-Options: allow\n' |
 	expect_refusal 'bad.yml:3:22: invalid value "allow" for X-Frame-Options \(expected deny or sameorigin\)'
 printf 'tls_server_config:\n  cert_file: %s/server.crt\n  key_file: %s/server.key\n  curve_preferences: [P256]\n' "$WORK" "$WORK" |
 	expect_refusal 'bad.yml:4:23: unknown curve "P256"'
+# A certificate and key swapped: the hint is about them, not the address.
+printf 'tls_server_config:\n  cert_file: %s/server.key\n  key_file: %s/server.crt\n' "$WORK" "$WORK" |
+	expect_refusal 'do not load .*\(check cert_file and key_file \(or cert and key\) in the web config'
 
 # Every key the program knows (it names them when refusing an unknown one)
 # is described in iolat.yml(5) and docs/serve.md.
