@@ -496,21 +496,31 @@ static const struct {
 static const char header_names[] = "Strict-Transport-Security, X-Content-Type-Options, "
 				   "X-Frame-Options, X-XSS-Protection, Content-Security-Policy";
 
+/*
+ * How many pairs map has (0 for null), or -EINVAL if it is not a mapping:
+ * "what must be a mapping of what_of, not a list".
+ */
+static int pair_count(struct parse *p, const yaml_node_t *map, const char *what,
+		      const char *what_of, size_t *n)
+{
+	*n = 0;
+	if (is_null(map))
+		return 0;
+	if (map->type != YAML_MAPPING_NODE)
+		return yamldoc_fail(&p->d, map, "%s must be a mapping of %s, not %s", what, what_of,
+				    node_kind(map));
+	*n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+	return 0;
+}
+
 static int parse_headers(struct parse *p, yaml_node_t *map, struct webconfig *wc)
 {
 	yaml_node_pair_t *pair;
 	size_t n;
+	int ret = pair_count(p, map, "headers", "header names to values", &n);
 
-	if (is_null(map))
-		return 0;
-	if (map->type != YAML_MAPPING_NODE)
-		return yamldoc_fail(&p->d, map,
-				    "headers must be a mapping of header names to values, "
-				    "not %s",
-				    node_kind(map));
-	n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
-	if (!n)
-		return 0;
+	if (ret || !n)
+		return ret;
 	wc->headers = calloc(2 * n, sizeof(*wc->headers));
 	if (!wc->headers)
 		return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
@@ -709,18 +719,10 @@ static int parse_users(struct parse *p, const yaml_node_t *map, struct webconfig
 {
 	yaml_node_pair_t *pair;
 	size_t n, i;
-	int c;
+	int c = pair_count(p, map, "basic_auth_users", "user names to bcrypt hashes", &n);
 
-	if (is_null(map))
-		return 0;
-	if (map->type != YAML_MAPPING_NODE)
-		return yamldoc_fail(&p->d, map,
-				    "basic_auth_users must be a mapping of user names to bcrypt "
-				    "hashes, not %s",
-				    node_kind(map));
-	n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
-	if (!n)
-		return 0;
+	if (c || !n)
+		return c;
 	wc->users = calloc(n, sizeof(*wc->users));
 	if (!wc->users)
 		return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");

@@ -192,6 +192,12 @@ wait_reloads() { # wait_reloads PATTERN N
 	fail "no '$1' in the log: $(tail -3 "$WORK/serve.log")"
 }
 ok=0
+# reload: SIGHUP, and wait until the new web config is taken.
+reload() {
+	kill -HUP "$SERVE_PID"
+	ok=$((ok + 1))
+	wait_reloads "configuration reloaded" "$ok"
+}
 # policy TYPE CA?: the web config with that client_auth_type (and the CA or not).
 policy() {
 	{
@@ -199,9 +205,7 @@ policy() {
 		printf '  client_auth_type: %s\n' "$1"
 		[ "$2" = ca ] && printf '  client_ca_file: ca.crt\n'
 	} >"$WORK/web.yml"
-	kill -HUP "$SERVE_PID"
-	ok=$((ok + 1))
-	wait_reloads "configuration reloaded" "$ok"
+	reload
 }
 # expect TYPE NONE SIGNED STRANGER: what each client gets (200 or -).
 expect() {
@@ -233,9 +237,7 @@ tls_server_config:
   client_ca_file: ca.crt
   client_allowed_sans: ["${sans%%:*}"]
 YML
-	kill -HUP "$SERVE_PID"
-	ok=$((ok + 1))
-	wait_reloads "configuration reloaded" "$ok"
+	reload
 	assert_eq "scraper with client_allowed_sans ${sans%%:*}" "${sans#*:}" "$(probe "${as_scraper_s[@]}" | cut -d' ' -f2)"
 done
 assert_eq "mallory with client_allowed_sans mallory.example" 200 \
@@ -264,9 +266,7 @@ tls_server_config:
   min_version: TLS10
   max_version: TLS12
 YML
-kill -HUP "$SERVE_PID"
-ok=$((ok + 1))
-wait_reloads "configuration reloaded" "$ok"
+reload
 assert_eq "TLS 1.1 with min_version TLS10" "HTTP/1.1 200 OK" "$(probe -tls1_1 -cipher 'DEFAULT:@SECLEVEL=0')"
 assert_eq "TLS 1.2 at max_version" "HTTP/1.1 200 OK" "$(probe -tls1_2)"
 assert_eq "TLS 1.3 above max_version" "" "$(probe -tls1_3)"
@@ -281,9 +281,7 @@ rate_limit:
   interval: 1h
   burst: 3
 YML
-kill -HUP "$SERVE_PID"
-ok=$((ok + 1))
-wait_reloads "configuration reloaded" "$ok"
+reload
 got=""
 for _ in 1 2 3 4; do got+="$(code --cacert "$WORK/ca.crt" "$url/metrics") "; done
 assert_eq "burst of 3" "200 200 200 429 " "$got"
