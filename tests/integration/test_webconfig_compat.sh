@@ -272,6 +272,29 @@ assert_eq "TLS 1.2 at max_version" "HTTP/1.1 200 OK" "$(probe -tls1_2)"
 assert_eq "TLS 1.3 above max_version" "" "$(probe -tls1_3)"
 echo "ok: min_version and max_version"
 
+# GnuTLS enables the parts of the suites listed, so their product holds
+# ECDHE-RSA with AES-256-GCM, which is not listed: a client offering only
+# that is refused. And the client's order, when the server's is off.
+cat >"$WORK/web.yml" <<YML
+tls_server_config:
+  cert_file: server.crt
+  key_file: server.key
+  max_version: TLS12
+  cipher_suites:
+    - TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384
+    - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256
+    - TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256
+  prefer_server_cipher_suites: false
+YML
+reload
+assert_eq "a suite only the product holds" "" "$(probe -cipher ECDHE-RSA-AES256-GCM-SHA384)"
+assert_eq "a listed one" "HTTP/1.1 200 OK" "$(probe -cipher ECDHE-RSA-AES128-GCM-SHA256)"
+chosen=$(timeout 10 openssl s_client -connect "127.0.0.1:$port" -CAfile "$WORK/ca.crt" \
+	-cipher 'ECDHE-RSA-CHACHA20-POLY1305:ECDHE-RSA-AES128-GCM-SHA256' </dev/null 2>/dev/null |
+	sed -n 's/.*Cipher is \(.*\)/\1/p' | head -1)
+assert_eq "prefer_server_cipher_suites: false" ECDHE-RSA-CHACHA20-POLY1305 "$chosen"
+echo "ok: cipher_suites exactly, and the client's order"
+
 # The rate limit: a burst of 3, then 429; health is not limited.
 cat >"$WORK/web.yml" <<YML
 tls_server_config:
