@@ -41,6 +41,9 @@ LDLIBS += -lprotobuf-c
 LDLIBS += -lyaml -lcap -lsystemd
 # bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/serve/webconfig.c
 LDLIBS += -lcrypt -lnettle
+# GnuTLS itself (under libmicrohttpd) for exporter-toolkit's TLS settings:
+# client-certificate policies, SAN checks and cipher suites (src/serve/tls*.c)
+LDLIBS += -lgnutls
 ifeq ($(TSAN),1)
 CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=thread
@@ -108,7 +111,7 @@ FUZZ_TARGETS := uconfig http webconfig
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUT)/fuzz_%)
 FUZZ_SECONDS ?= 60
 TEST_FUZZ_SECONDS ?= 25
-FUZZ_LDLIBS := -lyaml -lcrypt -lnettle -lpthread
+FUZZ_LDLIBS := -lyaml -lcrypt -lnettle -lgnutls -lpthread
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers -Isrc \
 	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
@@ -265,7 +268,8 @@ helpers: $(HELPER_BINS)
 # fuzz/corpus/NAME/ with fuzz/NAME.dict.
 # yamldoc reads every config file, with parse (durations) and readfile.
 YAMLDOC_SRCS := src/util/yamldoc.c src/util/yamldoc.h src/util/parse.c src/util/parse.h
-WEBCONFIG_SRCS := src/serve/webconfig.c src/serve/webconfig.h $(YAMLDOC_SRCS) \
+WEBCONFIG_SRCS := src/serve/webconfig.c src/serve/webconfig.h src/serve/tlsconf.c \
+		  src/serve/tlsconf.h $(YAMLDOC_SRCS) \
 		  src/util/readfile.c src/util/readfile.h
 $(OUT)/fuzz_uconfig: src/uprog/uconfig.c src/uprog/uconfig.h src/uprog/uconfig_labels.c \
 		      src/uprog/uconfig_perf.c $(YAMLDOC_SRCS) \
@@ -420,7 +424,7 @@ sanitize:
 	$(Q)# A small quarantine, so test_workloads' flat-memory check still means something.
 	$(Q)# test_handover's 20 restarts are the plain run's; 6 find the same code here.
 	$(Q)ASAN_OPTIONS=quarantine_size_mb=1 OUT=build-san IOLAT_SANITIZED=1 RESTARTS=6 \
-		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|workloads|process|userprogs|trace_pagecache|handover|upgrade)\.sh' \
+		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|webconfig_compat|workloads|process|userprogs|trace_pagecache|handover|upgrade)\.sh' \
 		bash tests/integration/run.sh
 
 # ThreadSanitizer build of the daemon, where libmicrohttpd's thread answers
@@ -435,7 +439,7 @@ tsan:
 	$(Q)rm -f build-tsan/tsan-report.*
 	$(Q)TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 log_path=$(CURDIR)/build-tsan/tsan-report" \
 		OUT=build-tsan IOLAT_SANITIZED=1 RESTARTS=6 \
-		ONLY='test_(serve|serve_reload|serve_flood|serve_notify|serve_tls|handover|handover_workloads|upgrade)\.sh' \
+		ONLY='test_(serve|serve_reload|serve_flood|serve_notify|serve_tls|webconfig_compat|handover|handover_workloads|upgrade)\.sh' \
 		setarch -R bash tests/integration/run.sh; rc=$$?; \
 		if ls build-tsan/tsan-report.* >/dev/null 2>&1; then head -n 60 build-tsan/tsan-report.*; rc=1; fi; \
 		exit $$rc

@@ -110,24 +110,45 @@ static void check_pem(const char *what, const char *path, const char *pem)
 
 static void check_loaded(const struct webconfig *wc)
 {
+	const struct tls_settings *t = &wc->tls;
 	size_t i, j;
 
-	if (wc->cert_file) {
-		check_pem("cert_file", wc->cert_file, wc->cert_pem);
-		check_pem("key_file", wc->key_file, wc->key_pem);
-		CHECK(wc->tls_min_version >= 10 && wc->tls_min_version <= 13, "TLS from version %u",
-		      wc->tls_min_version);
+	if (t->cert_pem) {
+		CHECK(strstr(t->cert_pem, "-----BEGIN "), "a certificate without a BEGIN line");
+		CHECK(t->key_pem && strstr(t->key_pem, "-----BEGIN "),
+		      "a key without a BEGIN line");
+		if (wc->cert_file)
+			check_pem("cert_file", wc->cert_file, t->cert_pem);
+		if (wc->key_file)
+			check_pem("key_file", wc->key_file, t->key_pem);
+		CHECK(wc->tls_min_version >= 10 && wc->tls_min_version <= wc->tls_max_version &&
+			  wc->tls_max_version <= 13,
+		      "TLS from version %u to %u", wc->tls_min_version, wc->tls_max_version);
+		CHECK(t->priorities && !strncmp(t->priorities, "NORMAL", 6), "priorities %s",
+		      t->priorities ? t->priorities : "none");
 	} else {
-		CHECK(!wc->key_file && !wc->cert_pem && !wc->key_pem, "a key without a cert");
-		CHECK(!wc->tls_min_version && !wc->require_client_cert && !wc->client_ca_file,
+		CHECK(!wc->cert_file && !wc->key_file && !t->key_pem, "a key without a cert");
+		CHECK(!wc->tls_min_version && !wc->tls_max_version && !t->priorities &&
+			  t->client_auth == TLS_NO_CLIENT_CERT && !wc->client_ca_file &&
+			  !t->client_ca_pem && !t->nallowed_sans && !t->ncipher_suites,
 		      "TLS settings without TLS");
 	}
-	CHECK(!!wc->client_ca_file == wc->require_client_cert, "CA %s, client certs %d",
-	      wc->client_ca_file ? wc->client_ca_file : "none", wc->require_client_cert);
+	if (tls_client_auth_verifies(t->client_auth))
+		CHECK(t->client_ca_pem, "%s without client CAs",
+		      tlsconf_client_auth_name(t->client_auth));
+	if (t->client_ca_pem)
+		CHECK(t->client_auth != TLS_NO_CLIENT_CERT, "client CAs that are never used");
 	if (wc->client_ca_file)
-		check_pem("client_ca_file", wc->client_ca_file, wc->client_ca_pem);
-	else
-		CHECK(!wc->client_ca_pem, "a CA PEM without its file");
+		check_pem("client_ca_file", wc->client_ca_file, t->client_ca_pem);
+	CHECK(!!t->allowed_sans == !!t->nallowed_sans && !!t->cipher_suites == !!t->ncipher_suites,
+	      "lists and their lengths disagree");
+	CHECK(!!wc->headers == !!wc->nheaders, "%zu headers, headers %p", wc->nheaders,
+	      (void *)wc->headers);
+	for (i = 0; i < 2 * wc->nheaders; i++)
+		CHECK(*wc->headers[i] && !strpbrk(wc->headers[i], "\r\n"), "header part \"%s\"",
+		      wc->headers[i]);
+	CHECK(!!wc->rate_interval_ns == !!wc->rate_burst, "rate limit every %llu ns, burst %u",
+	      (unsigned long long)wc->rate_interval_ns, wc->rate_burst);
 
 	CHECK(!!wc->users == !!wc->nusers && !!wc->auth == !!wc->nusers,
 	      "%zu users, users %p, auth %p", wc->nusers, (void *)wc->users, (void *)wc->auth);

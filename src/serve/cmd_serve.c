@@ -395,7 +395,7 @@ static void build_landing(const struct serve *s, const struct serve_config *cfg,
 		 "workloads: %s\nworkloads max: %zu\nworkload rules: %zu\n"
 		 "BPF stats: %s\nlog level: %d\nattach: %s\n</pre></body></html>\n",
 		 IOLAT_VERSION, cfg->telemetry_path, listen, cfg->telemetry_path,
-		 web->cert_pem ? "on" : "off", web->nusers ? "on" : "off",
+		 web->tls.cert_pem ? "on" : "off", web->nusers ? "on" : "off",
 		 cfg->device_view ? "on" : "off", cfg->total_view ? "on" : "off",
 		 cfg->size_view ? "on" : "off", cfg->op_label ? "on" : "off",
 		 cfg->size_label ? "on" : "off", cfg->nlat_le, cfg->nsize_le,
@@ -415,33 +415,33 @@ static int load_web(const struct serve_config *cfg, struct webconfig *out, char 
 		if (rc)
 			return rc;
 	}
-	if (out->cert_pem && !http_tls_pair_loads(out->cert_pem, out->key_pem)) {
+	if (out->tls.cert_pem && !http_tls_pair_loads(out->tls.cert_pem, out->tls.key_pem)) {
 		snprintf(err, len, "%s: cert_file %s and key_file %s do not load as a pair (%s)",
-			 cfg->web_config_file, out->cert_file, out->key_file,
-			 strstr(out->cert_pem, "PRIVATE KEY") ? "swapped? cert_file holds a key"
-							      : "do they match, and are they PEM?");
+			 cfg->web_config_file, out->cert_file ? out->cert_file : "(inline cert)",
+			 out->key_file ? out->key_file : "(inline key)",
+			 strstr(out->tls.cert_pem, "PRIVATE KEY")
+			     ? "swapped? cert_file holds a key"
+			     : "do they match, and are they PEM?");
 		webconfig_free(out);
 		return -EKEYREJECTED;
-	}
-	if (out->require_client_cert) {
-		snprintf(err, len,
-			 "%s: client certificates (RequireAndVerifyClientCert) are not "
-			 "supported yet; remove client_auth_type",
-			 cfg->web_config_file);
-		webconfig_free(out);
-		return -ENOTSUP;
 	}
 	return 0;
 }
 
-/* GnuTLS priorities for the web config's min_version (TLS 1.2 by default). */
-static const char *tls_priorities(unsigned int min_version)
+/* What the web config turned on, once serving (and after a reload). */
+static void log_web(const struct webconfig *w)
 {
-	if (min_version >= 13)
-		return "NORMAL:-VERS-TLS1.0:-VERS-TLS1.1:-VERS-TLS1.2";
-	if (min_version == 12 || !min_version)
-		return "NORMAL:-VERS-TLS1.0:-VERS-TLS1.1";
-	return "NORMAL";
+	if (!w->tls.cert_pem)
+		return;
+	log_info("TLS: versions TLS1%u to TLS1%u, client certificates: %s%s, cipher suites: %s",
+		 w->tls_min_version - 10, w->tls_max_version - 10,
+		 tlsconf_client_auth_name(w->tls.client_auth),
+		 w->tls.nallowed_sans ? " (client_allowed_sans)" : "",
+		 w->tls.ncipher_suites ? "as configured" : "GnuTLS's defaults");
+	/* exporter-toolkit's default is true: say once why no HTTP/2 is offered. */
+	if (!w->http2_off)
+		log_info("HTTP/2 is not offered (http_server_config.http2): libmicrohttpd speaks "
+			 "HTTP/1.1, which every Prometheus scrapes");
 }
 
 /* The HTTP options of a configuration; listen points into cfg. */
@@ -455,9 +455,11 @@ static void http_opts_of(struct serve *s, const struct serve_config *cfg,
 				 .nlisten = cfg->nlisten,
 				 .telemetry_path = cfg->telemetry_path,
 				 .landing_html = landing,
-				 .tls_cert_pem = web->cert_pem,
-				 .tls_key_pem = web->key_pem,
-				 .tls_priorities = tls_priorities(web->tls_min_version),
+				 .tls = &web->tls,
+				 .headers = (const char *const *)web->headers,
+				 .nheaders = web->nheaders,
+				 .rate_interval_ns = web->rate_interval_ns,
+				 .rate_burst = web->rate_burst,
 				 .limits = s->fl.limits,
 				 .auth = web->nusers ? check_auth : NULL,
 				 .render = render,
@@ -569,6 +571,7 @@ static void do_reload(struct serve *s)
 		log_error("reload failed, keeping the running configuration: %s", err);
 	} else {
 		log_info("configuration reloaded; counters kept");
+		log_web(&s->web);
 	}
 	if (r) {
 		exporter_settings_free(r->settings);
@@ -969,10 +972,11 @@ int cmd_serve(int argc, char **argv)
 
 			log_info("listening on %s%s (%s%s%s)",
 				 http_listen_describe(spec, where, sizeof(where)),
-				 s.cfg.telemetry_path, s.web.cert_pem ? "https" : "http",
+				 s.cfg.telemetry_path, s.web.tls.cert_pem ? "https" : "http",
 				 s.fl.systemd_socket ? ", systemd socket " : "",
 				 s.fl.systemd_socket ? spec : "");
 		}
+		log_web(&s.web);
 		sd_notify(0, "READY=1");
 		run(&s);
 		sd_notify(0, "STOPPING=1");

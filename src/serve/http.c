@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "serve/listen_addr.h"
+#include "serve/tls.h"
 #include "util/log.h"
 #include "util/monotonic.h"
 
@@ -42,7 +43,11 @@ struct listener {
 /* What requests read; replaced whole by http_update. */
 struct site {
 	char *telemetry_path, *landing_html;
-	char *cert, *key, *priorities; /* TLS: cert NULL for plain HTTP */
+	struct tls_settings tls; /* cert_pem NULL for plain HTTP */
+	char **headers;		 /* name, value pairs (http_opts) */
+	size_t nheaders;
+	uint64_t rate_interval_ns;
+	unsigned int rate_burst;
 	struct http_limits limits;
 	http_auth_fn auth;
 	http_render_fn render;
@@ -51,6 +56,7 @@ struct site {
 
 /* One open connection, from libmicrohttpd's "started" to its "closed". */
 struct conn {
+	struct tls_conn_head head; /* first: tls.c finds the settings through it */
 	struct conn *prev, *next;
 	struct MHD_Daemon *d;
 	int fd;
@@ -60,9 +66,25 @@ struct conn {
 	bool closing;	   /* shut down by us; libmicrohttpd will close it */
 };
 
+/*
+ * What one daemon was started with: its own copy of the TLS settings, which
+ * its connections' handshakes read, kept until the daemon is stopped (a
+ * reload may replace the site while the daemon still drains).
+ */
+struct daemon_ctx {
+	struct daemon_ctx *next;
+	struct http_server *s;
+	struct MHD_Daemon *d;
+	struct tls_settings tls;
+};
+
 struct http_server {
 	struct listener l[LISTEN_ADDR_MAX];
 	size_t n;
+	struct daemon_ctx *daemons; /* under conn_lock */
+	/* The rate limit's bucket (under req_lock): tokens as of tokens_ns. */
+	double tokens;
+	uint64_t tokens_ns;
 	/* One request at a time, across listeners: consistent scrapes,
 	 * bounded memory, and a single point where http_update swaps. */
 	pthread_mutex_t req_lock;
@@ -121,8 +143,16 @@ static int gzip_into(const struct buf *in, struct buf *out)
 	return 0;
 }
 
-static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned int status,
-				 const char *ctype, const char *body)
+/* The web config's headers, on every response (read under req_lock, or
+ * before the first request). */
+static void add_headers(const struct http_server *s, struct MHD_Response *r)
+{
+	for (size_t i = 0; i < s->site.nheaders; i++)
+		MHD_add_response_header(r, s->site.headers[2 * i], s->site.headers[2 * i + 1]);
+}
+
+static enum MHD_Result send_text(const struct http_server *s, struct MHD_Connection *conn,
+				 unsigned int status, const char *ctype, const char *body)
 {
 	struct MHD_Response *r =
 	    MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
@@ -130,6 +160,7 @@ static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned int statu
 
 	if (!r)
 		return MHD_NO;
+	add_headers(s, r);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
@@ -152,7 +183,7 @@ static bool authorized(struct http_server *s, struct MHD_Connection *conn)
 	return ok;
 }
 
-static enum MHD_Result deny(struct MHD_Connection *conn)
+static enum MHD_Result deny(const struct http_server *s, struct MHD_Connection *conn)
 {
 	static const char body[] = "Unauthorized\n";
 	struct MHD_Response *r =
@@ -161,6 +192,7 @@ static enum MHD_Result deny(struct MHD_Connection *conn)
 
 	if (!r)
 		return MHD_NO;
+	add_headers(s, r);
 	ret = MHD_queue_basic_auth_fail_response(conn, "iolat", r);
 	MHD_destroy_response(r);
 	return ret;
@@ -191,10 +223,11 @@ static enum MHD_Result send_metrics(struct http_server *s, struct MHD_Connection
 			*out = (struct buf){ 0 };
 	}
 	if (rc)
-		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",
+		return send_text(s, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",
 				 "error collecting metrics\n");
 	if (!r)
 		return MHD_NO;
+	add_headers(s, r);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_types[fmt]);
 	if (gz)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
@@ -237,21 +270,55 @@ static bool has_body(struct MHD_Connection *conn)
 	return te || (cl && strspn(cl, "0") != strlen(cl));
 }
 
+/*
+ * Takes a token from the rate limit's bucket (under req_lock): false when
+ * it is empty. It holds rate_burst tokens and gains one per interval.
+ */
+static bool rate_allows(struct http_server *s)
+{
+	uint64_t now = monotonic_ns();
+	double burst = s->site.rate_burst;
+
+	if (!s->site.rate_interval_ns)
+		return true;
+	if (s->tokens_ns)
+		s->tokens += (double)(now - s->tokens_ns) / (double)s->site.rate_interval_ns;
+	else
+		s->tokens = burst;
+	if (s->tokens > burst)
+		s->tokens = burst;
+	s->tokens_ns = now;
+	if (s->tokens < 1)
+		return false;
+	s->tokens -= 1;
+	return true;
+}
+
 static enum MHD_Result route(struct http_server *s, struct MHD_Connection *conn, const char *method,
 			     const char *url)
 {
+	enum http_route where = http_route(method, url, s->site.telemetry_path);
+
+	/*
+	 * A health check says only that the process answers: no credentials
+	 * (Kubernetes and systemd probes have none) and no rate limit (a scrape
+	 * storm must not fail the probe and restart the exporter).
+	 */
+	if (where == HTTP_ROUTE_HEALTH)
+		return send_text(s, conn, MHD_HTTP_OK, "text/plain", "OK\n");
+	if (!rate_allows(s))
+		return send_text(s, conn, MHD_HTTP_TOO_MANY_REQUESTS, "text/plain",
+				 "Too Many Requests\n");
 	if (!authorized(s, conn))
-		return deny(conn);
-	switch (http_route(method, url, s->site.telemetry_path)) {
+		return deny(s, conn);
+	switch (where) {
 	case HTTP_ROUTE_METRICS:
 		return send_metrics(s, conn);
 	case HTTP_ROUTE_LANDING:
-		return send_text(conn, MHD_HTTP_OK, "text/html; charset=utf-8",
+		return send_text(s, conn, MHD_HTTP_OK, "text/html; charset=utf-8",
 				 s->site.landing_html);
-	case HTTP_ROUTE_HEALTH:
-		return send_text(conn, MHD_HTTP_OK, "text/plain", "OK\n");
 	default:
-		return send_text(conn, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found\n");
+		return send_text(s, conn, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found\n");
 	}
 }
 
@@ -267,15 +334,22 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	if (*req_ctx == NULL) { /* headers only so far: answer after them */
 		*req_ctx = &first_call;
 		conn_mark(s, conn, true);
-		if (http_route(method, url, "") == HTTP_ROUTE_BAD_METHOD)
-			return send_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
-					 "Method Not Allowed\n");
+		if (http_route(method, url, "") == HTTP_ROUTE_BAD_METHOD) {
+			pthread_mutex_lock(&s->req_lock); /* the site's headers */
+			ret = send_text(s, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+					"Method Not Allowed\n");
+			pthread_mutex_unlock(&s->req_lock);
+			return ret;
+		}
 		if (has_body(conn)) {
 			pthread_mutex_lock(&s->conn_lock);
 			s->stats.bodies_refused++;
 			pthread_mutex_unlock(&s->conn_lock);
-			return send_text(conn, MHD_HTTP_CONTENT_TOO_LARGE, "text/plain",
-					 "A request body is not accepted here\n");
+			pthread_mutex_lock(&s->req_lock);
+			ret = send_text(s, conn, MHD_HTTP_CONTENT_TOO_LARGE, "text/plain",
+					"A request body is not accepted here\n");
+			pthread_mutex_unlock(&s->req_lock);
+			return ret;
 		}
 		return MHD_YES;
 	}
@@ -359,7 +433,8 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
 static void on_connection(void *cls, struct MHD_Connection *conn, void **sock_ctx,
 			  enum MHD_ConnectionNotificationCode what)
 {
-	struct http_server *s = cls;
+	struct daemon_ctx *dc = cls;
+	struct http_server *s = dc->s;
 	struct conn *c = *sock_ctx;
 
 	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
@@ -371,7 +446,16 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **sock_ct
 		d = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_DAEMON);
 		if (!c || !fd || !peer || !d) {
 			free(c);
+			/* Without its policy a TLS handshake would ask too little: close. */
+			if (dc->tls.cert_pem && fd)
+				shutdown(fd->connect_fd, SHUT_RDWR);
 			return; /* untracked: the timeouts of libmicrohttpd still apply */
+		}
+		c->head.tls = &dc->tls;
+		/* Before the handshake, which runs when the client's hello is read. */
+		if (dc->tls.cert_pem && tls_conn_start(conn, &dc->tls)) {
+			log_warn("a TLS connection without a TLS session: closed");
+			shutdown(fd->connect_fd, SHUT_RDWR);
 		}
 		c->fd = fd->connect_fd;
 		c->d = d->daemon;
@@ -471,23 +555,24 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 /*
  * The one list of libmicrohttpd options for a site, so the daemons that
  * serve and the TLS check that vets a certificate first cannot drift apart.
- * With s NULL it is the check's list: no socket and no connection hooks,
- * only the logger and the site's TLS. Otherwise the listener is listen_fd
- * when that is not -1, else a new socket on ss. The limits are ours
+ * With dc NULL it is the check's list: no socket and no connection hooks,
+ * only the logger and tls. Otherwise the listener is listen_fd when that is
+ * not -1, else a new socket on ss, and tls is dc's. The limits are ours
  * (on_accept, sweep); libmicrohttpd's connection cap sits above them, with
  * room for connections we shut down that it has not yet reaped.
+ * libmicrohttpd reads the TLS strings only while the daemon starts.
  */
-static void daemon_options(struct MHD_OptionItem o[MAX_MHD_OPTIONS], struct http_server *s,
-			   const struct site *site, const struct sockaddr_storage *ss,
-			   int listen_fd)
+static void daemon_options(struct MHD_OptionItem o[MAX_MHD_OPTIONS], struct daemon_ctx *dc,
+			   const struct site *site, const struct tls_settings *tls,
+			   const struct sockaddr_storage *ss, int listen_fd)
 {
 	size_t n = 0;
 
 #define OPT(name, value, ptr) (o[n++] = (struct MHD_OptionItem){ name, (intptr_t)(value), ptr })
 	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL);
-	if (s) {
-		OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, s);
-		OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, s);
+	if (dc) {
+		OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, dc);
+		OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, dc->s);
 		OPT(MHD_OPTION_CONNECTION_LIMIT, 2 * site->limits.max_connections + 16, NULL);
 		OPT(MHD_OPTION_CONNECTION_TIMEOUT, site->limits.read_header_timeout_s, NULL);
 		OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32768, NULL);
@@ -496,10 +581,13 @@ static void daemon_options(struct MHD_OptionItem o[MAX_MHD_OPTIONS], struct http
 		else
 			OPT(MHD_OPTION_SOCK_ADDR, 0, (void *)ss);
 	}
-	if (site->cert) {
-		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, site->cert);
-		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, site->key);
-		OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, site->priorities);
+	if (tls->cert_pem) {
+		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, tls->cert_pem);
+		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, tls->key_pem);
+		OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, tls->priorities ? tls->priorities : "NORMAL");
+		/* Named in the certificate request; what is asked for is tls.c's. */
+		if (tls->client_ca_pem)
+			OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, tls->client_ca_pem);
 	}
 	OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
@@ -511,29 +599,67 @@ static struct MHD_Daemon *start_daemon(struct http_server *s, const struct socka
 {
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
 			     MHD_USE_ERROR_LOG | (ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
-			     (site->cert ? MHD_USE_TLS : 0);
+			     (site->tls.cert_pem ? MHD_USE_TLS : 0);
 	struct MHD_OptionItem o[MAX_MHD_OPTIONS];
+	struct daemon_ctx *dc = calloc(1, sizeof(*dc));
 
-	daemon_options(o, s, site, ss, listen_fd);
-	return MHD_start_daemon(flags, 0, on_accept, s, handle, s, MHD_OPTION_ARRAY, o,
-				MHD_OPTION_END);
+	if (!dc || tlsconf_copy(&dc->tls, &site->tls)) {
+		free(dc);
+		errno = ENOMEM;
+		return NULL;
+	}
+	dc->s = s;
+	daemon_options(o, dc, site, &dc->tls, ss, listen_fd);
+	dc->d = MHD_start_daemon(flags, 0, on_accept, s, handle, s, MHD_OPTION_ARRAY, o,
+				 MHD_OPTION_END);
+	if (!dc->d) {
+		int e = errno;
+
+		tlsconf_free(&dc->tls);
+		free(dc);
+		errno = e; /* bind()'s, for the caller's message */
+		return NULL;
+	}
+	pthread_mutex_lock(&s->conn_lock);
+	dc->next = s->daemons;
+	s->daemons = dc;
+	pthread_mutex_unlock(&s->conn_lock);
+	return dc->d;
 }
 
-static void site_drop_tls(struct site *t)
+/* Stops d (every connection closed when this returns) and frees its context. */
+static void stop_daemon(struct http_server *s, struct MHD_Daemon *d)
 {
-	free(t->cert);
-	if (t->key)
-		memset(t->key, 0, strlen(t->key)); /* a private key */
-	free(t->key);
-	free(t->priorities);
-	t->cert = t->key = t->priorities = NULL;
+	struct daemon_ctx **pp, *dc = NULL;
+
+	MHD_stop_daemon(d);
+	pthread_mutex_lock(&s->conn_lock);
+	for (pp = &s->daemons; *pp; pp = &(*pp)->next)
+		if ((*pp)->d == d) {
+			dc = *pp;
+			*pp = dc->next;
+			break;
+		}
+	pthread_mutex_unlock(&s->conn_lock);
+	if (dc) {
+		tlsconf_free(&dc->tls);
+		free(dc);
+	}
+}
+
+static void free_pairs(char **l, size_t n)
+{
+	for (size_t i = 0; l && i < 2 * n; i++)
+		free(l[i]);
+	free(l);
 }
 
 static void site_free(struct site *t)
 {
 	free(t->telemetry_path);
 	free(t->landing_html);
-	site_drop_tls(t);
+	tlsconf_free(&t->tls);
+	free_pairs(t->headers, t->nheaders);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -549,28 +675,32 @@ static int site_of(const struct http_opts *o, struct site *t)
 {
 	bool oom = false;
 
-	*t = (struct site){
-		.limits = o->limits, .auth = o->auth, .render = o->render, .ctx = o->ctx
-	};
+	*t = (struct site){ .limits = o->limits,
+			    .auth = o->auth,
+			    .render = o->render,
+			    .ctx = o->ctx,
+			    .rate_interval_ns = o->rate_interval_ns,
+			    .rate_burst = o->rate_burst };
 	t->telemetry_path = dup_or_null(o->telemetry_path, &oom);
 	t->landing_html = dup_or_null(o->landing_html ? o->landing_html : "", &oom);
-	t->cert = dup_or_null(o->tls_cert_pem, &oom);
-	t->key = dup_or_null(o->tls_key_pem, &oom);
-	t->priorities = dup_or_null(o->tls_priorities ? o->tls_priorities : "NORMAL", &oom);
+	if (o->tls && o->tls->cert_pem)
+		oom |= tlsconf_copy(&t->tls, o->tls) != 0;
+	if (o->nheaders) {
+		t->headers = calloc(2 * o->nheaders, sizeof(*t->headers));
+		oom |= !t->headers;
+		for (size_t i = 0; t->headers && i < 2 * o->nheaders; i++)
+			t->headers[i] = dup_or_null(o->headers[i], &oom);
+		if (t->headers)
+			t->nheaders = o->nheaders;
+	}
 	if (oom)
 		site_free(t);
 	return oom ? -ENOMEM : 0;
 }
 
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 static bool same_tls(const struct site *a, const struct site *b)
 {
-	return same_str(a->cert, b->cert) && same_str(a->key, b->key) &&
-	       same_str(a->priorities, b->priorities);
+	return tlsconf_equal(&a->tls, &b->tls);
 }
 
 /* Whether libmicrohttpd takes a site's certificate and key, tried without a
@@ -580,9 +710,9 @@ static bool tls_loads(const struct site *t)
 	struct MHD_OptionItem o[MAX_MHD_OPTIONS];
 	struct MHD_Daemon *d;
 
-	if (!t->cert)
+	if (!t->tls.cert_pem)
 		return true;
-	daemon_options(o, NULL, t, NULL, -1);
+	daemon_options(o, NULL, t, &t->tls, NULL, -1);
 	d = MHD_start_daemon(MHD_USE_NO_LISTEN_SOCKET | MHD_USE_TLS | MHD_USE_ERROR_LOG, 0, NULL,
 			     NULL, handle, NULL, MHD_OPTION_ARRAY, o, MHD_OPTION_END);
 	if (d)
@@ -592,9 +722,9 @@ static bool tls_loads(const struct site *t)
 
 bool http_tls_pair_loads(const char *cert_pem, const char *key_pem)
 {
-	const struct site t = { .cert = (char *)cert_pem,
-				.key = (char *)key_pem,
-				.priorities = (char *)"NORMAL" };
+	const struct site t = { .tls = { .cert_pem = (char *)cert_pem,
+					 .key_pem = (char *)key_pem,
+					 .priorities = (char *)"NORMAL" } };
 
 	return tls_loads(&t);
 }
@@ -616,7 +746,7 @@ static void drain_and_stop(struct http_server *s, struct MHD_Daemon *d)
 			break;
 		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000L }, NULL);
 	}
-	MHD_stop_daemon(d);
+	stop_daemon(s, d);
 }
 
 static int find_listener(const struct listener *l, size_t n, const char *spec)
@@ -721,7 +851,7 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 				log_error("lost the listener on %s while undoing a reload",
 					  next[i].spec);
 		} else {
-			MHD_stop_daemon(next[i].d);
+			stop_daemon(s, next[i].d);
 		}
 	}
 	return rc;
@@ -758,6 +888,7 @@ int http_update(struct http_server *s, const struct http_opts *o, void (*commit)
 	}
 	memcpy(s->l, next, sizeof(next));
 	s->n = nnext;
+	s->tokens_ns = 0; /* after a reload the rate limit starts with a full bucket */
 	if (commit)
 		commit(commit_ctx);
 	pthread_mutex_unlock(&s->req_lock);
@@ -817,7 +948,7 @@ int http_start(struct http_server **out, const struct http_opts *o, char *err, s
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	site_drop_tls(&s->site);
+	tlsconf_free(&s->site.tls);
 	/* Set before the first listener starts: a request's callbacks may ask the
 	 * server for its statistics. */
 	*out = s;
@@ -844,7 +975,7 @@ void http_stop(struct http_server *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n; i++)
-		MHD_stop_daemon(s->l[i].d);
+		stop_daemon(s, s->l[i].d);
 	if (s->sweeper_on) {
 		pthread_mutex_lock(&s->conn_lock);
 		s->stopping = true;

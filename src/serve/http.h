@@ -2,16 +2,20 @@
 /*
  * http.h - the exporter's HTTP side on libmicrohttpd: one daemon per
  * listening socket (listen_addr.h makes them), content negotiation, gzip,
- * TLS and basic auth. It knows nothing of BPF: the metrics body comes from a
- * render callback.
+ * TLS (set up per connection in tls.c), basic auth, configured headers and
+ * a rate limit. It knows nothing of BPF: the metrics body comes from a
+ * render callback. The health checks answer without credentials and outside
+ * the rate limit: probes need no secrets.
  */
 #ifndef IOLAT_HTTP_H
 #define IOLAT_HTTP_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "serve/http_request.h"
+#include "serve/tlsconf.h"
 #include "util/buf.h"
 
 /* Renders the metrics in `fmt` into out; returns 0 or -errno. Called with
@@ -45,9 +49,19 @@ struct http_opts {
 	const char *const *listen; /* as listen_addr.h reads them, "fd:N" too */
 	size_t nlisten;
 	const char *telemetry_path;
-	const char *landing_html;		/* body of "/" */
-	const char *tls_cert_pem, *tls_key_pem; /* both or neither */
-	const char *tls_priorities;		/* GnuTLS priority string, or NULL */
+	const char *landing_html; /* body of "/" */
+	/* NULL, or with cert_pem NULL: plain HTTP. Copied, as the strings are. */
+	const struct tls_settings *tls;
+	/* Set on every response: headers[2 * i] a name, headers[2 * i + 1] its value. */
+	const char *const *headers;
+	size_t nheaders;
+	/*
+	 * A token bucket over every request but the health checks: rate_burst
+	 * requests at once, one more each rate_interval_ns; past it, 429.
+	 * rate_interval_ns 0: no limit.
+	 */
+	uint64_t rate_interval_ns;
+	unsigned int rate_burst;
 	struct http_limits limits;
 	http_auth_fn auth;
 	http_render_fn render;
@@ -64,9 +78,11 @@ struct http_stats {
 
 struct http_server;
 
-/* Binds every address (listen_addr.h says how) and starts serving; 0 or -errno with a reason in
- * err. The strings in o are copied. *out is set before the first request can come (a callback may
- * use it), and back to NULL on failure. */
+/* Binds every address (listen_addr.h says how) and starts serving; 0 or
+ * -errno with a reason in err (-EKEYREJECTED: the TLS certificate, key or
+ * client CAs do not load). The strings in o are copied. *out is set before
+ * the first request can come (a callback may use it), and back to NULL on
+ * failure. */
 int http_start(struct http_server **out, const struct http_opts *o, char *err, size_t len);
 
 /*

@@ -57,7 +57,8 @@ struct webconfig_auth {
 	struct cache_slot slot[CACHE_SLOTS];
 };
 
-static const char *const top_keys = "tls_server_config, basic_auth_users";
+static const char *const top_keys =
+    "tls_server_config, http_server_config, rate_limit, basic_auth_users";
 /* The top level as messages name it (and as web_words tells it apart). */
 static const char top_level[] = "the top level";
 
@@ -68,15 +69,6 @@ struct parse {
 	struct webconfig *wc;
 	int cost; /* the highest bcrypt cost of the users */
 };
-
-/* Frees a buffer that may hold a secret. */
-static void free_secret(char *s)
-{
-	if (s) {
-		explicit_bzero(s, strlen(s));
-		free(s);
-	}
-}
 
 /* YAML's null: nothing, ~ or null (untagged or !!null). */
 static bool is_null(const yaml_node_t *n)
@@ -199,19 +191,45 @@ static int load_pem(struct parse *p, const char *what, const yaml_node_t *v, cha
 	for (pair = (map)->data.mapping.pairs.start; pair < (map)->data.mapping.pairs.top; pair++)
 
 /* The keys of tls_server_config, in the order the known-keys list gives them. */
-enum { TLS_CERT, TLS_KEY, TLS_AUTH, TLS_CA, TLS_MINV, TLS_NKEYS };
-static const char *const tls_key_names[TLS_NKEYS] = {
-	"cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version",
+enum {
+	TLS_CERT_FILE,
+	TLS_KEY_FILE,
+	TLS_CERT,
+	TLS_KEY,
+	TLS_AUTH,
+	TLS_CA_FILE,
+	TLS_CA,
+	TLS_SANS,
+	TLS_MINV,
+	TLS_MAXV,
+	TLS_CIPHERS,
+	TLS_PREFER,
+	TLS_CURVES,
+	TLS_NKEYS
 };
-static const char *const tls_keys = "cert_file, key_file, client_auth_type, client_ca_file, "
-				    "min_version";
+static const char *const tls_key_names[TLS_NKEYS] = {
+	"cert_file",	     "key_file",       "cert",		"key",
+	"client_auth_type",  "client_ca_file", "client_ca",	"client_allowed_sans",
+	"min_version",	     "max_version",    "cipher_suites", "prefer_server_cipher_suites",
+	"curve_preferences",
+};
+static const char *const tls_keys =
+    "cert_file, key_file, cert, key, client_auth_type, client_ca_file, client_ca, "
+    "client_allowed_sans, min_version, max_version, cipher_suites, prefer_server_cipher_suites, "
+    "curve_preferences";
+
+/* Keys whose value is a list of strings; the others take a string (or a bool). */
+static bool tls_list_key(int i)
+{
+	return i == TLS_SANS || i == TLS_CIPHERS || i == TLS_CURVES;
+}
 
 /* What tls_server_config says, key by key. */
 struct tls_values {
-	/* node[i] is the value of key i if set to a non-empty string; val[i] is "" if unset. */
-	const yaml_node_t *node[TLS_NKEYS];
-	const char *val[TLS_NKEYS];
-	const char *first_set;
+	/* node[i] is the value of key i if set (a non-empty string, or a list, or a bool). */
+	yaml_node_t *node[TLS_NKEYS];
+	const char *val[TLS_NKEYS]; /* strings' values; "" if unset */
+	const char *first_set;	    /* the first key that turns TLS on */
 };
 
 static int tls_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
@@ -225,90 +243,454 @@ static int tls_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
 			break;
 	if (i == TLS_NKEYS)
 		return 1;
+	if (is_null(v))
+		return 0; /* unset, as in exporter-toolkit */
+	if (tls_list_key(i) || i == TLS_PREFER) {
+		t->node[i] = v;
+		return 0;
+	}
 	ret = want_string(p, k, v, &t->val[i]);
 	if (ret)
 		return ret;
 	/* An empty value means unset, as in exporter-toolkit. */
 	if (*t->val[i]) {
 		t->node[i] = v;
-		if (!t->first_set)
+		if (!t->first_set && i <= TLS_CA)
 			t->first_set = tls_key_names[i];
 	}
+	return 0;
+}
+
+/* TLS10..TLS13 -> 10..13, or a message at v. */
+static int tls_version(struct parse *p, const char *key, const yaml_node_t *v, const char *m,
+		       unsigned int *out)
+{
+	if (strlen(m) != 5 || strncmp(m, "TLS1", 4) || m[4] < '0' || m[4] > '3')
+		return yamldoc_fail(
+		    &p->d, v, "unknown %s \"%s\" (known: TLS10, TLS11, TLS12, TLS13)", key, m);
+	*out = 10 + (unsigned int)(m[4] - '0');
+	return 0;
+}
+
+/* A list of strings for key (each non-empty) into *out, *n; each checked by check if set. */
+static int string_list(struct parse *p, const char *key, yaml_node_t *v,
+		       int (*check)(const char *, char *, size_t), char ***out, size_t *n)
+{
+	size_t len, i;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = yamldoc_list_len(&p->d, v, key, 0, 256, &len);
+	if (ret)
+		return ret;
+	if (!len)
+		return 0;
+	*out = calloc(len, sizeof(**out));
+	if (!*out)
+		return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
+	for (i = 0; i < len; i++) {
+		yaml_node_t *item = yamldoc_item(&p->d, v, i);
+		char why[256];
+
+		if (item->type != YAML_SCALAR_NODE || is_null(item) || !*scalar(item))
+			return yamldoc_fail(&p->d, item, "%s must be a list of non-empty strings",
+					    key);
+		if (check && check(scalar(item), why, sizeof(why)))
+			return yamldoc_fail(&p->d, item, "%s", why);
+		(*out)[i] = strdup(scalar(item));
+		(*n)++;
+		if (!(*out)[i])
+			return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* Checks inline PEM text given as key (cert, key, client_ca) and copies it. */
+static int inline_pem(struct parse *p, const char *key, const yaml_node_t *v, const char *text,
+		      char **pem)
+{
+	if (!strstr(text, "-----BEGIN "))
+		return yamldoc_fail(&p->d, v, "%s is not PEM (no -----BEGIN line)", key);
+	*pem = strdup(text);
+	if (!*pem)
+		return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The PEM of file key fk or inline key ik (one of them, not both) into *path and *pem. */
+static int file_or_inline(struct parse *p, const struct tls_values *t, int fk, int ik, char **path,
+			  char **pem)
+{
+	if (t->node[fk] && t->node[ik])
+		return yamldoc_fail(&p->d, t->node[ik], "set %s or %s, not both", tls_key_names[fk],
+				    tls_key_names[ik]);
+	if (t->node[fk])
+		return load_pem(p, tls_key_names[fk], t->node[fk], path, pem);
+	if (t->node[ik])
+		return inline_pem(p, tls_key_names[ik], t->node[ik], t->val[ik], pem);
 	return 0;
 }
 
 static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node_t *map,
 		     struct webconfig *wc)
 {
-	struct tls_values t = { .val = { "", "", "", "", "" } };
-	const yaml_node_t *const *node = t.node;
+	struct tls_values t = { .val = { "" } };
+	yaml_node_t *const *node = t.node;
 	const char *const *val = t.val;
-	const char *first_set;
-	int ret;
+	struct tls_settings *ts = &wc->tls;
+	char **ciphers = NULL, **curves = NULL;
+	size_t nciphers = 0, ncurves = 0;
+	char why[512];
+	bool prefer = true;
+	int ret, i;
 
+	for (i = 0; i < TLS_NKEYS; i++)
+		t.val[i] = "";
 	if (is_null(map))
 		return 0;
 	ret = yamldoc_each_key(&p->d, map, "tls_server_config", tls_keys, tls_key, &t);
 	if (ret)
 		return ret;
-	first_set = t.first_set;
-	if (!first_set)
+	if (!t.first_set) {
+		/* exporter-toolkit would ignore these without a certificate: a mistake to say. */
+		for (i = 0; i < TLS_NKEYS; i++)
+			if (node[i])
+				return yamldoc_fail(&p->d, tls_key_node,
+						    "tls_server_config sets %s but not cert_file "
+						    "(or cert) and key_file (or key)",
+						    tls_key_names[i]);
 		return 0;
+	}
+	if (!node[TLS_CERT_FILE] && !node[TLS_CERT])
+		return yamldoc_fail(&p->d, node[TLS_KEY_FILE] ? node[TLS_KEY_FILE] : tls_key_node,
+				    node[TLS_KEY_FILE] || node[TLS_KEY]
+					? "key_file (or key) is set but cert_file (or cert) is not "
+					  "(both or neither)"
+					: "tls_server_config sets %s but not cert_file (or cert) "
+					  "and key_file (or key)",
+				    t.first_set);
+	if (!node[TLS_KEY_FILE] && !node[TLS_KEY])
+		return yamldoc_fail(&p->d,
+				    node[TLS_CERT_FILE] ? node[TLS_CERT_FILE] : node[TLS_CERT],
+				    "cert_file (or cert) is set but key_file (or key) is not (both "
+				    "or neither)");
 
-	if (node[TLS_CERT] && !node[TLS_KEY])
-		return yamldoc_fail(&p->d, node[TLS_CERT],
-				    "cert_file is set but key_file is not (both or neither)");
-	if (node[TLS_KEY] && !node[TLS_CERT])
-		return yamldoc_fail(&p->d, node[TLS_KEY],
-				    "key_file is set but cert_file is not (both or neither)");
-	if (!node[TLS_CERT])
-		return yamldoc_fail(&p->d, tls_key_node,
-				    "tls_server_config sets %s but not cert_file and key_file",
-				    first_set);
-
-	/*
-	 * exporter-toolkit knows three more client_auth_type values; each needs
-	 * verification hooks iolat's server does not have, so they are refused
-	 * rather than silently weakened to one of these two.
-	 */
-	if (!node[TLS_AUTH] || !strcmp(val[TLS_AUTH], "NoClientCert"))
-		wc->require_client_cert = false;
-	else if (!strcmp(val[TLS_AUTH], "RequireAndVerifyClientCert"))
-		wc->require_client_cert = true;
-	else
+	ts->client_auth = TLS_NO_CLIENT_CERT;
+	if (node[TLS_AUTH] && tlsconf_client_auth(val[TLS_AUTH], &ts->client_auth))
 		return yamldoc_fail(&p->d, node[TLS_AUTH],
-				    "unsupported client_auth_type \"%s\" (supported: NoClientCert, "
-				    "RequireAndVerifyClientCert)",
-				    val[TLS_AUTH]);
-	if (wc->require_client_cert && !node[TLS_CA])
+				    "unknown client_auth_type \"%s\" (known: %s)", val[TLS_AUTH],
+				    tlsconf_client_auth_names);
+	if (tls_client_auth_verifies(ts->client_auth) && !node[TLS_CA_FILE] && !node[TLS_CA])
 		return yamldoc_fail(&p->d, node[TLS_AUTH],
-				    "client_auth_type "
-				    "RequireAndVerifyClientCert needs client_ca_file");
+				    "client_auth_type %s needs client_ca_file (or client_ca): the "
+				    "CAs client certificates are verified against",
+				    tlsconf_client_auth_name(ts->client_auth));
 	/* exporter-toolkit refuses this too: the CA would be loaded and never used. */
-	if (node[TLS_CA] && !wc->require_client_cert)
-		return yamldoc_fail(&p->d, node[TLS_CA],
-				    "client_ca_file is set but client_auth_type is not "
-				    "RequireAndVerifyClientCert, so clients would not be verified");
-
-	wc->tls_min_version = 12; /* exporter-toolkit's default */
-	if (node[TLS_MINV]) {
-		const char *m = val[TLS_MINV];
-
-		if (strlen(m) != 5 || strncmp(m, "TLS1", 4) || m[4] < '0' || m[4] > '3')
-			return yamldoc_fail(&p->d, node[TLS_MINV],
-					    "unknown min_version \"%s\" (known: TLS10, TLS11, "
-					    "TLS12, TLS13)",
-					    m);
-		wc->tls_min_version = 10 + (unsigned int)(m[4] - '0');
+	if ((node[TLS_CA_FILE] || node[TLS_CA]) && ts->client_auth == TLS_NO_CLIENT_CERT)
+		return yamldoc_fail(&p->d, node[TLS_CA_FILE] ? node[TLS_CA_FILE] : node[TLS_CA],
+				    "%s is set but client_auth_type is NoClientCert, so no client "
+				    "certificate would be asked for (RequireAndVerifyClientCert "
+				    "verifies them)",
+				    node[TLS_CA_FILE] ? "client_ca_file" : "client_ca");
+	if (node[TLS_SANS]) {
+		ret = string_list(p, "client_allowed_sans", node[TLS_SANS], NULL, &ts->allowed_sans,
+				  &ts->nallowed_sans);
+		if (ret)
+			return ret;
+		if (ts->nallowed_sans && ts->client_auth == TLS_NO_CLIENT_CERT)
+			return yamldoc_fail(&p->d, node[TLS_SANS],
+					    "client_allowed_sans is set but client_auth_type is "
+					    "NoClientCert, so no client certificate would be asked "
+					    "for");
 	}
 
-	ret = load_pem(p, "cert_file", node[TLS_CERT], &wc->cert_file, &wc->cert_pem);
+	wc->tls_min_version = 12; /* exporter-toolkit's defaults */
+	wc->tls_max_version = 13;
+	if (node[TLS_MINV]) {
+		ret = tls_version(p, "min_version", node[TLS_MINV], val[TLS_MINV],
+				  &wc->tls_min_version);
+		if (ret)
+			return ret;
+	}
+	if (node[TLS_MAXV]) {
+		ret = tls_version(p, "max_version", node[TLS_MAXV], val[TLS_MAXV],
+				  &wc->tls_max_version);
+		if (ret)
+			return ret;
+	}
+	if (wc->tls_min_version > wc->tls_max_version)
+		return yamldoc_fail(&p->d, node[TLS_MAXV] ? node[TLS_MAXV] : node[TLS_MINV],
+				    "min_version TLS1%u is above max_version TLS1%u",
+				    wc->tls_min_version - 10, wc->tls_max_version - 10);
+	if (node[TLS_PREFER]) {
+		ret = yamldoc_get_bool(&p->d, node[TLS_PREFER], &prefer);
+		if (ret)
+			return ret;
+	}
+	if (node[TLS_CURVES]) {
+		ret = string_list(p, "curve_preferences", node[TLS_CURVES], tlsconf_check_curve,
+				  &curves, &ncurves);
+		if (ret)
+			goto out;
+	}
+	if (node[TLS_CIPHERS]) {
+		ret = string_list(p, "cipher_suites", node[TLS_CIPHERS], tlsconf_check_cipher,
+				  &ciphers, &nciphers);
+		if (ret)
+			goto out;
+	}
+	ret = tlsconf_priorities(&(struct tlsconf_prio){ .min_version = wc->tls_min_version,
+							 .max_version = wc->tls_max_version,
+							 .ciphers = (const char *const *)ciphers,
+							 .nciphers = nciphers,
+							 .curves = (const char *const *)curves,
+							 .ncurves = ncurves,
+							 .prefer_server = prefer },
+				 &ts->priorities, why, sizeof(why));
+	if (ret == -ENOMEM) {
+		ret = yamldoc_fail_file(&p->d, ret, "out of memory");
+		goto out;
+	}
+	if (ret) {
+		ret = yamldoc_fail(&p->d, node[TLS_CIPHERS] ? node[TLS_CIPHERS] : tls_key_node,
+				   "%s", why);
+		goto out;
+	}
+	ts->cipher_suites = ciphers;
+	ts->ncipher_suites = nciphers;
+	ciphers = NULL;
+	nciphers = 0;
+
+	ret = file_or_inline(p, &t, TLS_CERT_FILE, TLS_CERT, &wc->cert_file, &ts->cert_pem);
 	if (!ret)
-		ret = load_pem(p, "key_file", node[TLS_KEY], &wc->key_file, &wc->key_pem);
-	if (!ret && node[TLS_CA])
-		ret = load_pem(p, "client_ca_file", node[TLS_CA], &wc->client_ca_file,
-			       &wc->client_ca_pem);
+		ret = file_or_inline(p, &t, TLS_KEY_FILE, TLS_KEY, &wc->key_file, &ts->key_pem);
+	if (!ret)
+		ret = file_or_inline(p, &t, TLS_CA_FILE, TLS_CA, &wc->client_ca_file,
+				     &ts->client_ca_pem);
+out:
+	for (size_t j = 0; j < ncurves; j++)
+		free(curves[j]);
+	free(curves);
+	for (size_t j = 0; j < nciphers; j++)
+		free(ciphers[j]);
+	free(ciphers);
 	return ret;
+}
+
+/*
+ * exporter-toolkit lets these headers be set, some only to these values
+ * (NULL: any value), and refuses every other name.
+ */
+static const struct {
+	const char *name;
+	const char *const values[3];
+} allowed_headers[] = {
+	{ "Strict-Transport-Security", { NULL } },
+	{ "X-Content-Type-Options", { "nosniff", NULL } },
+	{ "X-Frame-Options", { "deny", "sameorigin", NULL } },
+	{ "X-XSS-Protection", { NULL } },
+	{ "Content-Security-Policy", { NULL } },
+};
+#define NALLOWED_HEADERS (sizeof(allowed_headers) / sizeof(allowed_headers[0]))
+static const char header_names[] = "Strict-Transport-Security, X-Content-Type-Options, "
+				   "X-Frame-Options, X-XSS-Protection, Content-Security-Policy";
+
+/*
+ * How many pairs map has (0 for null), or -EINVAL if it is not a mapping:
+ * "what must be a mapping of what_of, not a list".
+ */
+static int pair_count(struct parse *p, const yaml_node_t *map, const char *what,
+		      const char *what_of, size_t *n)
+{
+	*n = 0;
+	if (is_null(map))
+		return 0;
+	if (map->type != YAML_MAPPING_NODE)
+		return yamldoc_fail(&p->d, map, "%s must be a mapping of %s, not %s", what, what_of,
+				    node_kind(map));
+	*n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+	return 0;
+}
+
+static int parse_headers(struct parse *p, yaml_node_t *map, struct webconfig *wc)
+{
+	yaml_node_pair_t *pair;
+	size_t n;
+	int ret = pair_count(p, map, "headers", "header names to values", &n);
+
+	if (ret || !n)
+		return ret;
+	wc->headers = calloc(2 * n, sizeof(*wc->headers));
+	if (!wc->headers)
+		return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
+	for_each_pair(map, pair)
+	{
+		yaml_node_t *k = yamldoc_node(&p->d, pair->key);
+		yaml_node_t *v = yamldoc_node(&p->d, pair->value);
+		const char *name, *value;
+		size_t h, j;
+		int ret;
+
+		if (k->type != YAML_SCALAR_NODE || is_null(k))
+			return yamldoc_fail(&p->d, k, "header names must be strings");
+		name = scalar(k);
+		for (h = 0; h < NALLOWED_HEADERS; h++)
+			if (!strcmp(allowed_headers[h].name, name))
+				break;
+		if (h == NALLOWED_HEADERS)
+			return yamldoc_fail(
+			    &p->d, k,
+			    "HTTP header \"%s\" cannot be configured (exporter-toolkit "
+			    "allows: %s)",
+			    name, header_names);
+		for (j = 0; j < wc->nheaders; j++)
+			if (!strcmp(wc->headers[2 * j], name))
+				return yamldoc_fail(&p->d, k, "duplicate header \"%s\"", name);
+		ret = want_string(p, name, v, &value);
+		if (ret)
+			return ret;
+		if (!*value)
+			continue; /* blank: unset, as exporter-toolkit says */
+		if (strpbrk(value, "\r\n"))
+			return yamldoc_fail(&p->d, v, "the value of %s must be one line", name);
+		if (allowed_headers[h].values[0]) {
+			for (j = 0; allowed_headers[h].values[j]; j++)
+				if (!strcmp(allowed_headers[h].values[j], value))
+					break;
+			if (!allowed_headers[h].values[j])
+				return yamldoc_fail(
+				    &p->d, v, "invalid value \"%s\" for %s (expected %s%s%s)",
+				    value, name, allowed_headers[h].values[0],
+				    allowed_headers[h].values[1] ? " or " : "",
+				    allowed_headers[h].values[1] ? allowed_headers[h].values[1]
+								 : "");
+		}
+		wc->headers[2 * wc->nheaders] = strdup(name);
+		wc->headers[2 * wc->nheaders + 1] = strdup(value);
+		wc->nheaders++;
+		if (!wc->headers[2 * wc->nheaders - 2] || !wc->headers[2 * wc->nheaders - 1])
+			return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int http_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
+{
+	struct parse *p = (struct parse *)d;
+	struct webconfig *wc = arg;
+
+	if (!strcmp(k, "http2")) {
+		bool on = true;
+		int ret = is_null(v) ? 0 : yamldoc_get_bool(d, v, &on);
+
+		wc->http2_off = !on;
+		return ret;
+	}
+	if (!strcmp(k, "headers"))
+		return parse_headers(p, v, wc);
+	return 1;
+}
+
+/*
+ * A Go duration ("1s", "500ms", "1m30s", "1.5h"; units ns, us, µs, ms, s,
+ * m, h) in ns. 0 or -EINVAL; "0" alone is 0.
+ */
+static int go_duration(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 },  { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "ms", 1e6 },
+		      { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 } };
+	double total = 0;
+
+	if (!strcmp(s, "0")) {
+		*out = 0;
+		return 0;
+	}
+	if (!*s)
+		return -EINVAL;
+	while (*s) {
+		char *end;
+		double v;
+		size_t u, best = SIZE_MAX, best_len = 0;
+
+		if (!(*s >= '0' && *s <= '9') && *s != '.')
+			return -EINVAL;
+		v = strtod(s, &end);
+		if (end == s)
+			return -EINVAL;
+		s = end;
+		/* The longest unit that matches: "ms" before "m". */
+		for (u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+			size_t l = strlen(units[u].unit);
+
+			if (!strncmp(s, units[u].unit, l) && l > best_len) {
+				best = u;
+				best_len = l;
+			}
+		}
+		if (best == SIZE_MAX)
+			return -EINVAL;
+		total += v * units[best].ns;
+		s += best_len;
+	}
+	if (total >= 1e18)
+		return -EINVAL;
+	*out = (uint64_t)total;
+	return 0;
+}
+
+struct rate_values {
+	yaml_node_t *interval, *burst;
+};
+
+static int rate_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
+{
+	struct rate_values *r = arg;
+
+	(void)d;
+	if (!strcmp(k, "interval"))
+		r->interval = v;
+	else if (!strcmp(k, "burst"))
+		r->burst = v;
+	else
+		return 1;
+	return 0;
+}
+
+static int parse_rate(struct parse *p, yaml_node_t *map, struct webconfig *wc)
+{
+	struct rate_values r = { 0 };
+	unsigned int burst = 0;
+	uint64_t ns = 0;
+	int ret;
+
+	if (is_null(map))
+		return 0;
+	ret = yamldoc_each_key(&p->d, map, "rate_limit", "interval, burst", rate_key, &r);
+	if (ret)
+		return ret;
+	if (r.interval && !is_null(r.interval) &&
+	    (r.interval->type != YAML_SCALAR_NODE || go_duration(scalar(r.interval), &ns)))
+		return yamldoc_fail(&p->d, r.interval,
+				    "interval must be a duration such as 1s, 500ms or 1m30s (0 "
+				    "turns the limit off)");
+	if (r.burst && !is_null(r.burst)) {
+		ret = yamldoc_get_unsigned(&p->d, r.burst, 0, 1000000, &burst);
+		if (ret)
+			return ret;
+	}
+	if (!ns)
+		return 0; /* interval 0: no limit, as in exporter-toolkit */
+	if (!burst)
+		return yamldoc_fail(&p->d, r.burst ? r.burst : map,
+				    "rate_limit needs a burst of at least 1: with 0 every request "
+				    "would be refused");
+	wc->rate_interval_ns = ns;
+	wc->rate_burst = burst;
+	return 0;
 }
 
 /* The cost of a well-formed bcrypt hash, or -1 if s is not one. */
@@ -337,18 +719,10 @@ static int parse_users(struct parse *p, const yaml_node_t *map, struct webconfig
 {
 	yaml_node_pair_t *pair;
 	size_t n, i;
-	int c;
+	int c = pair_count(p, map, "basic_auth_users", "user names to bcrypt hashes", &n);
 
-	if (is_null(map))
-		return 0;
-	if (map->type != YAML_MAPPING_NODE)
-		return yamldoc_fail(&p->d, map,
-				    "basic_auth_users must be a mapping of user names to bcrypt "
-				    "hashes, not %s",
-				    node_kind(map));
-	n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
-	if (!n)
-		return 0;
+	if (c || !n)
+		return c;
 	wc->users = calloc(n, sizeof(*wc->users));
 	if (!wc->users)
 		return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
@@ -394,6 +768,12 @@ static int top_key(struct yamldoc *d, const char *k, yaml_node_t *v, void *arg)
 
 	if (!strcmp(k, "tls_server_config"))
 		return parse_tls(p, d->key, v, p->wc);
+	if (!strcmp(k, "http_server_config"))
+		return is_null(v) ? 0
+				  : yamldoc_each_key(d, v, "http_server_config", "http2, headers",
+						     http_key, p->wc);
+	if (!strcmp(k, "rate_limit"))
+		return parse_rate(p, v, p->wc);
 	if (!strcmp(k, "basic_auth_users"))
 		return parse_users(p, v, p->wc, &p->cost);
 	return 1;
@@ -513,9 +893,10 @@ void webconfig_free(struct webconfig *wc)
 	free(wc->cert_file);
 	free(wc->key_file);
 	free(wc->client_ca_file);
-	free(wc->cert_pem);
-	free_secret(wc->key_pem);
-	free(wc->client_ca_pem);
+	tlsconf_free(&wc->tls);
+	for (i = 0; i < 2 * wc->nheaders; i++)
+		free(wc->headers[i]);
+	free(wc->headers);
 	for (i = 0; i < wc->nusers; i++) {
 		free(wc->users[i].name);
 		free(wc->users[i].hash);

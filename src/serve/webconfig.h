@@ -1,15 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * webconfig.h - the web configuration file of `iolat serve`: the subset of
- * the Prometheus exporter-toolkit format (--web.config.file) that iolat
- * supports, so one file can serve iolat and the other exporters on a host.
+ * webconfig.h - the web configuration file of `iolat serve`: Prometheus
+ * exporter-toolkit's format (--web.config.file), every key of it, so one
+ * file serves iolat and node_exporter on a host. docs/serve.md has the whole
+ * format; in short:
  *
  *   tls_server_config:
- *     cert_file: server.crt          # relative paths: from the file's directory
- *     key_file: server.key
- *     client_auth_type: RequireAndVerifyClientCert   # or NoClientCert (default)
- *     client_ca_file: ca.crt         # required by RequireAndVerifyClientCert
- *     min_version: TLS12             # TLS10..TLS13, default TLS12
+ *     cert_file: server.crt          # or cert: inline PEM; relative paths:
+ *     key_file: server.key           #   from the file's directory
+ *     client_auth_type: RequireAndVerifyClientCert   # Go's five, NoClientCert default
+ *     client_ca_file: ca.crt         # or client_ca: inline PEM
+ *     client_allowed_sans: [scraper.example]
+ *     min_version: TLS12             # TLS10..TLS13; max_version TLS13 by default
+ *     cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]  # Go's names
+ *     curve_preferences: [X25519, CurveP256]
+ *     prefer_server_cipher_suites: true
+ *   http_server_config:
+ *     http2: true                    # accepted; HTTP/2 is not offered
+ *     headers: {X-Frame-Options: deny}
+ *   rate_limit: {interval: 1s, burst: 10}
  *   basic_auth_users:
  *     alice: $2y$10$...              # bcrypt hashes (htpasswd -nBC 10 alice)
  */
@@ -18,6 +27,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "serve/tlsconf.h"
 
 struct webconfig_user {
 	char *name;
@@ -27,15 +39,21 @@ struct webconfig_user {
 struct webconfig_auth; /* private: the check cache and the dummy hash */
 
 struct webconfig {
-	/* Both or neither; NULL and NULL means plain HTTP. Paths as resolved. */
-	char *cert_file, *key_file;
-	/* Their contents, NUL-terminated, read at load: libmicrohttpd takes PEM in memory. */
-	char *cert_pem, *key_pem;
-	/* Set only with require_client_cert (the loader rejects either alone). */
-	char *client_ca_file, *client_ca_pem;
-	bool require_client_cert;
-	/* Lowest TLS version to accept with TLS: 10..13 for TLS 1.0..1.3 (default 12); else 0. */
-	unsigned int tls_min_version;
+	/* The files named, as resolved; NULL when unset or given inline. */
+	char *cert_file, *key_file, *client_ca_file;
+	/* What the listeners get: tls.cert_pem NULL means plain HTTP. */
+	struct tls_settings tls;
+	/* TLS versions as 10..13 for TLS 1.0..1.3 (default 12..13); 0 without TLS. */
+	unsigned int tls_min_version, tls_max_version;
+	/* http_server_config.http2 set to false (true is the default, so that an
+	 * empty file loads as all zeroes). libmicrohttpd has no HTTP/2 either way. */
+	bool http2_off;
+	/* http_server_config.headers, set on every response: name, value pairs. */
+	char **headers; /* headers[2 * i] is a name, headers[2 * i + 1] its value */
+	size_t nheaders;
+	/* rate_limit: a token bucket, burst tokens, one more each interval; 0: off. */
+	uint64_t rate_interval_ns;
+	unsigned int rate_burst;
 	/* Empty (NULL, 0) means no authentication. */
 	struct webconfig_user *users;
 	size_t nusers;

@@ -251,21 +251,22 @@ static void test_taken_address_undoes_tls(void **state)
 	struct fixture *f = *state;
 	const char *both[] = { f->addr1, f->addr2 }, *first[] = { f->addr1 };
 	char *cert = NULL, *key = NULL, err[256] = "", body[256];
+	struct tls_settings tls = { 0 };
 	struct http_opts o;
 	size_t len;
 
 	assert_int_equal(readfile_all("tests/unit/data/server.crt", 1 << 16, &cert, &len), 0);
 	assert_int_equal(readfile_all("tests/unit/data/server.key", 1 << 16, &key, &len), 0);
+	tls.cert_pem = cert;
+	tls.key_pem = key;
 	opts(&o, both, 2, "/new", &f->new_page);
-	o.tls_cert_pem = cert;
-	o.tls_key_pem = key;
+	o.tls = &tls;
 	update_fails(f, &o);
 	assert_old_site(f);
 
 	/* Without port2 it takes: port1 speaks TLS, and plain HTTP gets nothing. */
 	opts(&o, first, 1, "/new", &f->new_page);
-	o.tls_cert_pem = cert;
-	o.tls_key_pem = key;
+	o.tls = &tls;
 	if (http_update(f->s, &o, count_commit, &f->commits, err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_int_equal(f->commits, 1);
