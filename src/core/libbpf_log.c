@@ -4,7 +4,9 @@
 
 #include <bpf/libbpf.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "util/log.h"
 #include "util/verifier_log.h"
 
 /* Process-wide: libbpf has one print callback, and it takes no context. */
@@ -14,10 +16,19 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 {
 	va_list copy;
 
-	(void)level;
 	va_copy(copy, ap);
 	verifier_log_note(fmt, copy);
 	va_end(copy);
+	/* A daemon at --log.level=debug: libbpf's warnings and notes (not its
+	 * own debug stream, the whole verifier log) as debug lines. */
+	if (!verbose && level != LIBBPF_DEBUG && log_enabled(LOG_DEBUG_L)) {
+		char text[512];
+
+		vsnprintf(text, sizeof(text), fmt, ap);
+		text[strcspn(text, "\n")] = '\0';
+		log_debug("libbpf", LOG_STR("text", text));
+		return 0;
+	}
 	if (!verbose)
 		return 0;
 	return vfprintf(stderr, fmt, ap);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,9 +141,10 @@ static int open_user_programs(struct serve *s)
 	}
 	for (size_t i = 0; userprogs_config(s->user, i, &name, &why); i++) {
 		if (why)
-			log_error("user program config '%s' disabled: %s", name, why);
+			log_error("user program config disabled", LOG_STR("config", name),
+				  LOG_ERR(why));
 		else
-			log_info("user program config '%s' loaded", name);
+			log_info("user program config loaded", LOG_STR("config", name));
 	}
 	return 0;
 }
@@ -282,8 +284,8 @@ static void maint_ask(struct maint *m)
 	if (m->open) {
 		want = ++m->asked;
 		if (write(m->efd, &one, sizeof(one)) != sizeof(one))
-			log_warn("cannot wake the main thread for maintenance: %s",
-				 strerror(errno));
+			log_warn("cannot wake the main thread for maintenance",
+				 LOG_STR("err", strerror(errno)));
 		while (m->open && m->answered < want)
 			pthread_cond_wait(&m->done, &m->lock);
 	}
@@ -306,7 +308,7 @@ static bool maint_asked(struct maint *m)
 	bool asked;
 
 	if (read(m->efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		log_warn("reading the maintenance eventfd: %s", strerror(errno));
+		log_warn("cannot read the maintenance eventfd", LOG_STR("err", strerror(errno)));
 	pthread_mutex_lock(&m->lock);
 	asked = m->asked > m->answered;
 	pthread_mutex_unlock(&m->lock);
@@ -327,7 +329,7 @@ static void maintain(struct serve *s)
 	rc = exporter_maintain(s->e);
 	pthread_mutex_unlock(&s->state_lock);
 	if (rc)
-		log_error("exporter maintenance failed: %s", strerror(-rc));
+		log_error("exporter maintenance failed", LOG_STR("err", strerror(-rc)));
 	pthread_mutex_lock(&m->lock);
 	m->answered = asked;
 	pthread_cond_broadcast(&m->done);
@@ -365,7 +367,7 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 	if (!rc)
 		s->body_len[fmt] = out->len;
 	if (rc)
-		log_error("building metrics failed: %s", err[0] ? err : strerror(-rc));
+		log_error("building metrics failed", LOG_ERR(err[0] ? err : strerror(-rc)));
 	exporter_scrape_done(s->e, monotonic_s() - t0, out->len);
 	pthread_mutex_unlock(&s->state_lock);
 	return rc;
@@ -433,15 +435,20 @@ static void log_web(const struct webconfig *w)
 {
 	if (!w->tls.cert_pem)
 		return;
-	log_info("TLS: versions TLS1%u to TLS1%u, client certificates: %s%s, cipher suites: %s",
-		 w->tls_min_version - 10, w->tls_max_version - 10,
-		 tlsconf_client_auth_name(w->tls.client_auth),
-		 w->tls.nallowed_sans ? " (client_allowed_sans)" : "",
-		 w->tls.ncipher_suites ? "as configured" : "GnuTLS's defaults");
+	char min[8], max[8];
+
+	snprintf(min, sizeof(min), "TLS1%u", w->tls_min_version - 10);
+	snprintf(max, sizeof(max), "TLS1%u", w->tls_max_version - 10);
+	log_info("TLS", LOG_STR("min_version", min), LOG_STR("max_version", max),
+		 LOG_STR("client_auth_type", tlsconf_client_auth_name(w->tls.client_auth)),
+		 LOG_BOOL("client_allowed_sans", w->tls.nallowed_sans),
+		 LOG_STR("cipher_suites",
+			 w->tls.ncipher_suites ? "as configured" : "GnuTLS's defaults"));
 	/* exporter-toolkit's default is true: say once why no HTTP/2 is offered. */
 	if (!w->http2_off)
-		log_info("HTTP/2 is not offered (http_server_config.http2): libmicrohttpd speaks "
-			 "HTTP/1.1, which every Prometheus scrapes");
+		log_info("HTTP/2 is not offered (http_server_config.http2)",
+			 LOG_STR("reason",
+				 "libmicrohttpd speaks HTTP/1.1, which every Prometheus scrapes"));
 }
 
 /* The HTTP options of a configuration; listen points into cfg. */
@@ -568,9 +575,9 @@ static void do_reload(struct serve *s)
 		s->reloads_failed++;
 		s->last_reload_ok = false;
 		pthread_mutex_unlock(&s->state_lock);
-		log_error("reload failed, keeping the running configuration: %s", err);
+		log_error("reload failed, keeping the running configuration", LOG_ERR(err));
 	} else {
-		log_info("configuration reloaded; counters kept");
+		log_info("configuration reloaded", LOG_STR("counters", "kept"));
 		log_web(&s->web);
 	}
 	if (r) {
@@ -608,23 +615,53 @@ static int unpin(const char *name)
 	return 0;
 }
 
-/* The maps' sizes, once serving (a start that fails says only why): what
- * an operator compares with iolat_bpf_map_capacity_entries, and 'iolat
- * check' explains. */
-static void log_sizes(struct collector *c)
+/* What became of a pinned collector at this start, for the start line. */
+static const char *handover_state(const struct collector_pins *p)
 {
-	struct mapsize_plan p;
+	if (p->adopted)
+		return "adopted";
+	if (p->took_over)
+		return "took_over";
+	return p->replaced[0] ? "replaced" : "fresh";
+}
+
+/*
+ * The start line, once serving (a start that fails says only why): the
+ * version, the kernel, how the programs are attached, the maps' sizes
+ * (map_NAME: what an operator compares with iolat_bpf_map_capacity_entries,
+ * and 'iolat check' explains; maps_set: those the flags or the file set),
+ * and what became of a pinned collector.
+ */
+static void log_start(const struct serve *s)
+{
+	struct log_field f[8 + MAPSIZE_COUNT];
+	char keys[MAPSIZE_COUNT][48], set[160] = "";
 	struct map_stats m[MAPSIZE_COUNT];
-	char line[256] = "";
-	int n = collector_map_stats(c, m, MAPSIZE_COUNT);
+	struct collector_pins pins;
+	struct mapsize_plan plan;
+	struct utsname u;
+	int n = collector_map_stats(s->c, m, MAPSIZE_COUNT), k = 0;
 	size_t at = 0;
 
-	collector_sizes(c, &p);
-	for (int i = 0; i < n && i < MAPSIZE_COUNT && at < sizeof(line); i++)
-		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s=%llu%s", i ? " " : "",
-				       m[i].name, (unsigned long long)m[i].capacity,
-				       p.set[i] ? " (set)" : "");
-	log_info("BPF map sizes: %s ('iolat check' says how they were chosen)", line);
+	collector_sizes(s->c, &plan);
+	collector_pins(s->c, &pins);
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "unknown");
+	f[k++] = (struct log_field)LOG_STR("version", IOLAT_VERSION);
+	f[k++] = (struct log_field)LOG_STR("kernel", u.release);
+	f[k++] = (struct log_field)LOG_STR("attach", attach_mode_name(collector_mode(s->c)));
+	for (int i = 0; i < n && i < MAPSIZE_COUNT; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "map_%s", m[i].name);
+		f[k++] = (struct log_field)LOG_UINT(keys[i], m[i].capacity);
+		if (plan.set[i] && at < sizeof(set))
+			at += (size_t)snprintf(set + at, sizeof(set) - at, "%s%s", at ? "," : "",
+					       m[i].name);
+	}
+	f[k++] = (struct log_field)LOG_STR("maps_set", set[0] ? set : NULL);
+	f[k++] = (struct log_field)LOG_STR("handover", handover_state(&pins));
+	f[k++] = (struct log_field)LOG_STR("pinned", pins.pinned ? pins.dir : NULL);
+	f[k++] = (struct log_field)LOG_END;
+	log_emit(LOG_INFO_L, "started", f);
 }
 
 /* Says what the collector took over or replaced, with --handover. */
@@ -634,30 +671,32 @@ static void log_handover(const struct serve *s)
 
 	collector_pins(s->c, &p);
 	if (p.replaced[0])
-		log_warn("replaced the collector pinned in %s: %s (counters start again)", p.dir,
-			 p.replaced);
+		log_warn("replaced the pinned collector", LOG_STR("dir", p.dir),
+			 LOG_STR("reason", p.replaced), LOG_STR("effect", "counters start again"));
 	if (p.took_over)
-		log_info(
-		    "taking over the collector pinned in %s (made by iolat %s, map layout %u; "
-		    "this one's is %u): its programs count the I/O that began before the switch, "
-		    "for %u s, ours the rest; counters continue",
-		    p.dir, p.made_by, p.took_over_layout, (unsigned int)IOLAT_LAYOUT_VERSION,
-		    handover_grace_s());
+		log_info("taking over the pinned collector", LOG_STR("dir", p.dir),
+			 LOG_STR("made_by", p.made_by), LOG_UINT("layout", p.took_over_layout),
+			 LOG_UINT("our_layout", IOLAT_LAYOUT_VERSION),
+			 LOG_UINT("grace_seconds", handover_grace_s()),
+			 LOG_STR("effect", "its programs count the I/O that began before the "
+					   "switch, ours the rest; counters continue"));
 	if (p.switch_late)
-		log_warn("the handover's switch time passed before both collectors had it: I/O "
-			 "that began in the last %d ms may be counted twice",
-			 HANDOVER_LEAD_MS);
+		log_warn("the handover's switch time passed before both collectors had it",
+			 LOG_INT("lead_ms", HANDOVER_LEAD_MS),
+			 LOG_STR("effect", "I/O that began in the last lead_ms may be counted "
+					   "twice"));
 	if (p.adopted)
-		log_info("adopted the collector pinned in %s (made by iolat %s, taken over %u "
-			 "times): no I/O was missed and counters continue",
-			 p.dir, p.made_by, p.adoptions);
+		log_info("adopted the pinned collector", LOG_STR("dir", p.dir),
+			 LOG_STR("made_by", p.made_by), LOG_UINT("adoptions", p.adoptions),
+			 LOG_STR("effect", "no I/O was missed and counters continue"));
 	if (p.adopted && !p.restored)
-		log_warn("the series the last run saved were not read (%s): counters continue "
-			 "from the kernel's own (32-bit) counts, and retired series are gone",
-			 p.not_restored);
+		log_warn("the series the last run saved were not read",
+			 LOG_STR("reason", p.not_restored),
+			 LOG_STR("effect", "counters continue from the kernel's own (32-bit) "
+					   "counts, and retired series are gone"));
 	if (p.pinned && !p.adopted && !p.took_over && s->fl.handover)
-		log_info("collector pinned in %s: a restart within the lease (%u s) adopts it",
-			 p.dir, s->fl.lease_s);
+		log_info("collector pinned: a restart within the lease adopts it",
+			 LOG_STR("dir", p.dir), LOG_UINT("lease_seconds", s->fl.lease_s));
 }
 
 /*
@@ -673,9 +712,9 @@ static const char *leftover_instance(const struct serve *s)
 	if (s->fl.handover || pin_dir_of(PIN_DEFAULT_INSTANCE, dir, sizeof(dir)) ||
 	    stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return NULL;
-	log_info("found the collector an earlier run with --handover left pinned in %s: "
-		 "taking it over, and removing it at stop (--handover is off)",
-		 dir);
+	log_info("found the collector an earlier run with --handover left pinned",
+		 LOG_STR("dir", dir),
+		 LOG_STR("effect", "taking it over, and removing it at stop (--handover is off)"));
 	return PIN_DEFAULT_INSTANCE;
 }
 
@@ -698,23 +737,24 @@ static void workloads_handover(struct serve *s)
 	owner.created_ns = p.created_ns;
 	rc = wlstate_files_init(&s->wl_files, p.name, &owner);
 	if (rc) {
-		log_warn("cannot keep the workload label sets for a restart: %s/%s: %s",
-			 PIN_STATE_ROOT, p.name, strerror(-rc));
+		log_warn("cannot keep the workload label sets for a restart",
+			 LOG_STR("dir", PIN_STATE_ROOT), LOG_STR("instance", p.name),
+			 LOG_STR("err", strerror(-rc)));
 		return;
 	}
 	rc = (p.adopted && p.restored) || p.took_over
 		 ? exporter_workloads_restore(s->e, &s->wl_files, &st)
 		 : -ENOENT;
 	if (!rc)
-		log_info("workload label sets of the last run restored: %zu sets, %zu cgroups "
-			 "followed",
-			 st.sets, st.cgroups);
+		log_info("workload label sets of the last run restored", LOG_UINT("sets", st.sets),
+			 LOG_UINT("cgroups", st.cgroups));
 	else if (rc != -ENOENT && rc != -EOPNOTSUPP)
-		log_warn("the workload label sets the last run saved were not read (%s): "
-			 "workloads are named afresh",
-			 rc == -ESTALE	 ? "they belong to other maps"
-			 : rc == -EPROTO ? "the file is damaged or of another format"
-					 : strerror(-rc));
+		log_warn("the workload label sets the last run saved were not read",
+			 LOG_STR("reason", rc == -ESTALE ? "they belong to other maps"
+					   : rc == -EPROTO
+					       ? "the file is damaged or of another format"
+					       : strerror(-rc)),
+			 LOG_STR("effect", "workloads are named afresh"));
 	if (rc)
 		unlink(s->wl_files.path);
 	exporter_workloads_files(s->e, &s->wl_files);
@@ -876,11 +916,12 @@ static void run(struct serve *s)
 		what = collector_maintain(s->c);
 		pthread_mutex_unlock(&s->state_lock);
 		if (what < 0)
-			log_error("attaching a program on demand failed: %s", strerror(-what));
+			log_error("attaching a program on demand failed",
+				  LOG_STR("err", strerror(-what)));
 		for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_HANDED_OVER;
 		     bit <<= 1)
 			if (what & bit)
-				log_info("%s", collector_now_reason(bit));
+				log_info(collector_now_reason(bit));
 		if (reload) {
 			reload = 0;
 			/* http_update waits for the request under way, which must
@@ -930,6 +971,10 @@ int cmd_serve(int argc, char **argv)
 	char err[512];
 	int rc;
 
+	/* Errors of the start in the log's format, if one was chosen; the plain
+	 * "iolat: ..." line otherwise, as the other commands print. */
+	if (serve_flags_early_log(argc, argv))
+		errors_to_log("cannot start");
 	if (serve_flags_parse(argc, argv, &s.fl))
 		return 2;
 	if (s.fl.systemd_socket && take_systemd_sockets(&s.fl))
@@ -942,6 +987,8 @@ int cmd_serve(int argc, char **argv)
 	}
 	log_set_level(s.cfg.log_level);
 	log_set_format(s.cfg.log_format);
+	if (s.cfg.log_format == LOG_JSON)
+		errors_to_log("cannot start");
 	if (require_bpf_privileges(err, sizeof(err), &hint)) {
 		errorf(hint, "%s", err);
 		return 1;
@@ -960,21 +1007,22 @@ int cmd_serve(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	rc = setup(&s);
 	if (!rc) {
-		log_sizes(s.c); /* before "listening on", which tests wait for */
+		log_start(&s); /* before "listening on", which tests wait for */
 		/* Serving needs only to read maps and attach on demand. */
 		rc = privileges_drop();
 		if (rc)
-			log_warn("could not drop capabilities: %s", strerror(-rc));
+			log_warn("could not drop capabilities", LOG_STR("err", strerror(-rc)));
 		for (size_t i = 0; i < s.cfg.nlisten; i++) {
 			char where[128];
 
 			const char *spec = s.cfg.listen[i];
 
-			log_info("listening on %s%s (%s%s%s)",
-				 http_listen_describe(spec, where, sizeof(where)),
-				 s.cfg.telemetry_path, s.web.tls.cert_pem ? "https" : "http",
-				 s.fl.systemd_socket ? ", systemd socket " : "",
-				 s.fl.systemd_socket ? spec : "");
+			log_info(
+			    "listening on",
+			    LOG_STR("address", http_listen_describe(spec, where, sizeof(where))),
+			    LOG_STR("path", s.cfg.telemetry_path),
+			    LOG_BOOL("tls", s.web.tls.cert_pem != NULL),
+			    LOG_STR("systemd_socket", s.fl.systemd_socket ? spec : NULL));
 		}
 		log_web(&s.web);
 		sd_notify(0, "READY=1");
@@ -985,11 +1033,17 @@ int cmd_serve(int argc, char **argv)
 		rc = 0;
 	}
 	teardown(&s);
-	if (!rc && s.fl.handover)
-		log_info("stopped: the collector stays pinned in %s/%s and counts on for %u s "
-			 "(--handover.lease) for a successor to take it over without a gap; "
-			 "then its programs count nothing until the next run removes them, or "
-			 "'iolat serve --unpin=%s' does now",
-			 PIN_ROOT, s.fl.handover, s.fl.lease_s, s.fl.handover);
+	if (!rc && s.fl.handover) {
+		char dir[256], unpin[128];
+
+		snprintf(dir, sizeof(dir), "%s/%s", PIN_ROOT, s.fl.handover);
+		snprintf(unpin, sizeof(unpin), "iolat serve --unpin=%s", s.fl.handover);
+		log_info("stopped: the collector stays pinned for a successor", LOG_STR("dir", dir),
+			 LOG_UINT("lease_seconds", s.fl.lease_s),
+			 LOG_STR("effect", "a successor within the lease (--handover.lease) takes "
+					   "it over without a gap; then its programs count nothing "
+					   "until the next run removes them"),
+			 LOG_STR("unpin", unpin));
+	}
 	return rc ? (s.bad_config ? 2 : 1) : 0;
 }

@@ -443,9 +443,10 @@ static void log_full_maps(struct exporter *e, const uint64_t st[IOLAT_STAT_COUNT
 		    !collector_stat_map(e->c, (enum iolat_stat)i, &m, &lost))
 			continue;
 		e->full_logged |= 1u << i;
-		log_warn("BPF map %s is full (%llu entries): %s; "
-			 "iolat_collector_events_total{event=\"%s\"} counts them",
-			 m.name, (unsigned long long)m.capacity, lost, names_stat(i));
+		log_warn("BPF map full", LOG_STR("map", m.name), LOG_UINT("entries", m.capacity),
+			 LOG_STR("effect", lost),
+			 LOG_STR("counter", "iolat_collector_events_total"),
+			 LOG_STR("event", names_stat(i)));
 	}
 }
 
@@ -467,15 +468,18 @@ static void log_filling_maps(struct exporter *e, const struct map_stats *ms, int
 
 	for (int i = 0; i < n; i++) {
 		int m = mapsize_from_name(ms[i].name);
+		char flag[128];
 
 		if (m < 0 || !mapsize_fill_warn(&e->fill_warned[m], ms[i].entries, ms[i].capacity))
 			continue;
-		log_warn("BPF map %s is %llu%% full (%llu of %llu entries): once full, %s; "
-			 "give it more with --bpf.map-size=%s=ENTRIES (bpf_map_sizes in the "
-			 "config file)",
-			 ms[i].name, (unsigned long long)(ms[i].entries * 100 / ms[i].capacity),
-			 (unsigned long long)ms[i].entries, (unsigned long long)ms[i].capacity,
-			 loses[m], mapsize_name((enum mapsize_map)m));
+		snprintf(flag, sizeof(flag),
+			 "give it more with --bpf.map-size=%s=ENTRIES or bpf_map_sizes in the "
+			 "config file",
+			 mapsize_name((enum mapsize_map)m));
+		log_warn("BPF map filling up", LOG_STR("map", ms[i].name),
+			 LOG_UINT("percent", ms[i].entries * 100 / ms[i].capacity),
+			 LOG_UINT("entries", ms[i].entries), LOG_UINT("capacity", ms[i].capacity),
+			 LOG_STR("effect", loses[m]), LOG_STR("hint", flag));
 	}
 }
 
@@ -783,9 +787,9 @@ int exporter_workloads_save(struct exporter *e)
 		rc = wlstate_write(e->wl_files->path, &e->wl_files->owner, &st);
 	wlstate_free(&st);
 	if (rc && rc != e->wl_files->last_rc)
-		log_warn("cannot save the workload label sets to %s: %s (a restart would name "
-			 "workloads afresh)",
-			 e->wl_files->path, strerror(-rc));
+		log_warn("cannot save the workload label sets", LOG_STR("file", e->wl_files->path),
+			 LOG_STR("err", strerror(-rc)),
+			 LOG_STR("effect", "a restart would name workloads afresh"));
 	e->wl_files->last_rc = rc;
 	return rc;
 }

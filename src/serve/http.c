@@ -544,9 +544,11 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	char msg[512];
 
 	(void)cls;
+	if (!log_enabled(LOG_DEBUG_L))
+		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = '\0';
-	log_debug("libmicrohttpd: %s", msg);
+	log_debug("libmicrohttpd", LOG_STR("err", msg));
 }
 
 /* Room for every option daemon_options can add, MHD_OPTION_END included. */
@@ -823,7 +825,8 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 			/* libmicrohttpd owns fd from here, closing it if it fails. */
 			next[i].d = start_daemon(s, ss, fresh, fd);
 			if (next[i].d && want[i].note[0])
-				log_info("listen address %s: %s", want[i].spec, want[i].note);
+				log_info("listen address", LOG_STR("address", want[i].spec),
+					 LOG_STR("note", want[i].note));
 		}
 		if (!next[i].d) {
 			snprintf(err, len, "cannot serve on '%s' (%s)", next[i].spec,
@@ -848,8 +851,8 @@ static int plan_listeners(struct http_server *s, const struct http_opts *o,
 			    fd < 0 ? NULL : start_daemon(s, &next[i].addr.ss, &s->site, fd);
 			drain_and_stop(s, old);
 			if (!s->l[moved[i]].d)
-				log_error("lost the listener on %s while undoing a reload",
-					  next[i].spec);
+				log_error("lost a listener while undoing a reload",
+					  LOG_STR("address", next[i].spec));
 		} else {
 			stop_daemon(s, next[i].d);
 		}

@@ -366,6 +366,36 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 	return -EINVAL;
 }
 
+/* The value of --NAME=V or --NAME V at argv[i], or NULL. */
+static const char *early_value(int argc, char **argv, int i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[i], "--", 2) || strncmp(argv[i] + 2, name, n))
+		return NULL;
+	if (argv[i][2 + n] == '=')
+		return argv[i] + 3 + n;
+	return !argv[i][2 + n] && i + 1 < argc ? argv[i + 1] : NULL;
+}
+
+bool serve_flags_early_log(int argc, char **argv)
+{
+	bool chosen = false;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *level = early_value(argc, argv, i, "log.level");
+		const char *format = early_value(argc, argv, i, "log.format");
+
+		if (level && log_level_from_name(level) >= 0)
+			log_set_level((enum log_level)log_level_from_name(level));
+		if (format && log_format_from_name(format) >= 0) {
+			log_set_format((enum log_format)log_format_from_name(format));
+			chosen = true;
+		}
+	}
+	return chosen;
+}
+
 int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 {
 	static const struct option opts[] = {

@@ -40,6 +40,14 @@ struct serve_flags {
 };
 
 /*
+ * Sets the log's level and format from --log.level and --log.format, read
+ * before anything else (serve_flags_parse reads them again, and reports a
+ * value that is not one), so that every error of the start can be logged
+ * in the format chosen. Whether --log.format was given.
+ */
+bool serve_flags_early_log(int argc, char **argv);
+
+/*
  * Reads argv into f. --help prints the usage and exits 0; anything wrong
  * is printed (errorf) and gives -EINVAL.
  */

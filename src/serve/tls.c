@@ -115,7 +115,7 @@ static int verify_peer(gnutls_session_t session)
 						      (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT };
 
 		if (gnutls_certificate_verify_peers(session, &purpose, 1, &status) < 0 || status) {
-			log_debug("TLS: client certificate refused (status 0x%x)", status);
+			log_debug("TLS: client certificate refused", LOG_UINT("status", status));
 			return GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR;
 		}
 	}
@@ -146,9 +146,10 @@ static int check_suite(gnutls_session_t session, unsigned int htype, unsigned in
 				  (unsigned int)gnutls_cipher_get(session),
 				  (unsigned int)gnutls_mac_get(session)))
 		return 0;
-	log_debug("TLS: a handshake on %s refused: not among cipher_suites",
-		  gnutls_cipher_suite_get_name(gnutls_kx_get(session), gnutls_cipher_get(session),
-					       gnutls_mac_get(session)));
+	log_debug("TLS: a handshake refused: not among cipher_suites",
+		  LOG_STR("cipher_suite", gnutls_cipher_suite_get_name(gnutls_kx_get(session),
+								       gnutls_cipher_get(session),
+								       gnutls_mac_get(session))));
 	return GNUTLS_E_NO_CIPHER_SUITES;
 }
 
