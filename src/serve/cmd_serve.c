@@ -561,6 +561,9 @@ static void do_reload(struct serve *s)
 	int rc = -ENOMEM;
 
 	sd_notify(0, "RELOADING=1");
+	log_debug(
+	    "reloading", LOG_STR("config_file", s->fl.config_file),
+	    LOG_STR("web_config_file", s->cfg.web_config_file[0] ? s->cfg.web_config_file : NULL));
 	if (r) {
 		r->s = s;
 		r->stats_fd = -1;
@@ -579,6 +582,14 @@ static void do_reload(struct serve *s)
 	} else {
 		log_info("configuration reloaded", LOG_STR("counters", "kept"));
 		log_web(&s->web);
+		if (log_enabled(LOG_DEBUG_L)) {
+			char changed[512];
+
+			/* r->cfg is the configuration that ran until now. */
+			config_changes(&r->cfg, &s->cfg, changed, sizeof(changed));
+			log_debug("reload changes",
+				  LOG_STR("changed", changed[0] ? changed : "none"));
+		}
 	}
 	if (r) {
 		exporter_settings_free(r->settings);

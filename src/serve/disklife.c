@@ -11,6 +11,7 @@
 
 #include "sys/disks.h"
 #include "util/idmap.h"
+#include "util/log.h"
 
 /* A disk with series. */
 struct disk {
@@ -83,6 +84,15 @@ static int all_ids(const struct disklife *d, struct ids *out)
 	return 0;
 }
 
+/* A debug line about disk `id`: its number and its name if known. */
+static void log_disk(const char *msg, uint64_t id, const struct disk *k)
+{
+	char number[24];
+
+	disk_number(dev_of(id), number, sizeof(number));
+	log_debug(msg, LOG_STR("disk", k && k->name[0] ? k->name : NULL), LOG_STR("dev", number));
+}
+
 /* Forgets every count of disk `id` and the disk itself. */
 static int drop(struct disklife *d, uint64_t id, bool renamed)
 {
@@ -90,6 +100,10 @@ static int drop(struct disklife *d, uint64_t id, bool renamed)
 
 	if (rc)
 		return rc;
+	if (log_enabled(LOG_DEBUG_L))
+		log_disk(renamed ? "disk number taken by another disk; series dropped"
+				 : "disk expired; series dropped",
+			 id, idmap_get(&d->disks, id));
 	free(idmap_del(&d->disks, id));
 	d->expired++;
 	if (renamed && d->ops.renamed)
@@ -138,6 +152,8 @@ static int sum_disks(struct disklife *d, const struct snapshot *snap)
 			if (disks_lookup(d->dir, snap->s[i].key.dev, k->name, sizeof(k->name),
 					 NULL))
 				k->name[0] = '\0';
+			if (log_enabled(LOG_DEBUG_L))
+				log_disk("disk appeared", id, k);
 		}
 		k->ios_now += snap->s[i].val.ios;
 		k->seen = true;
@@ -183,6 +199,8 @@ static int prune_one(struct disklife *d, uint64_t id, time_t now, unsigned int e
 			return rc;
 		k->gone = true;
 		d->retired++;
+		if (log_enabled(LOG_DEBUG_L))
+			log_disk("disk gone; kernel keys retired", id, k);
 	}
 	return now - k->changed >= (time_t)expire_s ? drop(d, id, false) : 0;
 }

@@ -18,6 +18,7 @@
 #include "sys/procstats.h"
 #include "uprog/umetrics.h"
 #include "util/log.h"
+#include "util/monotonic.h"
 
 /* Classic `le` defaults: latency in ns (buckets.c), sizes in bytes. */
 const uint64_t exporter_default_size_le[] = {
@@ -741,6 +742,41 @@ int exporter_render(struct exporter *e, uint64_t fresh_ns, struct metric_set *se
 	return rc;
 }
 
+/* What a maintenance pass changed, for its debug line. */
+struct pass_tally {
+	uint64_t t0_ns;
+	struct wlabels_stats wl;
+	struct disklife_stats disks;
+};
+
+static void pass_tally(const struct exporter *e, struct pass_tally *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->t0_ns = monotonic_ns();
+	if (e->wl)
+		wlabels_stats(e->wl, &t->wl);
+	exporter_disks_stats(e->disks, &t->disks);
+}
+
+/* One debug line per pass: how long it took, what it read, what it retired,
+ * folded and expired. */
+static void log_pass(const struct exporter *e, const struct pass_tally *before, int rc)
+{
+	struct pass_tally now;
+
+	pass_tally(e, &now);
+	log_debug("maintenance pass",
+		  LOG_DBL("duration_seconds", (double)(now.t0_ns - before->t0_ns) / 1e9),
+		  LOG_UINT("series", e->snap ? e->snap->n : 0),
+		  LOG_UINT("cgroups_retired", now.wl.retired_cgroups - before->wl.retired_cgroups),
+		  LOG_UINT("cgroups_folded", now.wl.folded_cgroups - before->wl.folded_cgroups),
+		  LOG_UINT("workloads_expired", now.wl.expired_sets - before->wl.expired_sets),
+		  LOG_UINT("workloads", now.wl.sets),
+		  LOG_UINT("disks_retired", now.disks.retired - before->disks.retired),
+		  LOG_UINT("disks_expired", now.disks.expired - before->disks.expired),
+		  LOG_UINT("disks", now.disks.disks), LOG_STR("err", rc ? strerror(-rc) : NULL));
+}
+
 /*
  * The kernel map writes, in the order a pass needs them: a gone disk whose
  * number another disk took is dropped before the read, so the read cannot
@@ -750,8 +786,14 @@ int exporter_render(struct exporter *e, uint64_t fresh_ns, struct metric_set *se
  */
 int exporter_maintain(struct exporter *e)
 {
+	bool debug = log_enabled(LOG_DEBUG_L);
+	struct pass_tally before;
 	time_t now = time(NULL);
-	int rc = exporter_disks_check(e->disks);
+	int rc;
+
+	if (debug)
+		pass_tally(e, &before);
+	rc = exporter_disks_check(e->disks);
 
 	if (!rc)
 		rc = read_series(e, UINT64_MAX);
@@ -767,6 +809,8 @@ int exporter_maintain(struct exporter *e)
 		rc = wlabels_prune(e->wl, e->snap, now);
 	if (!rc)
 		rc = exporter_disks_prune(e->disks, e->snap, now, e->o.disk_expire_s);
+	if (debug)
+		log_pass(e, &before, rc);
 	return rc;
 }
 

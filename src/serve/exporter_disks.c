@@ -85,6 +85,11 @@ int exporter_disks_check(struct exporter_disks *d)
 	return disklife_check(d->life);
 }
 
+void exporter_disks_stats(const struct exporter_disks *d, struct disklife_stats *out)
+{
+	disklife_stats(d->life, out);
+}
+
 struct gone_ctx {
 	struct metric_family *f;
 	int failed;

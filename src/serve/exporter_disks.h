@@ -14,6 +14,7 @@
 #include "core/collector.h"
 #include "core/snapshot.h"
 #include "metrics/metrics.h"
+#include "serve/disklife.h"
 #include "uprog/decoders.h"
 
 struct exporter_disks;
@@ -26,6 +27,9 @@ void exporter_disks_free(struct exporter_disks *d);
 /* Maintenance, before its read of the collector: drops gone disks whose
  * number another disk has taken. 0 or -errno. */
 int exporter_disks_check(struct exporter_disks *d);
+
+/* What disklife_stats says of its disks (for the maintenance log). */
+void exporter_disks_stats(const struct exporter_disks *d, struct disklife_stats *out);
 
 /*
  * Maintenance, on its read (snap): retires and expires gone disks

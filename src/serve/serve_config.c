@@ -314,3 +314,51 @@ int config_load(const char *path, struct serve_config *c, char *err, size_t errl
 	yaml_document_delete(&x.doc);
 	return rc;
 }
+
+/* Appends name to out (comma-separated) when the fields differ. */
+static void note_change(bool differs, const char *name, char *out, size_t len)
+{
+	size_t at = strlen(out);
+
+	if (differs && at < len)
+		snprintf(out + at, len - at, "%s%s", at ? "," : "", name);
+}
+
+void config_changes(const struct serve_config *a, const struct serve_config *b, char *out,
+		    size_t len)
+{
+	bool rules = a->nrules != b->nrules, listen = a->nlisten != b->nlisten;
+
+	for (size_t i = 0; !listen && i < a->nlisten; i++)
+		listen = strcmp(a->listen[i], b->listen[i]) != 0;
+	for (size_t i = 0; !rules && i < a->nrules; i++)
+		rules = strcmp(a->rules[i].match, b->rules[i].match) ||
+			strcmp(a->rules[i].kind, b->rules[i].kind) ||
+			strcmp(a->rules[i].name, b->rules[i].name);
+	out[0] = '\0';
+	note_change(listen, "web.listen_addresses", out, len);
+	note_change(strcmp(a->telemetry_path, b->telemetry_path), "web.telemetry_path", out, len);
+	note_change(strcmp(a->web_config_file, b->web_config_file), "web.config_file", out, len);
+	note_change(a->device_view != b->device_view, "views.device_time", out, len);
+	note_change(a->total_view != b->total_view, "views.total_time", out, len);
+	note_change(a->size_view != b->size_view, "views.request_size", out, len);
+	note_change(a->nlat_le != b->nlat_le ||
+			memcmp(a->lat_le, b->lat_le, a->nlat_le * sizeof(a->lat_le[0])),
+		    "buckets.latency_seconds", out, len);
+	note_change(a->nsize_le != b->nsize_le ||
+			memcmp(a->size_le, b->size_le, a->nsize_le * sizeof(a->size_le[0])),
+		    "buckets.size_bytes", out, len);
+	note_change(a->op_label != b->op_label, "labels.op", out, len);
+	note_change(a->size_label != b->size_label, "labels.size_class", out, len);
+	note_change(a->workloads != b->workloads, "workloads.enabled", out, len);
+	note_change(a->workloads_by_process != b->workloads_by_process, "workloads.by", out, len);
+	note_change(a->workloads_max != b->workloads_max, "workloads.max", out, len);
+	note_change(a->workloads_expire_s != b->workloads_expire_s, "workloads.expire", out, len);
+	note_change(rules, "workloads.rules", out, len);
+	note_change(a->disks_expire_s != b->disks_expire_s, "disks.expire", out, len);
+	note_change(a->bpf_stats != b->bpf_stats, "bpf_stats", out, len);
+	note_change(memcmp(a->map_sizes, b->map_sizes, sizeof(a->map_sizes)), "bpf_map_sizes", out,
+		    len);
+	note_change(a->log_level != b->log_level, "log_level", out, len);
+	note_change(a->log_format != b->log_format, "log_format", out, len);
+}

@@ -83,4 +83,12 @@ void config_defaults(struct serve_config *c);
  */
 int config_load(const char *path, struct serve_config *c, char *err, size_t errlen);
 
+/*
+ * The settings that differ between a and b, by their names in the file
+ * ("web.telemetry_path,labels.op"), into out; "" if none. For the log of a
+ * reload.
+ */
+void config_changes(const struct serve_config *a, const struct serve_config *b, char *out,
+		    size_t len);
+
 #endif

@@ -11,6 +11,7 @@
 #include "serve/wlstate.h"
 #include "util/buf.h"
 #include "util/idmap.h"
+#include "util/log.h"
 
 /* User-space cgroup ids (ops->retire) for retired series: wlabels.h's two,
  * then one per label set. */
@@ -146,6 +147,11 @@ static struct lset *set_for(struct wlabels *w, const struct workload *n)
 	return s;
 fold:
 	w->st.folded_cgroups++;
+	log_debug("workload folded into other", LOG_STR("kind", n->kind),
+		  LOG_STR("workload", n->name),
+		  LOG_STR("reason",
+			  w->st.sets >= w->o.max_sets ? "workloads.max reached" : "out of memory"),
+		  LOG_UINT("max", w->o.max_sets));
 	return &w->other;
 }
 
@@ -160,6 +166,8 @@ static void name_it(struct wlabels *w, uint64_t id, struct tracked *t, time_t no
 			return;
 		w->st.folded_cgroups++;
 		t->set = &w->other;
+		log_debug("workload folded into other", LOG_UINT("cgroup", id),
+			  LOG_STR("reason", "cgroup gone before it was named"));
 	} else {
 		t->set = set_for(w, n);
 	}
@@ -324,6 +332,9 @@ static void unfollow(struct wlabels *w, uint64_t id, time_t now)
 		return;
 	if (t->set && --t->set->members == 0)
 		t->set->empty_since = now;
+	log_debug("workload cgroup gone; kernel keys retired", LOG_UINT("cgroup", id),
+		  LOG_STR("kind", t->set ? t->set->label.kind : NULL),
+		  LOG_STR("workload", t->set ? t->set->label.name : NULL));
 	workload_forget(w->names, id);
 	w->st.cgroups--;
 	w->st.retired_cgroups++;
@@ -348,6 +359,8 @@ static int expire(struct wlabels *w, uint64_t id)
 	if (!s)
 		return 0;
 	idmap_del(&w->by_name, s->hash);
+	log_debug("workload expired", LOG_STR("kind", s->label.kind),
+		  LOG_STR("workload", s->label.name), LOG_UINT("expire_seconds", w->o.expire_s));
 	rc = w->ops.refold(w->ops.ctx, s->id, WLABELS_ID_EXPIRED);
 	free(s);
 	w->st.sets--;
