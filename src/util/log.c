@@ -236,7 +236,7 @@ static void put_bare_field(struct line *ln, const char *key, const char *s)
 }
 
 /* "FILE:LINE:COL: rest": 0 with the parts, or -1. FILE may hold colons
- * itself; the first ":digits:digits: " ends it. */
+ * itself, not ": "; the first ":digits:digits: " ends it. */
 static int split_position(const char *s, size_t *file_len, unsigned long *line, unsigned long *col,
 			  const char **rest)
 {
@@ -251,6 +251,9 @@ static int split_position(const char *s, size_t *file_len, unsigned long *line, 
 		*col = strtoul(e1 + 1, &e2, 10);
 		if (e2[0] != ':' || e2[1] != ' ')
 			continue;
+		for (const char *q = s; q + 1 < p; q++)
+			if (q[0] == ':' && q[1] == ' ')
+				return -1; /* words before a position: not a FILE */
 		*file_len = (size_t)(p - s);
 		*rest = e2 + 2;
 		return 0;

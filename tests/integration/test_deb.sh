@@ -174,7 +174,7 @@ unit_start 1
 grep -q '^iolat_build_info' "$WORK/metrics" || fail "no iolat_build_info in a scrape with the installed config"
 grep -q '^iolat_user_config_up{config="biosize"} 1' "$WORK/metrics" ||
 	fail "ARGS in /etc/default/iolat: the program in /etc/iolat/programs is not served: $(grep user_config "$WORK/metrics")"
-grep -q 'collector pinned in /sys/fs/bpf/iolat/serve' "$WORK/serve.1.log" ||
+grep -q 'collector pinned: a restart adopts it" dir=/sys/fs/bpf/iolat/serve' "$WORK/serve.1.log" ||
 	fail "the service pinned nothing: $(tail -3 "$WORK/serve.1.log")"
 [ "$(stat -c %U /sys/fs/bpf/iolat/serve)" = iolat ] || fail "the pins are not iolat's: $(ls -ld /sys/fs/bpf/iolat/serve)"
 
@@ -189,7 +189,7 @@ kill -0 $IOLAT_PID 2>/dev/null || fail "the upgrade stopped the running iolat"
 unit_stop 1
 [ -n "$(ls -A /sys/fs/bpf/iolat/serve)" ] || fail "no pins left after the stop"
 unit_start 2
-grep -q 'adopted the collector pinned in /sys/fs/bpf/iolat/serve' "$WORK/serve.2.log" ||
+grep -q 'msg="adopted the pinned collector" dir=/sys/fs/bpf/iolat/serve' "$WORK/serve.2.log" ||
 	fail "the restart after the upgrade did not adopt the pins: $(grep -iE 'pin|warn|error' "$WORK/serve.2.log" | tail -3)"
 grep -q 'were not read' "$WORK/serve.2.log" && fail "the saved series were not read: $(grep 'not read' "$WORK/serve.2.log")"
 unit_stop 2

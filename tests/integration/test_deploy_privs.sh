@@ -217,7 +217,7 @@ pod_stop() {
 	assert_eq "pod $1: exit status" 0 "$rc"
 }
 pod_start 1
-grep -q 'collector pinned in /sys/fs/bpf/iolat/serve' "$WORK/pod.1.log" ||
+grep -q 'collector pinned: a restart adopts it" dir=/sys/fs/bpf/iolat/serve' "$WORK/pod.1.log" ||
 	fail "the pod pinned nothing: $(tail -3 "$WORK/pod.1.log")"
 reads=$((20 + RANDOM % 20))
 "$DIO" read "$LOOP" "$reads" 4096 || fail "dio read"
@@ -225,7 +225,7 @@ pod_stop 1
 # Between the pods: counted by the pinned collector alone.
 "$DIO" read "$LOOP" "$reads" 4096 || fail "dio read"
 pod_start 2
-grep -q 'adopted the collector pinned in /sys/fs/bpf/iolat/serve' "$WORK/pod.2.log" ||
+grep -q 'msg="adopted the pinned collector" dir=/sys/fs/bpf/iolat/serve' "$WORK/pod.2.log" ||
 	fail "the new pod did not adopt the pins: $(grep -iE 'pin|warn|error' "$WORK/pod.2.log" | tail -3)"
 scrape "$WORK/m2"
 assert_eq "pod 2: completions of $name since pod 1 started (none lost between the pods)" $((2 * reads)) \

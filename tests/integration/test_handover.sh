@@ -32,7 +32,7 @@ scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$1" || fail "scrape faile
 
 start_serve "$WORK/serve.0.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME
 [ -d "$PINS" ] || fail "no pins in $PINS"
-grep -q "collector pinned in $PINS" "$WORK/serve.0.log" || fail "no pin message: $(cat "$WORK/serve.0.log")"
+grep -q "collector pinned: a restart within the lease adopts it\" dir=$PINS lease_seconds=" "$WORK/serve.0.log" || fail "no pin message: $(cat "$WORK/serve.0.log")"
 "$IOLAT" check >"$WORK/check" 2>&1
 grep -A1 "^  $NAME: made by iolat .* at .*, map layout [0-9]*$" "$WORK/check" |
 	grep -qE "[0-9]+ programs attached, [0-9]+ maps; taken over 0 times, last by pid $SERVE_PID \(running\)" ||
@@ -61,7 +61,7 @@ for ((i = 1; i <= RESTARTS; i++)); do
 	# Stopped, the programs still count: nothing attached was let go.
 	[ -d "$PINS" ] || fail "restart $i: the pins are gone"
 	start_serve "$WORK/serve.$i.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME
-	grep -q "adopted the collector pinned in $PINS" "$WORK/serve.$i.log" ||
+	grep -q "msg=\"adopted the pinned collector\" dir=$PINS " "$WORK/serve.$i.log" ||
 		fail "restart $i: not adopted: $(cat "$WORK/serve.$i.log")"
 	! grep -q "level=warn" "$WORK/serve.$i.log" || fail "restart $i: $(grep level=warn "$WORK/serve.$i.log")"
 	scrape "$WORK/m.$i"
@@ -109,9 +109,9 @@ scrape "$WORK/m.c"
 kill -KILL "$SERVE_PID"
 wait "$SERVE_PID" 2>/dev/null
 start_serve "$WORK/serve.d.log" --web.listen-address=127.0.0.1:"$port"
-grep -q "found the collector an earlier run with --handover left pinned in /sys/fs/bpf/iolat/serve" "$WORK/serve.d.log" ||
+grep -q "found the collector an earlier run with --handover left pinned\" dir=/sys/fs/bpf/iolat/serve " "$WORK/serve.d.log" ||
 	fail "--handover off: the left pins not found: $(cat "$WORK/serve.d.log")"
-grep -q "adopted the collector pinned in /sys/fs/bpf/iolat/serve" "$WORK/serve.d.log" ||
+grep -q "msg=\"adopted the pinned collector\" dir=/sys/fs/bpf/iolat/serve " "$WORK/serve.d.log" ||
 	fail "--handover off: the left pins not adopted: $(cat "$WORK/serve.d.log")"
 scrape "$WORK/m.d"
 check_monotonic "$WORK/m.c" "$WORK/m.d" iolat_bpf_program_
@@ -129,7 +129,7 @@ mkdir -p "$PINS"
 bpftool map create "$PINS/control" type array key 4 value 96 entries 1 name control ||
 	fail "bpftool map create failed"
 start_serve "$WORK/serve.b.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME
-grep -q "level=warn.*replaced the collector pinned in $PINS: unreadable pins" "$WORK/serve.b.log" ||
+grep -q "level=warn msg=\"replaced the pinned collector\" dir=$PINS reason=\"unreadable pins" "$WORK/serve.b.log" ||
 	fail "unreadable pins not replaced with a warning: $(cat "$WORK/serve.b.log")"
 ! grep -q "adopted\|taking over" "$WORK/serve.b.log" || fail "unreadable pins adopted"
 kill -TERM "$SERVE_PID"

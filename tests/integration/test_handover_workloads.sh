@@ -82,8 +82,8 @@ PY
 }
 
 restarted() {
-	grep -q "adopted the collector pinned in $PINS" "$1" || fail "not adopted: $(cat "$1")"
-	grep -q "workload label sets of the last run restored: 3 sets" "$1" ||
+	grep -q "msg=\"adopted the pinned collector\" dir=$PINS " "$1" || fail "not adopted: $(cat "$1")"
+	grep -q "msg=\"workload label sets of the last run restored\" sets=3 " "$1" ||
 		fail "label sets not restored: $(cat "$1")"
 	! grep -q "level=warn" "$1" || fail "$(grep level=warn "$1")"
 }
@@ -196,7 +196,7 @@ kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "exit status $? after SIGTERM"
 truncate -s 40 "$STATE/workloads"
 start_serve "$WORK/serve.3.log" "${serve_args[@]}"
-grep -q "adopted the collector pinned in $PINS" "$WORK/serve.3.log" || fail "not adopted"
+grep -q "msg=\"adopted the pinned collector\" dir=$PINS " "$WORK/serve.3.log" || fail "not adopted"
 assert_eq "warnings for a damaged state" 1 "$(grep -c level=warn "$WORK/serve.3.log")"
 grep -q "level=warn.*workload label sets the last run saved were not read (the file is damaged" \
 	"$WORK/serve.3.log" || fail "$(grep level=warn "$WORK/serve.3.log")"

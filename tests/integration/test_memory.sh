@@ -77,7 +77,7 @@ echo "ok: serve's maps take what check --memory says"
 # metrics, its start log and plain `check` say.
 "$IOLAT" check --no-load >"$WORK/check" || fail "check --no-load"
 sed -n '/^Map sizes/,/^$/p' "$WORK/check"
-logged=$(grep -o 'BPF map sizes: [^(]*' "$WORK/serve.log") || fail "no sizes logged: $(cat "$WORK/serve.log")"
+logged=$(grep 'level=info msg="started" ' "$WORK/serve.log") || fail "no sizes logged: $(cat "$WORK/serve.log")"
 for m in hists_shared rq_starts bio_starts comms; do
 	planned=$(plan_entries "$WORK/plan" "iolat serve" "$m")
 	[ -n "$planned" ] || fail "$m is not in check --memory's serve plan"
@@ -85,7 +85,7 @@ for m in hists_shared rq_starts bio_starts comms; do
 		"$(metric "$WORK/serve.metrics" iolat_bpf_map_capacity_entries "{map=\"$m\"}")"
 	assert_eq "check's $m = check --memory's" "$planned" \
 		"$(awk -v m="$m" '/^Map sizes/ { on = 1 } on && $1 == m { print $2; exit }' "$WORK/check")"
-	grep -q " $m=$planned\b" <<<" ${logged#BPF map sizes: }" || fail "$m=$planned not in '$logged'"
+	grep -q " map_$m=$planned\b" <<<"$logged" || fail "map_$m=$planned not in '$logged'"
 	echo "  $m: $planned entries (check, check --memory, serve's capacity and log)"
 done
 grep -q '^    why: .*requests the disks hold at once' "$WORK/plan" || fail "no reason for rq_starts"

@@ -29,9 +29,9 @@ event() { sample "$1" iolat_collector_events_total "{event=\"$2\"}"; }
 # Reads and writes the kernel completed on the test's disk.
 kernel_reads() { awk '{ print $1 }' "/sys/block/$name/stat"; }
 # warned LOG MAP: how many times the full-map warning for MAP was logged.
-warned() { grep -c "level=warn msg=\"BPF map $2 is full" "$1"; }
+warned() { grep -c "level=warn msg=\"BPF map full\" map=$2 " "$1"; }
 # filling LOG MAP: how many times the 90 % warning for MAP was logged.
-filling() { grep -c "level=warn msg=\"BPF map $2 is [0-9]*% full" "$1"; }
+filling() { grep -c "level=warn msg=\"BPF map filling up\" map=$2 " "$1"; }
 
 # 0. The 90 % warning. Ten keys; each cgroup's reads take one (disk, read,
 # cgroup). Reads only, as below.
@@ -45,7 +45,7 @@ port=$(free_port)
 echo 'bpf_map_sizes: {hists: 10}' >"$WORK/fill.yml"
 IOLAT_TEST_DISK=$name start_serve "$WORK/fill.log" --web.listen-address="127.0.0.1:$port" \
 	--config.file="$WORK/fill.yml"
-grep -q 'BPF map sizes: hists_shared=10 (set) ' "$WORK/fill.log" || fail "sizes not logged: $(cat "$WORK/fill.log")"
+grep -q 'msg="started" .* map_hists_shared=10 .* maps_set=hists_shared ' "$WORK/fill.log" || fail "sizes not logged: $(cat "$WORK/fill.log")"
 scrape "$WORK/f0"
 assert_eq "capacity set by --bpf.map-size" 10 "$(sample "$WORK/f0" iolat_bpf_map_capacity_entries '{map="hists_shared"}')"
 for i in $(seq 0 7); do
@@ -58,7 +58,7 @@ in_cgroup "${fill_cgroups[8]}" "$DIO" read "$dev" 2 4096 || fail "dio fill8"
 for i in 2 3 4; do scrape "$WORK/f$i"; done
 assert_eq "fill ratio at 9" 0.9 "$(sample "$WORK/f4" iolat_bpf_map_fill_ratio '{map="hists_shared"}')"
 assert_eq "90 % warnings, over 3 scrapes" 1 "$(filling "$WORK/fill.log" hists_shared)"
-grep -q 'level=warn msg="BPF map hists_shared is 90% full (9 of 10 entries): once full, I/O of a disk, operation or workload not in it yet will not be counted; give it more with --bpf.map-size=hists=ENTRIES (bpf_map_sizes in the config file)"$' \
+grep -q 'level=warn msg="BPF map filling up" map=hists_shared percent=90 entries=9 capacity=10 effect="I/O of a disk, operation or workload not in it yet will not be counted" hint="give it more with --bpf.map-size=hists=ENTRIES or bpf_map_sizes in the config file"$' \
 	"$WORK/fill.log" || fail "90 % warning text: $(grep 'full' "$WORK/fill.log")"
 assert_eq "nothing lost before full" 0 $(($(event "$WORK/f4" hist_map_full) - $(event "$WORK/f0" hist_map_full)))
 assert_eq "no full-map warning" 0 "$(warned "$WORK/fill.log" hists_shared)"
@@ -73,11 +73,11 @@ scrape "$WORK/f8"
 scrape "$WORK/f9"
 assert_eq "keys again" 9 "$(sample "$WORK/f9" iolat_bpf_map_entries '{map="hists_shared"}')"
 assert_eq "90 % warnings after it emptied and filled again" 2 "$(filling "$WORK/fill.log" hists_shared)"
-assert_eq "other maps' warnings" 2 "$(grep -c '% full' "$WORK/fill.log")"
+assert_eq "other maps' warnings" 2 "$(grep -c 'msg="BPF map filling up"' "$WORK/fill.log")"
 # A reload cannot resize a map: refused, and the map keeps its size.
 echo 'bpf_map_sizes: {hists: 20}' >"$WORK/fill.yml"
 kill -HUP "$SERVE_PID"
-wait_for_line "$WORK/fill.log" 'reload failed, keeping the running configuration: changing bpf_map_sizes needs a restart' ||
+wait_for_line "$WORK/fill.log" 'reload failed, keeping the running configuration" err="changing bpf_map_sizes needs a restart' ||
 	fail "the resizing reload was not refused: $(tail -3 "$WORK/fill.log")"
 scrape "$WORK/f10"
 assert_eq "capacity after the refused reload" 10 "$(sample "$WORK/f10" iolat_bpf_map_capacity_entries '{map="hists_shared"}')"
@@ -121,8 +121,8 @@ in_cgroup "$cgb" "$DIO" read "$dev" 3 4096 || fail "dio b again"
 for i in 2 3 4; do scrape "$WORK/h$i"; done
 assert_eq "hist_map_full after 3 more" 14 $(($(event "$WORK/h4" hist_map_full) - $(event "$WORK/h0" hist_map_full)))
 assert_eq "warnings for hists_shared" 1 "$(warned "$WORK/hist.log" hists_shared)"
-grep -q 'level=warn msg="BPF map hists_shared is full (2 entries): I/O of a disk, operation or workload not in it yet is not counted; iolat_collector_events_total{event=\\"hist_map_full\\"} counts them"$' \
-	"$WORK/hist.log" || fail "warning text: $(grep 'is full' "$WORK/hist.log")"
+grep -q 'level=warn msg="BPF map full" map=hists_shared entries=2 effect="I/O of a disk, operation or workload not in it yet is not counted" counter=iolat_collector_events_total event=hist_map_full$' \
+	"$WORK/hist.log" || fail "warning text: $(grep 'BPF map full' "$WORK/hist.log")"
 assert_eq "health" 200 "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/-/healthy")"
 stop_serve "histogram map"
 echo "ok: histogram map full: 14 reads not counted, counted as such, one warning"
@@ -166,7 +166,7 @@ rq_map_full() {
 	[ "$untimed_device" -gt 0 ] || fail "$mode: no request lost its whole entry"
 	assert_eq "$mode: misses of requests under way before the fallback" 0 "$miss"
 	assert_eq "$mode: warnings for rq_starts" 1 "$(warned "$log" rq_starts)"
-	assert_eq "$mode: no other full map" 1 "$(grep -c 'is full' "$log")"
+	assert_eq "$mode: no other full map" 1 "$(grep -c 'msg="BPF map full"' "$log")"
 	"$DIO" read "$dev" 10 4096 || fail "dio after"
 	scrape "$r.4"
 	assert_counted "$mode: still counting" $((k1 - k0 + 10)) \

@@ -63,7 +63,7 @@ echo "ok: ${#scrapes[@]} kept text scrapes pass promtool"
 assert_eq "listening socket kept across reloads" "$sock" "$(listen_inode)"
 
 # Rejections are logged once each, one logfmt line saying what.
-fails=$(grep -c 'level=error msg="reload failed, keeping the running configuration: .*bounds must ascend' "$WORK/serve.log")
+fails=$(grep -c 'level=error msg="reload failed, keeping the running configuration" .*err=".*bounds must ascend' "$WORK/serve.log")
 rejected=$(sed -nE 's/.*\(([0-9]+) rejected\).*/\1/p' "$WORK/race.out")
 assert_eq "a log line per rejected reload" "$rejected" "$fails"
 unexpected=$(grep -E 'level=(error|warn)' "$WORK/serve.log" | grep -vc 'bounds must ascend')

@@ -77,7 +77,7 @@ basic_auth_users:
   bob: $HASH
 YML
 kill -HUP "$SERVE_PID"
-wait_reloads "reload failed, keeping the running configuration: .*web.yml: cert_file .* do not load as a pair" 1
+wait_reloads "reload failed, keeping the running configuration\" err=\".*web.yml: cert_file .* do not load as a pair" 1
 assert_eq "still the new certificate" 200 "$(curl -s -o /dev/null -w '%{http_code}' "${cb[@]}" -u 'alice:correct horse' "$lurl")"
 assert_eq "bob not let in" 401 "$(curl -s -o /dev/null -w '%{http_code}' "${cb[@]}" -u 'bob:correct horse' "$lurl")"
 assert_eq "socket kept" "$sock" "$(listen_inode)"
@@ -147,7 +147,7 @@ labels:
   op: false
 YML
 start_serve "$WORK/serve2.log" --config.file="$WORK/iolat.yml"
-p2=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/serve2.log" | head -1)
+p2=$(sed -n 's/.*msg="listening on" address=127.0.0.1:\([0-9]*\) .*/\1/p' "$WORK/serve2.log" | head -1)
 make_loop 16
 "$DIO" read "$LOOP" 9 4096 || fail "dio read"
 curl -sf "http://127.0.0.1:$p2/m" >"$WORK/m2" || fail "scrape of /m"

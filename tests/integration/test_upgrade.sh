@@ -68,7 +68,7 @@ restart() {
 # handed_over STEP: the takeover said so, and ends within its grace.
 handed_over() {
 	local step=$1 log=$WORK/serve.$1.log
-	grep -q "taking over the collector pinned in $PINS .* for 3 s, ours the rest" "$log" ||
+	grep -q "msg=\"taking over the pinned collector\" dir=$PINS .* grace_seconds=3 " "$log" ||
 		fail "$step: no takeover: $(cat "$log")"
 	for _ in $(seq 150); do
 		grep -q "handover done" "$log" && break
@@ -113,7 +113,7 @@ check_monotonic "$WORK/m.2" "$WORK/m.2b"
 
 # 3. Restarted, the next release adopts its own pins.
 restart 3 "$NEXT/iolat"
-grep -q "adopted the collector pinned in $PINS (made by iolat 9.9.9-next" "$WORK/serve.3.log" ||
+grep -q "msg=\"adopted the pinned collector\" dir=$PINS made_by=9.9.9-next" "$WORK/serve.3.log" ||
 	fail "3: not adopted: $(cat "$WORK/serve.3.log")"
 scrape "$WORK/m.3"
 check_monotonic "$WORK/m.2b" "$WORK/m.3"

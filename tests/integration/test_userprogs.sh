@@ -38,7 +38,7 @@ before=$(all_prog_ids)
 port=$(free_port)
 start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --config.dir="$EX" \
 	--config.names=biosize,timers,runqlat
-grep -q "user program config 'biosize' loaded" "$WORK/serve.log" || fail "biosize not loaded"
+grep -q 'msg="user program config loaded" config=biosize$' "$WORK/serve.log" || fail "biosize not loaded"
 scrape "$WORK/m0"
 "$DIO" read "$dev" 100 4096 || fail "dio read"
 scrape "$WORK/m1"
@@ -159,7 +159,7 @@ cp "$EX"/biosize.* "$cfg/"
 sed 's/name: majorminor/name: majorminr/' "$EX/biosize.yaml" | sed 's/^name: biosize/name: broken/' >"$cfg/broken.yaml"
 port=$(free_port)
 start_serve "$WORK/serve2.log" --web.listen-address="127.0.0.1:$port" --config.dir="$cfg"
-grep -qE "user program config 'broken' disabled: .*broken.yaml:[0-9]+:[0-9]+: .*majorminr" \
+grep -qE 'msg="user program config disabled" config=broken file=[^ ]*broken.yaml line=[0-9]+ col=[0-9]+ err=".*majorminr' \
 	"$WORK/serve2.log" || fail "broken config not reported: $(cat "$WORK/serve2.log")"
 scrape "$WORK/m2"
 assert_eq "broken: up" 0 "$(metric "$WORK/m2" iolat_user_config_up '{config="broken"}')"
