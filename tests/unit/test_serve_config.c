@@ -152,12 +152,43 @@ static void test_missing_file(void **state)
 	assert_non_null(strstr(err, "/nonexistent/iolat.yml"));
 }
 
+/* What a reload's debug line names: the settings that differ, by their
+ * names in the file; none for the same file loaded twice. */
+static void test_changes(void **state)
+{
+	static const char base[] = "labels:\n  op: true\nworkloads:\n  max: 10\n"
+				   "  rules:\n    - match: '^/a/(.*)'\n      kind: a\n"
+				   "      name: '\\1'\n";
+	struct serve_config *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	char err[512] = "", out[256];
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(load(base, a, err, sizeof(err)), 0);
+	assert_int_equal(load(base, b, err, sizeof(err)), 0);
+	config_changes(a, b, out, sizeof(out));
+	assert_string_equal(out, "");
+	assert_int_equal(load("labels:\n  op: false\nworkloads:\n  max: 11\n"
+			      "  rules:\n    - match: '^/a/(.*)'\n      kind: b\n"
+			      "      name: '\\1'\nlog_format: json\n",
+			      b, err, sizeof(err)),
+			 0);
+	config_changes(a, b, out, sizeof(out));
+	assert_string_equal(out, "labels.op,workloads.max,workloads.rules,log_format");
+	config_changes(a, b, out, 20); /* cut short, still a string */
+	assert_string_equal(out, "labels.op,workloads");
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_mistakes),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_changes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
