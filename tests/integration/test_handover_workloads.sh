@@ -198,7 +198,7 @@ truncate -s 40 "$STATE/workloads"
 start_serve "$WORK/serve.3.log" "${serve_args[@]}"
 grep -q "msg=\"adopted the pinned collector\" dir=$PINS " "$WORK/serve.3.log" || fail "not adopted"
 assert_eq "warnings for a damaged state" 1 "$(grep -c level=warn "$WORK/serve.3.log")"
-grep -q "level=warn.*workload label sets the last run saved were not read (the file is damaged" \
+grep -q 'level=warn msg="the workload label sets the last run saved were not read" reason="the file is damaged' \
 	"$WORK/serve.3.log" || fail "$(grep level=warn "$WORK/serve.3.log")"
 scrape "$WORK/m.h"
 scrape "$WORK/m.h"

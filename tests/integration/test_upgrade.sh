@@ -139,7 +139,7 @@ echo "ok: $done_ios completions across a settings change, an upgrade to layout 2
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID"
 IOLAT=$CURRENT start_serve "$WORK/serve.4.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME
-grep -q "level=warn.*replaced the collector pinned in /sys/fs/bpf/iolat/$NAME: iolat 9.9.9-next's collector has map layout 2, which this iolat cannot read (it reads layouts 1 to 1)" \
+grep -q "level=warn msg=\"replaced the pinned collector\" dir=/sys/fs/bpf/iolat/$NAME reason=\"iolat 9.9.9-next's collector has map layout 2, which this iolat cannot read (it reads layouts 1 to 1)" \
 	"$WORK/serve.4.log" || fail "rollback: no clear refusal: $(cat "$WORK/serve.4.log")"
 ! grep -q "adopted\|taking over" "$WORK/serve.4.log" || fail "rollback: took the newer layout's maps"
 scrape "$WORK/m.4"
