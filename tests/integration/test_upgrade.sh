@@ -102,7 +102,7 @@ grep -q 'size="<=4KiB"' "$WORK/m.1b" || fail "1: no size-class label after the t
 
 # 2. The next release, a field more in every kernel value.
 restart 2 "$NEXT/iolat"
-grep -q "made by iolat .*, map layout 1; this one's is 2" "$WORK/serve.2.log" ||
+grep -q "made_by=[^ ]* layout=1 our_layout=2 " "$WORK/serve.2.log" ||
 	fail "2: the takeover does not name the layouts: $(cat "$WORK/serve.2.log")"
 scrape "$WORK/m.2"
 [ "$(scraped_ios "$WORK/m.2" "$disk")" -ge "$(scraped_ios "$WORK/m.1b" "$disk")" ] || fail "2: completions went back at the upgrade"
