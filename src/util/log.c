@@ -59,7 +59,7 @@ int log_format_from_name(const char *name)
  * A line is built in memory and written with one fwrite: one write(2) per
  * line, so lines from the HTTP threads and the main loop never interleave,
  * and a reader of a pipe never sees half of one. A line longer than
- * LINE_MAX has its last value cut short, still quoted and closed.
+ * LOG_LINE_MAX has its last value cut short, still quoted and closed.
  */
 #define LOG_LINE_MAX 4096
 /* Room kept for what closes a line: a quote, "}", a newline. */
