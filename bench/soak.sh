@@ -309,7 +309,7 @@ hup_churn() {
 			want="reload failed, keeping the running configuration" what=bad
 		else
 			if ((good % 2)); then install_conf a.yml; else install_conf b.yml; fi
-			want="configuration reloaded; counters kept" what=good
+			want="configuration reloaded\" counters=kept" what=good
 		fi
 		n0=$(log_count "$want")
 		kill -HUP "$PID" || die "SIGHUP $h: iolat is gone"
@@ -415,7 +415,7 @@ left=$(comm -12 <(echo "$our_progs") \
 # place in it; nothing else may be above info.
 hups_good=0 hups_bad=0
 [ ! -e "$WORK/hups.done" ] || read -r hups_good hups_bad <"$WORK/hups.done"
-fault_re="^ts=[^ ]* level=error msg=\"reload failed, keeping the running configuration: $CONF:[0-9]+:[0-9]+: "
+fault_re="^ts=[^ ]* level=error msg=\"reload failed, keeping the running configuration\" file=$CONF line=[0-9]+ col=[0-9]+ err="
 rejected=$(grep -cE "$fault_re" "$LOG" || true)
 unexpected=$(grep -vE -e '^ts=[^ ]* level=info ' -e "$fault_re" "$LOG" || true)
 echo
@@ -426,7 +426,7 @@ awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "duration: %.0f s\n", b - a }'
 echo "churn:    $(cat "$WORK/cgroups.done") cgroups, $(cat "$WORK/disks.done") disk cycles," \
 	"$((hups_good + hups_bad)) SIGHUPs ($hups_good valid, $hups_bad invalid)"
 echo "fds idle: $fds_idle_start after the first scrape, $fds_idle_end at the end (clients gone)"
-echo "log:      $(wc -l <"$LOG") lines; $(log_count 'configuration reloaded; counters kept') reloads," \
+echo "log:      $(wc -l <"$LOG") lines; $(log_count 'configuration reloaded" counters=kept') reloads," \
 	"$rejected failed on the invalid file (injected: $hups_bad);" \
 	"iolat_config_reloads_total: ${reloads_ok:-?} success, ${reloads_failed:-?} failure"
 echo "stop:     exit $stop_rc${left:+, programs still loaded: $left}"
