@@ -256,7 +256,7 @@ if serve_traced 65534 1; then
 	for _ in $(seq 50); do grep -q 'configuration reloaded' "$work/serve.1.log" && break; sleep 0.1; done
 	grep -q 'configuration reloaded' "$work/serve.1.log" || err "no reload: $(tail -3 "$work/serve.1.log")"
 	curl -sf -o /dev/null "$url/metrics" || err "scrape after the reload"
-	grep -q 'collector pinned: a restart adopts it" dir=/sys/fs/bpf/iolat/serve' "$work/serve.1.log" ||
+	grep -q 'collector pinned: a restart within the lease adopts it" dir=/sys/fs/bpf/iolat/serve ' "$work/serve.1.log" ||
 		err "the first run pinned nothing: $(grep -i pin "$work/serve.1.log" | tail -3)"
 	stop_traced 1
 	[ -n "$(ls -A /sys/fs/bpf/iolat/serve/ 2>/dev/null)" ] || err "no pins left after the first run's stop"

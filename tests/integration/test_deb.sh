@@ -174,7 +174,7 @@ unit_start 1
 grep -q '^iolat_build_info' "$WORK/metrics" || fail "no iolat_build_info in a scrape with the installed config"
 grep -q '^iolat_user_config_up{config="biosize"} 1' "$WORK/metrics" ||
 	fail "ARGS in /etc/default/iolat: the program in /etc/iolat/programs is not served: $(grep user_config "$WORK/metrics")"
-grep -q 'collector pinned: a restart adopts it" dir=/sys/fs/bpf/iolat/serve' "$WORK/serve.1.log" ||
+grep -q 'collector pinned: a restart within the lease adopts it" dir=/sys/fs/bpf/iolat/serve ' "$WORK/serve.1.log" ||
 	fail "the service pinned nothing: $(tail -3 "$WORK/serve.1.log")"
 [ "$(stat -c %U /sys/fs/bpf/iolat/serve)" = iolat ] || fail "the pins are not iolat's: $(ls -ld /sys/fs/bpf/iolat/serve)"
 

@@ -217,7 +217,7 @@ pod_stop() {
 	assert_eq "pod $1: exit status" 0 "$rc"
 }
 pod_start 1
-grep -q 'collector pinned: a restart adopts it" dir=/sys/fs/bpf/iolat/serve' "$WORK/pod.1.log" ||
+grep -q 'collector pinned: a restart within the lease adopts it" dir=/sys/fs/bpf/iolat/serve ' "$WORK/pod.1.log" ||
 	fail "the pod pinned nothing: $(tail -3 "$WORK/pod.1.log")"
 reads=$((20 + RANDOM % 20))
 "$DIO" read "$LOOP" "$reads" 4096 || fail "dio read"

@@ -61,7 +61,7 @@ term() {
 # run must adopt the collector and have counted all of it.
 restart_counts() {
 	serve "$WORK/serve.$1.log"
-	grep -q "adopted the collector pinned in $PINS" "$WORK/serve.$1.log" ||
+	grep -q "msg=\"adopted the pinned collector\" dir=$PINS " "$WORK/serve.$1.log" ||
 		fail "$1: not adopted: $(cat "$WORK/serve.$1.log")"
 	scrape "$WORK/m.$1"
 	assert_counted "$1: completions across it" "$(($(diskstats_ios "$disk") - d0))" \
@@ -70,7 +70,7 @@ restart_counts() {
 }
 
 serve "$WORK/serve.0.log"
-grep -q "a restart within the lease ($LEASE s) adopts it" "$WORK/serve.0.log" || fail "no lease in: $(cat "$WORK/serve.0.log")"
+grep -q "a restart within the lease adopts it\" dir=$PINS lease_seconds=$LEASE$" "$WORK/serve.0.log" || fail "no lease in: $(cat "$WORK/serve.0.log")"
 "$IOLAT" check >"$WORK/check" 2>&1
 grep -A3 "^  $NAME: " "$WORK/check" | grep -q "held: its run renews the lease" ||
 	fail "iolat check does not show the lease held: $(grep -A4 "^  $NAME: " "$WORK/check")"
@@ -79,7 +79,7 @@ d0=$(diskstats_ios "$disk") i0=$(scraped_ios "$WORK/m.0" "$disk")
 
 # 1. systemctl restart: exit 0, a restart job: kept.
 term
-grep -q "stopped: the collector stays pinned in $PINS and counts on for $LEASE s" "$WORK/serve.0.log" ||
+grep -q "msg=\"stopped: the collector stays pinned for a successor\" dir=$PINS lease_seconds=$LEASE " "$WORK/serve.0.log" ||
 	fail "no stop line with the lease: $(tail -n 2 "$WORK/serve.0.log")"
 reads 300
 after_exit success restart
@@ -132,7 +132,7 @@ h3=$(dump)
 assert_eq "pinned maps after 500 reads past the lease" "$h2" "$h3"
 echo "ok: no successor: the lease ends, and 500 reads after it changed nothing"
 serve "$WORK/serve.6.log"
-grep -qE "level=warn.*replaced the collector pinned in $PINS: .*left without a successor: its lease ended [0-9]+ s ago" "$WORK/serve.6.log" ||
+grep -qE "level=warn msg=\"replaced the pinned collector\" dir=$PINS reason=\".*left without a successor: its lease ended [0-9]+ s ago" "$WORK/serve.6.log" ||
 	fail "a start past the lease: $(cat "$WORK/serve.6.log")"
 scrape "$WORK/m.6"
 [ "$(gauge "$WORK/m.6" iolat_collector_start_time_seconds)" != "$born" ] ||

@@ -61,7 +61,7 @@ WRAP="unshare -m bash $WORK/wrap.sh" start_serve "$WORK/serve.log" --config.file
 serves "http://[::1]:$pany"
 serves "http://127.0.0.1:$pany"
 assert_eq ":$pany: one IPv6 socket" "v6" "$(sockets "$pany" | tr '\n' ' ' | xargs)"
-grep -q "listen address :$pany: IPv6 and IPv4 on one dual-stack socket (\[::\]:$pany)" "$WORK/serve.log" ||
+grep -q "msg=\"listen address\" address=:$pany note=\"IPv6 and IPv4 on one dual-stack socket (\[::\]:$pany)\"" "$WORK/serve.log" ||
 	fail "the log does not say :$pany is dual-stack: $(cat "$WORK/serve.log")"
 echo "ok: :$pany serves [::1] and 127.0.0.1 from one dual-stack socket, and says so"
 serves "http://[::1]:$pv6any"
@@ -78,9 +78,9 @@ echo "ok: 0.0.0.0:$pv4any and 127.0.0.1:$pv4 are IPv4 only, [::1]:$pv6 IPv6 only
 serves "http://[::1]:$pname"
 serves "http://127.0.0.1:$pname"
 assert_eq "$name:$pname: a socket per address" "v4 v6" "$(sockets "$pname" | sort | tr '\n' ' ' | xargs)"
-grep -q "listen address $name:$pname: \[::1\]:$pname (resolved from $name)" "$WORK/serve.log" ||
+grep -q "msg=\"listen address\" address=$name:$pname note=\"\[::1\]:$pname (resolved from $name)\"" "$WORK/serve.log" ||
 	fail "the log does not name [::1]: $(cat "$WORK/serve.log")"
-grep -q "listen address $name:$pname: 127.0.0.1:$pname (resolved from $name)" "$WORK/serve.log" ||
+grep -q "msg=\"listen address\" address=$name:$pname note=\"127.0.0.1:$pname (resolved from $name)\"" "$WORK/serve.log" ||
 	fail "the log does not name 127.0.0.1: $(cat "$WORK/serve.log")"
 echo "ok: $name:$pname serves both addresses it resolves to"
 
@@ -134,7 +134,7 @@ ip netns exec "$ns" ip link set lo up
 ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 p=$(free_port)
 WRAP="ip netns exec $ns" start_serve "$WORK/v4.log" --web.listen-address=":$p"
-grep -q "listen address :$p: IPv4 only (0.0.0.0:$p): IPv6 is off on this host (\[::1\] cannot be bound: Cannot assign requested address" "$WORK/v4.log" ||
+grep -q "msg=\"listen address\" address=:$p note=\"IPv4 only (0.0.0.0:$p): IPv6 is off on this host (\[::1\] cannot be bound: Cannot assign requested address" "$WORK/v4.log" ||
 	fail "the fallback is not logged: $(cat "$WORK/v4.log")"
 serves "http://127.0.0.1:$p" "$ns"
 assert_eq "the namespace's socket on $p" "v4" "$(ip netns exec "$ns" bash -c "$(declare -f sockets); sockets $p" | xargs)"
