@@ -104,7 +104,7 @@ assert int(e['line']) == 2 and int(e['col']) == 7 and 'true or false' in e['err'
 	rc=0
 	"$IOLAT" serve --web.config.file="$WORK/web.yml" --log.format=$fmt \
 		--web.listen-address=127.0.0.1:"$(free_port)" 2>"$WORK/err" || rc=$?
-	assert_eq "$fmt bad web config: exit" 1 "$rc"
+	assert_eq "$fmt bad web config: exit" 2 "$rc"
 	assert_eq "$fmt bad web config: lines" 1 "$(wc -l <"$WORK/err")"
 	pycheck $fmt "$WORK/err" "
 e = line('cannot start')
@@ -123,7 +123,7 @@ printf 'log_format: json\nweb:\n  config_file: %s\n' "$WORK/web.yml" >"$WORK/jso
 rc=0
 "$IOLAT" serve --config.file="$WORK/jsoncfg.yml" --web.listen-address=127.0.0.1:"$(free_port)" \
 	2>"$WORK/err" || rc=$?
-assert_eq "file's json: exit" 1 "$rc"
+assert_eq "file's json: exit" 2 "$rc"
 pycheck json "$WORK/err" "assert line('cannot start')['file'] == '$WORK/web.yml'"
 echo "ok: log_format: json in the file: the errors after it are JSON"
 # No format chosen: the plain line the other commands print.
