@@ -252,7 +252,7 @@ tls_server_config:
   cipher_suites: [TLS_RSA_WITH_RC4_128_SHA]
 YML
 kill -HUP "$SERVE_PID"
-wait_reloads "reload failed, keeping the running configuration: .*web.yml:4:19: cipher suite .*TLS_RSA_WITH_RC4_128_SHA.* is one Go lists as insecure" 1
+wait_reloads "reload failed, keeping the running configuration\" file=[^ ]*web.yml line=4 col=19 err=\"cipher suite .*TLS_RSA_WITH_RC4_128_SHA.* is one Go lists as insecure" 1
 expect "after a refused reload (mallory.example only)" - - -
 assert_eq "mallory still let in" 200 "$(probe -cert "$WORK/mallory.crt" -key "$WORK/mallory.key" | cut -d' ' -f2)"
 echo "ok: a refused reload keeps the running TLS policy"
