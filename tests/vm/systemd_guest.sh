@@ -143,9 +143,17 @@ sg_prepare() {
 	echo "guest root file system built in $((SECONDS - t0)) s"
 }
 
+# Units the tests have no use for, masked at boot (systemd.mask=): each
+# costs seconds under TCG. The console is a log, not a login.
+SG_MASKS="systemd.mask=getty-static.service systemd.mask=serial-getty@ttyS0.service"
+SG_MASKS+=" systemd.mask=systemd-user-sessions.service"
+
 # sg_boot NAME TIMEOUT QEMU-ARGS...: boots the guest with extra qemu
 # arguments (disks) and waits for its agent; the console goes to
-# $SG_CONSOLE. Killed at exit if still running.
+# $SG_CONSOLE. Killed at exit if still running. The root disk is the first
+# device on the command line, so the guest probes it first: vda, as its
+# fstab says (disks given as -drive if=virtio would come after every
+# -device). The test's disks are found by serial (/sys/block/*/serial).
 sg_boot() {
 	local name=$1 timeout=$2 end
 	shift 2
@@ -153,12 +161,13 @@ sg_boot() {
 	SG_CONSOLE=$WORK/sg-console.log
 	mkfifo "$SG_CTL.in" "$SG_CTL.out" || fail "mkfifo $SG_CTL"
 	: >"$SG_CONSOLE"
-	qemu-system-x86_64 -accel tcg -name "guest=$name" -m "${SG_MEM:-1024}" -smp "${SG_CPUS:-1}" \
+	qemu-system-x86_64 -accel tcg -name "guest=$name" -m "${SG_MEM:-1024}" -smp "${SG_CPUS:-2}" \
 		-nodefaults -no-user-config -display none -no-reboot -monitor none \
 		-serial "file:$SG_CONSOLE" \
 		-kernel "$SG_DIR/vmlinuz" -initrd "$SG_DIR/initrd.img" \
-		-append "root=/dev/vda rw console=ttyS0 panic=-1 systemd.show_status=auto" \
-		-drive "file=$SG_DIR/rootfs.img,if=virtio,format=raw,snapshot=on" \
+		-append "root=/dev/vda rw console=ttyS0 panic=-1 loglevel=4 systemd.show_status=auto $SG_MASKS" \
+		-drive "file=$SG_DIR/rootfs.img,if=none,id=root,format=raw,snapshot=on" \
+		-device virtio-blk-pci,drive=root,serial=iolat-root \
 		-device virtio-serial-pci -chardev "pipe,id=ctl,path=$SG_CTL" \
 		-device virtserialport,chardev=ctl,name=org.iolat.ctl \
 		"$@" </dev/null >"$SG_CONSOLE.qemu" 2>&1 &
