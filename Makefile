@@ -335,7 +335,7 @@ integration: $(OUT)/iolat $(HELPER_BINS) examples
 # The unit and the package under a real systemd: a Debian 12 guest (qemu,
 # TCG) whose image mmdebstrap builds once into $(OUT)/vm/systemd-guest
 # (tests/vm/systemd_guest.sh). Part of make integration, this runs it alone.
-systemd-guest: $(OUT)/iolat
+systemd-guest:
 	$(Q)OUT=$(OUT) ONLY='test_systemd_guest\.sh' bash tests/integration/run.sh
 
 # Too long for CI: run by hand (bench/soak.sh --help; BENCHMARKS.md has runs).

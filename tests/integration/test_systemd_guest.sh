@@ -3,10 +3,12 @@
 # guest booted under qemu (TCG) with systemd as PID 1 and Debian's own 6.1
 # kernel (tests/vm/systemd_guest.sh: its image is built once with mmdebstrap
 # and cached in $OUT/vm/systemd-guest), driven through an agent on a
-# virtio-serial port. Two packages: `make deb`'s (or DEB=FILE), and the same
-# tree built again as a newer version (a copy of the tree, committed and
-# tagged in a repository of its own, so scripts/version.sh names it with
-# the next patch release). In the guest:
+# virtio-serial port. Two packages: `make deb`'s (test_deb.sh's if it made
+# one of this commit), and the same tree built again as a newer version (a
+# copy of the tree, committed and tagged in a repository of its own, so
+# scripts/version.sh names it with the next patch release); both kept in
+# $OUT/vm/systemd-guest-debs for a rerun on the same tree. DEB=FILE and
+# DEB_NEXT=FILE: packages built already. In the guest:
 #   1. apt-get install of the package: the service runs (Type=notify: it
 #      became active only once iolat said READY=1), a scrape answers and
 #      names the package's version;
@@ -73,29 +75,25 @@ g() {
 }
 
 # --- The packages -----------------------------------------------------------
-version=$(sh scripts/version.sh)
-debver=${version//-/+}
-if [ -n "${DEB:-}" ]; then
-	DEB_A=$DEB
-elif [[ "$version" != *dirty* ]] && [ -f "$OUT/deb/iolat_${debver}_amd64.deb" ]; then
-	# test_deb.sh's, of this same commit.
-	DEB_A=$OUT/deb/iolat_${debver}_amd64.deb
-else
-	# Lintian and the unit tests are test_deb.sh's and make unit's.
-	LINTIAN=0 DEB_BUILD_OPTIONS=nocheck make --no-print-directory deb OUT="$WORK/deb-a" \
-		>"$WORK/deb-a.log" 2>&1 || fail "make deb: $(tail -20 "$WORK/deb-a.log")"
-	DEB_A=$(ls "$WORK"/deb-a/deb/iolat_*_amd64.deb)
-fi
-[ -f "$DEB_A" ] || fail "no package: $DEB_A"
-ver_a=$(dpkg-deb -f "$DEB_A" Version)
-
+# Both are kept in $OUT/vm/systemd-guest-debs for the same tree (HEAD, its
+# changes and new files: tree_key), so a rerun builds neither.
+DEBS=$(realpath -m "$OUT")/vm/systemd-guest-debs
+tree_key() {
+	git rev-parse -q --verify HEAD >/dev/null 2>&1 || return 0
+	{
+		git rev-parse HEAD
+		git diff HEAD
+		git ls-files -z --others --exclude-standard | xargs -0r sha256sum
+	} 2>/dev/null | sha256sum | cut -d' ' -f1
+}
 # The newer one: this tree (as make deb takes it: tracked and new files)
 # in a repository of its own, tagged with the next patch release, so that
-# scripts/version.sh names it that. DEB_NEXT=FILE: one built already.
-base=$(grep -oE '^[0-9]+\.[0-9]+\.[0-9]+' <<<"$ver_a") || fail "no X.Y.Z at the start of version $ver_a"
-IFS=. read -r x y z <<<"$base"
-ver_b=$x.$y.$((z + 1))
+# scripts/version.sh names it that.
 build_next() {
+	local base x y z
+	base=$(grep -oE '^[0-9]+\.[0-9]+\.[0-9]+' <<<"$ver_a") || fail "no X.Y.Z at the start of version $ver_a"
+	IFS=. read -r x y z <<<"$base"
+	ver_b=$x.$y.$((z + 1))
 	mkdir "$WORK/next"
 	git ls-files -z --cached --others --exclude-standard |
 		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
@@ -108,12 +106,40 @@ build_next() {
 	DEB_B=$WORK/deb-b/deb/iolat_${ver_b}_amd64.deb
 	[ -f "$DEB_B" ] || fail "the newer package is not $DEB_B: $(ls "$WORK/deb-b/deb")"
 }
-if [ -n "${DEB_NEXT:-}" ]; then
-	DEB_B=$DEB_NEXT
-	ver_b=$(dpkg-deb -f "$DEB_B" Version)
+key=$(tree_key)
+if [ -n "${DEB:-}" ]; then
+	# DEB=FILE (and DEB_NEXT=FILE, a newer one): built already.
+	DEB_A=$DEB
+	DEB_B=${DEB_NEXT:-}
+elif [ -n "$key" ] && [ "$(cat "$DEBS/key" 2>/dev/null)" = "$key" ]; then
+	DEB_A=$DEBS/iolat_a.deb DEB_B=$DEBS/iolat_b.deb
+	echo "packages of this tree from $DEBS"
 else
-	build_next
+	version=$(sh scripts/version.sh)
+	debver=${version//-/+}
+	if [[ "$version" != *dirty* ]] && [ -f "$OUT/deb/iolat_${debver}_amd64.deb" ]; then
+		# test_deb.sh's, of this same commit.
+		DEB_A=$OUT/deb/iolat_${debver}_amd64.deb
+	else
+		# Lintian and the unit tests are test_deb.sh's and make unit's.
+		LINTIAN=0 DEB_BUILD_OPTIONS=nocheck make --no-print-directory deb OUT="$WORK/deb-a" \
+			>"$WORK/deb-a.log" 2>&1 || fail "make deb: $(tail -20 "$WORK/deb-a.log")"
+		DEB_A=$(ls "$WORK"/deb-a/deb/iolat_*_amd64.deb)
+	fi
 fi
+[ -f "$DEB_A" ] || fail "no package: $DEB_A"
+ver_a=$(dpkg-deb -f "$DEB_A" Version)
+if [ -z "${DEB_B:-}" ]; then
+	build_next
+	if [ -z "${DEB:-}" ] && [ -n "$key" ]; then
+		# Into place last: no half-made cache.
+		{ rm -rf "$DEBS" "$DEBS.tmp" && mkdir -p "$DEBS.tmp" && cp "$DEB_A" "$DEBS.tmp/iolat_a.deb" &&
+			cp "$DEB_B" "$DEBS.tmp/iolat_b.deb" && echo "$key" >"$DEBS.tmp/key" &&
+			mv "$DEBS.tmp" "$DEBS"; } || fail "cannot keep the packages in $DEBS"
+	fi
+fi
+[ -f "$DEB_B" ] || fail "no newer package: $DEB_B"
+ver_b=$(dpkg-deb -f "$DEB_B" Version)
 dpkg --compare-versions "$ver_b" gt "$ver_a" || fail "the newer package's $ver_b does not sort after $ver_a"
 echo "packages: $ver_a ($DEB_A), then $ver_b"
 phase_done "packages"
@@ -292,7 +318,7 @@ done
 echo "WAITED=$i"; echo "PROGS=$(iolat_progs)"; echo "LINKS=$(trace_links)"
 echo "PINS=$(ls -A /sys/fs/bpf/iolat 2>/dev/null | paste -sd" ")"
 command -v iolat >/dev/null && iolat check --no-load >/run/t/check 2>&1 && grep -A2 "^Pinned collectors" /run/t/check
-echo "CHECK_PINNED=$(command -v iolat >/dev/null && grep "^Pinned collectors" /run/t/check)"
+echo "CHECK_PINNED=$(command -v iolat >/dev/null && grep -A1 "^Pinned collectors" /run/t/check | paste -sd" " | tr -s " " | sed "s/ *$//")"
 bpftool prog show | grep -E "^[0-9]+: " | head -n 20'
 	check_eq "$1" "iolat programs loaded 30 s after" 0 "$(val PROGS)"
 	check_eq "$1" "tracing links 30 s after" 0 "$(val LINKS)"
@@ -352,8 +378,7 @@ check_eq "step 7" "files owned by user iolat after purge" "" "$(val OWNED)"
 echo "step 7: the account after purge (kept, Debian's policy): $(val USER)"
 phase_done "7. disable --now, purge"
 
-g 60 'systemctl poweroff --no-block' || true
-for _ in $(seq 300); do kill -0 "$SG_PID" 2>/dev/null || break; sleep 0.1; done
+sg_poweroff 60
 
 echo "times: ${TIMES[*]}; whole test $((SECONDS - T_START)) s"
 if [ ${#FAILED[@]} -gt 0 ]; then

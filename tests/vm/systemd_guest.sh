@@ -243,3 +243,15 @@ sg_run() {
 	[ -n "$out" ] && printf '%s' "$out" | base64 -d
 	return "$rc"
 }
+
+# sg_poweroff TIMEOUT: asks the guest to power off (no answer awaited: it
+# may be gone before it could give one) and waits for qemu to exit; kills
+# it after TIMEOUT seconds.
+sg_poweroff() {
+	local id=p$SG_SEQ end=$((SECONDS + $1))
+	printf '%s %s\n' "$id" "$(printf '%s\n' 'systemctl poweroff --no-block' | base64 -w0)" >&"$SG_IN"
+	while kill -0 "$SG_PID" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
+	kill -KILL "$SG_PID" 2>/dev/null
+	wait "$SG_PID" 2>/dev/null
+	return 0
+}
