@@ -54,7 +54,11 @@ soft() {
 }
 # check_eq STEP WHAT EXPECTED SEEN
 check_eq() {
-	if [ "$3" = "$4" ]; then echo "ok: $1: $2: $4"; else soft "$1: $2: expected $3, saw $4"; fi
+	if [ "$3" = "$4" ]; then
+		echo "ok: $1: $2: ${4:-nothing}"
+	else
+		soft "$1: $2: expected ${3:-nothing}, saw ${4:-nothing}"
+	fi
 }
 T_START=$SECONDS T_PHASE=$SECONDS
 TIMES=()
