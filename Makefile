@@ -125,7 +125,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: compare-outputs mixin mixin-check all deps run unit unit-nobpf lint format format-check test integration \
-	sanitize tsan fuzz soak clean helpers examples \
+	sanitize tsan fuzz soak clean helpers examples systemd-guest \
 	$(FUZZ_TARGETS:%=fuzz-%)
 
 all: $(OUT)/iolat examples
@@ -336,6 +336,12 @@ format:
 
 integration: $(OUT)/iolat $(HELPER_BINS) examples
 	$(Q)OUT=$(OUT) bash tests/integration/run.sh
+
+# The unit and the package under a real systemd: a Debian 12 guest (qemu,
+# TCG) whose image mmdebstrap builds once into $(OUT)/vm/systemd-guest
+# (tests/vm/systemd_guest.sh). Part of make integration, this runs it alone.
+systemd-guest:
+	$(Q)OUT=$(OUT) ONLY='test_systemd_guest\.sh' bash tests/integration/run.sh
 
 # Too long for CI: run by hand (bench/soak.sh --help; BENCHMARKS.md has runs).
 # Its knobs come in as environment variables (make soak SCRAPES=3000 HUPS=0).
