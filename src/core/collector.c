@@ -566,7 +566,6 @@ static void renew_lease(struct collector *c)
 		return;
 	until = monotonic_ns() + c->lease_ns;
 	__atomic_store_n(&c->skel->data_window->window.until_ns, until, __ATOMIC_RELAXED);
-	c->pins.lease_until_ns = until;
 }
 
 /* The grace is over: the collector taken over goes, its counts stay. */
@@ -767,8 +766,7 @@ static int take_over(struct collector *c, const struct pin_control *ctl, char *w
 	int rc = series_path(c, false, path, sizeof(path));
 
 	if (!rc)
-		rc = handover_open(&c->prev, c->pins.dir, ctl, path,
-				   bpf_map__name(c->skel->maps.data_window), c->ncpus, why, len);
+		rc = handover_open(&c->prev, c->pins.dir, ctl, path, c->ncpus, why, len);
 	if (rc)
 		return rc;
 	rc = share_maps(c);

@@ -114,8 +114,6 @@ struct collector_pins {
 	 * (seriesfile.h), and if not, why (empty if they were). */
 	bool restored;
 	char not_restored[96];
-	/* Pinned with a lease: when it ends unless renewed (kernel clock). */
-	uint64_t lease_until_ns;
 };
 void collector_pins(const struct collector *c, struct collector_pins *out);
 

@@ -112,12 +112,11 @@ static int hists_layout(struct handover *h, struct old_hists *m, const char *nam
 }
 
 int handover_open(struct handover **out, const char *dir, const struct pin_control *ctl,
-		  const char *series_path, const char *window_map, int ncpus, char *why, size_t len)
+		  const char *series_path, int ncpus, char *why, size_t len)
 {
 	struct seriesfile_owner owner = { .identity = ctl->identity,
 					  .created_ns = ctl->created_ns };
 	struct handover *h = calloc(1, sizeof(*h));
-	char window_pin[64];
 	int rc;
 
 	if (!h)
@@ -128,8 +127,7 @@ int handover_open(struct handover **out, const char *dir, const struct pin_contr
 		snprintf(why, len, "its pins cannot be opened (%s)", strerror(-rc));
 		goto fail;
 	}
-	pin_path("", window_map, window_pin, sizeof(window_pin));
-	h->window_fd = pinned_fd(h, window_pin + 1); /* past pin_path's "/" */
+	h->window_fd = pinned_fd(h, PIN_WINDOW);
 	h->stats_fd = pinned_fd(h, "stats");
 	if (h->window_fd < 0 || h->stats_fd < 0) {
 		snprintf(why, len, "it predates handing over (no window map)");

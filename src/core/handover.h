@@ -52,8 +52,7 @@ struct handover;
  * before windows existed); or another -errno.
  */
 int handover_open(struct handover **out, const char *dir, const struct pin_control *ctl,
-		  const char *series_path, const char *window_map, int ncpus, char *why,
-		  size_t len);
+		  const char *series_path, int ncpus, char *why, size_t len);
 
 /* Before load: our map m takes the older collector's map of the same name
  * if both are laid out alike, so that both collectors read one entry per
