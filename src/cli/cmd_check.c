@@ -230,10 +230,9 @@ static void print_cgroups(void)
  * then its programs are attached but count nothing, at the cost of an
  * almost empty program, until a start or --unpin removes them.
  */
-static void print_lease(const struct pin_instance *in)
+static void print_lease(const struct pin_instance *in, bool owner_gone)
 {
 	uint64_t now = monotonic_ns();
-	bool owner_gone = kill((pid_t)in->control.owner, 0) && errno == ESRCH;
 
 	if (!in->has_lease || !in->lease_ns)
 		printf("    no lease: counts until removed\n");
@@ -266,12 +265,14 @@ static void print_pins(void)
 		char when[64] = "?";
 		time_t t = (time_t)(c->created_ns / 1000000000ULL);
 		struct tm tm;
+		bool owner_gone;
 
 		if (!in[i].has_control) {
 			printf("  %-12s not iolat's (no control map): %d links, %d maps\n",
 			       in[i].name, in[i].links, in[i].maps);
 			continue;
 		}
+		owner_gone = kill((pid_t)c->owner, 0) && errno == ESRCH;
 		if (gmtime_r(&t, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 		printf("  %s: made by iolat %s at %s, map layout %u%s\n", in[i].name, c->version,
@@ -282,8 +283,8 @@ static void print_pins(void)
 		printf(
 		    "    %d programs attached, %d maps; taken over %u times, last by pid %u (%s)\n",
 		    in[i].links, in[i].maps, c->adoptions, c->owner,
-		    kill((pid_t)c->owner, 0) && errno == ESRCH ? "gone" : "running");
-		print_lease(&in[i]);
+		    owner_gone ? "gone" : "running");
+		print_lease(&in[i], owner_gone);
 	}
 	printf("  (iolat serve --unpin=NAME removes one and detaches its programs)\n");
 }
