@@ -15,17 +15,16 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "util/parse.h"
+
 static const char syntax_hint[] = "use host:port, :port or [v6]:port";
 
-/* A port as written: digits only, 1 to 65535. */
+/* A port as written: at most five digits, 1 to 65535. */
 static int parse_port(const char *p, uint16_t *port)
 {
-	unsigned long v = 0;
+	uint64_t v;
 
-	if (!*p || strspn(p, "0123456789") != strlen(p) || strlen(p) > 5)
-		return -EINVAL;
-	v = strtoul(p, NULL, 10);
-	if (v < 1 || v > 65535)
+	if (strlen(p) > 5 || parse_uint(p, 1, 65535, &v))
 		return -EINVAL;
 	*port = (uint16_t)v;
 	return 0;
