@@ -433,9 +433,10 @@ static int load_web(const struct serve_config *cfg, struct webconfig *out, char 
 /* What the web config turned on, once serving (and after a reload). */
 static void log_web(const struct webconfig *w)
 {
+	char min[8], max[8];
+
 	if (!w->tls.cert_pem)
 		return;
-	char min[8], max[8];
 
 	snprintf(min, sizeof(min), "TLS1%u", w->tls_min_version - 10);
 	snprintf(max, sizeof(max), "TLS1%u", w->tls_max_version - 10);
