@@ -270,7 +270,7 @@ helpers: $(HELPER_BINS)
 YAMLDOC_SRCS := src/util/yamldoc.c src/util/yamldoc.h src/util/parse.c src/util/parse.h
 WEBCONFIG_SRCS := src/serve/webconfig.c src/serve/webconfig.h src/serve/tlsconf.c \
 		  src/serve/tlsconf.h $(YAMLDOC_SRCS) \
-		  src/util/readfile.c src/util/readfile.h
+		  src/util/readfile.c src/util/readfile.h src/util/strv.c src/util/strv.h
 $(OUT)/fuzz_uconfig: src/uprog/uconfig.c src/uprog/uconfig.h src/uprog/uconfig_labels.c \
 		      src/uprog/uconfig_perf.c $(YAMLDOC_SRCS) \
 		      src/util/regex_guard.c src/util/regex_guard.h

@@ -24,6 +24,7 @@
 #include "serve/tls.h"
 #include "util/log.h"
 #include "util/monotonic.h"
+#include "util/strv.h"
 
 static const char *const content_types[] = {
 	[EXPO_TEXT] = "text/plain; version=0.0.4; charset=utf-8",
@@ -649,28 +650,13 @@ static void stop_daemon(struct http_server *s, struct MHD_Daemon *d)
 	}
 }
 
-static void free_pairs(char **l, size_t n)
-{
-	for (size_t i = 0; l && i < 2 * n; i++)
-		free(l[i]);
-	free(l);
-}
-
 static void site_free(struct site *t)
 {
 	free(t->telemetry_path);
 	free(t->landing_html);
 	tlsconf_free(&t->tls);
-	free_pairs(t->headers, t->nheaders);
+	strv_free(t->headers, 2 * t->nheaders);
 	memset(t, 0, sizeof(*t));
-}
-
-static char *dup_or_null(const char *p, bool *oom)
-{
-	char *d = p ? strdup(p) : NULL;
-
-	*oom |= p && !d;
-	return d;
 }
 
 static int site_of(const struct http_opts *o, struct site *t)
@@ -683,18 +669,14 @@ static int site_of(const struct http_opts *o, struct site *t)
 			    .ctx = o->ctx,
 			    .rate_interval_ns = o->rate_interval_ns,
 			    .rate_burst = o->rate_burst };
-	t->telemetry_path = dup_or_null(o->telemetry_path, &oom);
-	t->landing_html = dup_or_null(o->landing_html ? o->landing_html : "", &oom);
+	t->telemetry_path = strv_dup_or_null(o->telemetry_path, &oom);
+	t->landing_html = strv_dup_or_null(o->landing_html ? o->landing_html : "", &oom);
 	if (o->tls && o->tls->cert_pem)
 		oom |= tlsconf_copy(&t->tls, o->tls) != 0;
-	if (o->nheaders) {
-		t->headers = calloc(2 * o->nheaders, sizeof(*t->headers));
-		oom |= !t->headers;
-		for (size_t i = 0; t->headers && i < 2 * o->nheaders; i++)
-			t->headers[i] = dup_or_null(o->headers[i], &oom);
-		if (t->headers)
-			t->nheaders = o->nheaders;
-	}
+	/* name, value pairs */
+	t->headers = strv_dup((char *const *)o->headers, 2 * o->nheaders, &oom);
+	if (t->headers)
+		t->nheaders = o->nheaders;
 	if (oom)
 		site_free(t);
 	return oom ? -ENOMEM : 0;

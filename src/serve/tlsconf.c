@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strv.h"
+
 /*
  * Go's cipher suites (crypto/tls CipherSuites() and InsecureCipherSuites()),
  * named as IANA names them, with the GnuTLS parts of each. TLS 1.3 suites
@@ -284,30 +286,6 @@ bool tlsconf_suite_allowed(const struct tls_settings *t, unsigned int kx, unsign
 	return false;
 }
 
-static char *dup_or_null(const char *p, bool *oom)
-{
-	char *d = p ? strdup(p) : NULL;
-
-	*oom |= p && !d;
-	return d;
-}
-
-static char **dup_list(char *const *l, size_t n, bool *oom)
-{
-	char **d;
-
-	if (!n)
-		return NULL;
-	d = calloc(n, sizeof(*d));
-	if (!d) {
-		*oom = true;
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++)
-		d[i] = dup_or_null(l[i], oom);
-	return d;
-}
-
 int tlsconf_copy(struct tls_settings *dst, const struct tls_settings *src)
 {
 	bool oom = false;
@@ -315,12 +293,12 @@ int tlsconf_copy(struct tls_settings *dst, const struct tls_settings *src)
 	*dst = (struct tls_settings){ .client_auth = src->client_auth,
 				      .nallowed_sans = src->nallowed_sans,
 				      .ncipher_suites = src->ncipher_suites };
-	dst->cert_pem = dup_or_null(src->cert_pem, &oom);
-	dst->key_pem = dup_or_null(src->key_pem, &oom);
-	dst->client_ca_pem = dup_or_null(src->client_ca_pem, &oom);
-	dst->priorities = dup_or_null(src->priorities, &oom);
-	dst->allowed_sans = dup_list(src->allowed_sans, src->nallowed_sans, &oom);
-	dst->cipher_suites = dup_list(src->cipher_suites, src->ncipher_suites, &oom);
+	dst->cert_pem = strv_dup_or_null(src->cert_pem, &oom);
+	dst->key_pem = strv_dup_or_null(src->key_pem, &oom);
+	dst->client_ca_pem = strv_dup_or_null(src->client_ca_pem, &oom);
+	dst->priorities = strv_dup_or_null(src->priorities, &oom);
+	dst->allowed_sans = strv_dup(src->allowed_sans, src->nallowed_sans, &oom);
+	dst->cipher_suites = strv_dup(src->cipher_suites, src->ncipher_suites, &oom);
 	if (oom) {
 		/* A list calloc that failed leaves its count with no array. */
 		if (!dst->allowed_sans)
@@ -357,13 +335,6 @@ bool tlsconf_equal(const struct tls_settings *a, const struct tls_settings *b)
 	       same_list(a->cipher_suites, a->ncipher_suites, b->cipher_suites, b->ncipher_suites);
 }
 
-static void free_list(char **l, size_t n)
-{
-	for (size_t i = 0; l && i < n; i++)
-		free(l[i]);
-	free(l);
-}
-
 void tlsconf_free(struct tls_settings *t)
 {
 	if (!t)
@@ -375,7 +346,7 @@ void tlsconf_free(struct tls_settings *t)
 	}
 	free(t->client_ca_pem);
 	free(t->priorities);
-	free_list(t->allowed_sans, t->nallowed_sans);
-	free_list(t->cipher_suites, t->ncipher_suites);
+	strv_free(t->allowed_sans, t->nallowed_sans);
+	strv_free(t->cipher_suites, t->ncipher_suites);
 	memset(t, 0, sizeof(*t));
 }
