@@ -530,14 +530,6 @@ const char *http_listen_describe(const char *spec, char *buf, size_t len)
 	return buf;
 }
 
-bool http_listen_valid(const char *spec)
-{
-	struct listen_addr a;
-	char err[256];
-
-	return listen_addr_parse(spec, &a, err, sizeof(err)) == 0;
-}
-
 /* libmicrohttpd's own messages go to the debug log: the caller reports
  * failures itself, once, in words the operator can act on. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)

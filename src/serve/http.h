@@ -106,10 +106,6 @@ int http_update(struct http_server *s, const struct http_opts *o, void (*commit)
  * tried without a socket: a swapped or mismatched pair is found at load. */
 bool http_tls_pair_loads(const char *cert_pem, const char *key_pem);
 
-/* Whether a listen address parses ("host:port", ":port", "[v6]:port";
- * "fd:N" is not one a user may write). Overlaps: listen_addr_check. */
-bool http_listen_valid(const char *spec);
-
 /* spec for a log line: for "fd:N" the address systemd bound, in buf. */
 const char *http_listen_describe(const char *spec, char *buf, size_t len);
 

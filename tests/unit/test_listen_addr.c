@@ -45,6 +45,30 @@ static void parse_fails(const char *spec, const char *want)
 		fail_msg("'%s': got \"%s\", want it to contain \"%s\"", spec, err, want);
 }
 
+/* Whether spec parses as a listen address a user may write. */
+static bool valid(const char *spec)
+{
+	struct listen_addr a;
+	char err[256];
+
+	return listen_addr_parse(spec, &a, err, sizeof(err)) == 0;
+}
+
+static void test_valid(void **state)
+{
+	(void)state;
+	assert_true(valid(":19617"));
+	assert_true(valid("127.0.0.1:80"));
+	assert_true(valid("[::1]:19617"));
+	assert_true(valid("localhost:1"));
+	assert_false(valid("19617"));
+	assert_false(valid(":0"));
+	assert_false(valid(":65536"));
+	assert_false(valid("1.2.3:80"));
+	assert_false(valid("[::1:80"));
+	assert_false(valid(":12ab"));
+}
+
 static void test_forms(void **state)
 {
 	int fam;
@@ -363,6 +387,7 @@ static void test_format(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_overlaps),
 		cmocka_unit_test(test_any_is_dual_stack),
