@@ -544,8 +544,9 @@ static int parse_headers(struct parse *p, yaml_node_t *map, struct webconfig *wc
 			    "HTTP header \"%s\" cannot be configured (exporter-toolkit "
 			    "allows: %s)",
 			    name, header_names);
-		for (j = 0; j < wc->nheaders; j++)
-			if (!strcmp(wc->headers[2 * j], name))
+		/* Against every earlier name, blank ones too: each is set once. */
+		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < pair; q++)
+			if (!strcmp(scalar(yamldoc_node(&p->d, q->key)), name))
 				return yamldoc_fail(&p->d, k, "duplicate header \"%s\"", name);
 		ret = want_string(p, name, v, &value);
 		if (ret)
@@ -571,6 +572,10 @@ static int parse_headers(struct parse *p, yaml_node_t *map, struct webconfig *wc
 		wc->nheaders++;
 		if (!wc->headers[2 * wc->nheaders - 2] || !wc->headers[2 * wc->nheaders - 1])
 			return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
+	}
+	if (!wc->nheaders) { /* every one blank: no headers, as if none were named */
+		free(wc->headers);
+		wc->headers = NULL;
 	}
 	return 0;
 }

@@ -509,6 +509,14 @@ static void test_http_server_config(void **state)
 	load_ok("http_server_config:\n  http2: true\n", &wc);
 	assert_true(all_zero(&wc)); /* the defaults */
 	webconfig_free(&wc);
+	/* Only blank values: no headers at all, not an empty array (found by make fuzz). */
+	load_ok("http_server_config:\n  headers:\n    X-Frame-Options: \"\"\n", &wc);
+	assert_true(all_zero(&wc));
+	webconfig_free(&wc);
+	/* A name is set once, even if its first value was blank. */
+	load_fails("http_server_config:\n  headers:\n    X-Frame-Options: \"\"\n"
+		   "    X-Frame-Options: deny\n",
+		   -EINVAL, 4, 5, "duplicate header \"X-Frame-Options\"");
 
 	load_fails("http_server_config:\n  headers:\n    Server: iolat\n", -EINVAL, 3, 5,
 		   "HTTP header \"Server\" cannot be configured (exporter-toolkit allows: "
