@@ -55,10 +55,8 @@ struct collector {
 	 * (collector_retire_disk); the two never share a key.
 	 */
 	struct snapshot_store series;
-	/* When the map was last folded in whole. Read without serve's lock by
-	 * collector_wait (the main thread) while a scrape may fold: atomic. */
-	uint64_t folded_ns;
-	uint64_t fold_began_ns; /* when that fold began */
+	uint64_t folded_ns; /* when the map was last folded in whole */
+	bool folded_all;    /* once: the live series are the map's keys */
 	struct bucket_table lat, size;
 	uint64_t lat_store[IOLAT_LAT_SLOTS];
 	uint64_t size_store[IOLAT_SIZE_SLOTS];
@@ -355,13 +353,12 @@ static bool bio_pending(const struct collector *c)
 	return c->prog[TP_BIO_QUEUE] && !c->link[TP_BIO_QUEUE];
 }
 
-/*
- * Folds the kernel values just read into c->percpu for key k into its
- * series in c->folded: the series, or NULL on allocation failure.
- */
-static struct series *fold_key(struct collector *c, const struct iolat_key *k)
+/* Folds the kernel values just read into c->percpu for key k into its live
+ * series in st: the series, or NULL on allocation failure. */
+static struct series *fold_key(struct collector *c, struct snapshot_store *st,
+			       const struct iolat_key *k)
 {
-	struct series *s = snapshot_store_live(&c->series, k);
+	struct series *s = snapshot_store_live(st, k);
 
 	if (s)
 		histo_fold_spans(&s->val, c->percpu, c->nvals, s->span);
@@ -435,14 +432,15 @@ static void restore_series(struct collector *c)
 					 : strerror(-rc));
 }
 
-/* Folds every key of the kernel map into its live series. */
-static int fold_all(struct collector *c)
+/*
+ * Folds every key of the kernel map into st's live series: the collector's
+ * own, or a copy of them that a peek folds into.
+ */
+static int fold_map(struct collector *c, struct snapshot_store *st)
 {
 	int fd = bpf_map__fd(c->hists);
 	struct iolat_key key, next;
 	void *prev = NULL;
-
-	c->fold_began_ns = monotonic_ns();
 
 	/*
 	 * Per-key lookups rather than batches: each value is 5 KiB per CPU,
@@ -453,16 +451,24 @@ static int fold_all(struct collector *c)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, c->percpu))
 			continue; /* deleted under us */
-		if (!fold_key(c, &key))
+		if (!fold_key(c, st, &key))
 			return -ENOMEM;
 	}
-	if (c->prev) {
-		int rc = handover_fold(c->prev, &c->series);
+	return 0;
+}
 
-		if (rc)
-			return rc;
-	}
-	__atomic_store_n(&c->folded_ns, monotonic_ns(), __ATOMIC_RELAXED);
+/* Folds the kernel map into the collector's series; pinned, saves them when
+ * that is due. */
+static int fold_all(struct collector *c)
+{
+	int rc = fold_map(c, &c->series);
+
+	if (!rc && c->prev)
+		rc = handover_fold(c->prev, &c->series);
+	if (rc)
+		return rc;
+	c->folded_ns = monotonic_ns();
+	c->folded_all = true;
 	if (c->pins.pinned && monotonic_ns() >= c->saved_ns + COLLECTOR_SAVE_S * NSEC_PER_SEC)
 		return save_series(c);
 	return 0;
@@ -472,7 +478,7 @@ static int fold_all(struct collector *c)
  * can wrap twice between two folds (iolat.h). */
 static uint64_t fold_due_ns(const struct collector *c)
 {
-	return __atomic_load_n(&c->folded_ns, __ATOMIC_RELAXED) + COLLECTOR_FOLD_S * NSEC_PER_SEC;
+	return c->folded_ns + COLLECTOR_FOLD_S * NSEC_PER_SEC;
 }
 
 /* timeout_ms (-1: none), shortened to end when the timed rescan or the
@@ -1199,9 +1205,11 @@ int collector_fold(struct collector *c)
 	return fold_all(c);
 }
 
-uint64_t collector_fold_began(const struct collector *c)
+int collector_peek(struct collector *c, struct snapshot_store *out)
 {
-	return c->fold_began_ns;
+	int rc = snapshot_store_copy(out, &c->series);
+
+	return rc ? rc : fold_map(c, out);
 }
 
 const struct snapshot *collector_series(const struct collector *c)
@@ -1226,7 +1234,7 @@ static int take_key(struct collector *c, const struct iolat_key *k, struct iolat
 		else
 			bpf_map_delete_elem(fd, k);
 	}
-	if (rc > 0 && !fold_key(c, k))
+	if (rc > 0 && !fold_key(c, &c->series, k))
 		rc = -ENOMEM;
 	unfold_key(c, k, rc > 0 ? out : NULL);
 	return rc;
@@ -1439,7 +1447,7 @@ int collector_map_stats(struct collector *c, struct map_stats *out, int max)
 		out[n].capacity = bpf_map__max_entries(maps[i]);
 		/* The histogram map's keys are the live series once a fold has
 		 * walked them all: no second walk of thousands of keys. */
-		if (maps[i] == c->hists && c->fold_began_ns)
+		if (maps[i] == c->hists && c->folded_all)
 			out[n].entries = c->series.nlive;
 		else
 			out[n].entries =

@@ -197,18 +197,30 @@ const struct bucket_table *collector_size_table(const struct collector *c);
 int collector_read(struct collector *c, struct snapshot *snap);
 
 /*
- * The same series without a copy, for a reader that only looks (serve's
- * scrape): collector_fold reads the kernel map into them (0 or -errno),
- * collector_fold_began says when the last fold began (monotonic ns), and
- * collector_series is the collector's own array, valid until the next
- * call that reads or changes the collector. There a key may repeat: a
- * disk that went and came back has its live series and, apart, what it
- * had counted when it went (collector_read adds the two); a reader that
- * sums series by their labels shows the same totals.
+ * The same series without a copy, for serve, whose maintenance pass moves
+ * keys in and out of the kernel map and whose scrapes only read.
+ *
+ * collector_fold, the pass's: folds the kernel map into the collector's
+ * series and, pinned, saves them to its series file when that is due (at
+ * most every few seconds). 0 or -errno. collector_series is the
+ * collector's own array, valid until the next call that changes the
+ * collector. There a key may repeat: a disk that went and came back has its
+ * live series and, apart, what it had counted when it went (collector_read
+ * adds the two); a reader that sums series by their labels shows the same
+ * totals.
+ *
+ * collector_peek, a scrape's: the series as a fold now would make them, in
+ * out (the caller's, its memory reused from one peek to the next), without
+ * changing the collector: no kernel map or file is written, and the
+ * collector's series stay as the last fold left them. What a collector
+ * being taken over (handover.h) counted comes in at folds only, so during
+ * its grace a peek shows its counts as of the last fold. The caller keeps
+ * peeks apart from folds and other calls that change the collector (they
+ * share a scratch buffer). 0 or -errno.
  */
 int collector_fold(struct collector *c);
-uint64_t collector_fold_began(const struct collector *c);
 const struct snapshot *collector_series(const struct collector *c);
+int collector_peek(struct collector *c, struct snapshot_store *out);
 
 /*
  * Moves key k's values out of the kernel map into user space, under cgroup

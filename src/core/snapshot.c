@@ -224,6 +224,19 @@ void snapshot_store_free(struct snapshot_store *st)
 	st->nlive = 0;
 }
 
+int snapshot_store_copy(struct snapshot_store *dst, const struct snapshot_store *src)
+{
+	int rc;
+
+	dst->all.n = dst->nlive = 0;
+	/* Its slots point at dst's old series: the next lookup indexes anew. */
+	snapshot_index_clear(&dst->live_ix);
+	rc = snapshot_append(&dst->all, &src->all);
+	if (!rc)
+		dst->nlive = src->nlive;
+	return rc;
+}
+
 /* The live series as a snapshot: the index's view of the store. */
 static struct snapshot live_of(const struct snapshot_store *st)
 {

@@ -101,6 +101,11 @@ struct snapshot_store {
 
 void snapshot_store_free(struct snapshot_store *st);
 
+/* Makes dst a copy of src, reusing dst's memory: its series (one block
+ * copy) and an index rebuilt on dst's first lookup. 0 or -ENOMEM (dst is
+ * then empty). */
+int snapshot_store_copy(struct snapshot_store *dst, const struct snapshot_store *src);
+
 /* The live series with key k, created zeroed if missing; NULL on allocation
  * failure. */
 struct series *snapshot_store_live(struct snapshot_store *st, const struct iolat_key *k);

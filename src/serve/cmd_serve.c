@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <systemd/sd-daemon.h>
@@ -39,34 +38,17 @@
 #include "util/monotonic.h"
 
 /*
- * The exporter's maintenance (exporter_maintain: the only kernel map
- * writes) is the main thread's. A scrape asks for a pass and waits for it
- * before it renders, so it shows what was decided just before it; the
- * main thread also runs one every MAINTAIN_S without scrapes. While the
- * main thread is busy elsewhere (a reload, which waits for requests to
- * end; stopping) it is closed, and a scrape renders without a pass rather
- * than wait on it. A scrape waits holding http.c's req_lock (and no
- * state_lock), so the main thread closes this before anything that takes
- * req_lock or waits for requests (http_update, http_stop), and holds lock
- * only briefly, never together with state_lock.
- */
-struct maint {
-	pthread_mutex_t lock;
-	pthread_cond_t done; /* a pass has begun and ended */
-	int efd;	     /* eventfd: a scrape's call to the main thread */
-	uint64_t asked;	     /* passes scrapes asked for */
-	uint64_t answered;   /* asks a finished pass began after */
-	bool open;	     /* the main thread answers asks */
-};
-
-/*
  * Two threads meet here: libmicrohttpd's, which answers requests one at a
  * time (render, check_auth), and the main one, which reloads, keeps the
- * collector attached and runs the exporter's maintenance. A reload builds
- * its new state beside the running one and swaps it in inside
+ * collector attached and runs the maintenance passes on its own schedule
+ * (maintain: every --maintenance.interval, never for a scrape). A render
+ * only reads; it waits for a pass under way, which moves keys between the
+ * kernel map and user space (a read in its middle could count them twice
+ * or not at all), so at most iolat_maintenance_duration_seconds. A reload
+ * builds its new state beside the running one and swaps it in inside
  * http_update's commit, while no request is being answered; state_lock
  * keeps the main thread's collector and maintenance work and the render
- * apart.
+ * apart, and the main thread never holds it while it waits for requests.
  */
 struct serve {
 	struct serve_flags fl;
@@ -79,7 +61,6 @@ struct serve {
 	struct metric_set set;
 	size_t body_len[EXPO_PROTOBUF + 1]; /* the last scrape's, per format */
 	pthread_mutex_t state_lock;
-	struct maint maint;
 	int stats_fd;
 	/* iolat_config_* self-metrics; written by the main thread under state_lock */
 	uint64_t reloads_ok, reloads_failed;
@@ -103,9 +84,6 @@ struct reload {
 
 /* How often the daemon looks for bio-based disks that got a size (see run). */
 #define DISK_RESCAN_S 60
-/* How often it runs the exporter's maintenance when no scrape asks: gone
- * cgroups' and disks' keys leave the kernel map even when nobody scrapes. */
-#define MAINTAIN_S 10
 
 /* Process-wide: a signal handler has no other way to tell the daemon. */
 static volatile sig_atomic_t stop, reload;
@@ -274,83 +252,53 @@ static int add_http_metrics(struct serve *s, struct metric_set *set)
 	return 0;
 }
 
-/* A scrape's ask: a maintenance pass that begins after it, unless the main
- * thread is closed (then the render goes on without one). */
-static void maint_ask(struct maint *m)
+/* The collector's own maintenance: attaches programs it came to need,
+ * renews the lease, ends a handover; logs what it did. */
+static void maintain_collector(struct serve *s)
 {
-	uint64_t one = 1, want;
+	int what;
 
-	pthread_mutex_lock(&m->lock);
-	if (m->open) {
-		want = ++m->asked;
-		if (write(m->efd, &one, sizeof(one)) != sizeof(one))
-			log_warn("cannot wake the main thread for maintenance",
-				 LOG_STR("err", strerror(errno)));
-		while (m->open && m->answered < want)
-			pthread_cond_wait(&m->done, &m->lock);
-	}
-	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_lock(&s->state_lock);
+	what = collector_maintain(s->c);
+	pthread_mutex_unlock(&s->state_lock);
+	if (what < 0)
+		log_error("attaching a program on demand failed", LOG_STR("err", strerror(-what)));
+	for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_HANDED_OVER;
+	     bit <<= 1)
+		if (what & bit)
+			log_info(collector_now_reason(bit));
 }
 
-/* Opens or closes the main thread to asks; closing releases the waiters. */
-static void maint_open(struct maint *m, bool open)
-{
-	pthread_mutex_lock(&m->lock);
-	m->open = open;
-	pthread_cond_broadcast(&m->done);
-	pthread_mutex_unlock(&m->lock);
-}
-
-/* Whether a scrape is waiting for a pass (draining the eventfd). */
-static bool maint_asked(struct maint *m)
-{
-	uint64_t n;
-	bool asked;
-
-	if (read(m->efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		log_warn("cannot read the maintenance eventfd", LOG_STR("err", strerror(errno)));
-	pthread_mutex_lock(&m->lock);
-	asked = m->asked > m->answered;
-	pthread_mutex_unlock(&m->lock);
-	return asked;
-}
-
-/* One maintenance pass; answers the asks made before it began. */
+/* One maintenance pass: the exporter's (folds, names, retires, expires,
+ * saves), then the collector's; timed for iolat_maintenance_*. */
 static void maintain(struct serve *s)
 {
-	struct maint *m = &s->maint;
-	uint64_t asked;
+	double t0 = monotonic_s();
 	int rc;
 
-	pthread_mutex_lock(&m->lock);
-	asked = m->asked;
-	pthread_mutex_unlock(&m->lock);
 	pthread_mutex_lock(&s->state_lock);
 	rc = exporter_maintain(s->e);
 	pthread_mutex_unlock(&s->state_lock);
 	if (rc)
 		log_error("exporter maintenance failed", LOG_STR("err", strerror(-rc)));
-	pthread_mutex_lock(&m->lock);
-	m->answered = asked;
-	pthread_cond_broadcast(&m->done);
-	pthread_mutex_unlock(&m->lock);
+	maintain_collector(s);
+	pthread_mutex_lock(&s->state_lock);
+	exporter_pass_done(s->e, monotonic_s() - t0, s->fl.maintain_ms / 1e3);
+	pthread_mutex_unlock(&s->state_lock);
 }
 
 static int render(void *ctx, enum expo_format fmt, struct buf *out)
 {
 	struct serve *s = ctx;
 	double t0 = monotonic_s();
-	uint64_t asked_ns = monotonic_ns();
 	char err[256] = "";
 	int rc;
 
 	/* Give back what the previous scrape's body and series took, so the
 	 * daemon's RSS between scrapes stays near its working set. */
 	malloc_trim(0);
-	maint_ask(&s->maint);
 	pthread_mutex_lock(&s->state_lock);
-	/* The pass asked for began after asked_ns: its read is this scrape's. */
-	rc = exporter_render(s->e, asked_ns, &s->set, err, sizeof(err));
+	rc = exporter_render(s->e, &s->set, err, sizeof(err));
 	if (!rc)
 		rc = userprogs_collect(s->user, &s->set);
 	if (!rc)
@@ -837,12 +785,6 @@ static int setup(struct serve *s)
 		return rc < 0 ? rc : -EINVAL;
 	}
 	log_handover(s);
-	s->maint.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	rc = s->maint.efd < 0 ? -errno : collector_wait_also(s->c, s->maint.efd);
-	if (rc) {
-		errorf(NULL, "cannot make the maintenance eventfd: %s", strerror(-rc));
-		return rc;
-	}
 	rc = open_user_programs(s);
 	if (rc)
 		return rc;
@@ -858,26 +800,17 @@ static int setup(struct serve *s)
 	s->last_reload_ok_time = (double)time(NULL);
 	build_landing(s, &s->cfg, &s->web, landing, sizeof(landing));
 	http_opts_of(s, &s->cfg, &s->web, landing, listen, &o);
-	/*
-	 * A scrape may come at once (socket activation queues one before iolat
-	 * runs), while http_start still waits to take the request lock that
-	 * scrape holds: so asks stay closed until it returns (the scrape renders
-	 * without a pass). From then on a scrape's pass waits for run's first
-	 * turn.
-	 */
 	rc = http_start(&s->http, &o, err, sizeof(err));
 	if (rc) {
 		errorf(listen_hint(s, rc), "%s", err);
 		s->bad_config = listen_bad_config(rc);
 		return rc;
 	}
-	maint_open(&s->maint, true);
 	return 0;
 }
 
 static void teardown(struct serve *s)
 {
-	maint_open(&s->maint, false); /* http_stop waits for requests under way */
 	http_stop(s->http);
 	/* After the last pass; the collector's last save (collector_close)
 	 * follows, of the same label sets. */
@@ -890,60 +823,42 @@ static void teardown(struct serve *s)
 		close(s->stats_fd);
 	webconfig_free(&s->web);
 	metrics_clear(&s->set);
-	if (s->maint.efd >= 0)
-		close(s->maint.efd);
 	pthread_mutex_destroy(&s->state_lock);
-	pthread_mutex_destroy(&s->maint.lock);
-	pthread_cond_destroy(&s->maint.done);
 }
 
 /*
  * Idle, the daemon sleeps in collector_wait: the kernel wakes it when a
  * request lacks timestamps or a disk appears or is resized, a signal when
- * it must stop or reload, a scrape when it wants a maintenance pass; every
- * MAINTAIN_S it runs one anyway, and once a minute (collector_maintain)
- * it looks for a bio-based disk that got a size without an event (a sysfs
- * walk, about 1.5 ms).
+ * it must stop or reload. It runs a maintenance pass every
+ * --maintenance.interval (with --handover, at least three times a lease,
+ * which each pass renews), and the collector's part of one at each
+ * wake-up, for a program to attach at once. Scrapes never wake it.
  */
 static void run(struct serve *s)
 {
-	double next_pass = monotonic_s() + MAINTAIN_S;
-	/* collector_maintain renews the lease: three times a lease at least. */
-	double renew_s = s->fl.handover ? s->fl.lease_s / 3.0 : MAINTAIN_S;
+	double every_s = s->fl.maintain_ms / 1e3;
+	double next_pass;
 
+	if (s->fl.handover && every_s > s->fl.lease_s / 3.0)
+		every_s = s->fl.lease_s / 3.0;
+	next_pass = monotonic_s() + every_s;
 	while (!stop) {
 		double wait_s = next_pass - monotonic_s();
-		int what;
 
-		if (wait_s > renew_s)
-			wait_s = renew_s;
 		collector_wait(s->c, wait_s > 0 ? (int)(wait_s * 1000) + 1 : 0, NULL);
 		if (stop)
 			break;
-		if (maint_asked(&s->maint) || monotonic_s() >= next_pass) {
+		if (monotonic_s() >= next_pass) {
 			maintain(s);
-			next_pass = monotonic_s() + MAINTAIN_S;
+			next_pass = monotonic_s() + every_s;
+		} else {
+			maintain_collector(s);
 		}
-		pthread_mutex_lock(&s->state_lock);
-		what = collector_maintain(s->c);
-		pthread_mutex_unlock(&s->state_lock);
-		if (what < 0)
-			log_error("attaching a program on demand failed",
-				  LOG_STR("err", strerror(-what)));
-		for (int bit = COLLECTOR_NOW_FALLBACK; what > 0 && bit <= COLLECTOR_NOW_HANDED_OVER;
-		     bit <<= 1)
-			if (what & bit)
-				log_info(collector_now_reason(bit));
 		if (reload) {
 			reload = 0;
-			/* http_update waits for the request under way, which must
-			 * not wait for this thread. */
-			maint_open(&s->maint, false);
 			do_reload(s);
-			maint_open(&s->maint, true);
 		}
 	}
-	maint_open(&s->maint, false);
 }
 
 /* Socket activation: the listening sockets systemd passed, from fd 3 on
@@ -975,10 +890,7 @@ int cmd_serve(int argc, char **argv)
 {
 	struct sigaction sa_stop = { .sa_handler = on_stop }, sa_hup = { .sa_handler = on_hup };
 	struct serve s = { .stats_fd = -1,
-			   .state_lock = PTHREAD_MUTEX_INITIALIZER,
-			   .maint = { .lock = PTHREAD_MUTEX_INITIALIZER,
-				      .done = PTHREAD_COND_INITIALIZER,
-				      .efd = -1 } };
+			   .state_lock = PTHREAD_MUTEX_INITIALIZER };
 	const char *hint;
 	char err[512];
 	int rc;

@@ -32,12 +32,18 @@ struct exporter {
 	struct exporter_opts o;
 	uint64_t lat_le[IOLAT_LAT_SLOTS], size_le[IOLAT_SIZE_SLOTS];
 	size_t nlat_le, nsize_le;
-	/* The collector's series as of the last render's or maintenance pass's
-	 * read: its own array, not a copy (collector_series). */
+	/* A render's series: the collector's as a fold now would make them,
+	 * in memory of the exporter's own (collector_peek), so a scrape
+	 * changes nothing; snap is its view. */
+	struct snapshot_store peeked;
 	const struct snapshot *snap;
 	double last_scrape_s;
 	size_t last_scrape_bytes;
 	uint64_t scrapes;
+	/* Maintenance passes (exporter_pass_done), for the iolat_maintenance_*
+	 * gauges: how many, the last one's length, how often. */
+	uint64_t passes;
+	double last_pass_s, pass_interval_s;
 	/* Per map: warned at 90 % and not re-armed yet (mapsize_fill_warn). */
 	bool fill_warned[MAPSIZE_COUNT];
 	time_t started;
@@ -408,6 +414,7 @@ void exporter_free(struct exporter *e)
 	drop_builtin(&e->block_conf, &e->block);
 	drop_builtin(&e->wl_conf, &e->wl_metrics);
 	free(e->labels);
+	snapshot_store_free(&e->peeked);
 	decoder_env_free(e->env);
 	free(e);
 }
@@ -417,6 +424,13 @@ void exporter_scrape_done(struct exporter *e, double seconds, size_t bytes)
 	e->last_scrape_s = seconds;
 	e->last_scrape_bytes = bytes;
 	e->scrapes++;
+}
+
+void exporter_pass_done(struct exporter *e, double seconds, double interval_s)
+{
+	e->last_pass_s = seconds;
+	e->pass_interval_s = interval_s;
+	e->passes++;
 }
 
 static int add_counter(struct metric_family *f, const char *const *v, double add)
@@ -556,21 +570,44 @@ static int add_self(struct exporter *e, struct metric_set *set)
 		rc |= add_counter(
 		    fill, v, ms[i].capacity ? (double)ms[i].entries / (double)ms[i].capacity : 0);
 	}
-	log_filling_maps(e, ms, nm);
-	if (!collector_stats(e->c, st)) {
+	if (!collector_stats(e->c, st))
 		for (int i = 0; i < IOLAT_STAT_COUNT; i++) {
 			const char *v[] = { names_stat(i) };
 
 			rc |= add_counter(ev, v, (double)st[i]);
 		}
-		log_full_maps(e, st);
-	}
 	rc |= add_counter(dur, NULL, e->last_scrape_s);
 	rc |= add_counter(bytes, NULL, (double)e->last_scrape_bytes);
 	rc |= add_counter(build, bv, 1);
 	rc |= add_counter(start, NULL, (double)e->started);
 	rc |= add_counter(cstart, NULL, (double)collector_started_ns(e->c) / 1e9);
 	return rc ? -ENOMEM : 0;
+}
+
+/* The maintenance passes, which run on the daemon's own schedule. */
+static int add_maintenance(struct exporter *e, struct metric_set *set)
+{
+	struct metric_family *passes, *dur, *every;
+
+	passes = metrics_family(set, "iolat_maintenance_passes_total",
+				"Maintenance passes run (folding the kernel's counters, naming "
+				"and retiring cgroups, expiring disks, saving state).",
+				METRIC_COUNTER, NULL);
+	dur = metrics_family(set, "iolat_maintenance_duration_seconds",
+			     "How long the last maintenance pass took; a scrape that arrives "
+			     "during a pass waits at most this long.",
+			     METRIC_GAUGE, NULL);
+	every = metrics_family(set, "iolat_maintenance_interval_seconds",
+			       "How often maintenance passes run (--maintenance.interval); label "
+			       "sets and expiries in a scrape are at most this old.",
+			       METRIC_GAUGE, NULL);
+	if (!passes || !dur || !every)
+		return -ENOMEM;
+	return add_counter(passes, NULL, (double)e->passes) |
+			   add_counter(dur, NULL, e->last_pass_s) |
+			   add_counter(every, NULL, e->pass_interval_s)
+		   ? -ENOMEM
+		   : 0;
 }
 
 /* The process_* gauges every Prometheus client library exports, and the heap
@@ -697,22 +734,8 @@ static int label_series(struct exporter *e)
 	return 0;
 }
 
-/* The collector's series, read from the kernel map unless a read that began
- * at or after fresh_ns has been. */
-static int read_series(struct exporter *e, uint64_t fresh_ns)
-{
-	uint64_t began = collector_fold_began(e->c);
-	int rc = 0;
-
-	if (!began || began < fresh_ns)
-		rc = collector_fold(e->c);
-	e->snap = collector_series(e->c);
-	return rc;
-}
-
-/* read a snapshot -> attach labels -> build families; see exporter.h. */
-int exporter_render(struct exporter *e, uint64_t fresh_ns, struct metric_set *set, char *err,
-		    size_t errlen)
+/* peek at the series -> attach labels -> build families; see exporter.h. */
+int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_t errlen)
 {
 	bool workloads = shows_workloads(e);
 	int rc;
@@ -721,7 +744,8 @@ int exporter_render(struct exporter *e, uint64_t fresh_ns, struct metric_set *se
 		err[0] = '\0';
 	metrics_clear(set);
 	e->folded_ios = 0;
-	rc = read_series(e, fresh_ns);
+	rc = collector_peek(e->c, &e->peeked);
+	e->snap = &e->peeked.all;
 	if (!rc && workloads)
 		rc = label_series(e);
 	views_fill(e, workloads);
@@ -729,6 +753,8 @@ int exporter_render(struct exporter *e, uint64_t fresh_ns, struct metric_set *se
 		rc = add_block_metrics(e, set, err, errlen);
 	if (!rc)
 		rc = add_self(e, set);
+	if (!rc)
+		rc = add_maintenance(e, set);
 	if (!rc)
 		rc = add_process(set);
 	if (!rc && workloads)
@@ -760,14 +786,15 @@ static void pass_tally(const struct exporter *e, struct pass_tally *t)
 
 /* One debug line per pass: how long it took, what it read, what it retired,
  * folded and expired. */
-static void log_pass(const struct exporter *e, const struct pass_tally *before, int rc)
+static void log_pass(const struct exporter *e, const struct snapshot *snap,
+		     const struct pass_tally *before, int rc)
 {
 	struct pass_tally now;
 
 	pass_tally(e, &now);
 	log_debug("maintenance pass",
 		  LOG_DBL("duration_seconds", (double)(now.t0_ns - before->t0_ns) / 1e9),
-		  LOG_UINT("series", e->snap ? e->snap->n : 0),
+		  LOG_UINT("series", snap->n),
 		  LOG_UINT("cgroups_retired", now.wl.retired_cgroups - before->wl.retired_cgroups),
 		  LOG_UINT("cgroups_folded", now.wl.folded_cgroups - before->wl.folded_cgroups),
 		  LOG_UINT("workloads_expired", now.wl.expired_sets - before->wl.expired_sets),
@@ -777,16 +804,29 @@ static void log_pass(const struct exporter *e, const struct pass_tally *before, 
 		  LOG_UINT("disks", now.disks.disks), LOG_STR("err", rc ? strerror(-rc) : NULL));
 }
 
+/* A map filling up or full: logged by the pass, so scrapes only read. */
+static void log_maps(struct exporter *e)
+{
+	struct map_stats ms[8];
+	uint64_t st[IOLAT_STAT_COUNT];
+	int nm = collector_map_stats(e->c, ms, 8);
+
+	log_filling_maps(e, ms, nm);
+	if (!collector_stats(e->c, st))
+		log_full_maps(e, st);
+}
+
 /*
- * The kernel map writes, in the order a pass needs them: a gone disk whose
- * number another disk took is dropped before the read, so the read cannot
- * count the newcomer's keys under the old name; then, on what the read
- * found, cgroups are named and the idle gone ones retired, label sets and
- * disks expired.
+ * The kernel map writes and file writes, in the order a pass needs them: a
+ * gone disk whose number another disk took is dropped before the fold, so
+ * the fold cannot count the newcomer's keys under the old name; then, on
+ * what the fold found, cgroups are named and the idle gone ones retired,
+ * label sets and disks expired.
  */
 int exporter_maintain(struct exporter *e)
 {
 	bool debug = log_enabled(LOG_DEBUG_L);
+	const struct snapshot *snap = collector_series(e->c);
 	struct pass_tally before;
 	time_t now = time(NULL);
 	int rc;
@@ -794,23 +834,23 @@ int exporter_maintain(struct exporter *e)
 	if (debug)
 		pass_tally(e, &before);
 	rc = exporter_disks_check(e->disks);
-
 	if (!rc)
-		rc = read_series(e, UINT64_MAX);
-	/* The collector saved its series at this read or a render's since the
-	 * last pass: the label sets are still as they were then. */
+		rc = collector_fold(e->c);
+	/* The fold saved the collector's series: the label sets are saved too,
+	 * before this pass changes them, so both files describe one moment. */
 	if (!rc && e->wl && e->wl_files && wlstate_series_changed(e->wl_files))
 		exporter_workloads_save(e);
 	if (!rc && shows_workloads(e))
-		rc = wlabels_assign(e->wl, e->snap, now);
+		rc = wlabels_assign(e->wl, snap, now);
 	/* Both read the collector's own series and write the collector: they
 	 * act on what they gathered after they are done reading. */
 	if (!rc && shows_workloads(e))
-		rc = wlabels_prune(e->wl, e->snap, now);
+		rc = wlabels_prune(e->wl, snap, now);
 	if (!rc)
-		rc = exporter_disks_prune(e->disks, e->snap, now, e->o.disk_expire_s);
+		rc = exporter_disks_prune(e->disks, snap, now, e->o.disk_expire_s);
+	log_maps(e);
 	if (debug)
-		log_pass(e, &before, rc);
+		log_pass(e, snap, &before, rc);
 	return rc;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * exporter.h - turns the collector's cumulative series and its own
- * statistics into a metric_set for `iolat serve` (exporter_render), and
- * keeps the kernel maps bounded in a separate step (exporter_maintain).
+ * statistics into a metric_set for `iolat serve` (exporter_render, which only
+ * reads), and keeps the kernel maps bounded and the state saved in a
+ * separate step on the daemon's own schedule (exporter_maintain).
  * Both are serialised by the caller; counts are cumulative since start and
  * never reset.
  */
@@ -67,35 +68,36 @@ void exporter_apply(struct exporter *e, struct exporter_settings *st);
 void exporter_settings_free(struct exporter_settings *st);
 
 /*
- * A render: builds the current metrics into set (cleared first) in one
- * direction, reading the collector, giving each series its workload label
- * set and making the families. It writes no kernel map and changes no
- * label set or disk state: that is exporter_maintain's. build_info labels
- * come from the running kernel and the collector's attach path. The
- * caller keeps it apart from exporter_maintain and exporter_apply.
- *
- * The kernel map is read again unless a read that began at or after
- * fresh_ns (monotonic ns; UINT64_MAX: always read) has been: a scrape that
- * had a maintenance pass run for it renders that pass's read. The set
- * borrows the collector's histogram slots: it is valid until the next call
- * that reads or changes the collector (exporter_maintain, the next render).
- * Returns 0, or -errno with what failed in err (a map read's own words
- * when the block families could not be read).
+ * A render: builds the current metrics into set (cleared first) and
+ * changes nothing else. Its block counts are the kernel's at this call (a
+ * fold on demand into the exporter's own memory, collector_peek): no
+ * kernel map or file is written and no maintenance pass runs for it. The
+ * workload label sets, retired cgroups and expired disks are as the last
+ * maintenance pass left them: a cgroup it has not named yet shows from the
+ * render after it has. build_info labels come from the running kernel and
+ * the collector's attach path. The caller keeps it apart from
+ * exporter_maintain and exporter_apply. Returns 0, or -errno with what
+ * failed in err (a map read's own words when the block families could not
+ * be read).
  */
-int exporter_render(struct exporter *e, uint64_t fresh_ns, struct metric_set *set, char *err,
-		    size_t errlen);
+int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_t errlen);
 
 /*
- * Maintenance, the exporter's only writes to kernel maps: names the
- * cgroups of a fresh read, moves the keys of gone cgroups and gone disks
- * to user space, expires workload label sets (workloads.expire) and gone
- * disks (disks.expire), and forgets a gone disk whose number another disk
- * took. Each pass compares what it reads with the pass before: the daemon
- * runs one before every scrape (so a scrape shows what was decided just
- * before it, as docs/serve.md says) and others on its own timer. The
- * caller keeps it apart from renders and exporter_apply. 0 or -errno.
+ * A maintenance pass, which the daemon runs on its own schedule, never for
+ * a scrape: folds the kernel's counters into the collector's series (and,
+ * pinned, saves them when due), names the cgroups the fold found, moves the
+ * keys of gone cgroups and gone disks to user space, expires workload
+ * label sets (workloads.expire) and gone disks (disks.expire), forgets a
+ * gone disk whose number another disk took, and logs maps that fill up.
+ * Each pass compares what it folds with the pass before. The caller keeps
+ * it apart from renders and exporter_apply. 0 or -errno.
  */
 int exporter_maintain(struct exporter *e);
+
+/* Records a finished maintenance pass (its length, including the
+ * collector's own maintenance) and the interval passes run at, for the
+ * iolat_maintenance_* metrics. */
+void exporter_pass_done(struct exporter *e, double seconds, double interval_s);
 
 /*
  * With --handover, the workload label sets go on across an adopted

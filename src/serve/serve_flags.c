@@ -88,6 +88,10 @@ static void usage(FILE *f)
 	    "                                 (default 30s); then it counts nothing, and\n"
 	    "                                 the next run starts afresh and removes it\n"
 	    "      --no-handover              detach and drop the maps at stop (default)\n"
+	    "      --maintenance.interval=DURATION  how often the daemon folds the\n"
+	    "                                 kernel's counters, names and retires cgroups,\n"
+	    "                                 expires disks and saves its state (default\n"
+	    "                                 10s, 100ms to 1m); scrapes never run it\n"
 	    "      --unpin[=NAME]             remove what --handover[=NAME] keeps (pins,\n"
 	    "                                 saved series) of a stopped serve, detaching\n"
 	    "                                 its programs, and exit; serves nothing\n"
@@ -160,6 +164,7 @@ enum {
 	OPT_UNPIN,
 	OPT_MAPSIZE,
 	OPT_LEASE,
+	OPT_MAINTAIN,
 };
 
 /* --FLAG[=NAME]'s instance name (default serve) into *out, if it is one. */
@@ -343,6 +348,14 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 			return -EINVAL;
 		}
 		return 0;
+	case OPT_MAINTAIN:
+		if (parse_duration_ms(arg, &f->maintain_ms) || f->maintain_ms < MAINTAIN_MIN_MS ||
+		    f->maintain_ms > MAINTAIN_MAX_MS) {
+			errorf("give 100ms to 1m, e.g. --maintenance.interval=10s",
+			       "bad --maintenance.interval '%s'", arg);
+			return -EINVAL;
+		}
+		return 0;
 	case OPT_UDIR:
 		f->user.dir = arg;
 		return 0;
@@ -432,6 +445,7 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		{ "handover", optional_argument, NULL, OPT_HANDOVER },
 		{ "no-handover", no_argument, NULL, OPT_NOHANDOVER },
 		{ "handover.lease", required_argument, NULL, OPT_LEASE },
+		{ "maintenance.interval", required_argument, NULL, OPT_MAINTAIN },
 		{ "unpin", optional_argument, NULL, OPT_UNPIN },
 		{ "test.synthetic-disks", required_argument, NULL, OPT_SYNTH },
 		{ "config.dir", required_argument, NULL, OPT_UDIR },
@@ -449,6 +463,7 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 	f->device = f->total = f->size = f->op_label = f->workloads = f->by_process = -1;
 	f->size_label = -1;
 	f->lease_s = HANDOVER_LEASE_DEFAULT_S;
+	f->maintain_ms = MAINTAIN_DEFAULT_MS;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "core/attach.h"
+#include "core/collector.h"
 #include "serve/http.h"
 #include "serve/serve_config.h"
 #include "uprog/userprogs.h"
@@ -19,6 +20,11 @@
  * collector nobody holds count on that long). */
 #define HANDOVER_LEASE_DEFAULT_S 30
 #define HANDOVER_LEASE_MAX_S 3600
+/* --maintenance.interval: its default and bounds. At most the collector's
+ * fold period (COLLECTOR_FOLD_S), so every fold is a pass's. */
+#define MAINTAIN_DEFAULT_MS 10000
+#define MAINTAIN_MIN_MS 100
+#define MAINTAIN_MAX_MS (COLLECTOR_FOLD_S * 1000)
 
 struct serve_flags {
 	const char *config_file;
@@ -37,6 +43,7 @@ struct serve_flags {
 	const char *handover;	    /* --handover instance name; NULL: none */
 	const char *unpin;	    /* --unpin instance name; NULL: not given */
 	unsigned int lease_s;	    /* --handover.lease */
+	uint64_t maintain_ms;	    /* --maintenance.interval */
 };
 
 /*

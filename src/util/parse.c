@@ -45,20 +45,46 @@ int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-int parse_duration(const char *s, unsigned int *out)
+/* A number and a unit among units (seconds per unit; "" for none) -> that
+ * many seconds, at most 30 days. 0 or -EINVAL. */
+static int duration_s(const char *s, const char *const *units, const double *scales,
+		      double *out)
 {
 	char *unit;
-	double d, scale;
+	double d;
+	size_t i;
 
 	if (!starts_number(s, 1))
 		return -EINVAL;
 	d = strtod(s, &unit);
-	scale = !strcmp(unit, "") || !strcmp(unit, "s") ? 1
-		: !strcmp(unit, "m")			? 60
-		: !strcmp(unit, "h")			? 3600
-							: 0;
-	if (unit == s || !scale || !isfinite(d) || d * scale > 30 * 86400)
+	for (i = 0; units[i] && strcmp(unit, units[i]); i++)
+		;
+	if (unit == s || !units[i] || !isfinite(d) || d * scales[i] > 30 * 86400)
 		return -EINVAL;
-	*out = (unsigned int)llround(d * scale);
+	*out = d * scales[i];
+	return 0;
+}
+
+int parse_duration(const char *s, unsigned int *out)
+{
+	static const char *const units[] = { "", "s", "m", "h", NULL };
+	static const double scales[] = { 1, 1, 60, 3600 };
+	double d;
+
+	if (duration_s(s, units, scales, &d))
+		return -EINVAL;
+	*out = (unsigned int)llround(d);
+	return 0;
+}
+
+int parse_duration_ms(const char *s, uint64_t *out)
+{
+	static const char *const units[] = { "ms", "s", "m", "h", NULL };
+	static const double scales[] = { 1e-3, 1, 60, 3600 };
+	double d;
+
+	if (duration_s(s, units, scales, &d))
+		return -EINVAL;
+	*out = (uint64_t)llround(d * 1e3);
 	return 0;
 }

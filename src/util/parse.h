@@ -17,4 +17,8 @@ int parse_seconds(const char *s, double *out);
 /* "300", "90s", "5m", "1h" -> seconds (at most 30 days). 0 or -EINVAL. */
 int parse_duration(const char *s, unsigned int *out);
 
+/* "250ms", "2s", "5m", "1h" -> milliseconds (at most 30 days; a unit is
+ * required). 0 or -EINVAL. */
+int parse_duration_ms(const char *s, uint64_t *out);
+
 #endif

@@ -68,12 +68,32 @@ static void test_duration(void **state)
 		assert_int_equal(parse_duration(bad[i], &s), -EINVAL);
 }
 
+static void test_duration_ms(void **state)
+{
+	uint64_t ms = 0;
+
+	(void)state;
+	assert_int_equal(parse_duration_ms("250ms", &ms), 0);
+	assert_int_equal(ms, 250);
+	assert_int_equal(parse_duration_ms("1.5s", &ms), 0);
+	assert_int_equal(ms, 1500);
+	assert_int_equal(parse_duration_ms("2m", &ms), 0);
+	assert_int_equal(ms, 120000);
+	assert_int_equal(parse_duration_ms("720h", &ms), 0);
+	assert_int_equal(ms, 720ULL * 3600 * 1000);
+	/* A bare number is refused: seconds or milliseconds would be a guess. */
+	static const char *const bad[] = { "", "10", "ms", "5 ms", "-1s", "721h", "1us" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(parse_duration_ms(bad[i], &ms), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uint),
 		cmocka_unit_test(test_seconds),
 		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_duration_ms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
