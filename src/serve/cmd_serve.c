@@ -153,6 +153,17 @@ static int check_user_programs(struct serve *s)
 	return failed || rc ? 1 : 0;
 }
 
+/* How often maintenance passes run: --maintenance.interval, and with
+ * --handover at least three times a lease, as each pass renews it. */
+static double pass_interval_s(const struct serve *s)
+{
+	double every_s = (double)s->fl.maintain_ms / 1e3;
+
+	if (s->fl.handover && every_s > s->fl.lease_s / 3.0)
+		every_s = s->fl.lease_s / 3.0;
+	return every_s;
+}
+
 static void exporter_opts_of(const struct serve *s, const struct serve_config *cfg,
 			     struct exporter_opts *o)
 {
@@ -171,6 +182,7 @@ static void exporter_opts_of(const struct serve *s, const struct serve_config *c
 	o->wl.max_sets = cfg->workloads_max;
 	o->wl.expire_s = cfg->workloads_expire_s;
 	o->disk_expire_s = cfg->disks_expire_s;
+	o->maintain_s = pass_interval_s(s);
 	o->rules = cfg->rules;
 	o->nrules = cfg->nrules;
 }
@@ -283,7 +295,7 @@ static void maintain(struct serve *s)
 		log_error("exporter maintenance failed", LOG_STR("err", strerror(-rc)));
 	maintain_collector(s);
 	pthread_mutex_lock(&s->state_lock);
-	exporter_pass_done(s->e, monotonic_s() - t0, s->fl.maintain_ms / 1e3);
+	exporter_pass_done(s->e, monotonic_s() - t0);
 	pthread_mutex_unlock(&s->state_lock);
 }
 
@@ -836,12 +848,8 @@ static void teardown(struct serve *s)
  */
 static void run(struct serve *s)
 {
-	double every_s = s->fl.maintain_ms / 1e3;
-	double next_pass;
+	double every_s = pass_interval_s(s), next_pass = monotonic_s() + every_s;
 
-	if (s->fl.handover && every_s > s->fl.lease_s / 3.0)
-		every_s = s->fl.lease_s / 3.0;
-	next_pass = monotonic_s() + every_s;
 	while (!stop) {
 		double wait_s = next_pass - monotonic_s();
 
@@ -889,8 +897,7 @@ static int take_systemd_sockets(struct serve_flags *fl)
 int cmd_serve(int argc, char **argv)
 {
 	struct sigaction sa_stop = { .sa_handler = on_stop }, sa_hup = { .sa_handler = on_hup };
-	struct serve s = { .stats_fd = -1,
-			   .state_lock = PTHREAD_MUTEX_INITIALIZER };
+	struct serve s = { .stats_fd = -1, .state_lock = PTHREAD_MUTEX_INITIALIZER };
 	const char *hint;
 	char err[512];
 	int rc;

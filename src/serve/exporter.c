@@ -41,9 +41,9 @@ struct exporter {
 	size_t last_scrape_bytes;
 	uint64_t scrapes;
 	/* Maintenance passes (exporter_pass_done), for the iolat_maintenance_*
-	 * gauges: how many, the last one's length, how often. */
+	 * gauges: how many, the last one's length. */
 	uint64_t passes;
-	double last_pass_s, pass_interval_s;
+	double last_pass_s;
 	/* Per map: warned at 90 % and not re-armed yet (mapsize_fill_warn). */
 	bool fill_warned[MAPSIZE_COUNT];
 	time_t started;
@@ -426,10 +426,9 @@ void exporter_scrape_done(struct exporter *e, double seconds, size_t bytes)
 	e->scrapes++;
 }
 
-void exporter_pass_done(struct exporter *e, double seconds, double interval_s)
+void exporter_pass_done(struct exporter *e, double seconds)
 {
 	e->last_pass_s = seconds;
-	e->pass_interval_s = interval_s;
 	e->passes++;
 }
 
@@ -510,6 +509,9 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	uint64_t st[IOLAT_STAT_COUNT];
 	int np = collector_prog_stats(e->c, ps, 16), nm = collector_map_stats(e->c, ms, 8), rc = 0;
 	const char *bv[] = { IOLAT_VERSION, e->kernel, attach_mode_name(collector_mode(e->c)) };
+	struct hist_map_info hm;
+
+	collector_hist_map(e->c, &hm);
 
 	runs = metrics_family(
 	    set, "iolat_bpf_program_runs_total",
@@ -565,6 +567,11 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	for (int i = 0; i < nm; i++) {
 		const char *v[] = { ms[i].name };
 
+		/* The histogram map's keys as this render's peek found them,
+		 * not as the last pass did. */
+		if (!strcmp(ms[i].name, hm.name))
+			ms[i].entries = e->peeked.nlive;
+
 		rc |= add_counter(entries, v, (double)ms[i].entries);
 		rc |= add_counter(cap, v, (double)ms[i].capacity);
 		rc |= add_counter(
@@ -604,8 +611,8 @@ static int add_maintenance(struct exporter *e, struct metric_set *set)
 	if (!passes || !dur || !every)
 		return -ENOMEM;
 	return add_counter(passes, NULL, (double)e->passes) |
-			   add_counter(dur, NULL, e->last_pass_s) |
-			   add_counter(every, NULL, e->pass_interval_s)
+		       add_counter(dur, NULL, e->last_pass_s) |
+		       add_counter(every, NULL, e->o.maintain_s)
 		   ? -ENOMEM
 		   : 0;
 }

@@ -34,6 +34,7 @@ struct exporter_opts {
 	unsigned int synthetic_disks; /* testing: this many fake disks' series */
 	unsigned int disk_expire_s;   /* disks.expire: how long a gone disk's series
 				       * stay; 0: 5m */
+	double maintain_s;	      /* how often passes run, for its gauge */
 };
 
 struct exporter;
@@ -94,10 +95,9 @@ int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_
  */
 int exporter_maintain(struct exporter *e);
 
-/* Records a finished maintenance pass (its length, including the
- * collector's own maintenance) and the interval passes run at, for the
- * iolat_maintenance_* metrics. */
-void exporter_pass_done(struct exporter *e, double seconds, double interval_s);
+/* Records a finished maintenance pass and its length (including the
+ * collector's own maintenance), for the iolat_maintenance_* metrics. */
+void exporter_pass_done(struct exporter *e, double seconds);
 
 /*
  * With --handover, the workload label sets go on across an adopted

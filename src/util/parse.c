@@ -47,8 +47,7 @@ int parse_seconds(const char *s, double *out)
 
 /* A number and a unit among units (seconds per unit; "" for none) -> that
  * many seconds, at most 30 days. 0 or -EINVAL. */
-static int duration_s(const char *s, const char *const *units, const double *scales,
-		      double *out)
+static int duration_s(const char *s, const char *const *units, const double *scales, double *out)
 {
 	char *unit;
 	double d;

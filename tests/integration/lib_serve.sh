@@ -37,6 +37,25 @@ stop_serve() {
 	assert_detached
 }
 
+# after_pass URL [CURL_ARGS...]: returns once a whole maintenance pass has
+# run since the call (it began after it): what a test that changed cgroups
+# or disks waits for before a scrape that must show the pass's decisions.
+# Passes keep their own time (--maintenance.interval; tests give ~100ms),
+# a scrape never runs one.
+after_pass() {
+	local url=$1 p0 p
+	shift
+	passes() { curl -sf "$@" "$url" | awk '$1 == "iolat_maintenance_passes_total" { print $2 }'; }
+	p0=$(passes "$@")
+	[ -n "$p0" ] || fail "after_pass: no iolat_maintenance_passes_total at $url"
+	for _ in $(seq 1 200); do
+		p=$(passes "$@")
+		[ "${p:-0}" -ge $((p0 + 2)) ] && return 0
+		sleep 0.05
+	done
+	fail "after_pass: no maintenance pass in 10 s ($p0 -> $p)"
+}
+
 # metric FILE NAME LABELS: the value of one sample in a text exposition.
 metric() {
 	set -- "$1" "$2" "${3:-}"

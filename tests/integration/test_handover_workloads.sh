@@ -31,10 +31,11 @@ port=$(free_port)
 url=http://127.0.0.1:$port/metrics
 # Only this disk (testing only): the cap and expiry are host-wide.
 export IOLAT_TEST_DISK=$disk
-serve_args=(--web.listen-address="127.0.0.1:$port" "--handover=$NAME" --workloads.max=3
+serve_args=(--web.listen-address="127.0.0.1:$port" "--handover=$NAME" --maintenance.interval=100ms --workloads.max=3
 	"--workloads.expire=${EXPIRE}s")
 
-scrape() { curl -sf "$url" >"$1" || fail "scrape failed"; }
+# Each scrape after a pass: what a pass decided since the last step shows.
+scrape() { after_pass "$url"; curl -sf "$url" >"$1" || fail "scrape failed"; }
 value() { metric "$1" "$2" "${3:-}"; }
 # reads FILE KIND WORKLOAD: the disk's read completions of one label set.
 reads() {

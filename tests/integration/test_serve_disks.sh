@@ -65,9 +65,11 @@ cg=$CG
 cgid=$(stat -c %i "$cg")
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --disks.expire=${EXPIRE}s
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --disks.expire=${EXPIRE}s \
+	--maintenance.interval=100ms
 
-scrape() { curl -sf "$url" >"$WORK/m" || fail "scrape failed"; }
+# Each scrape after a pass: what a pass decided since the last step shows.
+scrape() { after_pass "$url"; curl -sf "$url" >"$WORK/m" || fail "scrape failed"; }
 # The kernel's completed reads and writes on a disk (diskstats), "0 0" when
 # the disk does not exist.
 kernel_ios() { awk '{ print $1, $5 }' "/sys/block/$1/stat" 2>/dev/null || echo "0 0"; }
@@ -258,7 +260,7 @@ echo "ok: serve stopped and detached"
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
 start_serve "$WORK/serve2.log" --web.listen-address="127.0.0.1:$port" --no-collector.workloads \
-	--disks.expire=${EXPIRE}s
+	--disks.expire=${EXPIRE}s --maintenance.interval=100ms
 echo "serve $SERVE_PID" >&"${STATE[1]}"
 read -r line <&"${STATE[0]}"
 assert_eq "state helper on the second serve" ok "$line"

@@ -22,7 +22,12 @@ make_loop 64
 dev=$LOOP
 name=${dev#/dev/}
 
-scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$1" || fail "scrape $1 failed"; }
+# Each scrape after a pass (they run every 100ms here): the warnings a pass
+# logs and the keys it retires show.
+scrape() {
+	after_pass "http://127.0.0.1:$port/metrics"
+	curl -sf "http://127.0.0.1:$port/metrics" >"$1" || fail "scrape $1 failed"
+}
 # sample FILE NAME LABELS: one sample's value, 0 when absent.
 sample() { local v; v=$(metric "$1" "$2" "$3"); echo "${v:-0}"; }
 event() { sample "$1" iolat_collector_events_total "{event=\"$2\"}"; }
@@ -44,7 +49,7 @@ port=$(free_port)
 # The size from the settings file this time (part 1 gives it as a flag).
 echo 'bpf_map_sizes: {hists: 10}' >"$WORK/fill.yml"
 IOLAT_TEST_DISK=$name start_serve "$WORK/fill.log" --web.listen-address="127.0.0.1:$port" \
-	--config.file="$WORK/fill.yml"
+	--config.file="$WORK/fill.yml" --maintenance.interval=100ms
 grep -q 'msg="started" .* map_hists_shared=10 .* maps_set=hists_shared ' "$WORK/fill.log" || fail "sizes not logged: $(cat "$WORK/fill.log")"
 scrape "$WORK/f0"
 assert_eq "capacity set by --bpf.map-size" 10 "$(sample "$WORK/f0" iolat_bpf_map_capacity_entries '{map="hists_shared"}')"
@@ -95,7 +100,7 @@ make_cgroup mapc
 cgc=$CG
 port=$(free_port)
 IOLAT_TEST_DISK=$name start_serve "$WORK/hist.log" --web.listen-address="127.0.0.1:$port" \
-	--bpf.map-size=hists_shared=2
+	--bpf.map-size=hists_shared=2 --maintenance.interval=100ms
 scrape "$WORK/h0"
 k0=$(kernel_reads)
 assert_eq "histogram map capacity" 2 "$(sample "$WORK/h0" iolat_bpf_map_capacity_entries '{map="hists_shared"}')"
@@ -136,7 +141,8 @@ rq_map_full() {
 	port=$(free_port)
 	IOLAT_FORCE_ATTACH=$mode IOLAT_FORCE_RQ_MAP=1 IOLAT_TEST_DISK=$name \
 		IOLAT_TEST_MAX_ENTRIES=rq_starts=8 \
-		start_serve "$log" --web.listen-address="127.0.0.1:$port" --no-collector.workloads
+		start_serve "$log" --web.listen-address="127.0.0.1:$port" --no-collector.workloads \
+			--maintenance.interval=100ms
 	"$DIO" read "$dev" 1 4096 || fail "warm-up read"
 	for _ in $(seq 1 30); do
 		grep -q "attached the request-map fallback" "$log" && break

@@ -27,9 +27,10 @@ YML
 # and other people's tests run workloads of their own on this machine
 # meanwhile (a soak test's *.service cgroups kept 'expired' series here).
 IOLAT_TEST_DISK=$disk start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" \
-	--workloads.max=20 --workloads.expire=2s --config.file="$WORK/iolat.yml"
+	--workloads.max=20 --workloads.expire=2s --config.file="$WORK/iolat.yml" --maintenance.interval=100ms
 
-scrape() { curl -sf "$url" >"$WORK/m" || fail "scrape failed"; }
+# Each scrape after a pass: what a pass decided since the last step shows.
+scrape() { after_pass "$url"; curl -sf "$url" >"$WORK/m" || fail "scrape failed"; }
 # Distinct workload label sets on our disk, "other" included.
 label_sets() {
 	grep "^iolat_workload_completions_total{device=\"$disk\"" "$WORK/m" |
