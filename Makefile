@@ -79,8 +79,7 @@ vpath %.c $(LAYERS:%=src/%) src
 # library, $(OUT)/libiolat.a, which is all most unit tests link: they build
 # and run without bpftool or BTF (make unit-nobpf checks it).
 BPF_SRCS := src/core/collector.c src/core/tracer.c src/uprog/mapiter.c src/uprog/uprog.c \
-	    src/uprog/uprog_source.c src/uprog/userprogs.c src/serve/exporter.c \
-	    src/serve/exporter_disks.c src/cli/cmdutil.c src/cli/trace_out.c
+	    src/uprog/uprog_source.c src/uprog/userprogs.c
 PURE_SRCS := $(filter-out $(BPF_SRCS),$(LIB_SRCS))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(LIB_SRCS)))
 PURE_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(PURE_SRCS)))
@@ -223,19 +222,14 @@ $(OUT)/libiolat.a: $(PURE_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OUT)/libiolat-bpf.a: $(BPF_OBJS)
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
-
-# A unit test links the pure library; those named in UNIT_BPF_TESTS test
-# modules that need the skeletons and link those too.
-UNIT_BPF_TESTS := config_file
+# A unit test links the pure library. Code that reads the collector
+# (core/collector.h) is tested against tests/unit/fake_collector.c, an
+# in-memory collector behind the same interface.
 $(OUT)/test_%: tests/unit/test_%.c $(OUT)/libiolat.a
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c,$^) \
-		$(if $(filter $*,$(UNIT_BPF_TESTS)),$(OUT)/libiolat-bpf.a) $(OUT)/libiolat.a \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c,$^) $(OUT)/libiolat.a \
 		$(LDLIBS) -lcmocka -o $@
-$(foreach t,$(UNIT_BPF_TESTS),$(eval $(OUT)/test_$(t): $(OUT)/libiolat-bpf.a))
+$(OUT)/test_exporter: tests/unit/fake_collector.c tests/unit/fake_collector.h
 
 $(OUT)/dio: tests/helpers/dio.c | $(OUT)
 	$(call msg,CC,$@)
@@ -307,7 +301,7 @@ unit: $(UNIT_BINS)
 # for BPF: what a contributor without a BTF kernel can run.
 unit-nobpf:
 	$(Q)$(MAKE) --no-print-directory OUT=build-nobpf BPFTOOL=/bin/false CLANG=/bin/false \
-		UNIT_BINS="$(filter-out $(UNIT_BPF_TESTS:%=build-nobpf/test_%),$(UNIT_BINS:$(OUT)/%=build-nobpf/%))" unit
+		UNIT_BINS="$(UNIT_BINS:$(OUT)/%=build-nobpf/%)" unit
 
 # One static analyser (cppcheck), shellcheck on every script, and the
 # layers' include rule (src/README.md). Findings fail the target.

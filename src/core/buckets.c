@@ -18,6 +18,12 @@ const uint64_t buckets_default_le_ns[] = {
 const size_t buckets_default_le_count =
     sizeof(buckets_default_le_ns) / sizeof(buckets_default_le_ns[0]);
 
+const uint64_t buckets_default_size_le[] = {
+	512, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 4194304,
+};
+const size_t buckets_default_size_le_count =
+    sizeof(buckets_default_size_le) / sizeof(buckets_default_size_le[0]);
+
 static int native_index_of(const struct bucket_table *t, size_t slot);
 
 static int cmp_u64(const void *a, const void *b)

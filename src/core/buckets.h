@@ -88,5 +88,8 @@ double buckets_native_zero_threshold(const struct bucket_table *t);
 /* Default classic `le` bounds, in ns, for exporters and tests. */
 extern const uint64_t buckets_default_le_ns[];
 extern const size_t buckets_default_le_count;
+/* And of request sizes, in bytes. */
+extern const uint64_t buckets_default_size_le[];
+extern const size_t buckets_default_size_le_count;
 
 #endif

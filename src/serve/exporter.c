@@ -20,13 +20,6 @@
 #include "util/log.h"
 #include "util/monotonic.h"
 
-/* Classic `le` defaults: latency in ns (buckets.c), sizes in bytes. */
-const uint64_t exporter_default_size_le[] = {
-	512, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 4194304,
-};
-const size_t exporter_default_size_le_count =
-    sizeof(exporter_default_size_le) / sizeof(exporter_default_size_le[0]);
-
 struct exporter {
 	struct collector *c;
 	struct exporter_opts o;
@@ -261,8 +254,8 @@ int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
 {
 	const uint64_t *lat = o->lat_le ? o->lat_le : buckets_default_le_ns;
 	size_t nlat = o->lat_le ? o->nlat_le : buckets_default_le_count;
-	const uint64_t *size = o->size_le ? o->size_le : exporter_default_size_le;
-	size_t nsize = o->size_le ? o->nsize_le : exporter_default_size_le_count;
+	const uint64_t *size = o->size_le ? o->size_le : buckets_default_size_le;
+	size_t nsize = o->size_le ? o->nsize_le : buckets_default_size_le_count;
 	struct exporter_settings *st = calloc(1, sizeof(*st));
 	int rc;
 

@@ -39,11 +39,6 @@ struct exporter_opts {
 
 struct exporter;
 
-/* The classic `le` bounds of request sizes (bytes) when none are configured
- * (latency's are buckets_default_le_ns). */
-extern const uint64_t exporter_default_size_le[];
-extern const size_t exporter_default_size_le_count;
-
 /*
  * Snaps the requested `le` bounds to the table (a bound not in the table
  * becomes the largest table bound below it, so every bucket stays exact).

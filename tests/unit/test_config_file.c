@@ -16,7 +16,6 @@
 #include <cmocka.h>
 
 #include "core/buckets.h"
-#include "serve/exporter.h"
 #include "serve/serve_config.h"
 
 #define FILE_PATH "contrib/iolat.yml"
@@ -75,8 +74,8 @@ static void test_commented_buckets_are_the_defaults(void **state)
 		fail_msg("%s", err);
 	assert_int_equal(c.nlat_le, buckets_default_le_count);
 	assert_memory_equal(c.lat_le, buckets_default_le_ns, c.nlat_le * sizeof(uint64_t));
-	assert_int_equal(c.nsize_le, exporter_default_size_le_count);
-	assert_memory_equal(c.size_le, exporter_default_size_le, c.nsize_le * sizeof(uint64_t));
+	assert_int_equal(c.nsize_le, buckets_default_size_le_count);
+	assert_memory_equal(c.size_le, buckets_default_size_le, c.nsize_le * sizeof(uint64_t));
 }
 
 int main(void)
