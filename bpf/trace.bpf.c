@@ -54,6 +54,25 @@ const volatile bool link_page_cache = false;
 const volatile __u32 self_pid = 0;
 const volatile __u64 sys_write_mask[TRACE_SYS_MAX / 64] = {};
 
+/*
+ * The parts' counters, here in this order because .bss's layout is what a
+ * reader without the skeleton sees: tests/integration/test_trace.sh takes
+ * in_flight as .bss's first variable (bpftool map dump).
+ *
+ * Followed bios and requests in flight: the lower stages' fast exit
+ * (trace_stages.bpf.h). LRU evictions are not subtracted, so it can only
+ * err high (costing lookups, never records).
+ */
+__u64 in_flight = 0;
+/* Threads inside a followed buffered write, and folios they dirtied not yet
+ * seen in a bio: the page-cache programs' fast exits, which cost every
+ * dirtied folio and every queued write one load while they are 0. Like
+ * in_flight, LRU evictions leave pc_in_flight high, never low. */
+__u64 writers_active = 0;
+__u64 pc_in_flight = 0;
+/* pc_files was full once: from then on every write bio is walked. */
+__u32 pc_files_full = 0;
+
 /* Record ids: each CPU's own sequence, with the CPU in the top bits, so
  * they are unique without an atomic that returns a value (5.12+) and
  * without one cache line that every CPU's I/O writes. */

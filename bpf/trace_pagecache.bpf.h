@@ -8,13 +8,6 @@
  * trace_syscalls.bpf.h (the writing threads).
  */
 
-/* Folios followed writes dirtied not yet seen in a bio: the walk's fast
- * exit, which costs every queued write one load while it is 0. Like
- * in_flight, LRU evictions leave it high, never low. */
-__u64 pc_in_flight = 0;
-/* pc_files was full once: from then on every write bio is walked. */
-__u32 pc_files_full = 0;
-
 /* Dirty folios of followed writes, by folio address, until a queued bio
  * carries them (then deleted). */
 struct {

@@ -16,10 +16,6 @@
  * (trace_pagecache.bpf.h).
  */
 
-/* Followed bios and requests in flight: the lower stages' fast exit.
- * LRU evictions are not subtracted, so it can only err high (costing
- * lookups, never records). */
-__u64 in_flight = 0;
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, TRACE_BIOS_MAX);

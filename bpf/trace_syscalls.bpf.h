@@ -7,11 +7,6 @@
  * the parts' shared settings, maps and helpers.
  */
 
-/* Threads inside a followed buffered write: the page-cache programs' fast
- * exit (trace_pagecache.bpf.h), which costs every dirtied folio one load
- * while it is 0. */
-__u64 writers_active = 0;
-
 /* Threads inside a listed syscall, by tid. An entry is kept after the
  * syscall (enter_ns 0) so that the next one costs a lookup, not an insert;
  * LRU keeps the threads that come and go bounded. */
