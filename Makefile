@@ -136,7 +136,8 @@ $(OUT)/vmlinux.h: | $(OUT)
 	$(call msg,BTF,$@)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
-$(OUT)/iolat.bpf.o: bpf/iolat.bpf.c bpf/iolat.h bpf/slots.h bpf/block.h $(OUT)/vmlinux.h | $(OUT)
+$(OUT)/iolat.bpf.o: bpf/iolat.bpf.c bpf/iolat.h bpf/slots.h bpf/block.h bpf/tp_pair.h \
+		$(OUT)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
 
@@ -146,7 +147,9 @@ $(OUT)/iolat.skel.h: $(OUT)/iolat.bpf.o
 
 $(OUT)/collector.o: $(OUT)/iolat.skel.h
 
-$(OUT)/trace.bpf.o: bpf/trace.bpf.c bpf/trace.h bpf/iolat.h bpf/block.h $(OUT)/vmlinux.h | $(OUT)
+$(OUT)/trace.bpf.o: bpf/trace.bpf.c bpf/trace_syscalls.bpf.h bpf/trace_pagecache.bpf.h \
+		bpf/trace_stages.bpf.h bpf/trace.h bpf/iolat.h bpf/block.h bpf/tp_pair.h \
+		$(OUT)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
 

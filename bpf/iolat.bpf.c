@@ -13,7 +13,8 @@
  * block_bio_queue to block_bio_complete.
  *
  * Every program exists twice: tp_btf (direct, typed loads) and raw_tp
- * (probe reads), and user space loads one set, chosen at start-up.
+ * (probe reads), both from one TP_PAIR (tp_pair.h), and user space loads
+ * one set, chosen at start-up.
  */
 #include "vmlinux.h"
 
@@ -24,6 +25,7 @@
 #include "block.h"
 #include "iolat.h"
 #include "slots.h"
+#include "tp_pair.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -807,74 +809,13 @@ static __always_inline int on_bio_complete(struct request_queue *q, struct bio *
 	return 0;
 }
 
-SEC("tp_btf/block_rq_complete")
-int BPF_PROG(rq_complete_btf, struct request *rq, int error, unsigned int nr_bytes)
-{
-	return on_rq_complete(rq, error, nr_bytes, true);
-}
-
-SEC("raw_tp/block_rq_complete")
-int BPF_PROG(rq_complete_raw, struct request *rq, int error, unsigned int nr_bytes)
-{
-	return on_rq_complete(rq, error, nr_bytes, false);
-}
-
-SEC("tp_btf/block_rq_issue")
-int rq_issue_btf(unsigned long long *ctx)
-{
-	return on_rq_issue(rq_arg(ctx), true);
-}
-
-SEC("raw_tp/block_rq_issue")
-int rq_issue_raw(unsigned long long *ctx)
-{
-	return on_rq_issue(rq_arg(ctx), false);
-}
-
-SEC("tp_btf/block_io_start")
-int BPF_PROG(io_start_btf, struct request *rq)
-{
-	return on_rq_start(rq, true, true);
-}
-
-SEC("raw_tp/block_io_start")
-int BPF_PROG(io_start_raw, struct request *rq)
-{
-	return on_rq_start(rq, false, true);
-}
-
-SEC("tp_btf/block_rq_insert")
-int rq_insert_btf(unsigned long long *ctx)
-{
-	return on_rq_start(rq_arg(ctx), true, false);
-}
-
-SEC("raw_tp/block_rq_insert")
-int rq_insert_raw(unsigned long long *ctx)
-{
-	return on_rq_start(rq_arg(ctx), false, false);
-}
-
-SEC("tp_btf/block_bio_queue")
-int bio_queue_btf(unsigned long long *ctx)
-{
-	return on_bio_queue(bio_arg(ctx), true);
-}
-
-SEC("raw_tp/block_bio_queue")
-int bio_queue_raw(unsigned long long *ctx)
-{
-	return on_bio_queue(bio_arg(ctx), false);
-}
-
-SEC("tp_btf/block_bio_complete")
-int BPF_PROG(bio_complete_btf, struct request_queue *q, struct bio *bio)
-{
-	return on_bio_complete(q, bio, true);
-}
-
-SEC("raw_tp/block_bio_complete")
-int BPF_PROG(bio_complete_raw, struct request_queue *q, struct bio *bio)
-{
-	return on_bio_complete(q, bio, false);
-}
+/* block_rq_complete and block_io_start are (rq, ...) on every kernel,
+ * block_bio_complete is (q, bio). */
+TP_PAIR(rq_complete, block_rq_complete,
+	on_rq_complete((struct request *)ctx[0], (int)ctx[1], (unsigned int)ctx[2], direct))
+TP_PAIR(rq_issue, block_rq_issue, on_rq_issue(rq_arg(ctx), direct))
+TP_PAIR(io_start, block_io_start, on_rq_start((struct request *)ctx[0], direct, true))
+TP_PAIR(rq_insert, block_rq_insert, on_rq_start(rq_arg(ctx), direct, false))
+TP_PAIR(bio_queue, block_bio_queue, on_bio_queue(bio_arg(ctx), direct))
+TP_PAIR(bio_complete, block_bio_complete,
+	on_bio_complete((struct request_queue *)ctx[0], (struct bio *)ctx[1], direct))

@@ -357,7 +357,7 @@ int tracer_poll(struct tracer *t, int timeout_ms)
 	if (woken < 0)
 		return woken;
 	/* The kernel wakes us only once the buffer fills up a little (see
-	 * submit() in trace.bpf.c): take what waits without a wakeup too. */
+	 * wake_flag() in trace.bpf.c): take what waits without a wakeup too. */
 	rest = ring_buffer__consume(t->rb);
 	return rest < 0 ? rest : woken + rest;
 }
