@@ -173,8 +173,11 @@ int collector_retire_disk(struct collector *c, uint32_t dev)
 
 int collector_drop_disk(struct collector *c, uint32_t dev)
 {
+	struct iolat_val *gone = malloc(sizeof(*gone)); /* 10 KiB: not on the stack */
 	struct snapshot kept;
 
+	if (!gone)
+		return -ENOMEM;
 	for (size_t i = 0; i < c->kernel.n;) {
 		struct iolat_key k = c->kernel.s[i].key;
 
@@ -182,10 +185,9 @@ int collector_drop_disk(struct collector *c, uint32_t dev)
 			i++;
 			continue;
 		}
-		snapshot_take(&c->kernel, &k, NULL);
-		snapshot_store_unlive(&c->series, &k, NULL);
-		c->calls.map_writes++;
+		take_key(c, &k, gone); /* the last key takes its place */
 	}
+	free(gone);
 	kept = snapshot_store_kept(&c->series);
 	snapshot_drop_dev(&kept, dev);
 	snapshot_store_kept_done(&c->series, &kept);
