@@ -4,7 +4,7 @@
  * libmicrohttpd opens: which client certificates are asked for, required
  * and verified, the SANs they must carry, and the TLS 1.2 suites a
  * handshake may end on. The certificate, key, client CAs and priority
- * string go to libmicrohttpd as daemon options (http.c).
+ * string go to libmicrohttpd as daemon options (http_listeners.c).
  */
 #ifndef IOLAT_TLS_H
 #define IOLAT_TLS_H
@@ -14,10 +14,10 @@
 struct MHD_Connection;
 
 /*
- * The socket context http.c keeps for each connection starts with this:
+ * The socket context http_conns.c keeps for each connection starts with this:
  * the handshake's callbacks get only the GnuTLS session, whose pointer
  * libmicrohttpd sets to its connection, and find the settings through it.
- * t must outlive the connection (http.c: the listener's own copy).
+ * t must outlive the connection (http_listeners.c: the listener's own copy).
  */
 struct tls_conn_head {
 	const struct tls_settings *tls;

@@ -80,7 +80,7 @@ sleep 2
 scrape
 p2=$(value iolat_maintenance_passes_total)
 n=$((p2 - p1))
-[ "$n" -ge 4 ] && [ "$n" -le 8 ] || fail "$n passes in 2 s at 300ms, expected about 6"
+{ [ "$n" -ge 4 ] && [ "$n" -le 8 ]; } || fail "$n passes in 2 s at 300ms, expected about 6"
 dur=$(value iolat_maintenance_duration_seconds)
 awk -v d="$dur" 'BEGIN { exit !(d > 0 && d < 1) }' || fail "pass duration $dur"
 [ -s "$state/series" ] || fail "no pass saved the series: $(state_files)"

@@ -4,11 +4,13 @@
  * server on 127.0.0.1 moved by http_update to options whose second address
  * is taken fails as a whole, and the first listener answers as before, its
  * old telemetry path and all; with the address free the same update takes
- * effect at once. Checked with real requests over plain sockets. And the
+ * effect at once; a new address whose socket libmicrohttpd refuses fails
+ * it too. Checked with real requests over plain sockets. And the
  * certificate-and-key check serve makes when it loads a web config.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -275,6 +278,59 @@ static void test_taken_address_undoes_tls(void **state)
 	free(key);
 }
 
+/* Takes every descriptor but one: RLIMIT_NOFILE just above the highest open
+ * one, the numbers below it filled (fillers[], *n of them). Returns the
+ * limit to restore. */
+static struct rlimit one_fd_left(int *fillers, size_t max, size_t *n)
+{
+	struct rlimit was, tight;
+	int top = 0, fd;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	for (fd = 0; fd < 1024; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			top = fd;
+	tight = (struct rlimit){ .rlim_cur = (rlim_t)top + 2, .rlim_max = was.rlim_max };
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &tight), 0);
+	*n = 0;
+	while (*n < max && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		fillers[(*n)++] = fd;
+	assert_true(*n > 0 && *n < max);
+	close(fillers[--*n]);
+	return was;
+}
+
+/*
+ * With one descriptor left a new address's socket is bound, but
+ * libmicrohttpd cannot start on it (none left for its epoll): the update
+ * fails as a whole, where it once returned 0 with no listener left.
+ */
+static void test_refused_socket_rolls_back(void **state)
+{
+	struct fixture *f = *state;
+	char addr3[32], err[256] = "", want[256], body[256];
+	const char *both[] = { f->addr1, addr3 };
+	int fillers[1024], port3 = free_port(), rc;
+	struct rlimit was;
+	struct http_opts o;
+	size_t n;
+
+	snprintf(addr3, sizeof(addr3), "127.0.0.1:%d", port3);
+	opts(&o, both, 2, "/new", &f->new_page);
+	was = one_fd_left(fillers, sizeof(fillers) / sizeof(fillers[0]), &n);
+	rc = http_update(f->s, &o, count_commit, &f->commits, err, sizeof(err));
+	while (n)
+		close(fillers[--n]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	assert_int_equal(rc, -EADDRINUSE);
+	snprintf(want, sizeof(want), "cannot serve on '%s' (libmicrohttpd refused the socket)",
+		 addr3);
+	assert_string_equal(err, want);
+	assert_int_equal(f->commits, 0);
+	assert_old_site(f);
+	assert_int_equal(get(port3, "/new", body, sizeof(body)), -1);
+}
+
 /* The pair check serve runs at load: the repository's pair loads; swapped,
  * or a certificate standing for its own key, it does not. */
 static void test_tls_pair(void **state)
@@ -298,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_tls_pair),
 		cmocka_unit_test_setup_teardown(test_taken_address_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_taken_address_undoes_tls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_socket_rolls_back, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
