@@ -206,6 +206,16 @@ struct metric_series *metrics_series(struct metric_family *f, const char *const 
 	return s;
 }
 
+int metrics_set_value(struct metric_family *f, const char *const *values, double v)
+{
+	struct metric_series *s = f ? metrics_series(f, values, NULL) : NULL;
+
+	if (!s)
+		return -ENOMEM;
+	s->value = v;
+	return 0;
+}
+
 int metrics_reserve(struct metric_family *f, size_t n)
 {
 	struct series_index *ix = index_of(f);

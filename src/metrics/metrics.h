@@ -96,6 +96,11 @@ struct metric_family *metrics_family(struct metric_set *set, const char *name, c
 struct metric_series *metrics_series(struct metric_family *f, const char *const *values,
 				     const struct bucket_table *table);
 
+/* Sets the value of f's series with these label values (created if new):
+ * a counter's or gauge's one sample. f may be NULL (a metrics_family that
+ * failed), so a caller can chain both. 0 or -ENOMEM. */
+int metrics_set_value(struct metric_family *f, const char *const *values, double v);
+
 /* Makes room for n series in f, so that adding them grows nothing (a
  * family the size of the previous scrape's). 0 or -ENOMEM. */
 int metrics_reserve(struct metric_family *f, size_t n);

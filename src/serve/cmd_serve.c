@@ -190,35 +190,52 @@ static void exporter_opts_of(const struct serve *s, const struct serve_config *c
 static int add_config_metrics(struct serve *s, struct metric_set *set)
 {
 	static const char *const result_l[] = { "result", NULL };
-	struct metric_family *ok = metrics_family(
-	    set, "iolat_config_last_reload_successful",
-	    "Whether the last configuration reload (SIGHUP) succeeded; 1 before any.", METRIC_GAUGE,
-	    NULL);
-	struct metric_family *when = metrics_family(
-	    set, "iolat_config_last_reload_success_timestamp_seconds",
-	    "Unix time of the last successful configuration load (the start, before any "
-	    "reload).",
-	    METRIC_GAUGE, NULL);
+	static const char *const good[] = { "success" }, *const bad[] = { "failure" };
 	struct metric_family *n = metrics_family(
 	    set, "iolat_config_reloads_total",
 	    "Configuration reloads (SIGHUP), by result; a failed one changes nothing.",
 	    METRIC_COUNTER, result_l);
-	struct metric_series *v[4];
-	const char *const good[] = { "success" }, *const bad[] = { "failure" };
 
-	if (!ok || !when || !n)
+	if (metrics_set_value(
+		metrics_family(set, "iolat_config_last_reload_successful",
+			       "Whether the last configuration reload (SIGHUP) succeeded; 1 "
+			       "before any.",
+			       METRIC_GAUGE, NULL),
+		NULL, s->last_reload_ok) ||
+	    metrics_set_value(
+		metrics_family(set, "iolat_config_last_reload_success_timestamp_seconds",
+			       "Unix time of the last successful configuration load (the start, "
+			       "before any reload).",
+			       METRIC_GAUGE, NULL),
+		NULL, s->last_reload_ok_time) ||
+	    metrics_set_value(n, good, (double)s->reloads_ok) ||
+	    metrics_set_value(n, bad, (double)s->reloads_failed))
 		return -ENOMEM;
-	v[0] = metrics_series(ok, NULL, NULL);
-	v[1] = metrics_series(when, NULL, NULL);
-	v[2] = metrics_series(n, good, NULL);
-	v[3] = metrics_series(n, bad, NULL);
-	if (!v[0] || !v[1] || !v[2] || !v[3])
-		return -ENOMEM;
-	v[0]->value = s->last_reload_ok;
-	v[1]->value = s->last_reload_ok_time;
-	v[2]->value = (double)s->reloads_ok;
-	v[3]->value = (double)s->reloads_failed;
 	return 0;
+}
+
+/* One series per reason a connection was closed or refused. */
+static int add_http_closed(struct metric_family *f, const struct http_stats *st)
+{
+	const struct {
+		const char *reason;
+		unsigned long long n;
+	} rows[] = {
+		{ "per_ip_limit", st->refused_per_ip },
+		{ "full", st->refused_full },
+		{ "evicted", st->evicted },
+		{ "header_timeout", st->header_timeouts },
+		{ "write_timeout", st->write_timeouts },
+		{ "body", st->bodies_refused },
+	};
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *v[] = { rows[i].reason };
+
+		rc = metrics_set_value(f, v, (double)rows[i].n);
+	}
+	return rc;
 }
 
 /* What the connection limits closed or refused (http.h). */
@@ -231,37 +248,13 @@ static int add_http_metrics(struct serve *s, struct metric_set *set)
 	    "full (every slot answering), evicted (replaced by a newer connection), "
 	    "header_timeout, write_timeout, body (a request with a body).",
 	    METRIC_COUNTER, reason_l);
-	struct http_stats st;
-	const struct {
-		const char *reason;
-		unsigned long long n;
-	} rows[] = {
-		{ "per_ip_limit", 0 },	 { "full", 0 },		 { "evicted", 0 },
-		{ "header_timeout", 0 }, { "write_timeout", 0 }, { "body", 0 },
-	};
-	double n[6];
-
 	struct metric_family *open = metrics_family(
 	    set, "iolat_http_connections",
 	    "Connections open now (the one of this scrape included).", METRIC_GAUGE, NULL);
-	struct metric_series *o;
+	struct http_stats st;
 
-	if (!f || !open || !(o = metrics_series(open, NULL, NULL)))
-		return -ENOMEM;
 	http_get_stats(s->http, &st);
-	o->value = st.open;
-	n[0] = (double)st.refused_per_ip, n[1] = (double)st.refused_full;
-	n[2] = (double)st.evicted, n[3] = (double)st.header_timeouts;
-	n[4] = (double)st.write_timeouts, n[5] = (double)st.bodies_refused;
-	for (size_t i = 0; i < 6; i++) {
-		const char *v[] = { rows[i].reason };
-		struct metric_series *m = metrics_series(f, v, NULL);
-
-		if (!m)
-			return -ENOMEM;
-		m->value = n[i];
-	}
-	return 0;
+	return metrics_set_value(open, NULL, st.open) || add_http_closed(f, &st) ? -ENOMEM : 0;
 }
 
 /* The collector's own maintenance: attaches programs it came to need,

@@ -113,17 +113,6 @@ static void add_gone(void *ctx, uint32_t dev, const char *name, time_t changed)
 		g->failed = 1;
 }
 
-static int add_counter(struct metric_set *set, const char *name, const char *help, double v)
-{
-	struct metric_family *f = metrics_family(set, name, help, METRIC_COUNTER, NULL);
-	struct metric_series *s = f ? metrics_series(f, NULL, NULL) : NULL;
-
-	if (!s)
-		return -ENOMEM;
-	s->value = v;
-	return 0;
-}
-
 /* Disk d's series: its info, and one per disk built on it. 0 or -ENOMEM. */
 static int add_one_disk(struct metric_family *stack, struct metric_family *info,
 			const struct disk_info *d)
@@ -213,13 +202,18 @@ int exporter_disks_metrics(struct exporter_disks *d, struct metric_set *set)
 		return -ENOMEM;
 	disklife_each_gone(d->life, add_gone, &g);
 	if (g.failed ||
-	    add_counter(set, "iolat_disks_retired_total",
-			"Times a gone disk's kernel map keys moved to user space (counts kept).",
-			(double)st.retired) ||
-	    add_counter(set, "iolat_disks_expired_total",
-			"Gone disks whose series left the output (after disks.expire, or at once "
-			"when another disk took their number).",
-			(double)st.expired))
+	    metrics_set_value(
+		metrics_family(set, "iolat_disks_retired_total",
+			       "Times a gone disk's kernel map keys moved to user space (counts "
+			       "kept).",
+			       METRIC_COUNTER, NULL),
+		NULL, (double)st.retired) ||
+	    metrics_set_value(
+		metrics_family(set, "iolat_disks_expired_total",
+			       "Gone disks whose series left the output (after disks.expire, or at "
+			       "once when another disk took their number).",
+			       METRIC_COUNTER, NULL),
+		NULL, (double)st.expired))
 		return -ENOMEM;
 	return add_disk_info(d, set);
 }

@@ -35,8 +35,9 @@ struct fixture {
 
 static int setup(void **state)
 {
-	struct exporter_opts o = { .device_view = true, .total_view = true, .size_view = true,
-				   .maintain_s = 10 };
+	struct exporter_opts o = {
+		.device_view = true, .total_view = true, .size_view = true, .maintain_s = 10
+	};
 	struct fixture *f = calloc(1, sizeof(*f));
 	char err[256];
 
