@@ -71,7 +71,7 @@ LAYERS := util sys core metrics uprog serve cli
 ALL_SRCS := $(foreach d,$(LAYERS),$(wildcard src/$(d)/*.c))
 # The commands (main.c and each cmd_*.c) are the program; everything else is
 # the library the unit tests link too.
-CMD_SRCS := src/main.c $(filter src/%/cmd_serve.c src/cli/cmd_%.c,$(ALL_SRCS))
+CMD_SRCS := src/main.c src/commands.c $(filter src/%/cmd_serve.c src/cli/cmd_%.c,$(ALL_SRCS))
 LIB_SRCS := $(filter-out $(CMD_SRCS),$(ALL_SRCS))
 vpath %.c $(LAYERS:%=src/%) src
 # Modules that need a BPF skeleton to build (bpftool, and a kernel with

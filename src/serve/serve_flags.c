@@ -3,7 +3,6 @@
 #include "serve/serve_flags.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,7 @@
 #include "util/errors.h"
 #include "util/parse.h"
 
-static void usage(FILE *f)
+void serve_flags_usage(FILE *f)
 {
 	fprintf(
 	    f,
@@ -103,6 +102,7 @@ static void usage(FILE *f)
 	    "      --config.check             load and attach the configs, print what\n"
 	    "                                 they export, and exit (1 if one failed)\n"
 	    "  -h, --help                     this help\n"
+	    "  -V, --version                  print the version\n"
 	    "\n"
 	    "Examples (with CAP_BPF and CAP_PERFMON, as the systemd unit runs it, unless\n"
 	    "one says it needs more):\n"
@@ -396,52 +396,53 @@ bool serve_flags_early_log(int argc, char **argv)
 	return chosen;
 }
 
+const struct opt serve_flags_opts[] = {
+	{ "web.listen-address", 0, OPT_VALUE, OPT_LISTEN },
+	{ "web.telemetry-path", 0, OPT_VALUE, OPT_PATH },
+	{ "web.systemd-socket", 0, OPT_NO_VALUE, OPT_SDSOCK },
+	{ "web.config.file", 0, OPT_VALUE, OPT_WEBCFG },
+	{ "web.max-connections", 0, OPT_VALUE, OPT_MAXCONN },
+	{ "web.max-connections-per-ip", 0, OPT_VALUE, OPT_MAXIP },
+	{ "web.read-header-timeout", 0, OPT_VALUE, OPT_HDRTO },
+	{ "web.write-timeout", 0, OPT_VALUE, OPT_WRTO },
+	{ "config.file", 0, OPT_VALUE, OPT_CONFIG },
+	{ "collector.device-time", 0, OPT_NO_VALUE, OPT_DEV },
+	{ "no-collector.device-time", 0, OPT_NO_VALUE, OPT_NODEV },
+	{ "collector.total-time", 0, OPT_NO_VALUE, OPT_TOT },
+	{ "no-collector.total-time", 0, OPT_NO_VALUE, OPT_NOTOT },
+	{ "collector.request-size", 0, OPT_NO_VALUE, OPT_SIZE },
+	{ "no-collector.request-size", 0, OPT_NO_VALUE, OPT_NOSIZE },
+	{ "collector.workloads", 0, OPT_NO_VALUE, OPT_WL },
+	{ "no-collector.workloads", 0, OPT_NO_VALUE, OPT_NOWL },
+	{ "workloads.by", 0, OPT_VALUE, OPT_WLBY },
+	{ "workloads.max", 0, OPT_VALUE, OPT_WLMAX },
+	{ "workloads.expire", 0, OPT_VALUE, OPT_WLEXP },
+	{ "disks.expire", 0, OPT_VALUE, OPT_DKEXP },
+	{ "label.op", 0, OPT_NO_VALUE, OPT_OPL },
+	{ "no-label.op", 0, OPT_NO_VALUE, OPT_NOOPL },
+	{ "label.size-class", 0, OPT_NO_VALUE, OPT_SZL },
+	{ "no-label.size-class", 0, OPT_NO_VALUE, OPT_NOSZL },
+	{ "bpf.stats", 0, OPT_NO_VALUE, OPT_STATS },
+	{ "bpf.map-size", 0, OPT_VALUE, OPT_MAPSIZE },
+	{ "log.level", 0, OPT_VALUE, OPT_LEVEL },
+	{ "log.format", 0, OPT_VALUE, OPT_LOGFMT },
+	{ "attach", 0, OPT_VALUE, OPT_ATTACH },
+	{ "handover", 0, OPT_OPTIONAL_VALUE, OPT_HANDOVER },
+	{ "handover.lease", 0, OPT_VALUE, OPT_LEASE },
+	{ "no-handover", 0, OPT_NO_VALUE, OPT_NOHANDOVER },
+	{ "unpin", 0, OPT_OPTIONAL_VALUE, OPT_UNPIN },
+	{ "config.dir", 0, OPT_VALUE, OPT_UDIR },
+	{ "config.names", 0, OPT_VALUE, OPT_UNAMES },
+	{ "config.strict", 0, OPT_NO_VALUE, OPT_USTRICT },
+	{ "config.check", 0, OPT_NO_VALUE, OPT_UCHECK },
+	{ "test.synthetic-disks", 0, OPT_VALUE, OPT_SYNTH, .hidden = true },
+	{},
+};
+
 int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 {
-	static const struct option opts[] = {
-		{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
-		{ "web.telemetry-path", required_argument, NULL, OPT_PATH },
-		{ "web.config.file", required_argument, NULL, OPT_WEBCFG },
-		{ "web.max-connections", required_argument, NULL, OPT_MAXCONN },
-		{ "web.max-connections-per-ip", required_argument, NULL, OPT_MAXIP },
-		{ "web.read-header-timeout", required_argument, NULL, OPT_HDRTO },
-		{ "web.write-timeout", required_argument, NULL, OPT_WRTO },
-		{ "config.file", required_argument, NULL, OPT_CONFIG },
-		{ "collector.device-time", no_argument, NULL, OPT_DEV },
-		{ "no-collector.device-time", no_argument, NULL, OPT_NODEV },
-		{ "collector.total-time", no_argument, NULL, OPT_TOT },
-		{ "no-collector.total-time", no_argument, NULL, OPT_NOTOT },
-		{ "collector.request-size", no_argument, NULL, OPT_SIZE },
-		{ "no-collector.request-size", no_argument, NULL, OPT_NOSIZE },
-		{ "label.op", no_argument, NULL, OPT_OPL },
-		{ "no-label.op", no_argument, NULL, OPT_NOOPL },
-		{ "label.size-class", no_argument, NULL, OPT_SZL },
-		{ "no-label.size-class", no_argument, NULL, OPT_NOSZL },
-		{ "collector.workloads", no_argument, NULL, OPT_WL },
-		{ "no-collector.workloads", no_argument, NULL, OPT_NOWL },
-		{ "workloads.max", required_argument, NULL, OPT_WLMAX },
-		{ "workloads.by", required_argument, NULL, OPT_WLBY },
-		{ "workloads.expire", required_argument, NULL, OPT_WLEXP },
-		{ "disks.expire", required_argument, NULL, OPT_DKEXP },
-		{ "bpf.stats", no_argument, NULL, OPT_STATS },
-		{ "bpf.map-size", required_argument, NULL, OPT_MAPSIZE },
-		{ "log.level", required_argument, NULL, OPT_LEVEL },
-		{ "log.format", required_argument, NULL, OPT_LOGFMT },
-		{ "web.systemd-socket", no_argument, NULL, OPT_SDSOCK },
-		{ "attach", required_argument, NULL, OPT_ATTACH },
-		{ "handover", optional_argument, NULL, OPT_HANDOVER },
-		{ "no-handover", no_argument, NULL, OPT_NOHANDOVER },
-		{ "handover.lease", required_argument, NULL, OPT_LEASE },
-		{ "unpin", optional_argument, NULL, OPT_UNPIN },
-		{ "test.synthetic-disks", required_argument, NULL, OPT_SYNTH },
-		{ "config.dir", required_argument, NULL, OPT_UDIR },
-		{ "config.names", required_argument, NULL, OPT_UNAMES },
-		{ "config.strict", no_argument, NULL, OPT_USTRICT },
-		{ "config.check", no_argument, NULL, OPT_UCHECK },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	bool per_ip_given = false;
+	struct opts o;
 	int c;
 
 	memset(f, 0, sizeof(*f));
@@ -449,25 +450,16 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 	f->device = f->total = f->size = f->op_label = f->workloads = f->by_process = -1;
 	f->size_label = -1;
 	f->lease_s = HANDOVER_LEASE_DEFAULT_S;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			exit(0);
-		}
-		if (c == '?' || c == ':') {
-			errorf("see 'iolat serve --help'", "unknown or incomplete option '%s'",
-			       argv[optind - 1]);
-			return -EINVAL;
-		}
-		if (parse_flag(f, c, optarg))
+	opts_begin(&o, serve_flags_opts, serve_flags_usage, argc, argv);
+	while ((c = opts_next(&o)) > 0) {
+		if (parse_flag(f, c, o.value))
 			return -EINVAL;
 		per_ip_given |= c == OPT_MAXIP;
 	}
-	if (optind < argc) {
-		errorf("see 'iolat serve --help'", "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return c;
+	if (opts_no_operand(&o, o.next))
 		return -EINVAL;
-	}
 	if (!per_ip_given && f->limits.max_per_ip > f->limits.max_connections)
 		f->limits.max_per_ip = f->limits.max_connections; /* a default yields */
 	if (f->limits.max_per_ip > f->limits.max_connections) {
