@@ -45,8 +45,8 @@ void opts_begin(struct opts *o, const struct opt *table, void (*usage)(FILE *f),
 	*s++ = '+';
 	*s++ = ':';
 	for (; table[n].name && n < OPTS_MAX; n++) {
-		o->longs[n] = (struct option){ table[n].name, has_arg[table[n].arg], NULL,
-					       LONG_BASE + n };
+		o->longs[n] =
+		    (struct option){ table[n].name, has_arg[table[n].arg], NULL, LONG_BASE + n };
 		if (!table[n].letter)
 			continue;
 		*s++ = table[n].letter;
@@ -94,8 +94,8 @@ static int refused(const struct opts *o, int c)
 {
 	const char *word = o->argv[optind - 1];
 	char buf[128], letter[3] = { '-', (char)optopt, 0 };
-	bool is_long = !strncmp(word, "--", 2) && (!optopt || optopt >= LONG_BASE ||
-						   optopt == 'h' || optopt == 'V');
+	bool is_long = !strncmp(word, "--", 2) &&
+		       (!optopt || optopt >= LONG_BASE || optopt == 'h' || optopt == 'V');
 
 	if (c == ':')
 		usage_error(o, "option '%s' needs a value",

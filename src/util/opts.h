@@ -36,7 +36,7 @@ struct opts {
 	const struct opt *table;
 	void (*usage)(FILE *f);
 	int argc;
-	char **argv; /* argv[0] is the command's name, as main passes it */
+	char **argv;	   /* argv[0] is the command's name, as main passes it */
 	const char *value; /* the value of the option just returned, or NULL */
 	int next;	   /* after the end of the options: the first operand */
 	struct option longs[OPTS_MAX + 3];
@@ -44,7 +44,7 @@ struct opts {
 };
 
 /* What opts_next returns besides an option's key. */
-#define OPTS_END 0	/* no option left: operands from o->next */
+#define OPTS_END 0	  /* no option left: operands from o->next */
 #define OPTS_EXIT (-1000) /* --help or --version printed: exit 0 */
 
 /*

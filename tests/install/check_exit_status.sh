@@ -259,7 +259,11 @@ case_help() {
 	expect "$1" "--help" "$2" --help
 }
 case_version() {
-	expect "$1" "--version" --version
+	if [ "$2" = iolat ]; then
+		expect "$1" "--version" --version
+	else
+		expect "$1" "--version" "$2" --version
+	fi
 }
 case_config_check_ok() {
 	root_only "--config.check" || return
@@ -309,7 +313,7 @@ RULES=(
 	'sigterm|hist top trace serve|case_sigterm'
 	'--duration|trace|case_duration'
 	'--help|hist top trace check serve|case_help'
-	'--version|iolat|case_version'
+	'--version|iolat hist top trace check serve|case_version'
 	'every user config loaded|serve|case_config_check_ok'
 	'failed user config|serve|case_user_config_failed'
 	'--unpin|serve|case_unpin'
