@@ -32,10 +32,11 @@ void opts_begin(struct opts *o, const struct opt *table, void (*usage)(FILE *f),
 		[OPT_VALUE] = required_argument,
 		[OPT_OPTIONAL_VALUE] = optional_argument,
 	};
-	char *s = o->shorts;
+	char *s;
 	int n = 0;
 
 	memset(o, 0, sizeof(*o));
+	s = o->shorts;
 	o->table = table;
 	o->usage = usage;
 	o->argc = argc;
@@ -44,7 +45,7 @@ void opts_begin(struct opts *o, const struct opt *table, void (*usage)(FILE *f),
 	 * told apart from an unknown option. */
 	*s++ = '+';
 	*s++ = ':';
-	for (; table[n].name && n < OPTS_MAX; n++) {
+	for (; n < OPTS_MAX && table[n].name; n++) {
 		o->longs[n] =
 		    (struct option){ table[n].name, has_arg[table[n].arg], NULL, LONG_BASE + n };
 		if (!table[n].letter)

@@ -16,15 +16,16 @@ expect_error 2 "unexpected argument '3'" hist 1 2 3
 # COMMAND, an option of it that takes a value, operands one too many.
 for c in "hist --disk 1 2 extra" "top --sort 1 2 extra" "trace --op extra" \
 	"check --cpus extra" "serve --log.level extra"; do
-	read -r cmd valued extra <<<"$c"
+	read -r cmd valued rest <<<"$c"
+	read -r -a extra <<<"$rest"
 	hint="\\(run 'iolat $cmd --help' for the usage\\)"
-	expect_error 2 "^iolat: unknown option '--bogus' $hint$" $cmd --bogus
-	expect_error 2 "^iolat: unknown option '-x' $hint$" $cmd -x
-	expect_error 2 "^iolat: option '$valued' needs a value $hint$" $cmd $valued
-	expect_error 2 "^iolat: option '--help' takes no value $hint$" $cmd --help=1
-	expect_error 2 "^iolat: unexpected argument 'extra' $hint$" $cmd $extra
-	[ "$("$IOLAT" $cmd --version)" = "$("$IOLAT" --version)" ] || fail "iolat $cmd --version"
-	[ "$("$IOLAT" $cmd -V)" = "$("$IOLAT" --version)" ] || fail "iolat $cmd -V"
+	expect_error 2 "^iolat: unknown option '--bogus' $hint$" "$cmd" --bogus
+	expect_error 2 "^iolat: unknown option '-x' $hint$" "$cmd" -x
+	expect_error 2 "^iolat: option '$valued' needs a value $hint$" "$cmd" "$valued"
+	expect_error 2 "^iolat: option '--help' takes no value $hint$" "$cmd" --help=1
+	expect_error 2 "^iolat: unexpected argument 'extra' $hint$" "$cmd" "${extra[@]}"
+	[ "$("$IOLAT" "$cmd" --version)" = "$("$IOLAT" --version)" ] || fail "iolat $cmd --version"
+	[ "$("$IOLAT" "$cmd" -V)" = "$("$IOLAT" --version)" ] || fail "iolat $cmd -V"
 done
 expect_error 2 "option '-d' needs a value" hist -d
 expect_error 2 "unknown --attach mode 'kprobe'" hist --attach=kprobe
