@@ -269,6 +269,38 @@ static int replay(const struct trace_args *a, struct trace_out *t)
 	return 0;
 }
 
+/* The tracer's settings from the flags (the filters are resolved apart). */
+static void tracer_opts_from(const struct trace_args *a, struct tracer_opts *o)
+{
+	o->filter_pid = (uint32_t)a->pid;
+	o->filter_op = a->op;
+	o->sample_every = (uint32_t)a->sample_every;
+	o->min_ns = (uint64_t)(a->min_ms * 1e6);
+	o->ringbuf_bytes = (uint32_t)(a->ringbuf_kib * 1024);
+	o->attach = a->attach;
+	o->syscalls = a->syscalls;
+	o->syscall_fn = trace_out_syscall;
+	o->pc_link_fn = trace_out_pc_link;
+}
+
+/* What became of the page cache writes followed (pc; NULL: not followed). */
+static void report_page_cache(const struct trace_args *a, const struct trace_out *t,
+			      const struct tracer_pc_stats *pc)
+{
+	if (pc)
+		fprintf(stderr,
+			"iolat: page cache: %llu folios dirtied by followed writes, %llu of them "
+			"written back in followed bios (%llu links), %llu dropped unwritten "
+			"(truncated, deleted), %llu still dirty at exit\n",
+			(unsigned long long)pc->marked, (unsigned long long)pc->linked,
+			(unsigned long long)t->pc_emitted, (unsigned long long)pc->dropped,
+			(unsigned long long)pc->waiting);
+	else if (a->syscalls && a->op != TRACE_OP_READ)
+		fprintf(stderr,
+			"iolat: page cache: not followed: it needs the "
+			"writeback_dirty_folio (or _page) tracepoint and bpf_loop (5.17+)\n");
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct trace_out t = {};
@@ -288,15 +320,7 @@ int cmd_trace(int argc, char **argv)
 	if (cmd_resolve_filters(a.disk, a.cgroup, &o.filter_dev, &o.filter_cgroup,
 				&o.filter_cgroup_level))
 		return 2;
-	o.filter_pid = (uint32_t)a.pid;
-	o.filter_op = a.op;
-	o.sample_every = (uint32_t)a.sample_every;
-	o.min_ns = (uint64_t)(a.min_ms * 1e6);
-	o.ringbuf_bytes = (uint32_t)(a.ringbuf_kib * 1024);
-	o.attach = a.attach;
-	o.syscalls = a.syscalls;
-	o.syscall_fn = trace_out_syscall;
-	o.pc_link_fn = trace_out_pc_link;
+	tracer_opts_from(&a, &o);
 	t.json = a.json;
 	t.syscalls = a.syscalls;
 	if (a.read_file) {
@@ -346,18 +370,7 @@ int cmd_trace(int argc, char **argv)
 		(unsigned long long)st[TRACE_STAT_FAST]);
 	if (a.syscalls)
 		fprintf(stderr, "iolat: %llu syscall records\n", (unsigned long long)t.sys_emitted);
-	if (page_cache)
-		fprintf(stderr,
-			"iolat: page cache: %llu folios dirtied by followed writes, %llu of them "
-			"written back in followed bios (%llu links), %llu dropped unwritten "
-			"(truncated, deleted), %llu still dirty at exit\n",
-			(unsigned long long)pc.marked, (unsigned long long)pc.linked,
-			(unsigned long long)t.pc_emitted, (unsigned long long)pc.dropped,
-			(unsigned long long)pc.waiting);
-	else if (a.syscalls && a.op != TRACE_OP_READ)
-		fprintf(stderr,
-			"iolat: page cache: not followed: it needs the "
-			"writeback_dirty_folio (or _page) tracepoint and bpf_loop (5.17+)\n");
+	report_page_cache(&a, &t, page_cache ? &pc : NULL);
 	if (pc.evicted)
 		errorf(NULL,
 		       "%llu dirty folios of followed writes evicted from the kernel's table "

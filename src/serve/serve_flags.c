@@ -3,6 +3,7 @@
 #include "serve/serve_flags.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,37 @@
 #include "serve/listen_addr.h"
 #include "util/errors.h"
 #include "util/parse.h"
+
+/* The end of serve's usage: user programs' flags, then the examples. */
+static void usage_userprogs_examples(FILE *f)
+{
+	fputs(
+	    "User programs (iolat-userprog(5)): compiled BPF objects whose maps a YAML\n"
+	    "config turns into metrics.\n"
+	    "      --config.dir=DIR           where the user program configs are\n"
+	    "      --config.names=A,B         load DIR/A.yaml and DIR/B.yaml (default:\n"
+	    "                                 every *.yaml in DIR)\n"
+	    "      --config.strict            a config that fails stops iolat (default:\n"
+	    "                                 it is disabled, logged and shown as\n"
+	    "                                 iolat_user_config_up 0)\n"
+	    "      --config.check             load and attach the configs, print what\n"
+	    "                                 they export, and exit (1 if one failed)\n"
+	    "  -h, --help                     this help\n"
+	    "  -V, --version                  print the version\n"
+	    "\n"
+	    "Examples (with CAP_BPF and CAP_PERFMON, as the systemd unit runs it, unless\n"
+	    "one says it needs more):\n"
+	    "  iolat serve\n"
+	    "  iolat serve --web.listen-address=127.0.0.1:19617\n"
+	    "  iolat serve --config.file=/etc/iolat/iolat.yml "
+	    "--web.config.file=/etc/iolat/web.yml\n"
+	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,runqlat\n"
+	    "  iolat serve --bpf.stats                 needs CAP_SYS_ADMIN as well\n"
+	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=timers\n"
+	    "                                          needs CAP_DAC_READ_SEARCH as well\n"
+	    "                                          (a tracepoint/ program: tracefs)\n",
+	    f);
+}
 
 void serve_flags_usage(FILE *f)
 {
@@ -90,34 +122,11 @@ void serve_flags_usage(FILE *f)
 	    "      --unpin[=NAME]             remove what --handover[=NAME] keeps (pins,\n"
 	    "                                 saved series) of a stopped serve, detaching\n"
 	    "                                 its programs, and exit; serves nothing\n"
-	    "\n"
-	    "User programs (iolat-userprog(5)): compiled BPF objects whose maps a YAML\n"
-	    "config turns into metrics.\n"
-	    "      --config.dir=DIR           where the user program configs are\n"
-	    "      --config.names=A,B         load DIR/A.yaml and DIR/B.yaml (default:\n"
-	    "                                 every *.yaml in DIR)\n"
-	    "      --config.strict            a config that fails stops iolat (default:\n"
-	    "                                 it is disabled, logged and shown as\n"
-	    "                                 iolat_user_config_up 0)\n"
-	    "      --config.check             load and attach the configs, print what\n"
-	    "                                 they export, and exit (1 if one failed)\n"
-	    "  -h, --help                     this help\n"
-	    "  -V, --version                  print the version\n"
-	    "\n"
-	    "Examples (with CAP_BPF and CAP_PERFMON, as the systemd unit runs it, unless\n"
-	    "one says it needs more):\n"
-	    "  iolat serve\n"
-	    "  iolat serve --web.listen-address=127.0.0.1:19617\n"
-	    "  iolat serve --config.file=/etc/iolat/iolat.yml "
-	    "--web.config.file=/etc/iolat/web.yml\n"
-	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,runqlat\n"
-	    "  iolat serve --bpf.stats                 needs CAP_SYS_ADMIN as well\n"
-	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=timers\n"
-	    "                                          needs CAP_DAC_READ_SEARCH as well\n"
-	    "                                          (a tracepoint/ program: tracefs)\n",
+	    "\n",
 	    names_size_class(IOLAT_SIZE_4K), names_size_class(IOLAT_SIZE_16K),
 	    names_size_class(IOLAT_SIZE_64K), names_size_class(IOLAT_SIZE_1M),
 	    names_size_class(IOLAT_SIZE_LARGER));
+	usage_userprogs_examples(f);
 }
 
 enum {
@@ -177,7 +186,9 @@ static int instance_arg(const char *flag, const char *arg, const char **out)
 	return 0;
 }
 
-static int parse_flag(struct serve_flags *f, int c, const char *arg)
+/* --web.listen-address, --web.telemetry-path, --web.config.file and the
+ * connection limits and timeouts. */
+static int web_flag(struct serve_flags *f, int c, const char *arg)
 {
 	struct serve_config *s = &f->set;
 	uint64_t n;
@@ -226,51 +237,96 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		    secs;
 		return 0;
 	}
-	case OPT_CONFIG:
-		f->config_file = arg;
+	}
+	return -EINVAL;
+}
+
+/* A --[no-]X flag into its field of f (-1 until given). Whether c is one. */
+static bool toggle_flag(struct serve_flags *f, int c)
+{
+	static const struct {
+		int key;
+		size_t field; /* of struct serve_flags, an int */
+		int value;
+	} toggles[] = {
+		{ OPT_DEV, offsetof(struct serve_flags, device), 1 },
+		{ OPT_NODEV, offsetof(struct serve_flags, device), 0 },
+		{ OPT_TOT, offsetof(struct serve_flags, total), 1 },
+		{ OPT_NOTOT, offsetof(struct serve_flags, total), 0 },
+		{ OPT_SIZE, offsetof(struct serve_flags, size), 1 },
+		{ OPT_NOSIZE, offsetof(struct serve_flags, size), 0 },
+		{ OPT_OPL, offsetof(struct serve_flags, op_label), 1 },
+		{ OPT_SZL, offsetof(struct serve_flags, size_label), 1 },
+		{ OPT_NOSZL, offsetof(struct serve_flags, size_label), 0 },
+		{ OPT_NOOPL, offsetof(struct serve_flags, op_label), 0 },
+		{ OPT_WL, offsetof(struct serve_flags, workloads), 1 },
+		{ OPT_NOWL, offsetof(struct serve_flags, workloads), 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(toggles) / sizeof(toggles[0]); i++)
+		if (toggles[i].key == c) {
+			*(int *)((char *)f + toggles[i].field) = toggles[i].value;
+			return true;
+		}
+	return false;
+}
+
+/* --handover[=NAME], --no-handover, --handover.lease and --unpin[=NAME]. */
+static int handover_flag(struct serve_flags *f, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_HANDOVER:
+		return instance_arg("handover", arg, &f->handover);
+	case OPT_NOHANDOVER:
+		f->handover = NULL;
 		return 0;
-	case OPT_DEV:
-		f->device = 1;
+	case OPT_UNPIN:
+		return instance_arg("unpin", arg, &f->unpin);
+	case OPT_LEASE:
+		if (parse_duration(arg, &f->lease_s) || f->lease_s < 1 ||
+		    f->lease_s > HANDOVER_LEASE_MAX_S) {
+			errorf("give 1s to 1h, e.g. --handover.lease=30s",
+			       "bad --handover.lease '%s'", arg);
+			return -EINVAL;
+		}
 		return 0;
-	case OPT_NODEV:
-		f->device = 0;
+	}
+	return -EINVAL;
+}
+
+/* --config.dir, --config.names, --config.strict and --config.check. */
+static int userprogs_flag(struct serve_flags *f, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_UDIR:
+		f->user.dir = arg;
 		return 0;
-	case OPT_TOT:
-		f->total = 1;
+	case OPT_UNAMES:
+		f->user.names = arg;
 		return 0;
-	case OPT_NOTOT:
-		f->total = 0;
+	case OPT_USTRICT:
+		f->user.strict = true;
 		return 0;
-	case OPT_SIZE:
-		f->size = 1;
+	case OPT_UCHECK:
+		f->check = true;
 		return 0;
-	case OPT_NOSIZE:
-		f->size = 0;
-		return 0;
-	case OPT_OPL:
-		f->op_label = 1;
-		return 0;
-	case OPT_SZL:
-		f->size_label = 1;
-		return 0;
-	case OPT_NOSZL:
-		f->size_label = 0;
-		return 0;
-	case OPT_NOOPL:
-		f->op_label = 0;
-		return 0;
-	case OPT_WL:
-		f->workloads = 1;
-		return 0;
+	}
+	return -EINVAL;
+}
+
+/* --workloads.by, --workloads.max, --workloads.expire and --disks.expire. */
+static int series_flag(struct serve_flags *f, int c, const char *arg)
+{
+	struct serve_config *s = &f->set;
+	uint64_t n;
+
+	switch (c) {
 	case OPT_WLBY:
 		if (strcmp(arg, "cgroup") && strcmp(arg, "process")) {
 			errorf("use cgroup or process", "unknown --workloads.by '%s'", arg);
 			return -EINVAL;
 		}
 		f->by_process = !strcmp(arg, "process");
-		return 0;
-	case OPT_NOWL:
-		f->workloads = 0;
 		return 0;
 	case OPT_WLMAX:
 		if (parse_uint(arg, 1, 100000, &n)) {
@@ -292,6 +348,35 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 			       arg);
 			return -EINVAL;
 		}
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* One flag of serve_flags_opts into f; -EINVAL (printed) on a bad value. */
+static int parse_flag(struct serve_flags *f, int c, const char *arg)
+{
+	struct serve_config *s = &f->set;
+	uint64_t n;
+
+	if (toggle_flag(f, c))
+		return 0;
+	switch (c) {
+	case OPT_WLBY:
+	case OPT_WLMAX:
+	case OPT_WLEXP:
+	case OPT_DKEXP:
+		return series_flag(f, c, arg);
+	case OPT_LISTEN:
+	case OPT_PATH:
+	case OPT_WEBCFG:
+	case OPT_MAXCONN:
+	case OPT_MAXIP:
+	case OPT_HDRTO:
+	case OPT_WRTO:
+		return web_flag(f, c, arg);
+	case OPT_CONFIG:
+		f->config_file = arg;
 		return 0;
 	case OPT_STATS:
 		s->bpf_stats = f->has_stats = true;
@@ -328,33 +413,6 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		return 0;
 	case OPT_ATTACH:
 		return attach_mode_parse(arg, &f->attach);
-	case OPT_HANDOVER:
-		return instance_arg("handover", arg, &f->handover);
-	case OPT_NOHANDOVER:
-		f->handover = NULL;
-		return 0;
-	case OPT_UNPIN:
-		return instance_arg("unpin", arg, &f->unpin);
-	case OPT_LEASE:
-		if (parse_duration(arg, &f->lease_s) || f->lease_s < 1 ||
-		    f->lease_s > HANDOVER_LEASE_MAX_S) {
-			errorf("give 1s to 1h, e.g. --handover.lease=30s",
-			       "bad --handover.lease '%s'", arg);
-			return -EINVAL;
-		}
-		return 0;
-	case OPT_UDIR:
-		f->user.dir = arg;
-		return 0;
-	case OPT_UNAMES:
-		f->user.names = arg;
-		return 0;
-	case OPT_USTRICT:
-		f->user.strict = true;
-		return 0;
-	case OPT_UCHECK:
-		f->check = true;
-		return 0;
 	case OPT_SYNTH:
 		if (parse_uint(arg, 0, 100000, &n)) {
 			errorf(NULL, "--test.synthetic-disks takes a number up to 100000");
@@ -362,6 +420,16 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		}
 		f->synthetic = (unsigned int)n;
 		return 0;
+	case OPT_HANDOVER:
+	case OPT_NOHANDOVER:
+	case OPT_UNPIN:
+	case OPT_LEASE:
+		return handover_flag(f, c, arg);
+	case OPT_UDIR:
+	case OPT_UNAMES:
+	case OPT_USTRICT:
+	case OPT_UCHECK:
+		return userprogs_flag(f, c, arg);
 	}
 	return -EINVAL;
 }

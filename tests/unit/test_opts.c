@@ -87,7 +87,7 @@ static struct parse parse(int argc, char **argv)
 #define PARSE(...)                                                                                 \
 	({                                                                                         \
 		char *argv_[] = { "demo", __VA_ARGS__, NULL };                                     \
-		parse((int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_);                        \
+		parse((int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_);                         \
 	})
 
 static void test_options_and_values(void **state)
@@ -160,8 +160,8 @@ static void test_mistakes(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct parse p = PARSE(cases[i].arg);
 
-		snprintf(want, sizeof(want),
-			 "iolat: %s (run 'iolat demo --help' for the usage)\n", cases[i].said);
+		snprintf(want, sizeof(want), "iolat: %s (run 'iolat demo --help' for the usage)\n",
+			 cases[i].said);
 		assert_int_equal(p.rc, -EINVAL);
 		assert_string_equal(p.err, want);
 		assert_string_equal(p.out, "");
