@@ -2,6 +2,7 @@
 /* opts.c - the commands' option parser (opts.h). */
 #include "util/opts.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
@@ -56,6 +57,8 @@ void opts_begin(struct opts *o, const struct opt *table, void (*usage)(FILE *f),
 		if (table[n].arg == OPT_OPTIONAL_VALUE)
 			*s++ = ':';
 	}
+	/* A table past OPTS_MAX would lose options silently: raise OPTS_MAX. */
+	assert(n < OPTS_MAX || !table[n].name);
 	o->longs[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	o->longs[n] = (struct option){ "version", no_argument, NULL, 'V' };
 	strcpy(s, "hV");
