@@ -69,9 +69,9 @@ BPF_SYS_INC := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 # their own folder and the layers below (make lint checks the includes).
 LAYERS := util sys core metrics uprog serve cli
 ALL_SRCS := $(foreach d,$(LAYERS),$(wildcard src/$(d)/*.c))
-# The commands (main.c and each cmd_*.c) are the program; everything else is
-# the library the unit tests link too.
-CMD_SRCS := src/main.c $(filter src/%/cmd_serve.c src/cli/cmd_%.c,$(ALL_SRCS))
+# The commands (main.c, the command table commands.c and each cmd_*.c) are
+# the program; everything else is the library the unit tests link too.
+CMD_SRCS := src/main.c src/commands.c $(filter src/%/cmd_serve.c src/cli/cmd_%.c,$(ALL_SRCS))
 LIB_SRCS := $(filter-out $(CMD_SRCS),$(ALL_SRCS))
 vpath %.c $(LAYERS:%=src/%) src
 # Modules that need a BPF skeleton to build (bpftool, and a kernel with
@@ -247,6 +247,11 @@ $(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o $(OUT)/uprog_perf.o
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# The command table as check_docs.sh reads it: iolat without its main.
+$(OUT)/cmdtable_dump: tests/helpers/cmdtable_dump.c $(LIB_OBJS) $(filter-out $(OUT)/main.o,$(CMD_OBJS))
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
 $(OUT)/bpfload: tests/helpers/bpfload.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LDLIBS) -o $@
@@ -375,7 +380,8 @@ mixin-check:
 
 # Man pages and shell completion (issue 13)
 #   make man         man/*.N.scd -> $(OUT)/man/*.N (scdoc; @VERSION@ filled in)
-#   make check-docs  every --help flag in its man page and back, the pages
+#   make check-docs  the command table (commands.c, read by cmdtable_dump) in
+#                    each --help, every --help flag in its man page and back, the pages
 #                    render without warnings, the bash completion completes
 #                    (tests/install/check_docs.sh; no root, a few seconds);
 #                    each page's EXIT STATUS checked on the cases it names
@@ -399,7 +405,7 @@ $(MAN_PAGES): $(OUT)/man/%: man/%.scd VERSION | $(OUT)/man
 	$(call msg,SCDOC,$@)
 	$(Q)sed 's/@VERSION@/$(VERSION)/g' $< | $(SCDOC) > $@
 
-check-docs: $(OUT)/iolat man
+check-docs: $(OUT)/iolat $(OUT)/cmdtable_dump man
 	$(Q)bash tests/install/check_docs.sh $(OUT)
 	$(Q)bash tests/install/check_exit_status.sh $(OUT)
 

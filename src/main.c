@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* main.c - iolat's entry point: picks the subcommand. */
+/* main.c - iolat's entry point: picks the subcommand from the command table. */
 #include <bpf/libbpf.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "core/libbpf_log.h"
 #include "util/errors.h"
+#include "util/opts.h"
 
 static void usage(FILE *f)
 {
@@ -16,13 +16,10 @@ static void usage(FILE *f)
 		   "Block-I/O latency monitor: eBPF programs on the kernel's block-layer\n"
 		   "tracepoints time every I/O and aggregate it in the kernel.\n"
 		   "\n"
-		   "Commands:\n"
-		   "  hist     latency histograms with percentiles (like biolatency)\n"
-		   "  check    what this kernel offers and which path iolat will use\n"
-		   "  serve    Prometheus/OpenMetrics exporter daemon\n"
-		   "  top      live table of I/O per VM, pod, container, service or cgroup\n"
-		   "  trace    one record per sampled I/O with every stage's time (like biosnoop)\n"
-		   "\n"
+		   "Commands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+	fprintf(f, "\n"
 		   "Options:\n"
 		   "  -h, --help     this help; 'iolat COMMAND --help' for a command's\n"
 		   "  -V, --version  print the version\n"
@@ -36,8 +33,12 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+	char version[128];
 
 	libbpf_log_install();
+	snprintf(version, sizeof(version), "iolat %s (libbpf %s)", IOLAT_VERSION,
+		 libbpf_version_string());
+	opts_set_version(version);
 	if (!cmd) {
 		usage(stderr);
 		return 2;
@@ -47,19 +48,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
-		printf("iolat %s (libbpf %s)\n", IOLAT_VERSION, libbpf_version_string());
+		printf("%s\n", version);
 		return 0;
 	}
-	if (!strcmp(cmd, "hist"))
-		return cmd_hist(argc - 1, argv + 1);
-	if (!strcmp(cmd, "check"))
-		return cmd_check(argc - 1, argv + 1);
-	if (!strcmp(cmd, "serve"))
-		return cmd_serve(argc - 1, argv + 1);
-	if (!strcmp(cmd, "top"))
-		return cmd_top(argc - 1, argv + 1);
-	if (!strcmp(cmd, "trace"))
-		return cmd_trace(argc - 1, argv + 1);
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(cmd, c->name))
+			return c->run(argc - 1, argv + 1);
 	errorf("run 'iolat --help' for the list", "unknown command '%s'", cmd);
 	return 2;
 }

@@ -6,7 +6,6 @@
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,9 +26,10 @@
 #include "sys/privileges.h"
 #include "util/errors.h"
 #include "util/monotonic.h"
+#include "util/opts.h"
 #include "util/parse.h"
 
-static void usage(FILE *f)
+void cmd_check_usage(FILE *f)
 {
 	fprintf(f, "Usage: iolat check [OPTIONS]\n"
 		   "\n"
@@ -65,6 +65,7 @@ static void usage(FILE *f)
 		   "      --bpf.map-size=MAP=ENTRIES[,...]  sizes set as serve's flag sets them\n"
 		   "  -v, --verbose   show libbpf's messages while loading\n"
 		   "  -h, --help      this help\n"
+		   "  -V, --version   print the version\n"
 		   "\n"
 		   "Examples:\n"
 		   "  iolat check\n"
@@ -528,99 +529,132 @@ bad:
 	return -EINVAL;
 }
 
-int cmd_check(int argc, char **argv)
+enum {
+	OPT_NO_LOAD = 256,
+	OPT_MEMORY,
+	OPT_CPUS,
+	OPT_DISKS,
+	OPT_WORKLOADS,
+	OPT_QUEUE,
+	OPT_MEM_TOTAL,
+	OPT_MAP_SIZE,
+};
+
+const struct opt cmd_check_opts[] = {
+	{ "no-load", 0, OPT_NO_VALUE, OPT_NO_LOAD },
+	{ "memory", 0, OPT_NO_VALUE, OPT_MEMORY },
+	{ "cpus", 0, OPT_VALUE, OPT_CPUS },
+	{ "disks", 0, OPT_VALUE, OPT_DISKS },
+	{ "workloads", 0, OPT_VALUE, OPT_WORKLOADS },
+	{ "queue-depth", 0, OPT_VALUE, OPT_QUEUE },
+	{ "mem-total", 0, OPT_VALUE, OPT_MEM_TOTAL },
+	{ "bpf.map-size", 0, OPT_VALUE, OPT_MAP_SIZE },
+	{ "verbose", 'v', OPT_NO_VALUE, 'v' },
+	{},
+};
+
+struct check_args {
+	struct host h;
+	uint64_t queue; /* --queue-depth; 0: not given */
+	bool load, memory, described, disks_given;
+};
+
+/* --cpus, --disks, --workloads or --queue-depth into a. */
+static int host_option(int c, const char *v, struct check_args *a)
 {
-	static const struct option opts[] = {
-		{ "no-load", no_argument, NULL, 'n' },
-		{ "memory", no_argument, NULL, 'm' },
-		{ "cpus", required_argument, NULL, 'C' },
-		{ "disks", required_argument, NULL, 'D' },
-		{ "workloads", required_argument, NULL, 'W' },
-		{ "queue-depth", required_argument, NULL, 'Q' },
-		{ "mem-total", required_argument, NULL, 'M' },
-		{ "bpf.map-size", required_argument, NULL, 'S' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	struct probe_result pr;
-	struct utsname u;
-	const char *hint;
-	struct host h = { .workloads = 500 };
-	uint64_t v, queue = 0;
-	bool load = true, memory = false, described = false, disks_given = false;
+	uint64_t n;
+
+	if (host_count(c == OPT_CPUS	    ? "--cpus"
+		       : c == OPT_DISKS	    ? "--disks"
+		       : c == OPT_WORKLOADS ? "--workloads"
+					    : "--queue-depth",
+		       v, c == OPT_WORKLOADS ? 100000 : 1 << 20, &n))
+		return -EINVAL;
+	if (c == OPT_CPUS)
+		a->h.h.cpus = (uint32_t)n;
+	else if (c == OPT_DISKS)
+		a->h.h.disks = (uint32_t)n;
+	else if (c == OPT_WORKLOADS)
+		a->h.workloads = (long)n;
+	else
+		a->queue = n;
+	a->disks_given |= c == OPT_DISKS;
+	a->described = true;
+	return 0;
+}
+
+/* 0: run; OPTS_EXIT (help or version printed) or -EINVAL (printed). */
+static int parse_args(int argc, char **argv, struct check_args *a)
+{
 	char err[512];
+	struct opts o;
 	int c;
 
-	mapsize_host_read(&h.h, (uint32_t)libbpf_num_possible_cpus());
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+	opts_begin(&o, cmd_check_opts, cmd_check_usage, argc, argv);
+	while ((c = opts_next(&o)) > 0) {
 		switch (c) {
-		case 'n':
-			load = false;
+		case OPT_NO_LOAD:
+			a->load = false;
 			break;
-		case 'm':
-			memory = true;
+		case OPT_MEMORY:
+			a->memory = true;
 			break;
-		case 'C':
-		case 'D':
-		case 'W':
-		case 'Q':
-			if (host_count(c == 'C'	  ? "--cpus"
-				       : c == 'D' ? "--disks"
-				       : c == 'W' ? "--workloads"
-						  : "--queue-depth",
-				       optarg, c == 'W' ? 100000 : 1 << 20, &v))
-				return 2;
-			if (c == 'C')
-				h.h.cpus = (uint32_t)v;
-			else if (c == 'D')
-				h.h.disks = (uint32_t)v;
-			else if (c == 'W')
-				h.workloads = (long)v;
-			else
-				queue = v;
-			disks_given |= c == 'D';
-			described = true;
+		case OPT_CPUS:
+		case OPT_DISKS:
+		case OPT_WORKLOADS:
+		case OPT_QUEUE:
+			if (host_option(c, o.value, a))
+				return -EINVAL;
 			break;
-		case 'M':
-			if (mem_size(optarg, &h.h.mem_bytes))
-				return 2;
-			described = true;
+		case OPT_MEM_TOTAL:
+			if (mem_size(o.value, &a->h.h.mem_bytes))
+				return -EINVAL;
+			a->described = true;
 			break;
-		case 'S':
-			if (mapsize_parse(optarg, h.set, err, sizeof(err))) {
+		case OPT_MAP_SIZE:
+			if (mapsize_parse(o.value, a->h.set, err, sizeof(err))) {
 				errorf("e.g. --bpf.map-size=rq_starts=65536,hists=4096",
 				       "--bpf.map-size: %s", err);
-				return 2;
+				return -EINVAL;
 			}
 			break;
 		case 'v':
 			libbpf_log_verbose(true);
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			errorf("see 'iolat check --help'", "unknown option '%s'", argv[optind - 1]);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		errorf("see 'iolat check --help'", "unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
-	if (described && !memory) {
+	if (c < 0)
+		return c;
+	if (opts_no_operand(&o, o.next))
+		return -EINVAL;
+	if (a->described && !a->memory) {
 		errorf("add --memory", "--cpus, --disks, --workloads, --queue-depth and "
 				       "--mem-total describe a host for --memory");
-		return 2;
+		return -EINVAL;
 	}
+	return 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct check_args a = { .h.workloads = 500, .load = true };
+	struct probe_result pr;
+	struct utsname u;
+	const char *hint;
+	char err[512];
+	int rc;
+
+	mapsize_host_read(&a.h.h, (uint32_t)libbpf_num_possible_cpus());
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return opts_exit_status(rc);
 	/* Described disks hold --queue-depth requests each (default
 	 * MAPSIZE_DEFAULT_QUEUE); this host's, what their queues say. */
-	if (disks_given || queue)
-		h.h.inflight = (uint64_t)h.h.disks * (queue ? queue : MAPSIZE_DEFAULT_QUEUE);
-	if (memory)
-		return print_memory(&h);
+	if (a.disks_given || a.queue)
+		a.h.h.inflight =
+		    (uint64_t)a.h.h.disks * (a.queue ? a.queue : MAPSIZE_DEFAULT_QUEUE);
+	if (a.memory)
+		return print_memory(&a.h);
 	uname(&u);
 	printf("Kernel %s %s\n", u.release, u.machine);
 	if (probe_kernel(&pr)) {
@@ -635,7 +669,7 @@ int cmd_check(int argc, char **argv)
 								     : "none");
 	print_tracepoints(&pr);
 	print_disks();
-	print_sizes(&h);
+	print_sizes(&a.h);
 	print_cgroups();
 	print_pins();
 	print_submit_time(&pr);
@@ -644,7 +678,7 @@ int cmd_check(int argc, char **argv)
 		errorf(NULL, "iolat cannot run here: no block_rq_complete tracepoint");
 		return 1;
 	}
-	if (!load)
+	if (!a.load)
 		return 0;
 	if (require_bpf_privileges(err, sizeof(err), &hint)) {
 		errorf(hint, "%s", err);

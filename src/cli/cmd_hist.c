@@ -4,7 +4,6 @@
  * Reads cumulative series each interval and prints the interval's deltas.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include "util/buf.h"
 #include "util/errors.h"
 #include "util/monotonic.h"
+#include "util/opts.h"
 
 struct hist_args {
 	bool per_disk, per_flags, per_op, per_size, total, msecs, timestamps, json, sizes;
@@ -33,7 +33,7 @@ struct hist_args {
 	enum attach_mode attach;
 };
 
-static void usage(FILE *f)
+void cmd_hist_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: iolat hist [OPTIONS] [INTERVAL [COUNT]]\n"
@@ -66,6 +66,7 @@ static void usage(FILE *f)
 		"      --attach=MODE    auto (default), tp_btf or raw_tp\n"
 		"  -v, --verbose        show libbpf's messages\n"
 		"  -h, --help           this help\n"
+		"  -V, --version        print the version\n"
 		"\n"
 		"Examples:\n"
 		"  iolat hist                   all disks, until Ctrl-C\n"
@@ -77,30 +78,27 @@ static void usage(FILE *f)
 		names_size_class(IOLAT_SIZE_LARGER));
 }
 
+enum { OPT_ATTACH = 256 };
+
+const struct opt cmd_hist_opts[] = {
+	{ "disk-split", 'D', OPT_NO_VALUE, 'D' },  { "op-split", 'O', OPT_NO_VALUE, 'O' },
+	{ "flags-split", 'F', OPT_NO_VALUE, 'F' }, { "size-split", 'S', OPT_NO_VALUE, 'S' },
+	{ "queued", 'Q', OPT_NO_VALUE, 'Q' },	   { "milliseconds", 'm', OPT_NO_VALUE, 'm' },
+	{ "timestamp", 'T', OPT_NO_VALUE, 'T' },   { "sizes", 's', OPT_NO_VALUE, 's' },
+	{ "disk", 'd', OPT_VALUE, 'd' },	   { "cgroup", 'c', OPT_VALUE, 'c' },
+	{ "json", 'j', OPT_NO_VALUE, 'j' },	   { "attach", 0, OPT_VALUE, OPT_ATTACH },
+	{ "verbose", 'v', OPT_NO_VALUE, 'v' },	   {},
+};
+
+/* 0: run; OPTS_EXIT (help or version printed) or -EINVAL (printed). */
 static int parse_args(int argc, char **argv, struct hist_args *a)
 {
-	static const struct option opts[] = {
-		{ "disk-split", no_argument, NULL, 'D' },
-		{ "op-split", no_argument, NULL, 'O' },
-		{ "flags-split", no_argument, NULL, 'F' },
-		{ "queued", no_argument, NULL, 'Q' },
-		{ "size-split", no_argument, NULL, 'S' },
-		{ "milliseconds", no_argument, NULL, 'm' },
-		{ "timestamp", no_argument, NULL, 'T' },
-		{ "sizes", no_argument, NULL, 's' },
-		{ "disk", required_argument, NULL, 'd' },
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "attach", required_argument, NULL, 'A' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
+	struct opts o;
 	int c;
 
 	memset(a, 0, sizeof(*a));
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+DOFSQmTsd:c:jvh", opts, NULL)) != -1) {
+	opts_begin(&o, cmd_hist_opts, cmd_hist_usage, argc, argv);
+	while ((c = opts_next(&o)) > 0) {
 		switch (c) {
 		case 'D':
 			a->per_disk = true;
@@ -127,10 +125,10 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 			a->sizes = true;
 			break;
 		case 'd':
-			a->disk = optarg;
+			a->disk = o.value;
 			break;
 		case 'c':
-			a->cgroup = optarg;
+			a->cgroup = o.value;
 			break;
 		case 'j':
 			a->json = true;
@@ -138,20 +136,15 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 		case 'v':
 			libbpf_log_verbose(true);
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'A':
-			if (attach_mode_parse(optarg, &a->attach))
+		case OPT_ATTACH:
+			if (attach_mode_parse(o.value, &a->attach))
 				return -EINVAL;
 			break;
-		default:
-			errorf("see 'iolat hist --help'", "unknown or incomplete option '%s'",
-			       argv[optind - 1]);
-			return -EINVAL;
 		}
 	}
-	if (cmd_interval_count(argc, argv, optind, "hist", &a->interval, &a->count))
+	if (c < 0)
+		return c;
+	if (cmd_interval_count(&o, &a->interval, &a->count))
 		return -EINVAL;
 	if (a->json && (a->msecs || a->sizes || a->timestamps)) {
 		errorf("JSON always carries ns, sizes and the time; drop -m, -s and -T",
@@ -387,8 +380,9 @@ int cmd_hist(int argc, char **argv)
 	struct collector *c;
 	int rc;
 
-	if (parse_args(argc, argv, &a))
-		return 2;
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return opts_exit_status(rc);
 	if (cmd_resolve_filters(a.disk, a.cgroup, &o.filter_dev, &o.filter_cgroup,
 				&o.filter_cgroup_level))
 		return 2;

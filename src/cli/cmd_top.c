@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +72,7 @@ struct table {
 	int nlower;
 };
 
-static void usage(FILE *f)
+void cmd_top_usage(FILE *f)
 {
 	fprintf(
 	    f,
@@ -100,6 +99,7 @@ static void usage(FILE *f)
 	    "  -j, --json         one JSON object per interval\n"
 	    "      --csv          CSV rows (a header first), one line per workload and interval\n"
 	    "  -h, --help         this help\n"
+	    "  -V, --version      print the version\n"
 	    "\n"
 	    "Examples:\n"
 	    "  iolat top\n"
@@ -117,27 +117,36 @@ static int parse_column(const char *s, enum column *out)
 	return -EINVAL;
 }
 
+enum { OPT_ONCE = 256, OPT_CSV };
+
+const struct opt cmd_top_opts[] = {
+	{ "sort", 's', OPT_VALUE, 's' },
+	{ "queued", 'Q', OPT_NO_VALUE, 'Q' },
+	{ "disk", 'd', OPT_VALUE, 'd' },
+	{ "process", 'P', OPT_NO_VALUE, 'P' },
+	{ "no-clear", 'C', OPT_NO_VALUE, 'C' },
+	{ "once", 0, OPT_NO_VALUE, OPT_ONCE },
+	{ "json", 'j', OPT_NO_VALUE, 'j' },
+	{ "csv", 0, OPT_NO_VALUE, OPT_CSV },
+	{},
+};
+
+/* 0: run; OPTS_EXIT (help or version printed) or -EINVAL (printed). */
 static int parse_args(int argc, char **argv, struct top_args *a)
 {
-	static const struct option opts[] = {
-		{ "sort", required_argument, NULL, 's' }, { "queued", no_argument, NULL, 'Q' },
-		{ "disk", required_argument, NULL, 'd' }, { "no-clear", no_argument, NULL, 'C' },
-		{ "once", no_argument, NULL, 'o' },	  { "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 'v' },	  { "help", no_argument, NULL, 'h' },
-		{ "process", no_argument, NULL, 'P' },	  {},
-	};
+	struct opts o;
 	int c;
 
 	memset(a, 0, sizeof(*a));
 	a->interval = 1;
 	a->sort = COL_COUNT; /* total IOPS */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+s:Qd:CjPh", opts, NULL)) != -1) {
+	opts_begin(&o, cmd_top_opts, cmd_top_usage, argc, argv);
+	while ((c = opts_next(&o)) > 0) {
 		switch (c) {
 		case 's':
-			if (parse_column(optarg, &a->sort)) {
+			if (parse_column(o.value, &a->sort)) {
 				errorf("see 'iolat top --help' for the columns",
-				       "unknown sort column '%s'", optarg);
+				       "unknown sort column '%s'", o.value);
 				return -EINVAL;
 			}
 			break;
@@ -145,33 +154,28 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 			a->total = true;
 			break;
 		case 'd':
-			a->disk = optarg;
+			a->disk = o.value;
 			break;
 		case 'C':
 			a->no_clear = true;
 			break;
-		case 'o':
+		case OPT_ONCE:
 			a->once = true;
 			break;
 		case 'j':
 			a->json = true;
 			break;
-		case 'v':
+		case OPT_CSV:
 			a->csv = true;
 			break;
 		case 'P':
 			a->process = true;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			errorf("see 'iolat top --help'", "unknown or incomplete option '%s'",
-			       argv[optind - 1]);
-			return -EINVAL;
 		}
 	}
-	if (cmd_interval_count(argc, argv, optind, "top", &a->interval, &a->count))
+	if (c < 0)
+		return c;
+	if (cmd_interval_count(&o, &a->interval, &a->count))
 		return -EINVAL;
 	if (a->json && a->csv) {
 		errorf("pick one", "conflicting options: --json with --csv");
@@ -429,8 +433,9 @@ int cmd_top(int argc, char **argv)
 	struct collector *c;
 	int rc;
 
-	if (parse_args(argc, argv, &a))
-		return 2;
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return opts_exit_status(rc);
 	o.key_cgroup = !a.process;
 	o.key_process = a.process;
 	if (a.disk && disks_resolve(a.disk, &o.filter_dev, NULL, 0)) {

@@ -6,7 +6,6 @@
  * reported at exit, never dropped silently.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 #include "sys/cgroups.h"
 #include "util/errors.h"
 #include "util/monotonic.h"
+#include "util/opts.h"
 #include "util/parse.h"
 
 struct trace_args {
@@ -38,7 +38,7 @@ struct trace_args {
 	enum attach_mode attach;
 };
 
-static void usage(FILE *f)
+void cmd_trace_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: iolat trace [OPTIONS]\n"
@@ -89,6 +89,7 @@ static void usage(FILE *f)
 		"      --attach=MODE      auto (default), tp_btf or raw_tp\n"
 		"  -v, --verbose          show libbpf's messages\n"
 		"  -h, --help             this help\n"
+		"  -V, --version          print the version\n"
 		"\n"
 		"Examples:\n"
 		"  iolat trace -d vda                 every I/O on vda\n"
@@ -105,110 +106,111 @@ static int bad(const char *hint, const char *what, const char *arg)
 	return -EINVAL;
 }
 
+enum { OPT_SYSCALLS = 256, OPT_SUMMARY, OPT_RINGBUF, OPT_ATTACH };
+
+const struct opt cmd_trace_opts[] = {
+	{ "disk", 'd', OPT_VALUE, 'd' },
+	{ "pid", 'p', OPT_VALUE, 'p' },
+	{ "cgroup", 'c', OPT_VALUE, 'c' },
+	{ "op", 'o', OPT_VALUE, 'o' },
+	{ "sample", 's', OPT_VALUE, 's' },
+	{ "min-ms", 'm', OPT_VALUE, 'm' },
+	{ "json", 'j', OPT_NO_VALUE, 'j' },
+	{ "syscalls", 0, OPT_NO_VALUE, OPT_SYSCALLS },
+	{ "summary", 0, OPT_NO_VALUE, OPT_SUMMARY },
+	{ "write", 'w', OPT_VALUE, 'w' },
+	{ "read", 'r', OPT_VALUE, 'r' },
+	{ "duration", 'D', OPT_VALUE, 'D' },
+	{ "ringbuf-kib", 0, OPT_VALUE, OPT_RINGBUF },
+	{ "attach", 0, OPT_VALUE, OPT_ATTACH },
+	{ "verbose", 'v', OPT_NO_VALUE, 'v' },
+	{},
+};
+
+/* One option into a; -EINVAL (printed) on a bad value. */
+static int parse_one(int c, const char *v, struct trace_args *a)
+{
+	switch (c) {
+	case 'd':
+		a->disk = v;
+		break;
+	case 'c':
+		a->cgroup = v;
+		break;
+	case 'j':
+		a->json = true;
+		break;
+	case OPT_SYSCALLS:
+		a->syscalls = true;
+		break;
+	case OPT_SUMMARY:
+		a->summary = true;
+		break;
+	case 'w':
+		a->write_file = v;
+		break;
+	case 'r':
+		a->read_file = v;
+		break;
+	case 'v':
+		libbpf_log_verbose(true);
+		break;
+	case 'p':
+		if (parse_uint(v, 1, INT32_MAX, &a->pid))
+			return bad("give a process id, 1 or more", "pid", v);
+		break;
+	case 'o':
+		if (!strcmp(v, "read"))
+			a->op = TRACE_OP_READ;
+		else if (!strcmp(v, "write"))
+			a->op = TRACE_OP_WRITE;
+		else
+			return bad("use read or write", "operation", v);
+		break;
+	case 's':
+		if (parse_uint(v, 1, UINT32_MAX, &a->sample_every))
+			return bad("give N as a whole number, 1 or more (1 in N)", "sample rate",
+				   v);
+		break;
+	case 'm':
+		if (parse_seconds(v, &a->min_ms))
+			return bad("give a positive number of milliseconds, e.g. 10 or 0.5",
+				   "threshold", v);
+		break;
+	case 'D':
+		if (parse_seconds(v, &a->duration_s))
+			return bad("give a positive number of seconds", "duration", v);
+		break;
+	case OPT_RINGBUF:
+		if (parse_uint(v, 4, 1024 * 1024, &a->ringbuf_kib) ||
+		    (a->ringbuf_kib & (a->ringbuf_kib - 1)) ||
+		    a->ringbuf_kib * 1024 % (uint64_t)sysconf(_SC_PAGESIZE))
+			return bad("give a power of two of at least one page, e.g. 4 or 1024",
+				   "ring buffer size (KiB)", v);
+		break;
+	case OPT_ATTACH:
+		return attach_mode_parse(v, &a->attach) ? -EINVAL : 0;
+	}
+	return 0;
+}
+
+/* 0: run; OPTS_EXIT (help or version printed) or -EINVAL (printed). */
 static int parse_args(int argc, char **argv, struct trace_args *a)
 {
-	static const struct option opts[] = {
-		{ "disk", required_argument, NULL, 'd' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "op", required_argument, NULL, 'o' },
-		{ "sample", required_argument, NULL, 's' },
-		{ "min-ms", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "ringbuf-kib", required_argument, NULL, 'R' },
-		{ "attach", required_argument, NULL, 'A' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "syscalls", no_argument, NULL, 'S' },
-		{ "summary", no_argument, NULL, 'U' },
-		{ "write", required_argument, NULL, 'w' },
-		{ "read", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
+	struct opts o;
 	int c;
 
 	memset(a, 0, sizeof(*a));
 	a->sample_every = 1;
 	a->ringbuf_kib = TRACE_RINGBUF_DEFAULT_BYTES / 1024;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+d:p:c:o:s:m:jD:w:r:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			a->disk = optarg;
-			break;
-		case 'c':
-			a->cgroup = optarg;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'S':
-			a->syscalls = true;
-			break;
-		case 'U':
-			a->summary = true;
-			break;
-		case 'w':
-			a->write_file = optarg;
-			break;
-		case 'r':
-			a->read_file = optarg;
-			break;
-		case 'v':
-			libbpf_log_verbose(true);
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'p':
-			if (parse_uint(optarg, 1, INT32_MAX, &a->pid))
-				return bad("give a process id, 1 or more", "pid", optarg);
-			break;
-		case 'o':
-			if (!strcmp(optarg, "read"))
-				a->op = TRACE_OP_READ;
-			else if (!strcmp(optarg, "write"))
-				a->op = TRACE_OP_WRITE;
-			else
-				return bad("use read or write", "operation", optarg);
-			break;
-		case 's':
-			if (parse_uint(optarg, 1, UINT32_MAX, &a->sample_every))
-				return bad("give N as a whole number, 1 or more (1 in N)",
-					   "sample rate", optarg);
-			break;
-		case 'm':
-			if (parse_seconds(optarg, &a->min_ms))
-				return bad("give a positive number of milliseconds, e.g. 10 or 0.5",
-					   "threshold", optarg);
-			break;
-		case 'D':
-			if (parse_seconds(optarg, &a->duration_s))
-				return bad("give a positive number of seconds", "duration", optarg);
-			break;
-		case 'R':
-			if (parse_uint(optarg, 4, 1024 * 1024, &a->ringbuf_kib) ||
-			    (a->ringbuf_kib & (a->ringbuf_kib - 1)) ||
-			    a->ringbuf_kib * 1024 % (uint64_t)sysconf(_SC_PAGESIZE))
-				return bad(
-				    "give a power of two of at least one page, e.g. 4 or 1024",
-				    "ring buffer size (KiB)", optarg);
-			break;
-		case 'A':
-			if (attach_mode_parse(optarg, &a->attach))
-				return -EINVAL;
-			break;
-		default:
-			errorf("see 'iolat trace --help'", "unknown or incomplete option '%s'",
-			       argv[optind - 1]);
+	opts_begin(&o, cmd_trace_opts, cmd_trace_usage, argc, argv);
+	while ((c = opts_next(&o)) > 0)
+		if (parse_one(c, o.value, a))
 			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		errorf("see 'iolat trace --help'", "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return c;
+	if (opts_no_operand(&o, o.next))
 		return -EINVAL;
-	}
 	if (a->min_ms > 0 && a->sample_every > 1) {
 		errorf("a threshold follows every I/O so that no slow one is missed; drop -s",
 		       "conflicting options: -s with -m");
@@ -267,6 +269,38 @@ static int replay(const struct trace_args *a, struct trace_out *t)
 	return 0;
 }
 
+/* The tracer's settings from the flags (the filters are resolved apart). */
+static void tracer_opts_from(const struct trace_args *a, struct tracer_opts *o)
+{
+	o->filter_pid = (uint32_t)a->pid;
+	o->filter_op = a->op;
+	o->sample_every = (uint32_t)a->sample_every;
+	o->min_ns = (uint64_t)(a->min_ms * 1e6);
+	o->ringbuf_bytes = (uint32_t)(a->ringbuf_kib * 1024);
+	o->attach = a->attach;
+	o->syscalls = a->syscalls;
+	o->syscall_fn = trace_out_syscall;
+	o->pc_link_fn = trace_out_pc_link;
+}
+
+/* What became of the page cache writes followed (pc; NULL: not followed). */
+static void report_page_cache(const struct trace_args *a, const struct trace_out *t,
+			      const struct tracer_pc_stats *pc)
+{
+	if (pc)
+		fprintf(stderr,
+			"iolat: page cache: %llu folios dirtied by followed writes, %llu of them "
+			"written back in followed bios (%llu links), %llu dropped unwritten "
+			"(truncated, deleted), %llu still dirty at exit\n",
+			(unsigned long long)pc->marked, (unsigned long long)pc->linked,
+			(unsigned long long)t->pc_emitted, (unsigned long long)pc->dropped,
+			(unsigned long long)pc->waiting);
+	else if (a->syscalls && a->op != TRACE_OP_READ)
+		fprintf(stderr,
+			"iolat: page cache: not followed: it needs the "
+			"writeback_dirty_folio (or _page) tracepoint and bpf_loop (5.17+)\n");
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct trace_out t = {};
@@ -280,19 +314,13 @@ int cmd_trace(int argc, char **argv)
 	char err[256] = "";
 	int rc;
 
-	if (parse_args(argc, argv, &a) ||
-	    cmd_resolve_filters(a.disk, a.cgroup, &o.filter_dev, &o.filter_cgroup,
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return opts_exit_status(rc);
+	if (cmd_resolve_filters(a.disk, a.cgroup, &o.filter_dev, &o.filter_cgroup,
 				&o.filter_cgroup_level))
 		return 2;
-	o.filter_pid = (uint32_t)a.pid;
-	o.filter_op = a.op;
-	o.sample_every = (uint32_t)a.sample_every;
-	o.min_ns = (uint64_t)(a.min_ms * 1e6);
-	o.ringbuf_bytes = (uint32_t)(a.ringbuf_kib * 1024);
-	o.attach = a.attach;
-	o.syscalls = a.syscalls;
-	o.syscall_fn = trace_out_syscall;
-	o.pc_link_fn = trace_out_pc_link;
+	tracer_opts_from(&a, &o);
 	t.json = a.json;
 	t.syscalls = a.syscalls;
 	if (a.read_file) {
@@ -342,18 +370,7 @@ int cmd_trace(int argc, char **argv)
 		(unsigned long long)st[TRACE_STAT_FAST]);
 	if (a.syscalls)
 		fprintf(stderr, "iolat: %llu syscall records\n", (unsigned long long)t.sys_emitted);
-	if (page_cache)
-		fprintf(stderr,
-			"iolat: page cache: %llu folios dirtied by followed writes, %llu of them "
-			"written back in followed bios (%llu links), %llu dropped unwritten "
-			"(truncated, deleted), %llu still dirty at exit\n",
-			(unsigned long long)pc.marked, (unsigned long long)pc.linked,
-			(unsigned long long)t.pc_emitted, (unsigned long long)pc.dropped,
-			(unsigned long long)pc.waiting);
-	else if (a.syscalls && a.op != TRACE_OP_READ)
-		fprintf(stderr,
-			"iolat: page cache: not followed: it needs the "
-			"writeback_dirty_folio (or _page) tracepoint and bpf_loop (5.17+)\n");
+	report_page_cache(&a, &t, page_cache ? &pc : NULL);
 	if (pc.evicted)
 		errorf(NULL,
 		       "%llu dirty folios of followed writes evicted from the kernel's table "

@@ -24,27 +24,21 @@ static void on_stop(int sig)
 	cmd_stop = 1;
 }
 
-int cmd_interval_count(int argc, char **argv, int optind, const char *cmd, double *interval,
-		       uint64_t *count)
+int cmd_interval_count(const struct opts *o, double *interval, uint64_t *count)
 {
-	char hint[64];
+	int i = o->next;
 
-	snprintf(hint, sizeof(hint), "see 'iolat %s --help'", cmd);
-	if (optind < argc && parse_seconds(argv[optind++], interval)) {
+	if (i < o->argc && parse_seconds(o->argv[i++], interval)) {
 		errorf("give INTERVAL as a positive number of seconds, e.g. 1 or 0.5",
-		       "bad interval '%s'", argv[optind - 1]);
+		       "bad interval '%s'", o->argv[i - 1]);
 		return -EINVAL;
 	}
-	if (optind < argc && parse_uint(argv[optind++], 1, UINT32_MAX, count)) {
+	if (i < o->argc && parse_uint(o->argv[i++], 1, UINT32_MAX, count)) {
 		errorf("give COUNT as a whole number of intervals, 1 or more", "bad count '%s'",
-		       argv[optind - 1]);
+		       o->argv[i - 1]);
 		return -EINVAL;
 	}
-	if (optind < argc) {
-		errorf(hint, "unexpected argument '%s'", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
+	return opts_no_operand(o, i);
 }
 
 int cmd_prepare_bpf(struct probe_result *pr)

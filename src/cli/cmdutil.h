@@ -11,17 +11,17 @@
 #include <stdint.h>
 
 #include "core/collector.h"
+#include "util/opts.h"
 
 /* Set by SIGINT/SIGTERM once cmd_open_collector installed the handlers. */
 extern volatile sig_atomic_t cmd_stop;
 
 /*
- * Parses the remaining arguments as [INTERVAL [COUNT]] (seconds, intervals)
- * for command `cmd`; leaves defaults untouched when absent. Prints and
- * returns -EINVAL on bad input.
+ * Parses the operands after the options o has read as [INTERVAL [COUNT]]
+ * (seconds, intervals); leaves defaults untouched when absent. Prints and
+ * returns -EINVAL on bad input or an operand more.
  */
-int cmd_interval_count(int argc, char **argv, int optind, const char *cmd, double *interval,
-		       uint64_t *count);
+int cmd_interval_count(const struct opts *o, double *interval, uint64_t *count);
 
 /*
  * Checks privileges and BTF (into *pr) and installs the stop signals

@@ -899,8 +899,9 @@ int cmd_serve(int argc, char **argv)
 	 * "iolat: ..." line otherwise, as the other commands print. */
 	if (serve_flags_early_log(argc, argv))
 		errors_to_log("cannot start");
-	if (serve_flags_parse(argc, argv, &s.fl))
-		return 2;
+	rc = serve_flags_parse(argc, argv, &s.fl);
+	if (rc)
+		return opts_exit_status(rc);
 	if (s.fl.systemd_socket && take_systemd_sockets(&s.fl))
 		return 2;
 	if (serve_flags_config(&s.fl, &s.cfg, err, sizeof(err))) {

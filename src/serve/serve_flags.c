@@ -3,7 +3,7 @@
 #include "serve/serve_flags.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,38 @@
 #include "util/errors.h"
 #include "util/parse.h"
 
-static void usage(FILE *f)
+/* The end of serve's usage: user programs' flags, then the examples. */
+static void usage_userprogs_examples(FILE *f)
+{
+	fputs(
+	    "User programs (iolat-userprog(5)): compiled BPF objects whose maps a YAML\n"
+	    "config turns into metrics.\n"
+	    "      --config.dir=DIR           where the user program configs are\n"
+	    "      --config.names=A,B         load DIR/A.yaml and DIR/B.yaml (default:\n"
+	    "                                 every *.yaml in DIR)\n"
+	    "      --config.strict            a config that fails stops iolat (default:\n"
+	    "                                 it is disabled, logged and shown as\n"
+	    "                                 iolat_user_config_up 0)\n"
+	    "      --config.check             load and attach the configs, print what\n"
+	    "                                 they export, and exit (1 if one failed)\n"
+	    "  -h, --help                     this help\n"
+	    "  -V, --version                  print the version\n"
+	    "\n"
+	    "Examples (with CAP_BPF and CAP_PERFMON, as the systemd unit runs it, unless\n"
+	    "one says it needs more):\n"
+	    "  iolat serve\n"
+	    "  iolat serve --web.listen-address=127.0.0.1:19617\n"
+	    "  iolat serve --config.file=/etc/iolat/iolat.yml "
+	    "--web.config.file=/etc/iolat/web.yml\n"
+	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,runqlat\n"
+	    "  iolat serve --bpf.stats                 needs CAP_SYS_ADMIN as well\n"
+	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=timers\n"
+	    "                                          needs CAP_DAC_READ_SEARCH as well\n"
+	    "                                          (a tracepoint/ program: tracefs)\n",
+	    f);
+}
+
+void serve_flags_usage(FILE *f)
 {
 	fprintf(
 	    f,
@@ -95,33 +126,11 @@ static void usage(FILE *f)
 	    "      --unpin[=NAME]             remove what --handover[=NAME] keeps (pins,\n"
 	    "                                 saved series) of a stopped serve, detaching\n"
 	    "                                 its programs, and exit; serves nothing\n"
-	    "\n"
-	    "User programs (iolat-userprog(5)): compiled BPF objects whose maps a YAML\n"
-	    "config turns into metrics.\n"
-	    "      --config.dir=DIR           where the user program configs are\n"
-	    "      --config.names=A,B         load DIR/A.yaml and DIR/B.yaml (default:\n"
-	    "                                 every *.yaml in DIR)\n"
-	    "      --config.strict            a config that fails stops iolat (default:\n"
-	    "                                 it is disabled, logged and shown as\n"
-	    "                                 iolat_user_config_up 0)\n"
-	    "      --config.check             load and attach the configs, print what\n"
-	    "                                 they export, and exit (1 if one failed)\n"
-	    "  -h, --help                     this help\n"
-	    "\n"
-	    "Examples (with CAP_BPF and CAP_PERFMON, as the systemd unit runs it, unless\n"
-	    "one says it needs more):\n"
-	    "  iolat serve\n"
-	    "  iolat serve --web.listen-address=127.0.0.1:19617\n"
-	    "  iolat serve --config.file=/etc/iolat/iolat.yml "
-	    "--web.config.file=/etc/iolat/web.yml\n"
-	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=biosize,runqlat\n"
-	    "  iolat serve --bpf.stats                 needs CAP_SYS_ADMIN as well\n"
-	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=timers\n"
-	    "                                          needs CAP_DAC_READ_SEARCH as well\n"
-	    "                                          (a tracepoint/ program: tracefs)\n",
+	    "\n",
 	    names_size_class(IOLAT_SIZE_4K), names_size_class(IOLAT_SIZE_16K),
 	    names_size_class(IOLAT_SIZE_64K), names_size_class(IOLAT_SIZE_1M),
 	    names_size_class(IOLAT_SIZE_LARGER));
+	usage_userprogs_examples(f);
 }
 
 enum {
@@ -182,7 +191,9 @@ static int instance_arg(const char *flag, const char *arg, const char **out)
 	return 0;
 }
 
-static int parse_flag(struct serve_flags *f, int c, const char *arg)
+/* --web.listen-address, --web.telemetry-path, --web.config.file and the
+ * connection limits and timeouts. */
+static int web_flag(struct serve_flags *f, int c, const char *arg)
 {
 	struct serve_config *s = &f->set;
 	uint64_t n;
@@ -231,51 +242,105 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		    secs;
 		return 0;
 	}
-	case OPT_CONFIG:
-		f->config_file = arg;
+	}
+	return -EINVAL;
+}
+
+/* A --[no-]X flag into its field of f (-1 until given). Whether c is one. */
+static bool toggle_flag(struct serve_flags *f, int c)
+{
+	static const struct {
+		int key;
+		size_t field; /* of struct serve_flags, an int */
+		int value;
+	} toggles[] = {
+		{ OPT_DEV, offsetof(struct serve_flags, device), 1 },
+		{ OPT_NODEV, offsetof(struct serve_flags, device), 0 },
+		{ OPT_TOT, offsetof(struct serve_flags, total), 1 },
+		{ OPT_NOTOT, offsetof(struct serve_flags, total), 0 },
+		{ OPT_SIZE, offsetof(struct serve_flags, size), 1 },
+		{ OPT_NOSIZE, offsetof(struct serve_flags, size), 0 },
+		{ OPT_OPL, offsetof(struct serve_flags, op_label), 1 },
+		{ OPT_SZL, offsetof(struct serve_flags, size_label), 1 },
+		{ OPT_NOSZL, offsetof(struct serve_flags, size_label), 0 },
+		{ OPT_NOOPL, offsetof(struct serve_flags, op_label), 0 },
+		{ OPT_WL, offsetof(struct serve_flags, workloads), 1 },
+		{ OPT_NOWL, offsetof(struct serve_flags, workloads), 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(toggles) / sizeof(toggles[0]); i++)
+		if (toggles[i].key == c) {
+			*(int *)((char *)f + toggles[i].field) = toggles[i].value;
+			return true;
+		}
+	return false;
+}
+
+/* --handover[=NAME], --no-handover, --handover.lease, --unpin[=NAME] and
+ * --maintenance.interval (which a lease bounds). */
+static int handover_flag(struct serve_flags *f, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_HANDOVER:
+		return instance_arg("handover", arg, &f->handover);
+	case OPT_NOHANDOVER:
+		f->handover = NULL;
 		return 0;
-	case OPT_DEV:
-		f->device = 1;
+	case OPT_UNPIN:
+		return instance_arg("unpin", arg, &f->unpin);
+	case OPT_LEASE:
+		if (parse_duration(arg, &f->lease_s) || f->lease_s < 1 ||
+		    f->lease_s > HANDOVER_LEASE_MAX_S) {
+			errorf("give 1s to 1h, e.g. --handover.lease=30s",
+			       "bad --handover.lease '%s'", arg);
+			return -EINVAL;
+		}
 		return 0;
-	case OPT_NODEV:
-		f->device = 0;
+	case OPT_MAINTAIN:
+		if (parse_duration_ms(arg, &f->maintain_ms) || f->maintain_ms < MAINTAIN_MIN_MS ||
+		    f->maintain_ms > MAINTAIN_MAX_MS) {
+			errorf("give 100ms to 1m, e.g. --maintenance.interval=10s",
+			       "bad --maintenance.interval '%s'", arg);
+			return -EINVAL;
+		}
 		return 0;
-	case OPT_TOT:
-		f->total = 1;
+	}
+	return -EINVAL;
+}
+
+/* --config.dir, --config.names, --config.strict and --config.check. */
+static int userprogs_flag(struct serve_flags *f, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_UDIR:
+		f->user.dir = arg;
 		return 0;
-	case OPT_NOTOT:
-		f->total = 0;
+	case OPT_UNAMES:
+		f->user.names = arg;
 		return 0;
-	case OPT_SIZE:
-		f->size = 1;
+	case OPT_USTRICT:
+		f->user.strict = true;
 		return 0;
-	case OPT_NOSIZE:
-		f->size = 0;
+	case OPT_UCHECK:
+		f->check = true;
 		return 0;
-	case OPT_OPL:
-		f->op_label = 1;
-		return 0;
-	case OPT_SZL:
-		f->size_label = 1;
-		return 0;
-	case OPT_NOSZL:
-		f->size_label = 0;
-		return 0;
-	case OPT_NOOPL:
-		f->op_label = 0;
-		return 0;
-	case OPT_WL:
-		f->workloads = 1;
-		return 0;
+	}
+	return -EINVAL;
+}
+
+/* --workloads.by, --workloads.max, --workloads.expire and --disks.expire. */
+static int series_flag(struct serve_flags *f, int c, const char *arg)
+{
+	struct serve_config *s = &f->set;
+	uint64_t n;
+
+	switch (c) {
 	case OPT_WLBY:
 		if (strcmp(arg, "cgroup") && strcmp(arg, "process")) {
 			errorf("use cgroup or process", "unknown --workloads.by '%s'", arg);
 			return -EINVAL;
 		}
 		f->by_process = !strcmp(arg, "process");
-		return 0;
-	case OPT_NOWL:
-		f->workloads = 0;
 		return 0;
 	case OPT_WLMAX:
 		if (parse_uint(arg, 1, 100000, &n)) {
@@ -297,6 +362,35 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 			       arg);
 			return -EINVAL;
 		}
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* One flag of serve_flags_opts into f; -EINVAL (printed) on a bad value. */
+static int parse_flag(struct serve_flags *f, int c, const char *arg)
+{
+	struct serve_config *s = &f->set;
+	uint64_t n;
+
+	if (toggle_flag(f, c))
+		return 0;
+	switch (c) {
+	case OPT_WLBY:
+	case OPT_WLMAX:
+	case OPT_WLEXP:
+	case OPT_DKEXP:
+		return series_flag(f, c, arg);
+	case OPT_LISTEN:
+	case OPT_PATH:
+	case OPT_WEBCFG:
+	case OPT_MAXCONN:
+	case OPT_MAXIP:
+	case OPT_HDRTO:
+	case OPT_WRTO:
+		return web_flag(f, c, arg);
+	case OPT_CONFIG:
+		f->config_file = arg;
 		return 0;
 	case OPT_STATS:
 		s->bpf_stats = f->has_stats = true;
@@ -333,41 +427,6 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		return 0;
 	case OPT_ATTACH:
 		return attach_mode_parse(arg, &f->attach);
-	case OPT_HANDOVER:
-		return instance_arg("handover", arg, &f->handover);
-	case OPT_NOHANDOVER:
-		f->handover = NULL;
-		return 0;
-	case OPT_UNPIN:
-		return instance_arg("unpin", arg, &f->unpin);
-	case OPT_LEASE:
-		if (parse_duration(arg, &f->lease_s) || f->lease_s < 1 ||
-		    f->lease_s > HANDOVER_LEASE_MAX_S) {
-			errorf("give 1s to 1h, e.g. --handover.lease=30s",
-			       "bad --handover.lease '%s'", arg);
-			return -EINVAL;
-		}
-		return 0;
-	case OPT_MAINTAIN:
-		if (parse_duration_ms(arg, &f->maintain_ms) || f->maintain_ms < MAINTAIN_MIN_MS ||
-		    f->maintain_ms > MAINTAIN_MAX_MS) {
-			errorf("give 100ms to 1m, e.g. --maintenance.interval=10s",
-			       "bad --maintenance.interval '%s'", arg);
-			return -EINVAL;
-		}
-		return 0;
-	case OPT_UDIR:
-		f->user.dir = arg;
-		return 0;
-	case OPT_UNAMES:
-		f->user.names = arg;
-		return 0;
-	case OPT_USTRICT:
-		f->user.strict = true;
-		return 0;
-	case OPT_UCHECK:
-		f->check = true;
-		return 0;
 	case OPT_SYNTH:
 		if (parse_uint(arg, 0, 100000, &n)) {
 			errorf(NULL, "--test.synthetic-disks takes a number up to 100000");
@@ -375,6 +434,17 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		}
 		f->synthetic = (unsigned int)n;
 		return 0;
+	case OPT_HANDOVER:
+	case OPT_NOHANDOVER:
+	case OPT_UNPIN:
+	case OPT_LEASE:
+	case OPT_MAINTAIN:
+		return handover_flag(f, c, arg);
+	case OPT_UDIR:
+	case OPT_UNAMES:
+	case OPT_USTRICT:
+	case OPT_UCHECK:
+		return userprogs_flag(f, c, arg);
 	}
 	return -EINVAL;
 }
@@ -409,53 +479,54 @@ bool serve_flags_early_log(int argc, char **argv)
 	return chosen;
 }
 
+const struct opt serve_flags_opts[] = {
+	{ "web.listen-address", 0, OPT_VALUE, OPT_LISTEN },
+	{ "web.telemetry-path", 0, OPT_VALUE, OPT_PATH },
+	{ "web.systemd-socket", 0, OPT_NO_VALUE, OPT_SDSOCK },
+	{ "web.config.file", 0, OPT_VALUE, OPT_WEBCFG },
+	{ "web.max-connections", 0, OPT_VALUE, OPT_MAXCONN },
+	{ "web.max-connections-per-ip", 0, OPT_VALUE, OPT_MAXIP },
+	{ "web.read-header-timeout", 0, OPT_VALUE, OPT_HDRTO },
+	{ "web.write-timeout", 0, OPT_VALUE, OPT_WRTO },
+	{ "config.file", 0, OPT_VALUE, OPT_CONFIG },
+	{ "collector.device-time", 0, OPT_NO_VALUE, OPT_DEV },
+	{ "no-collector.device-time", 0, OPT_NO_VALUE, OPT_NODEV },
+	{ "collector.total-time", 0, OPT_NO_VALUE, OPT_TOT },
+	{ "no-collector.total-time", 0, OPT_NO_VALUE, OPT_NOTOT },
+	{ "collector.request-size", 0, OPT_NO_VALUE, OPT_SIZE },
+	{ "no-collector.request-size", 0, OPT_NO_VALUE, OPT_NOSIZE },
+	{ "collector.workloads", 0, OPT_NO_VALUE, OPT_WL },
+	{ "no-collector.workloads", 0, OPT_NO_VALUE, OPT_NOWL },
+	{ "workloads.by", 0, OPT_VALUE, OPT_WLBY },
+	{ "workloads.max", 0, OPT_VALUE, OPT_WLMAX },
+	{ "workloads.expire", 0, OPT_VALUE, OPT_WLEXP },
+	{ "disks.expire", 0, OPT_VALUE, OPT_DKEXP },
+	{ "label.op", 0, OPT_NO_VALUE, OPT_OPL },
+	{ "no-label.op", 0, OPT_NO_VALUE, OPT_NOOPL },
+	{ "label.size-class", 0, OPT_NO_VALUE, OPT_SZL },
+	{ "no-label.size-class", 0, OPT_NO_VALUE, OPT_NOSZL },
+	{ "bpf.stats", 0, OPT_NO_VALUE, OPT_STATS },
+	{ "bpf.map-size", 0, OPT_VALUE, OPT_MAPSIZE },
+	{ "log.level", 0, OPT_VALUE, OPT_LEVEL },
+	{ "log.format", 0, OPT_VALUE, OPT_LOGFMT },
+	{ "attach", 0, OPT_VALUE, OPT_ATTACH },
+	{ "handover", 0, OPT_OPTIONAL_VALUE, OPT_HANDOVER },
+	{ "handover.lease", 0, OPT_VALUE, OPT_LEASE },
+	{ "maintenance.interval", 0, OPT_VALUE, OPT_MAINTAIN },
+	{ "no-handover", 0, OPT_NO_VALUE, OPT_NOHANDOVER },
+	{ "unpin", 0, OPT_OPTIONAL_VALUE, OPT_UNPIN },
+	{ "config.dir", 0, OPT_VALUE, OPT_UDIR },
+	{ "config.names", 0, OPT_VALUE, OPT_UNAMES },
+	{ "config.strict", 0, OPT_NO_VALUE, OPT_USTRICT },
+	{ "config.check", 0, OPT_NO_VALUE, OPT_UCHECK },
+	{ "test.synthetic-disks", 0, OPT_VALUE, OPT_SYNTH, .hidden = true },
+	{},
+};
+
 int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 {
-	static const struct option opts[] = {
-		{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
-		{ "web.telemetry-path", required_argument, NULL, OPT_PATH },
-		{ "web.config.file", required_argument, NULL, OPT_WEBCFG },
-		{ "web.max-connections", required_argument, NULL, OPT_MAXCONN },
-		{ "web.max-connections-per-ip", required_argument, NULL, OPT_MAXIP },
-		{ "web.read-header-timeout", required_argument, NULL, OPT_HDRTO },
-		{ "web.write-timeout", required_argument, NULL, OPT_WRTO },
-		{ "config.file", required_argument, NULL, OPT_CONFIG },
-		{ "collector.device-time", no_argument, NULL, OPT_DEV },
-		{ "no-collector.device-time", no_argument, NULL, OPT_NODEV },
-		{ "collector.total-time", no_argument, NULL, OPT_TOT },
-		{ "no-collector.total-time", no_argument, NULL, OPT_NOTOT },
-		{ "collector.request-size", no_argument, NULL, OPT_SIZE },
-		{ "no-collector.request-size", no_argument, NULL, OPT_NOSIZE },
-		{ "label.op", no_argument, NULL, OPT_OPL },
-		{ "no-label.op", no_argument, NULL, OPT_NOOPL },
-		{ "label.size-class", no_argument, NULL, OPT_SZL },
-		{ "no-label.size-class", no_argument, NULL, OPT_NOSZL },
-		{ "collector.workloads", no_argument, NULL, OPT_WL },
-		{ "no-collector.workloads", no_argument, NULL, OPT_NOWL },
-		{ "workloads.max", required_argument, NULL, OPT_WLMAX },
-		{ "workloads.by", required_argument, NULL, OPT_WLBY },
-		{ "workloads.expire", required_argument, NULL, OPT_WLEXP },
-		{ "disks.expire", required_argument, NULL, OPT_DKEXP },
-		{ "bpf.stats", no_argument, NULL, OPT_STATS },
-		{ "bpf.map-size", required_argument, NULL, OPT_MAPSIZE },
-		{ "log.level", required_argument, NULL, OPT_LEVEL },
-		{ "log.format", required_argument, NULL, OPT_LOGFMT },
-		{ "web.systemd-socket", no_argument, NULL, OPT_SDSOCK },
-		{ "attach", required_argument, NULL, OPT_ATTACH },
-		{ "handover", optional_argument, NULL, OPT_HANDOVER },
-		{ "no-handover", no_argument, NULL, OPT_NOHANDOVER },
-		{ "handover.lease", required_argument, NULL, OPT_LEASE },
-		{ "maintenance.interval", required_argument, NULL, OPT_MAINTAIN },
-		{ "unpin", optional_argument, NULL, OPT_UNPIN },
-		{ "test.synthetic-disks", required_argument, NULL, OPT_SYNTH },
-		{ "config.dir", required_argument, NULL, OPT_UDIR },
-		{ "config.names", required_argument, NULL, OPT_UNAMES },
-		{ "config.strict", no_argument, NULL, OPT_USTRICT },
-		{ "config.check", no_argument, NULL, OPT_UCHECK },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	bool per_ip_given = false;
+	struct opts o;
 	int c;
 
 	memset(f, 0, sizeof(*f));
@@ -464,25 +535,16 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 	f->size_label = -1;
 	f->lease_s = HANDOVER_LEASE_DEFAULT_S;
 	f->maintain_ms = MAINTAIN_DEFAULT_MS;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			exit(0);
-		}
-		if (c == '?' || c == ':') {
-			errorf("see 'iolat serve --help'", "unknown or incomplete option '%s'",
-			       argv[optind - 1]);
-			return -EINVAL;
-		}
-		if (parse_flag(f, c, optarg))
+	opts_begin(&o, serve_flags_opts, serve_flags_usage, argc, argv);
+	while ((c = opts_next(&o)) > 0) {
+		if (parse_flag(f, c, o.value))
 			return -EINVAL;
 		per_ip_given |= c == OPT_MAXIP;
 	}
-	if (optind < argc) {
-		errorf("see 'iolat serve --help'", "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return c;
+	if (opts_no_operand(&o, o.next))
 		return -EINVAL;
-	}
 	if (!per_ip_given && f->limits.max_per_ip > f->limits.max_connections)
 		f->limits.max_per_ip = f->limits.max_connections; /* a default yields */
 	if (f->limits.max_per_ip > f->limits.max_connections) {

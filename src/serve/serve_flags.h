@@ -8,12 +8,14 @@
 #define IOLAT_SERVE_FLAGS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "core/attach.h"
 #include "core/collector.h"
 #include "serve/http.h"
 #include "serve/serve_config.h"
 #include "uprog/userprogs.h"
+#include "util/opts.h"
 
 /* What the command line said, kept to re-apply over the file on SIGHUP. */
 /* --handover.lease: its default, and at most an hour (the programs of a
@@ -54,9 +56,15 @@ struct serve_flags {
  */
 bool serve_flags_early_log(int argc, char **argv);
 
+/* serve's --help text and its options, for the parser and the command
+ * table (commands.c). */
+void serve_flags_usage(FILE *f);
+extern const struct opt serve_flags_opts[];
+
 /*
- * Reads argv into f. --help prints the usage and exits 0; anything wrong
- * is printed (errorf) and gives -EINVAL.
+ * Reads argv (argv[0]: "serve") into f. 0; OPTS_EXIT after printing the
+ * usage or the version (exit 0); -EINVAL after printing (errorf) what is
+ * wrong. opts_exit_status() turns either into the exit status.
  */
 int serve_flags_parse(int argc, char **argv, struct serve_flags *f);
 

@@ -99,7 +99,7 @@ iolat serve --config.dir $tmp/conf/progs --config.names = biosize,t -> biosize,t
 iolat trace -w $tmp/conf/w -> $tmp/conf/web.yml
 iolat trace --read $tmp/conf/io -> $tmp/conf/iolat.yml
 CASES
-	for cmd in hist top trace check serve; do
+	for cmd in $commands; do
 		echo "iolat $cmd - -> $(flags_of < <("$IOLAT" $cmd --help) | tr '\n' ' ')"
 		echo "iolat $cmd -v -d $prefix -x -- -> $(flags_of < <("$IOLAT" $cmd --help) |
 			grep '^--' | tr '\n' ' ')"

@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # check_docs.sh OUT - the man pages and the bash completion agree with the
 # binary (issue 13). No root, a few seconds; `make check-docs` runs it after
-# building OUT/iolat and the pages (`make man`).
+# building OUT/iolat, OUT/cmdtable_dump and the pages (`make man`).
 #
-# For `iolat --help` and each command's --help:
+# The command table (src/commands.c, as OUT/cmdtable_dump prints it) is the
+# reference: its commands are those `iolat --help` lists, and each
+# command's options (with -h/--help and -V/--version, without hidden test
+# knobs) are, by name, the flags its --help lists. Then, for `iolat --help`
+# and each command's --help:
 #   - the flags it lists are exactly the flags its page's OPTIONS section
 #     defines (man/iolat.1.scd, man/iolat-CMD.1.scd), long flags with their
 #     `=ARG` or not; `--[no-]X` counts as --X and --no-X;
@@ -29,6 +33,8 @@ err() {
 }
 
 [ -x "$IOLAT" ] || { echo "check_docs: no $IOLAT: run make first" >&2; exit 1; }
+[ -x "$OUT/cmdtable_dump" ] ||
+	{ echo "check_docs: no $OUT/cmdtable_dump: run make $OUT/cmdtable_dump" >&2; exit 1; }
 for src in man/*.scd; do
 	page=$OUT/man/$(basename "$src" .scd)
 	if [ ! -f "$page" ] || [ "$src" -nt "$page" ]; then
@@ -49,15 +55,36 @@ help_of() { # CMD ('' for the top level)
 	if [ -n "$1" ]; then "$IOLAT" "$1" --help; else "$IOLAT" --help; fi
 }
 
+# The command table: its commands, and each one's options ("-x", "--name"
+# or "--name=", one a line).
+table=$("$OUT/cmdtable_dump") || { echo "check_docs: cmdtable_dump failed" >&2; exit 1; }
+table_cmds=$(cut -d' ' -f1 <<<"$table" | uniq)
+[ -n "$table_cmds" ] || err "cmdtable_dump lists no commands"
+is_command() { grep -qxF -- "$1" <<<"$table_cmds"; }
+
 # Long flag names (no arity) every command knows, and each command's flags.
 declare -A cmd_flags
 all_long=
-for cmd in "" hist top trace check serve; do
+for cmd in "" $table_cmds; do
 	help=$(help_of "$cmd") || { err "iolat $cmd --help exited non-zero"; continue; }
 	cmd_flags[${cmd:-iolat}]=$(flags_of <<<"$help")
 	all_long+=$(grep -- '^--' <<<"${cmd_flags[${cmd:-iolat}]}" | tr -d =)$'\n'
 done
 all_long=$(sort -u <<<"$all_long")
+
+# Each command's options in the table are the flags its --help lists, by
+# name (the help may write a value as --flag=N or --flag N).
+for cmd in $table_cmds; do
+	want=$(awk -v c="$cmd" '$1 == c { print $2 }' <<<"$table" | tr -d = | sort -u)
+	have=$(tr -d = <<<"${cmd_flags[$cmd]}" | sort -u)
+	missing=$(comm -23 <(echo "$want") <(echo "$have"))
+	extra=$(comm -13 <(echo "$want") <(echo "$have"))
+	[ -z "$missing" ] || err "'iolat $cmd --help' does not list options of its table" \
+		"(src/commands.c):" $missing
+	[ -z "$extra" ] || err "'iolat $cmd --help' lists flags its option table does not have:" $extra
+	[ -n "$missing$extra" ] ||
+		echo "check_docs: 'iolat $cmd --help' lists the $(wc -l <<<"$want") options of its table"
+done
 
 # Flags in the words of one example command line (`iolat CMD ...`).
 example_flags() {
@@ -72,7 +99,7 @@ example_flags() {
 	done
 }
 
-for cmd in "" hist top trace check serve; do
+for cmd in "" $table_cmds; do
 	name=${cmd:-iolat}
 	src=man/${cmd:+iolat-}$name.1.scd
 	[ -n "$cmd" ] || src=man/iolat.1.scd
@@ -106,7 +133,7 @@ for src in man/*.scd; do
 	while read -r -a words; do
 		[ "${words[0]}" = iolat ] || continue
 		cmd=${words[1]:-}
-		case $cmd in hist | top | trace | check | serve) ;; *) continue ;; esac
+		is_command "$cmd" || continue
 		# shellcheck disable=SC2001 # one line per flag: a trailing = off each
 		known=$(sed 's/=$//' <<<"${cmd_flags[$cmd]}")
 		for f in $(example_flags "${words[@]:2}"); do
@@ -122,6 +149,8 @@ help_cmds=$("$IOLAT" --help | awk '/^Commands:/{c=1; next} c && /^$/{exit} c{pri
 man_cmds=$(awk '/^# /{ c = ($0 == "# COMMANDS") } c && /^\*[a-z]+\*$/' man/iolat.1.scd |
 	tr -d '*' | sort)
 [ -n "$help_cmds" ] || err "'iolat --help' lists no commands (its format changed?)"
+[ "$help_cmds" = "$(sort <<<"$table_cmds")" ] || err "'iolat --help' lists" \
+	"$(echo $help_cmds), the command table $(echo $table_cmds)"
 [ "$help_cmds" = "$man_cmds" ] || err "iolat.1's COMMANDS ($(echo $man_cmds)) are not" \
 	"'iolat --help''s ($(echo $help_cmds))"
 for c in $help_cmds; do

@@ -259,7 +259,11 @@ case_help() {
 	expect "$1" "--help" "$2" --help
 }
 case_version() {
-	expect "$1" "--version" --version
+	if [ "$2" = iolat ]; then
+		expect "$1" "--version" --version
+	else
+		expect "$1" "--version" "$2" --version
+	fi
 }
 case_config_check_ok() {
 	root_only "--config.check" || return
@@ -290,10 +294,12 @@ case_check_runs() {
 }
 
 # PATTERN (extended regex, on the status's text in lower case without
-# scdoc's * and _) | the commands the case runs for | the case.
+# scdoc's * and _) | the commands the case runs for | the case. @all is
+# every command of the command table (as `iolat --help` lists them): the
+# option parser's cases hold for each alike.
 RULES=(
 	'unknown command|iolat|case_unknown_command'
-	'bad usage|unknown (command or )?option|bad flag|hist top trace check serve|case_unknown_option'
+	'bad usage|unknown (command or )?option|bad flag|@all|case_unknown_option'
 	'bad value|hist top trace serve|case_bad_value'
 	'conflicting options|hist top trace serve|case_conflict'
 	'unknown disk|disk (or cgroup )?that does not exist|hist top trace|case_no_disk'
@@ -308,8 +314,8 @@ RULES=(
 	'ctrl-c|sigint|hist top trace serve|case_sigint'
 	'sigterm|hist top trace serve|case_sigterm'
 	'--duration|trace|case_duration'
-	'--help|hist top trace check serve|case_help'
-	'--version|iolat|case_version'
+	'--help|@all|case_help'
+	'--version|iolat @all|case_version'
 	'every user config loaded|serve|case_config_check_ok'
 	'failed user config|serve|case_user_config_failed'
 	'--unpin|serve|case_unpin'
@@ -333,6 +339,9 @@ statuses_of() {
 	}' "$1" | tr -d '*_' | tr '[:upper:]' '[:lower:]'
 }
 
+ALL=$("$IOLAT" --help | awk '/^Commands:/{c=1; next} c && /^$/{exit} c{printf "%s ", $1}')
+[ -n "$ALL" ] || fail "'iolat --help' lists no commands (its format changed?)"
+
 pages=0
 for src in man/*.1.scd; do
 	name=$(basename "$src" .1.scd)
@@ -346,6 +355,7 @@ for src in man/*.1.scd; do
 			fn=${rule##*|}
 			rest=${rule%|*}
 			cmds=${rest##*|}
+			cmds=${cmds//@all/$ALL}
 			pattern=${rest%|*}
 			words=$(grep -oE -- "$pattern" <<<"$text" | head -1)
 			[ -n "$words" ] || continue

@@ -12,10 +12,23 @@ expect_error 2 "bad interval '0'" hist 0
 expect_error 2 "bad count '1x'" hist 1 1x
 expect_error 2 "bad count '0'" hist 1 0
 expect_error 2 "unexpected argument '3'" hist 1 2 3
-expect_error 2 "unknown or incomplete option '--bogus'" hist --bogus
-expect_error 2 "unknown or incomplete option '-d'" hist -d
+# Every command says the same of a bad option or argument (util/opts.c):
+# COMMAND, an option of it that takes a value, operands one too many.
+for c in "hist --disk 1 2 extra" "top --sort 1 2 extra" "trace --op extra" \
+	"check --cpus extra" "serve --log.level extra"; do
+	read -r cmd valued rest <<<"$c"
+	read -r -a extra <<<"$rest"
+	hint="\\(run 'iolat $cmd --help' for the usage\\)"
+	expect_error 2 "^iolat: unknown option '--bogus' $hint$" "$cmd" --bogus
+	expect_error 2 "^iolat: unknown option '-x' $hint$" "$cmd" -x
+	expect_error 2 "^iolat: option '$valued' needs a value $hint$" "$cmd" "$valued"
+	expect_error 2 "^iolat: option '--help' takes no value $hint$" "$cmd" --help=1
+	expect_error 2 "^iolat: unexpected argument 'extra' $hint$" "$cmd" "${extra[@]}"
+	[ "$("$IOLAT" "$cmd" --version)" = "$("$IOLAT" --version)" ] || fail "iolat $cmd --version"
+	[ "$("$IOLAT" "$cmd" -V)" = "$("$IOLAT" --version)" ] || fail "iolat $cmd -V"
+done
+expect_error 2 "option '-d' needs a value" hist -d
 expect_error 2 "unknown --attach mode 'kprobe'" hist --attach=kprobe
-expect_error 2 "unknown option '--bogus'" check --bogus
 WRAP="env IOLAT_BTF=/nonexistent" expect_error 1 "this kernel has no BTF" hist
 # A cgroup v2 directory on a hybrid host carries no I/O: say so.
 if mountpoint -q /sys/fs/cgroup/blkio 2>/dev/null && [ -d /sys/fs/cgroup/unified ]; then

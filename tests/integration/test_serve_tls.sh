@@ -115,7 +115,7 @@ printf 'views: [\n' >"$WORK/bad5.yml"
 expect_serve_error "bad5.yml:[0-9]+:[0-9]+:" --config.file="$WORK/bad5.yml"
 expect_serve_error "no such file|No such file" --config.file="$WORK/missing.yml"
 expect_serve_error "bad listen address 'nonsense'" --web.listen-address=nonsense
-expect_serve_error "unknown or incomplete option '--bogus'" --bogus
+expect_serve_error "unknown option '--bogus'" --bogus
 expect_serve_error "web.max-connections takes a number from 1 to 4096" --web.max-connections=0
 expect_serve_error "web.max-connections-per-ip \(20\) is above --web.max-connections \(10\)" \
 	--web.max-connections=10 --web.max-connections-per-ip=20

@@ -300,8 +300,8 @@ slow_writes=$(count "$out" 'r["rwbs"].startswith("W")')
 echo "ok: -m 3: $emitted emitted, $dropped dropped"
 
 # 7. Bad input: one line, exit 2, nothing on stdout, nothing left loaded.
-expect_error 2 "unknown or incomplete option '--bogus'" trace --bogus
-expect_error 2 "unknown or incomplete option '-s'" trace -s
+expect_error 2 "unknown option '--bogus'" trace --bogus
+expect_error 2 "option '-s' needs a value" trace -s
 expect_error 2 "bad sample rate '0'" trace -s 0
 expect_error 2 "bad sample rate 'ten'" trace -s ten
 expect_error 2 "no such disk or partition 'nosuchdisk0'" trace -d nosuchdisk0
