@@ -296,8 +296,10 @@ int cmd_trace(int argc, char **argv)
 	t.json = a.json;
 	t.syscalls = a.syscalls;
 	if (a.read_file) {
-		if (a.summary && !(t.summary = trace_summary_new()))
+		if (a.summary && !(t.summary = trace_summary_new())) {
+			errorf(NULL, "out of memory");
 			return 1;
+		}
 		return replay(&a, &t);
 	}
 	rc = cmd_prepare_bpf(&pr);

@@ -19,11 +19,6 @@ const char *probe_tp_name(enum probe_tp tp)
 	return tp_names[tp];
 }
 
-bool probe_tp_required(enum probe_tp tp)
-{
-	return tp == TP_RQ_COMPLETE;
-}
-
 /* Every tracepoint has a __tracepoint_<name> symbol, with or without BTF. */
 static void kallsyms_tracepoints(struct probe_result *r)
 {

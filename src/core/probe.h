@@ -92,9 +92,6 @@ int probe_tp_params(const struct btf *btf, const char *tp);
 /* Name of a tracepoint, without the "block/" prefix. */
 const char *probe_tp_name(enum probe_tp tp);
 
-/* Whether iolat cannot run without this tracepoint. */
-bool probe_tp_required(enum probe_tp tp);
-
 /*
  * Fills r. The BTF path is /sys/kernel/btf/vmlinux unless the IOLAT_BTF
  * environment variable names another file (tests use it to simulate a

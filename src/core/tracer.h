@@ -97,8 +97,6 @@ int tracer_stats(struct tracer *t, uint64_t out[TRACE_STAT_COUNT]);
 bool tracer_page_cache(const struct tracer *t, const uint64_t st[TRACE_STAT_COUNT],
 		       struct tracer_pc_stats *out);
 
-enum attach_mode tracer_mode(const struct tracer *t);
-
 /* Followed I/Os not completed yet: at exit, their records are not emitted.
  * *evicted: followed I/Os the kernel's map evicted to make room for newer
  * ones (more than its TRACE_BIOS_MAX entries in flight at once). */
