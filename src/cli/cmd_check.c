@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cmdutil.h"
 #include "commands.h"
 #include "core/collector.h"
 #include "core/libbpf_log.h"
@@ -356,7 +357,7 @@ static void print_disks(void)
 
 static int try_load(const struct probe_result *pr)
 {
-	struct collector_opts o = {};
+	struct collector_opts o = { .attach = cmd_attach_mode(ATTACH_AUTO) };
 	struct hist_map_info h;
 	struct collector *c;
 	char err[256] = "";
@@ -623,7 +624,7 @@ int cmd_check(int argc, char **argv)
 		return print_memory(&h);
 	uname(&u);
 	printf("Kernel %s %s\n", u.release, u.machine);
-	if (probe_kernel(&pr)) {
+	if (probe_kernel_at(&pr, getenv("IOLAT_BTF"))) {
 		printf("  BTF: no (%s missing)\n", pr.btf_path);
 		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 		       "iolat cannot run here: no kernel BTF");

@@ -142,7 +142,7 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 			usage(stdout);
 			exit(0);
 		case 'A':
-			if (attach_mode_parse(optarg, &a->attach))
+			if (cmd_attach_arg(optarg, &a->attach))
 				return -EINVAL;
 			break;
 		default:

@@ -196,7 +196,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 				    "ring buffer size (KiB)", optarg);
 			break;
 		case 'A':
-			if (attach_mode_parse(optarg, &a->attach))
+			if (cmd_attach_arg(optarg, &a->attach))
 				return -EINVAL;
 			break;
 		default:
@@ -289,7 +289,7 @@ int cmd_trace(int argc, char **argv)
 	o.sample_every = (uint32_t)a.sample_every;
 	o.min_ns = (uint64_t)(a.min_ms * 1e6);
 	o.ringbuf_bytes = (uint32_t)(a.ringbuf_kib * 1024);
-	o.attach = a.attach;
+	o.attach = cmd_attach_mode(a.attach);
 	o.syscalls = a.syscalls;
 	o.syscall_fn = trace_out_syscall;
 	o.pc_link_fn = trace_out_pc_link;

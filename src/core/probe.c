@@ -96,7 +96,11 @@ static bool has_member(const struct btf *btf, const char *type, const char *memb
 
 int probe_kernel(struct probe_result *r)
 {
-	const char *path = getenv("IOLAT_BTF");
+	return probe_kernel_at(r, getenv("IOLAT_BTF"));
+}
+
+int probe_kernel_at(struct probe_result *r, const char *path)
+{
 	struct btf *btf;
 
 	memset(r, 0, sizeof(*r));

@@ -177,6 +177,16 @@ static int instance_arg(const char *flag, const char *arg, const char **out)
 	return 0;
 }
 
+static int attach_arg(const char *arg, enum attach_mode *out)
+{
+	char err[128];
+	int rc = attach_mode_parse(arg, out, err, sizeof(err));
+
+	if (rc)
+		errorf(ATTACH_MODE_HINT, "%s", err);
+	return rc;
+}
+
 static int parse_flag(struct serve_flags *f, int c, const char *arg)
 {
 	struct serve_config *s = &f->set;
@@ -327,7 +337,7 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		f->systemd_socket = true;
 		return 0;
 	case OPT_ATTACH:
-		return attach_mode_parse(arg, &f->attach);
+		return attach_arg(arg, &f->attach);
 	case OPT_HANDOVER:
 		return instance_arg("handover", arg, &f->handover);
 	case OPT_NOHANDOVER:
@@ -486,6 +496,11 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		       "--config.names, --config.strict and --config.check need --config.dir");
 		return -EINVAL;
 	}
+	/* The tests' knobs, read here so that the library takes them as
+	 * options: a forced attach mode, a forced way to read user maps. */
+	f->attach = attach_forced(f->attach, getenv("IOLAT_FORCE_ATTACH"));
+	f->user.map_read =
+	    uprog_map_read_parse(getenv("IOLAT_MAP_READ"), getenv("IOLAT_FORCE_NO_BATCH"));
 	return 0;
 }
 
