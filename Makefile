@@ -315,6 +315,8 @@ SHELL_SCRIPTS = $(shell git ls-files '*.sh' 2>/dev/null) contrib/completion/iola
 lint:
 	$(call msg,LAYERS,src/)
 	$(Q)bash tests/lint/check_layers.sh >/dev/null || bash tests/lint/check_layers.sh
+	$(call msg,DECODERS,docs and man page)
+	$(Q)bash tests/lint/check_decoders.sh
 	$(call msg,CPPCHECK,src/)
 	$(Q)cppcheck --quiet --enable=warning,performance,portability --std=c11 --max-configs=1 \
 		--inline-suppr -I src -I bpf --suppress=missingInclude \

@@ -124,6 +124,22 @@ struct label_decoder {
 	char buf[2][SCRATCH_LEN];
 };
 
+typedef int (*decode_fn)(const struct step *s, struct decoder_env *env, const struct dinput *in,
+			 char *out, size_t outlen);
+
+/* One decoder: how it decodes, and the field sizes it takes first. */
+struct decoder_kind {
+	decode_fn fn;
+	unsigned sizes;
+	const char *sizes_text;
+	/* dec_named's: the system's name for a number, and how the number is
+	 * written when the system has none. */
+	const char *(*name_of)(struct decoder_env *env, uint64_t v);
+	void (*number)(uint64_t v, char *out, size_t outlen);
+};
+
+static const struct decoder_kind *kind_of(enum udec_kind k);
+
 /* "123" or "0x7b", nothing else (no octal, no trailing junk). */
 static int parse_num(const char *s, bool *neg, uint64_t *mag)
 {
@@ -290,18 +306,8 @@ static void decimal_number(uint64_t v, char *out, size_t outlen)
 	format_decimal(out, outlen, v, false);
 }
 
-/* The decoders that name a number from the system: the lookup, and how the
- * number is written when the system has no name for it. */
-static const struct {
-	const char *(*name_of)(struct decoder_env *env, uint64_t v);
-	void (*number)(uint64_t v, char *out, size_t outlen);
-} namers[] = {
-	[UDEC_KSYM] = { ksym_name, hex_number },
-	[UDEC_MAJORMINOR] = { disk_name, majorminor_number },
-	[UDEC_CGROUP] = { cgroup_path, decimal_number },
-};
-
-/* ksym, majorminor and cgroup (namers). */
+/* ksym, majorminor and cgroup: a number the system may have a name for
+ * (their rows' name_of and number). */
 static int dec_named(const struct step *s, struct decoder_env *env, const struct dinput *in,
 		     char *out, size_t outlen)
 {
@@ -310,11 +316,11 @@ static int dec_named(const struct step *s, struct decoder_env *env, const struct
 
 	if (in_u64(in, &v))
 		return -EINVAL;
-	name = namers[s->kind].name_of(env, v);
+	name = kind_of(s->kind)->name_of(env, v);
 	if (name)
 		put_str(out, outlen, name);
 	else
-		namers[s->kind].number(v, out, outlen);
+		kind_of(s->kind)->number(v, out, outlen);
 	return DECODE_OK;
 }
 
@@ -475,33 +481,44 @@ static int dec_kstack(const struct step *s, struct decoder_env *env, const struc
 	return DECODE_OK;
 }
 
-typedef int (*decode_fn)(const struct step *s, struct decoder_env *env, const struct dinput *in,
-			 char *out, size_t outlen);
-
 /* Field sizes a first decoder accepts, as a bit mask of 1 << size. */
 #define SIZES_ANY 0u
 #define SIZES_NUM ((1u << 1) | (1u << 2) | (1u << 4) | (1u << 8))
 #define SIZES_4_8 ((1u << 4) | (1u << 8))
 #define SIZES_8 (1u << 8)
 
-/* Indexed by kind; the names are uconfig's (udec_name), the one table. */
-static const struct {
-	decode_fn fn;
-	unsigned sizes;
-	const char *sizes_text;
-} kinds[] = {
-	[UDEC_UINT] = { dec_uint, SIZES_NUM, "1, 2, 4 or 8" },
-	[UDEC_HEX] = { dec_hex, SIZES_ANY, NULL },
-	[UDEC_STRING] = { dec_string, SIZES_ANY, NULL },
-	[UDEC_KSYM] = { dec_named, SIZES_8, "8" },
-	[UDEC_MAJORMINOR] = { dec_named, SIZES_4_8, "4 or 8" },
-	[UDEC_CGROUP] = { dec_named, SIZES_8, "8" },
-	[UDEC_STATIC_MAP] = { dec_static_map, SIZES_ANY, NULL },
-	[UDEC_REGEXP] = { dec_regexp, SIZES_ANY, NULL },
-	[UDEC_SYSCALL] = { dec_syscall, SIZES_NUM, "1, 2, 4 or 8" },
-	[UDEC_ERRNO] = { dec_errno, SIZES_NUM, "1, 2, 4 or 8" },
-	[UDEC_KSTACK] = { dec_kstack, SIZES_4_8, "4 or 8" },
-};
+#define PLAIN(fn, sizes, text)                                                                     \
+	{                                                                                          \
+		fn, sizes, text, NULL, NULL                                                        \
+	}
+#define NAMED(sizes, text, name_of, number)                                                        \
+	{                                                                                          \
+		dec_named, sizes, text, name_of, number                                            \
+	}
+
+/* A row per kind of UDEC_KINDS (uconfig.h), which also names them: a kind
+ * without its DECODER_ row here does not build. */
+#define DECODER_UINT PLAIN(dec_uint, SIZES_NUM, "1, 2, 4 or 8")
+#define DECODER_HEX PLAIN(dec_hex, SIZES_ANY, NULL)
+#define DECODER_STRING PLAIN(dec_string, SIZES_ANY, NULL)
+#define DECODER_KSYM NAMED(SIZES_8, "8", ksym_name, hex_number)
+#define DECODER_MAJORMINOR NAMED(SIZES_4_8, "4 or 8", disk_name, majorminor_number)
+#define DECODER_CGROUP NAMED(SIZES_8, "8", cgroup_path, decimal_number)
+#define DECODER_STATIC_MAP PLAIN(dec_static_map, SIZES_ANY, NULL)
+#define DECODER_REGEXP PLAIN(dec_regexp, SIZES_ANY, NULL)
+#define DECODER_SYSCALL PLAIN(dec_syscall, SIZES_NUM, "1, 2, 4 or 8")
+#define DECODER_ERRNO PLAIN(dec_errno, SIZES_NUM, "1, 2, 4 or 8")
+#define DECODER_KSTACK PLAIN(dec_kstack, SIZES_4_8, "4 or 8")
+
+#define DECODER_ROW(kind, name) [UDEC_##kind] = DECODER_##kind,
+static const struct decoder_kind kinds[] = { UDEC_KINDS(DECODER_ROW) };
+#undef DECODER_ROW
+_Static_assert(sizeof(kinds) / sizeof(kinds[0]) == UDEC_COUNT, "a decoder without its row");
+
+static const struct decoder_kind *kind_of(enum udec_kind k)
+{
+	return &kinds[k];
+}
 
 /* ---- compiling a chain ----------------------------------------------- */
 
@@ -595,7 +612,7 @@ static bool size_fits(unsigned sizes, unsigned size)
 static int compile_step(struct step *s, const struct udec_conf *c, bool first, unsigned size,
 			decoder_map_fd_fn fd_of, void *arg, char *err, size_t errlen)
 {
-	if ((unsigned)c->kind >= sizeof(kinds) / sizeof(kinds[0]) || !kinds[c->kind].fn)
+	if ((unsigned)c->kind >= UDEC_COUNT)
 		return fail(-EINVAL, err, errlen, c, "unknown decoder %d", (int)c->kind);
 	s->kind = c->kind;
 	s->conf = c;
