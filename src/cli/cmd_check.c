@@ -332,8 +332,8 @@ static void print_stacks(const struct disk_info *d, int n)
 /* How iolat will time each disk, from what its queue settings make the kernel stamp. */
 static void print_disks(void)
 {
-	struct disk_info d[256];
-	int n = disks_list(d, 256);
+	struct disk_info *d;
+	int n = disks_list_new(&d);
 
 	printf("\nDisks   (start_time_ns needs iostats or a scheduler; io_start_time_ns "
 	       "needs queue stats, e.g. wbt)\n");
@@ -353,6 +353,7 @@ static void print_disks(void)
 	if (n <= 0)
 		printf("  (no disks in /sys/block)\n");
 	print_stacks(d, n);
+	free(d);
 }
 
 static int try_load(const struct probe_result *pr)
@@ -547,7 +548,7 @@ int cmd_check(int argc, char **argv)
 	struct probe_result pr;
 	struct utsname u;
 	const char *hint;
-	struct host h = { .workloads = 500 };
+	struct host h = { .workloads = MAPSIZE_DEFAULT_WORKLOADS };
 	uint64_t v, queue = 0;
 	bool load = true, memory = false, described = false, disks_given = false;
 	char err[512];
@@ -571,7 +572,7 @@ int cmd_check(int argc, char **argv)
 				       : c == 'D' ? "--disks"
 				       : c == 'W' ? "--workloads"
 						  : "--queue-depth",
-				       optarg, c == 'W' ? 100000 : 1 << 20, &v))
+				       optarg, c == 'W' ? MAPSIZE_MAX_WORKLOADS : 1 << 20, &v))
 				return 2;
 			if (c == 'C')
 				h.h.cpus = (uint32_t)v;

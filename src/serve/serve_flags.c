@@ -177,6 +177,10 @@ static int instance_arg(const char *flag, const char *arg, const char **out)
 	return 0;
 }
 
+/* --test.synthetic-disks at most: more than any real host, few enough to
+ * render in a test. */
+#define SYNTHETIC_DISKS_MAX 100000
+
 static int attach_arg(const char *arg, enum attach_mode *out)
 {
 	char err[128];
@@ -283,8 +287,9 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		f->workloads = 0;
 		return 0;
 	case OPT_WLMAX:
-		if (parse_uint(arg, 1, 100000, &n)) {
-			errorf(NULL, "--workloads.max takes a number from 1 to 100000");
+		if (parse_uint(arg, 1, MAPSIZE_MAX_WORKLOADS, &n)) {
+			errorf(NULL, "--workloads.max takes a number from 1 to %d",
+			       MAPSIZE_MAX_WORKLOADS);
 			return -EINVAL;
 		}
 		s->workloads_max = (size_t)n;
@@ -366,8 +371,9 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		f->check = true;
 		return 0;
 	case OPT_SYNTH:
-		if (parse_uint(arg, 0, 100000, &n)) {
-			errorf(NULL, "--test.synthetic-disks takes a number up to 100000");
+		if (parse_uint(arg, 0, SYNTHETIC_DISKS_MAX, &n)) {
+			errorf(NULL, "--test.synthetic-disks takes a number up to %d",
+			       SYNTHETIC_DISKS_MAX);
 			return -EINVAL;
 		}
 		f->synthetic = (unsigned int)n;
