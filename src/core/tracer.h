@@ -77,7 +77,7 @@ struct tracer;
 
 /*
  * Opens, loads and attaches (tp_btf, falling back to raw_tp under
- * ATTACH_AUTO; IOLAT_FORCE_ATTACH overrides). Returns 0 or -errno with a
+ * ATTACH_AUTO; a test's forced mode comes in o->attach). Returns 0 or -errno with a
  * reason in err; on failure nothing stays loaded.
  */
 int tracer_open(struct tracer **out, const struct tracer_opts *o, const struct probe_result *pr,
