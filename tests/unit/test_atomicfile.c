@@ -36,8 +36,10 @@ static int setup(void **state)
 	if (!f)
 		return -1;
 	snprintf(f->dir, sizeof(f->dir), "/tmp/test_atomicfile.XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (!mkdtemp(f->dir)) {
+		free(f);
 		return -1;
+	}
 	snprintf(f->path, sizeof(f->path), "%s/state", f->dir);
 	snprintf(f->tmp, sizeof(f->tmp), "%s.tmp", f->path);
 	*state = f;
