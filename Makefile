@@ -243,7 +243,7 @@ $(OUT)/slowfs: tests/helpers/slowfs.c | $(OUT)
 	$(Q)$(CC) $(CFLAGS) $(shell pkg-config --cflags fuse3) $< $(shell pkg-config --libs fuse3) -o $@
 
 $(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o $(OUT)/uprog_perf.o $(OUT)/mapiter.o \
-		   $(OUT)/buf.o $(OUT)/verifier_log.o | $(OUT)
+		   $(OUT)/buf.o $(OUT)/verifier_log.o $(OUT)/libbpf_log.o $(OUT)/log.o | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -317,6 +317,8 @@ SHELL_SCRIPTS = $(shell git ls-files '*.sh' 2>/dev/null) contrib/completion/iola
 lint:
 	$(call msg,LAYERS,src/)
 	$(Q)bash tests/lint/check_layers.sh >/dev/null || bash tests/lint/check_layers.sh
+	$(call msg,DECODERS,docs and man page)
+	$(Q)bash tests/lint/check_decoders.sh
 	$(call msg,CPPCHECK,src/)
 	$(Q)cppcheck --quiet --enable=warning,performance,portability --std=c11 --max-configs=1 \
 		--inline-suppr -I src -I bpf --suppress=missingInclude \

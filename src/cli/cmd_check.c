@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cmdutil.h"
 #include "commands.h"
 #include "core/collector.h"
 #include "core/libbpf_log.h"
@@ -332,8 +333,8 @@ static void print_stacks(const struct disk_info *d, int n)
 /* How iolat will time each disk, from what its queue settings make the kernel stamp. */
 static void print_disks(void)
 {
-	struct disk_info d[256];
-	int n = disks_list(d, 256);
+	struct disk_info *d;
+	int n = disks_list_new(&d);
 
 	printf("\nDisks   (start_time_ns needs iostats or a scheduler; io_start_time_ns "
 	       "needs queue stats, e.g. wbt)\n");
@@ -353,11 +354,12 @@ static void print_disks(void)
 	if (n <= 0)
 		printf("  (no disks in /sys/block)\n");
 	print_stacks(d, n);
+	free(d);
 }
 
 static int try_load(const struct probe_result *pr)
 {
-	struct collector_opts o = {};
+	struct collector_opts o = { .attach = cmd_attach_mode(ATTACH_AUTO) };
 	struct hist_map_info h;
 	struct collector *c;
 	char err[256] = "";
@@ -568,7 +570,7 @@ static int host_option(int c, const char *v, struct check_args *a)
 		       : c == OPT_DISKS	    ? "--disks"
 		       : c == OPT_WORKLOADS ? "--workloads"
 					    : "--queue-depth",
-		       v, c == OPT_WORKLOADS ? 100000 : 1 << 20, &n))
+		       v, c == OPT_WORKLOADS ? MAPSIZE_MAX_WORKLOADS : 1 << 20, &n))
 		return -EINVAL;
 	if (c == OPT_CPUS)
 		a->h.h.cpus = (uint32_t)n;
@@ -637,7 +639,7 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 
 int cmd_check(int argc, char **argv)
 {
-	struct check_args a = { .h.workloads = 500, .load = true };
+	struct check_args a = { .h.workloads = MAPSIZE_DEFAULT_WORKLOADS, .load = true };
 	struct probe_result pr;
 	struct utsname u;
 	const char *hint;
@@ -657,7 +659,7 @@ int cmd_check(int argc, char **argv)
 		return print_memory(&a.h);
 	uname(&u);
 	printf("Kernel %s %s\n", u.release, u.machine);
-	if (probe_kernel(&pr)) {
+	if (probe_kernel_at(&pr, getenv("IOLAT_BTF"))) {
 		printf("  BTF: no (%s missing)\n", pr.btf_path);
 		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 		       "iolat cannot run here: no kernel BTF");

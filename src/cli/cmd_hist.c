@@ -137,7 +137,7 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 			libbpf_log_verbose(true);
 			break;
 		case OPT_ATTACH:
-			if (attach_mode_parse(o.value, &a->attach))
+			if (cmd_attach_arg(o.value, &a->attach))
 				return -EINVAL;
 			break;
 		}
@@ -199,7 +199,7 @@ static const struct disk_info *disk_of(uint32_t dev, const struct disk_info *d, 
 struct group_ctx {
 	const struct hist_args *a;
 	struct grouping *g;
-	struct disk_info disks[256];
+	struct disk_info *disks; /* disks_list_new's */
 	int nd;
 };
 
@@ -236,19 +236,17 @@ static int group_one(void *ctx, const struct iolat_key *k, const struct iolat_va
 static int group_interval(const struct hist_args *a, const struct snapshot *now,
 			  const struct snapshot *before, struct grouping *g)
 {
-	struct group_ctx *x = calloc(1, sizeof(*x)); /* its disks: too big for the stack */
+	struct group_ctx x = { .a = a, .g = g };
 	int rc;
 
-	if (!x)
+	x.nd = disks_list_new(&x.disks);
+	if (x.nd == -ENOMEM)
 		return -ENOMEM;
-	x->a = a;
-	x->g = g;
-	x->nd = disks_list(x->disks, 256);
 	g->n = 0;
-	rc = snapshot_deltas(now, before, group_one, x);
+	rc = snapshot_deltas(now, before, group_one, &x);
 	if (!rc && g->n > 1)
 		qsort(g->s, g->n, sizeof(*g->s), cmp_shown);
-	free(x);
+	free(x.disks);
 	return rc;
 }
 

@@ -208,10 +208,9 @@ static int find_lower(struct table *t)
 	t->nlower = 0;
 	if (t->a->disk)
 		return 0;
-	d = calloc(256, sizeof(*d)); /* too big for the stack */
-	if (!d)
+	n = disks_list_new(&d);
+	if (n == -ENOMEM)
 		return -ENOMEM;
-	n = disks_list(d, 256);
 	for (int i = 0; i < n && t->nlower < (int)(sizeof(t->lower) / sizeof(t->lower[0])); i++)
 		if (d[i].stack.holders[0])
 			t->lower[t->nlower++] = d[i].dev;

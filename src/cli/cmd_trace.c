@@ -189,7 +189,7 @@ static int parse_one(int c, const char *v, struct trace_args *a)
 				   "ring buffer size (KiB)", v);
 		break;
 	case OPT_ATTACH:
-		return attach_mode_parse(v, &a->attach) ? -EINVAL : 0;
+		return cmd_attach_arg(v, &a->attach) ? -EINVAL : 0;
 	}
 	return 0;
 }
@@ -277,7 +277,7 @@ static void tracer_opts_from(const struct trace_args *a, struct tracer_opts *o)
 	o->sample_every = (uint32_t)a->sample_every;
 	o->min_ns = (uint64_t)(a->min_ms * 1e6);
 	o->ringbuf_bytes = (uint32_t)(a->ringbuf_kib * 1024);
-	o->attach = a->attach;
+	o->attach = cmd_attach_mode(a->attach);
 	o->syscalls = a->syscalls;
 	o->syscall_fn = trace_out_syscall;
 	o->pc_link_fn = trace_out_pc_link;
@@ -324,8 +324,10 @@ int cmd_trace(int argc, char **argv)
 	t.json = a.json;
 	t.syscalls = a.syscalls;
 	if (a.read_file) {
-		if (a.summary && !(t.summary = trace_summary_new()))
+		if (a.summary && !(t.summary = trace_summary_new())) {
+			errorf(NULL, "out of memory");
 			return 1;
+		}
 		return replay(&a, &t);
 	}
 	rc = cmd_prepare_bpf(&pr);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/probe.h"
@@ -41,6 +42,21 @@ int cmd_interval_count(const struct opts *o, double *interval, uint64_t *count)
 	return opts_no_operand(o, i);
 }
 
+int cmd_attach_arg(const char *arg, enum attach_mode *out)
+{
+	char err[128];
+	int rc = attach_mode_parse(arg, out, err, sizeof(err));
+
+	if (rc)
+		errorf(ATTACH_MODE_HINT, "%s", err);
+	return rc;
+}
+
+enum attach_mode cmd_attach_mode(enum attach_mode asked)
+{
+	return attach_forced(asked, getenv("IOLAT_FORCE_ATTACH"));
+}
+
 int cmd_prepare_bpf(struct probe_result *pr)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
@@ -51,7 +67,7 @@ int cmd_prepare_bpf(struct probe_result *pr)
 		errorf(hint, "%s", err);
 		return 1;
 	}
-	if (probe_kernel(pr)) {
+	if (probe_kernel_at(pr, getenv("IOLAT_BTF"))) {
 		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 		       "this kernel has no BTF (%s is missing)", pr->btf_path);
 		return 1;
@@ -64,12 +80,14 @@ int cmd_prepare_bpf(struct probe_result *pr)
 int cmd_open_collector(struct collector **c, const struct collector_opts *o)
 {
 	struct probe_result pr;
+	struct collector_opts forced = *o;
 	char err[256] = "";
 	int rc = cmd_prepare_bpf(&pr);
 
 	if (rc)
 		return rc;
-	if (collector_open(c, o, &pr, err, sizeof(err))) {
+	forced.attach = cmd_attach_mode(o->attach);
+	if (collector_open(c, &forced, &pr, err, sizeof(err))) {
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return 1;
 	}

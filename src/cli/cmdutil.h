@@ -23,8 +23,16 @@ extern volatile sig_atomic_t cmd_stop;
  */
 int cmd_interval_count(const struct opts *o, double *interval, uint64_t *count);
 
+/* --attach MODE into *out; prints and returns -EINVAL if it is none. */
+int cmd_attach_arg(const char *arg, enum attach_mode *out);
+
+/* The attach mode to open with: `asked`, unless the tests' knob
+ * IOLAT_FORCE_ATTACH (tp_btf or raw_tp) forces one. */
+enum attach_mode cmd_attach_mode(enum attach_mode asked);
+
 /*
- * Checks privileges and BTF (into *pr) and installs the stop signals
+ * Checks privileges and BTF (into *pr; IOLAT_BTF names another BTF file
+ * for tests) and installs the stop signals
  * (cmd_stop). Prints one message and returns the process exit status on
  * failure, 0 on success.
  */

@@ -4,24 +4,22 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-
-#include "util/errors.h"
 
 const char *attach_mode_name(enum attach_mode m)
 {
 	return m == ATTACH_TP_BTF ? "tp_btf" : m == ATTACH_RAW_TP ? "raw_tp" : "auto";
 }
 
-int attach_mode_parse(const char *arg, enum attach_mode *out)
+int attach_mode_parse(const char *arg, enum attach_mode *out, char *err, size_t errlen)
 {
 	for (enum attach_mode m = ATTACH_AUTO; m <= ATTACH_RAW_TP; m++)
 		if (!strcmp(arg, attach_mode_name(m))) {
 			*out = m;
 			return 0;
 		}
-	errorf("use auto, tp_btf or raw_tp", "unknown --attach mode '%s'", arg);
+	snprintf(err, errlen, "unknown --attach mode '%s'", arg);
 	return -EINVAL;
 }
 
@@ -35,11 +33,8 @@ struct bpf_program *attach_pick(struct bpf_program *const forms[ATTACH_FORMS],
 	return wanted ? forms[chosen] : NULL;
 }
 
-/* Tests force a mode through the environment; anything else leaves it. */
-static enum attach_mode forced_mode(enum attach_mode asked)
+enum attach_mode attach_forced(enum attach_mode asked, const char *force)
 {
-	const char *force = getenv("IOLAT_FORCE_ATTACH");
-
 	if (force && !strcmp(force, "tp_btf"))
 		return ATTACH_TP_BTF;
 	if (force && !strcmp(force, "raw_tp"))
@@ -53,7 +48,6 @@ int attach_with_fallback(enum attach_mode mode, const struct probe_result *pr, a
 	char ignored[256];
 	int rc;
 
-	mode = forced_mode(mode);
 	if (mode == ATTACH_RAW_TP || (mode == ATTACH_AUTO && !pr->tp_btf[TP_RQ_COMPLETE]))
 		return try(ctx, ATTACH_RAW_TP, err, errlen);
 	if (mode == ATTACH_TP_BTF)

@@ -24,9 +24,16 @@ enum attach_mode {
 
 const char *attach_mode_name(enum attach_mode m);
 
-/* --attach MODE: auto, tp_btf or raw_tp. Anything else is printed as an
- * error (util/errors.h) and gives -EINVAL. */
-int attach_mode_parse(const char *arg, enum attach_mode *out);
+/* What to do about an --attach mode attach_mode_parse refused. */
+#define ATTACH_MODE_HINT "use auto, tp_btf or raw_tp"
+
+/* --attach MODE: auto, tp_btf or raw_tp. Anything else gives -EINVAL with
+ * "unknown --attach mode 'X'" in err. */
+int attach_mode_parse(const char *arg, enum attach_mode *out, char *err, size_t errlen);
+
+/* The mode tests force (the commands' IOLAT_FORCE_ATTACH: tp_btf or
+ * raw_tp; NULL when unset), or `asked` for anything else. */
+enum attach_mode attach_forced(enum attach_mode asked, const char *force);
 
 /* A program in both forms, as a skeleton has them. */
 enum { ATTACH_FORM_BTF, ATTACH_FORM_RAW, ATTACH_FORMS };
@@ -47,8 +54,7 @@ struct bpf_program *attach_pick(struct bpf_program *const forms[ATTACH_FORMS],
 typedef int (*attach_try_fn)(void *ctx, enum attach_mode mode, char *err, size_t errlen);
 
 /*
- * Runs `try` in the mode asked for, or the one IOLAT_FORCE_ATTACH
- * (tp_btf|raw_tp) names, for tests. ATTACH_AUTO tries tp_btf first when
+ * Runs `try` in the mode asked for. ATTACH_AUTO tries tp_btf first when
  * the kernel's BTF describes block_rq_complete, and raw_tp if that fails
  * or BTF does not. Returns 0, or the last attempt's -errno with its reason
  * in err.

@@ -82,9 +82,10 @@ struct collector;
 
 /*
  * Opens, loads and attaches. The mode ATTACH_AUTO tries tp_btf and falls
- * back to raw_tp if that fails to load or attach. The environment variables
- * IOLAT_FORCE_ATTACH (tp_btf|raw_tp) and IOLAT_FORCE_RQ_MAP (1) override
- * opts for tests. Returns 0 or -errno, with a reason in err.
+ * back to raw_tp if that fails to load or attach (a test's forced mode
+ * comes in opts->attach: attach_forced). The environment variable
+ * IOLAT_FORCE_RQ_MAP (1) overrides opts for tests. Returns 0 or -errno,
+ * with a reason in err.
  */
 int collector_open(struct collector **out, const struct collector_opts *opts,
 		   const struct probe_result *probe, char *err, size_t errlen);

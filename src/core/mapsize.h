@@ -54,6 +54,10 @@ enum mapsize_map {
 #define MAPSIZE_COMMS_MIN 4096
 /* Requests a described host's disk holds at once when not told (check). */
 #define MAPSIZE_DEFAULT_QUEUE 1024
+/* serve's workloads.max (its label sets) by default and at most; check's
+ * --workloads plans for the same. */
+#define MAPSIZE_DEFAULT_WORKLOADS 500
+#define MAPSIZE_MAX_WORKLOADS 100000
 /* Never more than this fraction of MemTotal for all the maps together. */
 #define MAPSIZE_MEM_SHARE 32
 /* An override's range (--bpf.map-size). */

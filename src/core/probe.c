@@ -19,11 +19,6 @@ const char *probe_tp_name(enum probe_tp tp)
 	return tp_names[tp];
 }
 
-bool probe_tp_required(enum probe_tp tp)
-{
-	return tp == TP_RQ_COMPLETE;
-}
-
 /* Every tracepoint has a __tracepoint_<name> symbol, with or without BTF. */
 static void kallsyms_tracepoints(struct probe_result *r)
 {
@@ -101,7 +96,11 @@ static bool has_member(const struct btf *btf, const char *type, const char *memb
 
 int probe_kernel(struct probe_result *r)
 {
-	const char *path = getenv("IOLAT_BTF");
+	return probe_kernel_at(r, getenv("IOLAT_BTF"));
+}
+
+int probe_kernel_at(struct probe_result *r, const char *path)
+{
 	struct btf *btf;
 
 	memset(r, 0, sizeof(*r));

@@ -92,14 +92,15 @@ int probe_tp_params(const struct btf *btf, const char *tp);
 /* Name of a tracepoint, without the "block/" prefix. */
 const char *probe_tp_name(enum probe_tp tp);
 
-/* Whether iolat cannot run without this tracepoint. */
-bool probe_tp_required(enum probe_tp tp);
-
 /*
- * Fills r. The BTF path is /sys/kernel/btf/vmlinux unless the IOLAT_BTF
- * environment variable names another file (tests use it to simulate a
- * kernel without BTF). Returns 0, or -errno if no BTF could be read.
+ * Fills r from the kernel's BTF at btf_path, or /sys/kernel/btf/vmlinux if
+ * NULL (the commands pass their tests' IOLAT_BTF, to simulate a kernel
+ * without BTF). Returns 0, or -errno if no BTF could be read.
  */
+int probe_kernel_at(struct probe_result *r, const char *btf_path);
+
+/* probe_kernel_at with IOLAT_BTF read here: serve's, until cmd_serve.c
+ * reads the knob itself and calls probe_kernel_at. */
 int probe_kernel(struct probe_result *r);
 
 #endif

@@ -5,9 +5,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "iolat.h"
+#include "util/atomicfile.h"
 
 #define SERIESFILE_MAGIC 0x736c6f69u /* "iols" */
 #define SERIESFILE_FORMAT 2
@@ -49,28 +49,16 @@ int seriesfile_write(const char *path, const struct seriesfile_owner *owner,
 		     const struct snapshot_store *st, const uint64_t stats[IOLAT_STAT_COUNT])
 {
 	struct header h = header_of(owner);
-	char tmp[512];
-	FILE *f;
-	int rc = 0;
+	struct atomicfile_part parts[] = {
+		{ &h, sizeof(h) },
+		{ st->all.s, st->all.n * sizeof(st->all.s[0]) },
+	};
+	char why[128]; /* the caller words the failure from -errno and path */
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
 	h.nlive = st->nlive;
 	h.nkept = st->all.n - st->nlive;
 	memcpy(h.stats, stats, IOLAT_STAT_COUNT * sizeof(stats[0]));
-	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
-	    (st->all.n && fwrite(st->all.s, sizeof(st->all.s[0]), st->all.n, f) != st->all.n))
-		rc = -EIO;
-	if (fclose(f) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
+	return atomicfile_write(path, parts, sizeof(parts) / sizeof(parts[0]), why, sizeof(why));
 }
 
 int seriesfile_read(const char *path, const struct seriesfile_owner *owner,

@@ -27,8 +27,9 @@ struct seriesfile_owner {
 	uint64_t created_ns; /* pin_control.created_ns */
 };
 
-/* Writes the store's series and stats to path (through a temporary file
- * and a rename, so a reader never sees half of it). 0 or -errno. */
+/* Writes the store's series and stats to path (util/atomicfile.h: a
+ * reader never sees half of it, a failure leaves the old file). 0 or
+ * -errno. */
 int seriesfile_write(const char *path, const struct seriesfile_owner *owner,
 		     const struct snapshot_store *st, const uint64_t stats[IOLAT_STAT_COUNT]);
 

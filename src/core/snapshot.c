@@ -43,18 +43,6 @@ const struct series *snapshot_find(const struct snapshot *snap, const struct iol
 	return NULL;
 }
 
-int snapshot_add(struct snapshot *snap, const struct iolat_key *k, const struct iolat_val *v)
-{
-	struct series *s = (struct series *)snapshot_find(snap, k);
-
-	if (!s)
-		s = snapshot_push(snap, k);
-	if (!s)
-		return -ENOMEM;
-	series_add(s, v);
-	return 0;
-}
-
 int snapshot_refold(struct snapshot *snap, uint64_t from, uint64_t to)
 {
 	size_t i = 0;

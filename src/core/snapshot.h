@@ -38,9 +38,6 @@ struct series *snapshot_push(struct snapshot *snap, const struct iolat_key *k);
 /* The series with this key, or NULL. Linear: for small snapshots. */
 const struct series *snapshot_find(const struct snapshot *snap, const struct iolat_key *k);
 
-/* Adds v into the series with key k, created if missing. 0 or -ENOMEM. */
-int snapshot_add(struct snapshot *snap, const struct iolat_key *k, const struct iolat_val *v);
-
 /* Re-keys every series of cgroup `from` to cgroup `to`, merging with what
  * `to` already holds. 0 or -ENOMEM. */
 int snapshot_refold(struct snapshot *snap, uint64_t from, uint64_t to);

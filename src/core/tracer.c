@@ -93,7 +93,6 @@ struct stage_prog {
 struct tracer {
 	struct trace_bpf *skel;
 	struct ring_buffer *rb;
-	enum attach_mode mode;
 	struct bpf_link *link[TRACER_PROGS];
 	tracer_fn fn;
 	int (*syscall_fn)(void *ctx, const struct trace_syscall *s);
@@ -305,7 +304,6 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		set_err(err, len, "cannot read the ring buffer: %s", strerror(-rc));
 		goto fail;
 	}
-	t->mode = mode;
 	return 0;
 fail:
 	detach_all(t);
@@ -324,13 +322,15 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, const struc
 
 	btf = btf__parse(pr->btf_path, NULL);
 	if (!btf) {
-		rc = -errno;
-		set_err(err, len, "cannot read kernel BTF from %s", pr->btf_path);
+		rc = errno ? -errno : -ENOENT;
+		set_err(err, len, "cannot read kernel BTF from %s: %s", pr->btf_path,
+			strerror(-rc));
 		return rc;
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		btf__free(btf);
+		set_err(err, len, "cannot open the tracer: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	t->fn = fn;
@@ -399,11 +399,6 @@ bool tracer_page_cache(const struct tracer *t, const uint64_t st[TRACE_STAT_COUN
 	left += out->redirtied + out->dropped;
 	out->evicted = out->marked > out->linked + left ? out->marked - out->linked - left : 0;
 	return true;
-}
-
-enum attach_mode tracer_mode(const struct tracer *t)
-{
-	return t->mode;
 }
 
 /*

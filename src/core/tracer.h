@@ -77,7 +77,7 @@ struct tracer;
 
 /*
  * Opens, loads and attaches (tp_btf, falling back to raw_tp under
- * ATTACH_AUTO; IOLAT_FORCE_ATTACH overrides). Returns 0 or -errno with a
+ * ATTACH_AUTO; a test's forced mode comes in o->attach). Returns 0 or -errno with a
  * reason in err; on failure nothing stays loaded.
  */
 int tracer_open(struct tracer **out, const struct tracer_opts *o, const struct probe_result *pr,
@@ -96,8 +96,6 @@ int tracer_stats(struct tracer *t, uint64_t out[TRACE_STAT_COUNT]);
  * tracer's counters `st` (tracer_stats) and its map. */
 bool tracer_page_cache(const struct tracer *t, const uint64_t st[TRACE_STAT_COUNT],
 		       struct tracer_pc_stats *out);
-
-enum attach_mode tracer_mode(const struct tracer *t);
 
 /* Followed I/Os not completed yet: at exit, their records are not emitted.
  * *evicted: followed I/Os the kernel's map evicted to make room for newer

@@ -334,15 +334,6 @@ void metrics_clear(struct metric_set *set)
 	set->n = 0;
 }
 
-size_t metrics_series_count(const struct metric_set *set)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < set->n; i++)
-		n += set->fam[i].n;
-	return n;
-}
-
 uint64_t metrics_hist_cumulative(const struct metric_series *s, uint64_t le)
 {
 	const struct bucket_table *t = s->hist.table;

@@ -137,9 +137,6 @@ int metrics_uhist_add(const struct metric_family *f, struct metric_series *s, si
 /* Frees every family and series; the set can be reused after. */
 void metrics_clear(struct metric_set *set);
 
-/* Number of series in the set (a histogram counts once). */
-size_t metrics_series_count(const struct metric_set *set);
-
 /*
  * Cumulative count of a histogram series for classic bound `le` (raw
  * units): the slots whose upper bound is <= le.

@@ -31,6 +31,14 @@ struct builtin_workload_key {
 	char kind[16];
 	char workload[128];
 };
+/* The key's strings are a label set's, copied whole (workload_entry): the
+ * same sizes, or the copy would read past one or cut the other. */
+_Static_assert(sizeof(((struct builtin_workload_key *)0)->kind) ==
+		   sizeof(((struct wl_label *)0)->kind),
+	       "workload kind sizes differ");
+_Static_assert(sizeof(((struct builtin_workload_key *)0)->workload) ==
+		   sizeof(((struct wl_label *)0)->name),
+	       "workload name sizes differ");
 
 struct builtin_untimed_key {
 	__u32 dev;

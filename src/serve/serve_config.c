@@ -24,9 +24,9 @@ void config_defaults(struct serve_config *c)
 	c->op_label = true;
 	c->log_level = LOG_INFO_L;
 	c->workloads = true;
-	c->workloads_max = 500;
-	c->workloads_expire_s = 300;
-	c->disks_expire_s = 300;
+	c->workloads_max = MAPSIZE_DEFAULT_WORKLOADS;
+	c->workloads_expire_s = CONFIG_DEFAULT_EXPIRE_S;
+	c->disks_expire_s = CONFIG_DEFAULT_EXPIRE_S;
 }
 
 /*
@@ -201,7 +201,7 @@ static int workloads_key(struct yamldoc *x, const char *k, yaml_node_t *v, void 
 		return 0;
 	}
 	if (!strcmp(k, "max")) {
-		rc = yamldoc_get_unsigned(x, v, 1, 100000, &n);
+		rc = yamldoc_get_unsigned(x, v, 1, MAPSIZE_MAX_WORKLOADS, &n);
 		if (!rc)
 			c->workloads_max = n;
 		return rc;

@@ -43,11 +43,17 @@
 #include <stdint.h>
 
 #include "core/mapsize.h"
+#include "serve/listen_addr.h"
 #include "sys/workload.h"
 #include "util/log.h"
 
 #define CONFIG_MAX_LISTEN 8
 #define CONFIG_MAX_BOUNDS 64
+/* How long a gone workload's label set and a gone disk's series stay, by
+ * default (workloads.expire, disks.expire). */
+#define CONFIG_DEFAULT_EXPIRE_S 300
+/* Every listen address gives at least one socket. */
+_Static_assert(CONFIG_MAX_LISTEN <= LISTEN_ADDR_MAX, "more listen addresses than sockets");
 
 struct serve_config {
 	char listen[CONFIG_MAX_LISTEN][128];

@@ -343,8 +343,9 @@ static int series_flag(struct serve_flags *f, int c, const char *arg)
 		f->by_process = !strcmp(arg, "process");
 		return 0;
 	case OPT_WLMAX:
-		if (parse_uint(arg, 1, 100000, &n)) {
-			errorf(NULL, "--workloads.max takes a number from 1 to 100000");
+		if (parse_uint(arg, 1, MAPSIZE_MAX_WORKLOADS, &n)) {
+			errorf(NULL, "--workloads.max takes a number from 1 to %d",
+			       MAPSIZE_MAX_WORKLOADS);
 			return -EINVAL;
 		}
 		s->workloads_max = (size_t)n;
@@ -368,6 +369,20 @@ static int series_flag(struct serve_flags *f, int c, const char *arg)
 }
 
 /* One flag of serve_flags_opts into f; -EINVAL (printed) on a bad value. */
+/* --test.synthetic-disks at most: more than any real host, few enough to
+ * render in a test. */
+#define SYNTHETIC_DISKS_MAX 100000
+
+static int attach_arg(const char *arg, enum attach_mode *out)
+{
+	char err[128];
+	int rc = attach_mode_parse(arg, out, err, sizeof(err));
+
+	if (rc)
+		errorf(ATTACH_MODE_HINT, "%s", err);
+	return rc;
+}
+
 static int parse_flag(struct serve_flags *f, int c, const char *arg)
 {
 	struct serve_config *s = &f->set;
@@ -426,10 +441,11 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 		f->systemd_socket = true;
 		return 0;
 	case OPT_ATTACH:
-		return attach_mode_parse(arg, &f->attach);
+		return attach_arg(arg, &f->attach);
 	case OPT_SYNTH:
-		if (parse_uint(arg, 0, 100000, &n)) {
-			errorf(NULL, "--test.synthetic-disks takes a number up to 100000");
+		if (parse_uint(arg, 0, SYNTHETIC_DISKS_MAX, &n)) {
+			errorf(NULL, "--test.synthetic-disks takes a number up to %d",
+			       SYNTHETIC_DISKS_MAX);
 			return -EINVAL;
 		}
 		f->synthetic = (unsigned int)n;
@@ -563,6 +579,11 @@ int serve_flags_parse(int argc, char **argv, struct serve_flags *f)
 		       "--config.names, --config.strict and --config.check need --config.dir");
 		return -EINVAL;
 	}
+	/* The tests' knobs, read here so that the library takes them as
+	 * options: a forced attach mode, a forced way to read user maps. */
+	f->attach = attach_forced(f->attach, getenv("IOLAT_FORCE_ATTACH"));
+	f->user.map_read =
+	    uprog_map_read_parse(getenv("IOLAT_MAP_READ"), getenv("IOLAT_FORCE_NO_BATCH"));
 	return 0;
 }
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/pin.h"
+#include "util/atomicfile.h"
 
 #define WLSTATE_MAGIC 0x776c6f69u /* "iolw" */
 /* Bump on any change to the header or the records: a file of another
@@ -62,27 +62,17 @@ int wlstate_write(const char *path, const struct wlstate_owner *o, const struct 
 	struct header h = header_of(o, s);
 	size_t sb = s->nsets * sizeof(*s->sets), cb = s->ncgroups * sizeof(*s->cgroups);
 	uint64_t sum = pin_hash(0, &h, sizeof(h));
-	char tmp[576];
-	FILE *f;
-	int rc = 0;
+	struct atomicfile_part parts[] = {
+		{ &h, sizeof(h) },
+		{ s->sets, sb },
+		{ s->cgroups, cb },
+		{ &sum, sizeof(sum) },
+	};
+	char why[128]; /* the caller words the failure from -errno and path */
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
 	sum = pin_hash(sum, s->sets, sb);
 	sum = pin_hash(sum, s->cgroups, cb);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	if (fwrite(&h, sizeof(h), 1, f) != 1 || (sb && fwrite(s->sets, sb, 1, f) != 1) ||
-	    (cb && fwrite(s->cgroups, cb, 1, f) != 1) || fwrite(&sum, sizeof(sum), 1, f) != 1)
-		rc = -EIO;
-	if (fclose(f) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
+	return atomicfile_write(path, parts, sizeof(parts) / sizeof(parts[0]), why, sizeof(why));
 }
 
 /* Reads n bytes into a new buffer at *out (NULL for none). 0 or -errno. */

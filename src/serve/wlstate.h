@@ -56,8 +56,8 @@ struct wlstate {
 /* Frees what a wlstate holds and empties it. */
 void wlstate_free(struct wlstate *s);
 
-/* Writes s to path through a temporary file and a rename, so a reader
- * never sees half of it. 0 or -errno. */
+/* Writes s to path (util/atomicfile.h: a reader never sees half of it, a
+ * failure leaves the old file). 0 or -errno. */
 int wlstate_write(const char *path, const struct wlstate_owner *o, const struct wlstate *s);
 
 /* Reads path into out (emptied first). 0; -ENOENT without a file;

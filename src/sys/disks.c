@@ -320,3 +320,18 @@ int disks_inflight(uint32_t *disks, uint64_t *inflight)
 	closedir(dir);
 	return 0;
 }
+
+int disks_list_new(struct disk_info **out)
+{
+	int n;
+
+	*out = calloc(DISKS_LIST_MAX, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	n = disks_list(*out, DISKS_LIST_MAX);
+	if (n < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return n;
+}

@@ -86,6 +86,14 @@ struct disk_info {
 /* Lists the disks in /sys/block. Returns the count (<= max) or -errno. */
 int disks_list(struct disk_info *out, size_t max);
 
+/* Disks a listing holds at most: DISKS_LIST_MAX struct disk_info take
+ * over 100 KiB, too much for a stack (disks_list_new). */
+#define DISKS_LIST_MAX 256
+
+/* Lists up to DISKS_LIST_MAX disks into a new array at *out, which the
+ * caller frees (NULL on failure). Returns the count or -errno. */
+int disks_list_new(struct disk_info **out);
+
 /*
  * The names in /sys/block, space-separated, in directory order: one read of
  * the directory, to tell whether disks_list() would find other disks than

@@ -124,6 +124,22 @@ struct label_decoder {
 	char buf[2][SCRATCH_LEN];
 };
 
+typedef int (*decode_fn)(const struct step *s, struct decoder_env *env, const struct dinput *in,
+			 char *out, size_t outlen);
+
+/* One decoder: how it decodes, and the field sizes it takes first. */
+struct decoder_kind {
+	decode_fn fn;
+	unsigned sizes;
+	const char *sizes_text;
+	/* dec_named's: the system's name for a number, and how the number is
+	 * written when the system has none. */
+	const char *(*name_of)(struct decoder_env *env, uint64_t v);
+	void (*number)(uint64_t v, char *out, size_t outlen);
+};
+
+static const struct decoder_kind *kind_of(enum udec_kind k);
+
 /* "123" or "0x7b", nothing else (no octal, no trailing junk). */
 static int parse_num(const char *s, bool *neg, uint64_t *mag)
 {
@@ -138,10 +154,10 @@ static int parse_num(const char *s, bool *neg, uint64_t *mag)
 	}
 	/* strtoull would take spaces and a sign here. */
 	if (!(base == 16 ? isxdigit((unsigned char)*s) : isdigit((unsigned char)*s)))
-		return -1;
+		return -EINVAL;
 	errno = 0;
 	*mag = strtoull(s, &end, base);
-	return errno || *end ? -1 : 0;
+	return errno || *end ? -EINVAL : 0;
 }
 
 static bool is_num_size(size_t size)
@@ -154,9 +170,9 @@ static int in_u64(const struct dinput *in, uint64_t *v)
 	bool neg;
 
 	if (in->str)
-		return parse_num(in->str, &neg, v) || neg ? -1 : 0;
+		return parse_num(in->str, &neg, v) || neg ? -EINVAL : 0;
 	if (!is_num_size(in->size))
-		return -1;
+		return -EINVAL;
 	*v = rawint_unsigned(in->raw, in->size);
 	return 0;
 }
@@ -169,12 +185,12 @@ static int in_s64(const struct dinput *in, int64_t *v)
 
 	if (in->str) {
 		if (parse_num(in->str, &neg, &mag) || mag > (uint64_t)INT64_MAX + neg)
-			return -1;
+			return -EINVAL;
 		*v = neg ? (int64_t)(0 - mag) : (int64_t)mag;
 		return 0;
 	}
 	if (!is_num_size(in->size))
-		return -1;
+		return -EINVAL;
 	*v = rawint_signed(in->raw, in->size);
 	return 0;
 }
@@ -215,7 +231,7 @@ static int dec_uint(const struct step *s, struct decoder_env *env, const struct 
 	(void)s;
 	(void)env;
 	if (in_u64(in, &v))
-		return -1;
+		return -EINVAL;
 	format_decimal(out, outlen, v, false);
 	return DECODE_OK;
 }
@@ -242,7 +258,7 @@ static int dec_hex(const struct step *s, struct decoder_env *env, const struct d
 		return DECODE_OK;
 	}
 	if (in_u64(in, &v))
-		return -1;
+		return -EINVAL;
 	snprintf(out, outlen, "0x%" PRIx64, v);
 	return DECODE_OK;
 }
@@ -290,18 +306,8 @@ static void decimal_number(uint64_t v, char *out, size_t outlen)
 	format_decimal(out, outlen, v, false);
 }
 
-/* The decoders that name a number from the system: the lookup, and how the
- * number is written when the system has no name for it. */
-static const struct {
-	const char *(*name_of)(struct decoder_env *env, uint64_t v);
-	void (*number)(uint64_t v, char *out, size_t outlen);
-} namers[] = {
-	[UDEC_KSYM] = { ksym_name, hex_number },
-	[UDEC_MAJORMINOR] = { disk_name, majorminor_number },
-	[UDEC_CGROUP] = { cgroup_path, decimal_number },
-};
-
-/* ksym, majorminor and cgroup (namers). */
+/* ksym, majorminor and cgroup: a number the system may have a name for
+ * (their rows' name_of and number). */
 static int dec_named(const struct step *s, struct decoder_env *env, const struct dinput *in,
 		     char *out, size_t outlen)
 {
@@ -309,12 +315,12 @@ static int dec_named(const struct step *s, struct decoder_env *env, const struct
 	uint64_t v;
 
 	if (in_u64(in, &v))
-		return -1;
-	name = namers[s->kind].name_of(env, v);
+		return -EINVAL;
+	name = kind_of(s->kind)->name_of(env, v);
 	if (name)
 		put_str(out, outlen, name);
 	else
-		namers[s->kind].number(v, out, outlen);
+		kind_of(s->kind)->number(v, out, outlen);
 	return DECODE_OK;
 }
 
@@ -390,7 +396,7 @@ static int dec_syscall(const struct step *s, struct decoder_env *env, const stru
 	(void)s;
 	(void)env;
 	if (in_s64(in, &v))
-		return -1;
+		return -EINVAL;
 	if (v >= 0 && (uint64_t)v < n && syscall_names[v])
 		put_str(out, outlen, syscall_names[v]);
 	else
@@ -407,7 +413,7 @@ static int dec_errno(const struct step *s, struct decoder_env *env, const struct
 	(void)s;
 	(void)env;
 	if (in_s64(in, &v))
-		return -1;
+		return -EINVAL;
 	/* Kernel functions return -ENOENT, user space sets errno = ENOENT. */
 	if (v && v > -INT_MAX && v <= INT_MAX)
 		name = strerrorname_np((int)(v < 0 ? -v : v));
@@ -462,7 +468,7 @@ static int dec_kstack(const struct step *s, struct decoder_env *env, const struc
 	int64_t id;
 
 	if (in_s64(in, &id))
-		return -1;
+		return -EINVAL;
 	if (!outlen)
 		return DECODE_OK;
 	/* Negative: bpf_get_stackid's error (-EFAULT, -EEXIST...), no stack. */
@@ -475,40 +481,53 @@ static int dec_kstack(const struct step *s, struct decoder_env *env, const struc
 	return DECODE_OK;
 }
 
-typedef int (*decode_fn)(const struct step *s, struct decoder_env *env, const struct dinput *in,
-			 char *out, size_t outlen);
-
 /* Field sizes a first decoder accepts, as a bit mask of 1 << size. */
 #define SIZES_ANY 0u
 #define SIZES_NUM ((1u << 1) | (1u << 2) | (1u << 4) | (1u << 8))
 #define SIZES_4_8 ((1u << 4) | (1u << 8))
 #define SIZES_8 (1u << 8)
 
-/* Indexed by kind; the names are uconfig's (udec_name), the one table. */
-static const struct {
-	decode_fn fn;
-	unsigned sizes;
-	const char *sizes_text;
-} kinds[] = {
-	[UDEC_UINT] = { dec_uint, SIZES_NUM, "1, 2, 4 or 8" },
-	[UDEC_HEX] = { dec_hex, SIZES_ANY, NULL },
-	[UDEC_STRING] = { dec_string, SIZES_ANY, NULL },
-	[UDEC_KSYM] = { dec_named, SIZES_8, "8" },
-	[UDEC_MAJORMINOR] = { dec_named, SIZES_4_8, "4 or 8" },
-	[UDEC_CGROUP] = { dec_named, SIZES_8, "8" },
-	[UDEC_STATIC_MAP] = { dec_static_map, SIZES_ANY, NULL },
-	[UDEC_REGEXP] = { dec_regexp, SIZES_ANY, NULL },
-	[UDEC_SYSCALL] = { dec_syscall, SIZES_NUM, "1, 2, 4 or 8" },
-	[UDEC_ERRNO] = { dec_errno, SIZES_NUM, "1, 2, 4 or 8" },
-	[UDEC_KSTACK] = { dec_kstack, SIZES_4_8, "4 or 8" },
-};
+#define PLAIN(fn, sizes, text)                                                                     \
+	{                                                                                          \
+		fn, sizes, text, NULL, NULL                                                        \
+	}
+#define NAMED(sizes, text, name_of, number)                                                        \
+	{                                                                                          \
+		dec_named, sizes, text, name_of, number                                            \
+	}
+
+/* A row per kind of UDEC_KINDS (uconfig.h), which also names them: a kind
+ * without its DECODER_ row here does not build. */
+#define DECODER_UINT PLAIN(dec_uint, SIZES_NUM, "1, 2, 4 or 8")
+#define DECODER_HEX PLAIN(dec_hex, SIZES_ANY, NULL)
+#define DECODER_STRING PLAIN(dec_string, SIZES_ANY, NULL)
+#define DECODER_KSYM NAMED(SIZES_8, "8", ksym_name, hex_number)
+#define DECODER_MAJORMINOR NAMED(SIZES_4_8, "4 or 8", disk_name, majorminor_number)
+#define DECODER_CGROUP NAMED(SIZES_8, "8", cgroup_path, decimal_number)
+#define DECODER_STATIC_MAP PLAIN(dec_static_map, SIZES_ANY, NULL)
+#define DECODER_REGEXP PLAIN(dec_regexp, SIZES_ANY, NULL)
+#define DECODER_SYSCALL PLAIN(dec_syscall, SIZES_NUM, "1, 2, 4 or 8")
+#define DECODER_ERRNO PLAIN(dec_errno, SIZES_NUM, "1, 2, 4 or 8")
+#define DECODER_KSTACK PLAIN(dec_kstack, SIZES_4_8, "4 or 8")
+
+#define DECODER_ROW(kind, name) [UDEC_##kind] = DECODER_##kind,
+static const struct decoder_kind kinds[] = { UDEC_KINDS(DECODER_ROW) };
+#undef DECODER_ROW
+_Static_assert(sizeof(kinds) / sizeof(kinds[0]) == UDEC_COUNT, "a decoder without its row");
+
+static const struct decoder_kind *kind_of(enum udec_kind k)
+{
+	return &kinds[k];
+}
 
 /* ---- compiling a chain ----------------------------------------------- */
 
-static int fail(char *err, size_t errlen, const struct udec_conf *c, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* "line:col: what" into err, at the decoder's place in the config;
+ * returns rc, its -errno. */
+static int fail(int rc, char *err, size_t errlen, const struct udec_conf *c, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
-static int fail(char *err, size_t errlen, const struct udec_conf *c, const char *fmt, ...)
+static int fail(int rc, char *err, size_t errlen, const struct udec_conf *c, const char *fmt, ...)
 {
 	char what[512];
 	va_list ap;
@@ -517,7 +536,7 @@ static int fail(char *err, size_t errlen, const struct udec_conf *c, const char 
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	snprintf(err, errlen, "%d:%d: %s", c->line, c->col, what);
-	return -1;
+	return rc;
 }
 
 /* The highest \N a replacement uses, or -1. */
@@ -540,18 +559,18 @@ static int compile_regexp(struct step *s, const struct udec_conf *c, char *err, 
 	char why[256];
 
 	if (!c->regexp)
-		return fail(err, errlen, c, "regexp decoder without a regexp");
+		return fail(-EINVAL, err, errlen, c, "regexp decoder without a regexp");
 	rc = regcomp(&s->re, c->regexp, REG_EXTENDED | (c->replace ? 0 : REG_NOSUB));
 	if (rc) {
 		regerror(rc, &s->re, why, sizeof(why));
-		return fail(err, errlen, c, "bad regexp \"%s\": %s", c->regexp, why);
+		return fail(-EINVAL, err, errlen, c, "bad regexp \"%s\": %s", c->regexp, why);
 	}
 	s->has_re = true;
 	s->replace = c->replace;
 	group = c->replace ? max_group(c->replace) : -1;
 	if (group > (int)s->re.re_nsub)
-		return fail(err, errlen, c, "replace uses \\%d, the regexp has %zu group(s)", group,
-			    s->re.re_nsub);
+		return fail(-EINVAL, err, errlen, c,
+			    "replace uses \\%d, the regexp has %zu group(s)", group, s->re.re_nsub);
 	return 0;
 }
 
@@ -563,23 +582,23 @@ static int open_stack_map(struct step *s, const struct udec_conf *c, decoder_map
 	__u32 len = sizeof(info);
 
 	if (!c->stack_map || !c->stack_map[0])
-		return fail(err, errlen, c, "kstack decoder without a stack_map");
+		return fail(-EINVAL, err, errlen, c, "kstack decoder without a stack_map");
 	s->map_fd = fd_of ? fd_of(arg, c->stack_map) : -1;
 	if (s->map_fd < 0)
-		return fail(err, errlen, c, "kstack: no map named \"%s\"", c->stack_map);
+		return fail(-ENOENT, err, errlen, c, "kstack: no map named \"%s\"", c->stack_map);
 	if (bpf_obj_get_info_by_fd(s->map_fd, &info, &len))
-		return fail(err, errlen, c, "kstack: map \"%s\": %s", c->stack_map,
+		return fail(-errno, err, errlen, c, "kstack: map \"%s\": %s", c->stack_map,
 			    strerror(errno));
 	if (info.type != BPF_MAP_TYPE_STACK_TRACE || info.key_size != 4 || info.value_size < 8 ||
 	    info.value_size % 8)
-		return fail(err, errlen, c, "kstack: map \"%s\" is no BPF_MAP_TYPE_STACK_TRACE",
-			    c->stack_map);
+		return fail(-EINVAL, err, errlen, c,
+			    "kstack: map \"%s\" is no BPF_MAP_TYPE_STACK_TRACE", c->stack_map);
 	if (info.map_flags & BPF_F_STACK_BUILD_ID)
-		return fail(err, errlen, c, "kstack: map \"%s\" holds build ids, not addresses",
-			    c->stack_map);
+		return fail(-EINVAL, err, errlen, c,
+			    "kstack: map \"%s\" holds build ids, not addresses", c->stack_map);
 	s->nips = info.value_size / 8;
 	s->ips = calloc(s->nips, 8);
-	return s->ips ? 0 : fail(err, errlen, c, "out of memory");
+	return s->ips ? 0 : fail(-ENOMEM, err, errlen, c, "out of memory");
 }
 
 /* Whether a first decoder taking sizes (a SIZES_ mask) reads a field of size bytes. */
@@ -593,16 +612,16 @@ static bool size_fits(unsigned sizes, unsigned size)
 static int compile_step(struct step *s, const struct udec_conf *c, bool first, unsigned size,
 			decoder_map_fd_fn fd_of, void *arg, char *err, size_t errlen)
 {
-	if ((unsigned)c->kind >= sizeof(kinds) / sizeof(kinds[0]) || !kinds[c->kind].fn)
-		return fail(err, errlen, c, "unknown decoder %d", (int)c->kind);
+	if ((unsigned)c->kind >= UDEC_COUNT)
+		return fail(-EINVAL, err, errlen, c, "unknown decoder %d", (int)c->kind);
 	s->kind = c->kind;
 	s->conf = c;
 	s->map_fd = -1;
 	if (first && !size_fits(kinds[c->kind].sizes, size))
-		return fail(err, errlen, c, "decoder %s takes a field of %s bytes, not %u",
+		return fail(-EINVAL, err, errlen, c, "decoder %s takes a field of %s bytes, not %u",
 			    udec_name(c->kind), kinds[c->kind].sizes_text ?: "1 or more", size);
 	if (c->kind == UDEC_STATIC_MAP && c->nmap && (!c->from || !c->to))
-		return fail(err, errlen, c, "static_map without its values");
+		return fail(-EINVAL, err, errlen, c, "static_map without its values");
 	if (c->kind == UDEC_REGEXP)
 		return compile_regexp(s, c, err, errlen);
 	if (c->kind == UDEC_KSTACK)
@@ -619,21 +638,24 @@ int label_decoder_new(const struct ulabel_conf *l, decoder_map_fd_fn fd_of, void
 	if (!l->ndec) {
 		snprintf(err, errlen, "%d:%d: label \"%s\" has no decoders", l->line, l->col,
 			 l->name ? l->name : "");
-		return -1;
+		return -EINVAL;
 	}
 	d = calloc(1, sizeof(*d));
 	if (!d || !(d->step = calloc(l->ndec, sizeof(*d->step)))) {
 		free(d);
 		snprintf(err, errlen, "%d:%d: out of memory", l->line, l->col);
-		return -1;
+		return -ENOMEM;
 	}
 	d->size = l->size;
 	for (size_t i = 0; i < l->ndec; i++) {
+		int rc;
+
 		d->nsteps++;
-		if (compile_step(&d->step[i], &l->dec[i], i == 0, l->size, fd_of, arg, err,
-				 errlen)) {
+		rc =
+		    compile_step(&d->step[i], &l->dec[i], i == 0, l->size, fd_of, arg, err, errlen);
+		if (rc) {
 			label_decoder_free(d);
-			return -1;
+			return rc;
 		}
 	}
 	*out = d;
@@ -660,7 +682,7 @@ int label_decode(struct label_decoder *d, struct decoder_env *env, const void *r
 	struct dinput in = { .raw = raw, .size = d->size };
 
 	if (!outlen)
-		return -1;
+		return -EINVAL;
 	for (size_t i = 0; i < d->nsteps; i++) {
 		bool last = i + 1 == d->nsteps;
 		/* Two scratch buffers in turn: a step never writes what it reads. */

@@ -56,8 +56,9 @@ struct label_decoder;
 typedef int (*decoder_map_fd_fn)(void *arg, const char *map_name);
 
 /*
- * Compiles l's chain (regexps, map fds). Returns 0, or -1 with one line
- * "line:col: what is wrong" in err (the decoder's place in the config).
+ * Compiles l's chain (regexps, map fds). Returns 0, or -errno (-EINVAL,
+ * -ENOENT for a missing map, -ENOMEM) with one line "line:col: what is
+ * wrong" in err (the decoder's place in the config).
  */
 int label_decoder_new(const struct ulabel_conf *l, decoder_map_fd_fn fd_of, void *arg,
 		      struct label_decoder **out, char *err, size_t errlen);
@@ -71,7 +72,8 @@ enum decode_result {
 /*
  * Decodes raw, the field's l->size bytes of a key, into out (always
  * NUL-terminated, truncated to outlen). Returns DECODE_OK, DECODE_DROP, or
- * -1 on an error (a later numeric decoder given a string that is no number).
+ * -EINVAL for a value it cannot decode (a later numeric decoder given a
+ * string that is no number); the series is dropped, nothing to word.
  */
 int label_decode(struct label_decoder *d, struct decoder_env *env, const void *raw, char *out,
 		 size_t outlen);

@@ -44,19 +44,33 @@
 /* Buckets per histogram (bucket_max - bucket_min + 1, or bucket_keys). */
 #define UCONF_MAX_BUCKETS 512
 
-enum udec_kind {
-	UDEC_UINT,	 /* little-endian unsigned, 1/2/4/8 bytes, decimal */
-	UDEC_HEX,	 /* the same number in hex, 0x... */
-	UDEC_STRING,	 /* NUL-terminated within the field */
-	UDEC_KSYM,	 /* kernel address -> symbol (/proc/kallsyms) */
-	UDEC_MAJORMINOR, /* dev_t (major << 20 | minor) -> disk name */
-	UDEC_CGROUP,	 /* cgroup id -> path under the cgroup root */
-	UDEC_STATIC_MAP, /* string -> string, from the config */
-	UDEC_REGEXP,	 /* keep the series only on a match; or rewrite */
-	UDEC_SYSCALL,	 /* syscall number -> name (this architecture) */
-	UDEC_ERRNO,	 /* errno (either sign) -> ENOENT... */
-	UDEC_KSTACK,	 /* stack id in a stack-trace map -> symbols */
-};
+/*
+ * Every label decoder, once: X(KIND, "name") gives UDEC_<KIND> and the name
+ * a config writes. The kinds, their name table (uconfig_labels.c) and the
+ * table of decode functions (decoders.c, a DECODER_<KIND> row each) all
+ * come from this list, so a decoder missing from either table does not
+ * build.
+ */
+#define UDEC_KINDS(X)                                                                              \
+	X(UINT, "uint")		    /* little-endian unsigned, 1/2/4/8 bytes, decimal */           \
+	X(HEX, "hex")		    /* the same number in hex, 0x... */                            \
+	X(STRING, "string")	    /* NUL-terminated within the field */                          \
+	X(KSYM, "ksym")		    /* kernel address -> symbol (/proc/kallsyms) */                \
+	X(MAJORMINOR, "majorminor") /* dev_t (major << 20 | minor) -> disk name */                 \
+	X(CGROUP, "cgroup")	    /* cgroup id -> path under the cgroup root */                  \
+	X(STATIC_MAP, "static_map") /* string -> string, from the config */                        \
+	X(REGEXP, "regexp")	    /* keep the series only on a match; or rewrite */              \
+	X(SYSCALL, "syscall")	    /* syscall number -> name (this architecture) */               \
+	X(ERRNO, "errno")	    /* errno (either sign) -> ENOENT... */                         \
+	X(KSTACK, "kstack")	    /* stack id in a stack-trace map -> symbols */
+
+#define UDEC_KIND_ENUM(kind, name) UDEC_##kind,
+enum udec_kind { UDEC_KINDS(UDEC_KIND_ENUM) };
+#undef UDEC_KIND_ENUM
+
+/* How many decoders there are. */
+#define UDEC_KIND_ONE(kind, name) +1
+#define UDEC_COUNT (0 UDEC_KINDS(UDEC_KIND_ONE))
 
 struct udec_conf {
 	enum udec_kind kind;

@@ -18,19 +18,10 @@
 #define MAX_MAP_ENTRIES 4096 /* per static_map */
 #define MAX_FIELD_BYTES 256  /* size and padding of one key field */
 
-static const char *const dec_names[] = {
-	[UDEC_UINT] = "uint",
-	[UDEC_HEX] = "hex",
-	[UDEC_STRING] = "string",
-	[UDEC_KSYM] = "ksym",
-	[UDEC_MAJORMINOR] = "majorminor",
-	[UDEC_CGROUP] = "cgroup",
-	[UDEC_STATIC_MAP] = "static_map",
-	[UDEC_REGEXP] = "regexp",
-	[UDEC_SYSCALL] = "syscall",
-	[UDEC_ERRNO] = "errno",
-	[UDEC_KSTACK] = "kstack",
-};
+#define DEC_NAME(kind, name) [UDEC_##kind] = name,
+static const char *const dec_names[] = { UDEC_KINDS(DEC_NAME) };
+#undef DEC_NAME
+_Static_assert(sizeof(dec_names) / sizeof(dec_names[0]) == UDEC_COUNT, "a decoder without a name");
 #define NDEC (sizeof(dec_names) / sizeof(dec_names[0]))
 
 const char *udec_name(enum udec_kind k)

@@ -352,10 +352,7 @@ static int collect_metric(struct umetrics *u, struct umetric *m, struct metric_s
 		snprintf(err, errlen, "out of memory reading map '%s'", mc->map);
 		return -ENOMEM;
 	}
-	/* The source's -errno; the user-program reader still says -1, which is no errno. */
-	if (rc < 0)
-		return rc == -1 ? -EIO : rc;
-	return 0;
+	return rc < 0 ? rc : 0; /* the source's -errno */
 }
 
 int umetrics_collect(struct umetrics *u, struct metric_set *set, char *err, size_t errlen)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/libbpf_log.h"
 #include "uprog/mapiter.h"
 #include "uprog/uprog_perf.h"
 #include "util/verifier_log.h"
@@ -22,8 +23,6 @@
 #define EM_BPF 247
 #endif
 
-/* Verifier log lines kept for an error message. */
-#define LOG_TAIL_LINES 10
 /* Entries asked for per BPF_MAP_LOOKUP_BATCH call, at most: the whole map
  * up to this (one call; a hash bucket never overflows the buffer, ENOSPC),
  * bounding the buffers at a few MiB for big maps. */
@@ -68,9 +67,10 @@ struct uprog {
 	int ncpus;
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+/* Words a failure into err; returns rc, its -errno. */
+static int fail(int rc, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(int rc, char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -79,108 +79,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
 	}
-	return -1;
-}
-
-/*
- * What libbpf said during one load. Its print callback takes no context
- * argument, so this is file state, valid between capture_start and
- * capture_stop only.
- */
-static struct {
-	char prog[128];	 /* the program the last "prog 'NAME': ..." named */
-	char tail[1024]; /* the last lines of its verifier log, " | "-joined */
-	char last[512];	 /* the last warning, for failures without a log */
-	libbpf_print_fn_t prev;
-} capture;
-
-/* The program named by "prog 'NAME'" in msg, if any. */
-static void capture_prog_name(const char *msg)
-{
-	const char *s = strstr(msg, "prog '");
-	const char *e;
-
-	if (!s)
-		return;
-	s += strlen("prog '");
-	e = strchr(s, '\'');
-	if (e && (size_t)(e - s) < sizeof(capture.prog))
-		snprintf(capture.prog, sizeof(capture.prog), "%.*s", (int)(e - s), s);
-}
-
-/* Appends [s, s + n) to capture.tail with runs of blanks squeezed to one
- * (the verifier pads its state comments into columns). */
-static size_t tail_append(size_t used, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n && used + 1 < sizeof(capture.tail); i++) {
-		bool blank = s[i] == ' ' || s[i] == '\t';
-
-		if (blank && used && capture.tail[used - 1] == ' ')
-			continue;
-		capture.tail[used++] = blank ? ' ' : s[i];
-	}
-	capture.tail[used] = '\0';
-	return used;
-}
-
-/* The last LOG_TAIL_LINES non-empty lines of [log, end), " | "-joined. */
-static void capture_log_tail(const char *log, const char *end)
-{
-	const char *start[LOG_TAIL_LINES];
-	size_t len[LOG_TAIL_LINES], n = 0, used = 0;
-
-	for (const char *l = log; l < end;) {
-		const char *nl = memchr(l, '\n', (size_t)(end - l));
-		size_t ll = nl ? (size_t)(nl - l) : (size_t)(end - l);
-
-		if (ll) {
-			start[n % LOG_TAIL_LINES] = l;
-			len[n % LOG_TAIL_LINES] = ll;
-			n++;
-		}
-		l += ll + 1;
-	}
-	capture.tail[0] = '\0';
-	for (size_t i = n > LOG_TAIL_LINES ? n - LOG_TAIL_LINES : 0; i < n; i++) {
-		if (used)
-			used = tail_append(used, " | ", 3);
-		used = tail_append(used, start[i % LOG_TAIL_LINES], len[i % LOG_TAIL_LINES]);
-	}
-}
-
-/* libbpf prints a failed program's verifier log as one message between markers. */
-static int capture_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	static const char begin[] = "-- BEGIN PROG LOAD LOG --\n";
-	char *msg, *log, *end;
-
-	if (level == LIBBPF_DEBUG || vasprintf(&msg, fmt, ap) < 0)
-		return 0;
-	capture_prog_name(msg);
-	log = strstr(msg, begin);
-	if (log) {
-		log += strlen(begin);
-		end = strstr(log, "-- END PROG LOAD LOG --");
-		capture_log_tail(log, end ? end : log + strlen(log));
-	} else {
-		msg[strcspn(msg, "\n")] = '\0';
-		if (*msg)
-			snprintf(capture.last, sizeof(capture.last), "%s", msg);
-	}
-	free(msg);
-	return 0;
-}
-
-static void capture_start(void)
-{
-	memset(capture.prog, 0, sizeof(capture.prog));
-	capture.tail[0] = capture.last[0] = '\0';
-	capture.prev = libbpf_set_print(capture_print);
-}
-
-static void capture_stop(void)
-{
-	libbpf_set_print(capture.prev);
+	return rc;
 }
 
 /* Tells a missing file, a non-ELF and a non-BPF ELF apart before libbpf does. */
@@ -191,36 +90,38 @@ static int check_file(const char *path, char *err, size_t errlen)
 	ssize_t n;
 
 	if (fd < 0)
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return fail(-errno, err, errlen, "%s: %s", path, strerror(errno));
 	n = read(fd, &eh, sizeof(eh));
 	if (n < 0) {
-		fail(err, errlen, "%s: %s", path, strerror(errno));
+		int rc = fail(-errno, err, errlen, "%s: %s", path, strerror(errno));
+
 		close(fd);
-		return -1;
+		return rc;
 	}
 	close(fd);
 	if ((size_t)n < sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
-		return fail(err, errlen, "%s: not a BPF object (not an ELF file)", path);
+		return fail(-ENOEXEC, err, errlen, "%s: not a BPF object (not an ELF file)", path);
 	/* 64-bit little- or big-endian: e_machine is in the file's byte order. */
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    (eh.e_machine != EM_BPF && eh.e_machine != __builtin_bswap16(EM_BPF)))
-		return fail(err, errlen,
+		return fail(-ENOEXEC, err, errlen,
 			    "%s: not a BPF object (an ELF file for another machine; build it "
 			    "with clang -target bpf)",
 			    path);
 	return 0;
 }
 
-static int load_error(struct uprog *p, int rc, char *err, size_t errlen)
+static int load_error(struct uprog *p, int rc, const struct libbpf_capture *cap, char *err,
+		      size_t errlen)
 {
-	const char *meaning = capture.tail[0] ? verifier_log_meaning(capture.tail) : NULL;
+	const char *meaning = cap->tail[0] ? verifier_log_meaning(cap->tail) : NULL;
 
-	if (capture.tail[0])
-		return fail(err, errlen, "%s: the verifier rejected program %s: %s%s%s%s", p->path,
-			    capture.prog[0] ? capture.prog : "(unknown)", capture.tail,
+	if (cap->tail[0])
+		return fail(rc, err, errlen, "%s: the verifier rejected program %s: %s%s%s%s",
+			    p->path, cap->prog[0] ? cap->prog : "(unknown)", cap->tail,
 			    meaning ? " (" : "", meaning ? meaning : "", meaning ? ")" : "");
-	return fail(err, errlen, "%s: cannot load: %s%s%s", p->path, strerror(-rc),
-		    capture.last[0] ? "; libbpf: " : "", capture.last);
+	return fail(rc, err, errlen, "%s: cannot load: %s%s%s", p->path, strerror(-rc),
+		    cap->last[0] ? "; libbpf: " : "", cap->last);
 }
 
 static const char *attach_reason(int e)
@@ -251,12 +152,12 @@ static int check_perf_programs(struct uprog *p, const struct uperf_conf *perf, s
 		    bpf_object__find_program_by_name(p->obj, perf[i].program);
 
 		if (!prog)
-			return fail(err, errlen,
+			return fail(-ENOENT, err, errlen,
 				    "%s: perf event at line %d: no program %s in "
 				    "the object",
 				    p->path, perf[i].line, perf[i].program);
 		if (bpf_program__type(prog) != BPF_PROG_TYPE_PERF_EVENT)
-			return fail(err, errlen,
+			return fail(-EINVAL, err, errlen,
 				    "%s: perf event at line %d: program %s is not "
 				    "a SEC(\"perf_event\") program",
 				    p->path, perf[i].line, perf[i].program);
@@ -268,9 +169,10 @@ static int attach_all(struct uprog *p, const struct uperf_conf *perf, size_t npe
 		      size_t errlen)
 {
 	struct bpf_program *prog;
+	int rc = check_perf_programs(p, perf, nperf, err, errlen);
 
-	if (check_perf_programs(p, perf, nperf, err, errlen))
-		return -1;
+	if (rc)
+		return rc;
 	bpf_object__for_each_program(prog, p->obj)
 	{
 		const struct uperf_conf *pe = perf_event_of(prog, perf, nperf);
@@ -282,8 +184,9 @@ static int attach_all(struct uprog *p, const struct uperf_conf *perf, size_t npe
 		if (pe) {
 			p->prog[p->nprogs].name = bpf_program__name(prog);
 			p->prog[p->nprogs++].sec = bpf_program__section_name(prog);
-			if (uprog_perf_attach(prog, pe, &p->perf, why, sizeof(why)))
-				return fail(err, errlen, "%s: %s", p->path, why);
+			rc = uprog_perf_attach(prog, pe, &p->perf, why, sizeof(why));
+			if (rc)
+				return fail(rc, err, errlen, "%s: %s", p->path, why);
 			continue;
 		}
 		up = &p->prog[p->nprogs++];
@@ -294,7 +197,7 @@ static int attach_all(struct uprog *p, const struct uperf_conf *perf, size_t npe
 		    !strncmp(up->sec, "tracepoint/", strlen("tracepoint/")))
 			/* libbpf reads the tracepoint's id from tracefs, root's only. */
 			return fail(
-			    err, errlen,
+			    -errno, err, errlen,
 			    "%s: cannot attach program %s (SEC \"%s\"): missing "
 			    "CAP_DAC_READ_SEARCH: its id is in tracefs "
 			    "(/sys/kernel/tracing/events), which only root may read (%s); "
@@ -304,7 +207,7 @@ static int attach_all(struct uprog *p, const struct uperf_conf *perf, size_t npe
 		if (!up->link) {
 			int e = errno;
 
-			return fail(err, errlen,
+			return fail(-e, err, errlen,
 				    "%s: cannot attach program %s (SEC \"%s\"): %s; programs "
 				    "attach by their SEC name, and iolat supports %s",
 				    p->path, up->name, up->sec, attach_reason(e), SUPPORTED_SECS);
@@ -313,23 +216,26 @@ static int attach_all(struct uprog *p, const struct uperf_conf *perf, size_t npe
 	return 0;
 }
 
-/*
- * IOLAT_MAP_READ=batch or keys in the environment skips the faster ways
- * (tests and bench/userprogs.sh compare them); IOLAT_FORCE_NO_BATCH=1 is
- * keys.
- */
-static enum read_state first_read_state(void)
+enum uprog_map_read uprog_map_read_parse(const char *map_read, const char *force_no_batch)
 {
-	const char *how = getenv("IOLAT_MAP_READ");
+	if (force_no_batch || (map_read && !strcmp(map_read, "keys")))
+		return UPROG_READ_KEYS;
+	if (map_read && !strcmp(map_read, "batch"))
+		return UPROG_READ_BATCH;
+	return UPROG_READ_AUTO;
+}
 
-	if (getenv("IOLAT_FORCE_NO_BATCH") || (how && !strcmp(how, "keys")))
+/* The first way to try on a map, as the caller asked. */
+static enum read_state first_read_state(enum uprog_map_read asked)
+{
+	if (asked == UPROG_READ_KEYS)
 		return READ_KEYS;
-	if (how && !strcmp(how, "batch"))
+	if (asked == UPROG_READ_BATCH)
 		return READ_BATCH;
 	return READ_UNKNOWN;
 }
 
-static int alloc_state(struct uprog *p)
+static int alloc_state(struct uprog *p, enum uprog_map_read map_read)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
@@ -348,55 +254,58 @@ static int alloc_state(struct uprog *p)
 	bpf_object__for_each_map(map, p->obj)
 	{
 		p->map_fd[p->nmaps] = bpf_map__fd(map);
-		p->how[p->nmaps++] = first_read_state();
+		p->how[p->nmaps++] = first_read_state(map_read);
 	}
 	return 0;
 }
 
-static int open_load(struct uprog *p, char *err, size_t errlen)
+static int open_load(struct uprog *p, const struct libbpf_capture *cap, char *err, size_t errlen)
 {
 	int rc;
 
 	p->obj = bpf_object__open_file(p->path, NULL);
 	if (!p->obj) {
-		rc = -errno;
+		rc = errno ? -errno : -EINVAL;
 		p->obj = NULL;
-		return fail(err, errlen, "%s: not a BPF object libbpf can open: %s%s%s", p->path,
-			    strerror(-rc), capture.last[0] ? "; libbpf: " : "", capture.last);
+		return fail(rc, err, errlen, "%s: not a BPF object libbpf can open: %s%s%s",
+			    p->path, strerror(-rc), cap->last[0] ? "; libbpf: " : "", cap->last);
 	}
 	rc = bpf_object__load(p->obj);
 	if (rc)
-		return load_error(p, rc, err, errlen);
+		return load_error(p, rc, cap, err, errlen);
 	return 0;
 }
 
 int uprog_open(const char *object_path, const struct uperf_conf *perf, size_t nperf,
-	       struct uprog **out, char *err, size_t errlen)
+	       enum uprog_map_read map_read, struct uprog **out, char *err, size_t errlen)
 {
+	struct libbpf_capture cap;
 	struct uprog *p;
 	int rc;
 
 	*out = NULL;
-	if (check_file(object_path, err, errlen))
-		return -1;
+	rc = check_file(object_path, err, errlen);
+	if (rc)
+		return rc;
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->path = strdup(object_path))) {
 		free(p);
-		return fail(err, errlen, "%s: %s", object_path, strerror(ENOMEM));
+		return fail(-ENOMEM, err, errlen, "%s: %s", object_path, strerror(ENOMEM));
 	}
-	capture_start();
-	rc = open_load(p, err, errlen);
-	capture_stop();
-	if (!rc && alloc_state(p))
-		rc = fail(err, errlen, "%s: %s", object_path, strerror(ENOMEM));
+	libbpf_log_capture_begin(&cap);
+	rc = open_load(p, &cap, err, errlen);
+	libbpf_log_capture_end();
+	if (!rc && alloc_state(p, map_read))
+		rc = fail(-ENOMEM, err, errlen, "%s: %s", object_path, strerror(ENOMEM));
 	if (!rc)
 		rc = attach_all(p, perf, nperf, err, errlen);
 	p->ncpus = libbpf_num_possible_cpus();
 	if (!rc && p->ncpus <= 0)
-		rc = fail(err, errlen, "cannot count the possible CPUs: %s", strerror(-p->ncpus));
+		rc = fail(p->ncpus < 0 ? p->ncpus : -EINVAL, err, errlen,
+			  "cannot count the possible CPUs: %s", strerror(-p->ncpus));
 	if (rc) {
 		uprog_close(p);
-		return -1;
+		return rc;
 	}
 	*out = p;
 	return 0;
@@ -464,8 +373,8 @@ int uprog_map(struct uprog *p, const char *name, struct uprog_map *m, char *err,
 
 	if (!map || bpf_map__is_internal(map)) {
 		map_names(p, names, sizeof(names));
-		return fail(err, errlen, "map %s not found in %s (it has: %s)", name, p->path,
-			    names[0] ? names : "no maps");
+		return fail(-ENOENT, err, errlen, "map %s not found in %s (it has: %s)", name,
+			    p->path, names[0] ? names : "no maps");
 	}
 	m->fd = bpf_map__fd(map);
 	m->type = bpf_map__type(map);
@@ -559,7 +468,7 @@ static int walk_batch(struct walk *w, struct batch_buf *b, bool *refused, char *
 	if (!m->max_entries)
 		return 0;
 	if (batch_alloc(b, w))
-		return fail(err, errlen, "map %s: %s", m->name, strerror(ENOMEM));
+		return fail(-ENOMEM, err, errlen, "map %s: %s", m->name, strerror(ENOMEM));
 	in = b->tokens;
 	out = in + tok;
 	for (;;) {
@@ -574,7 +483,7 @@ static int walk_batch(struct walk *w, struct batch_buf *b, bool *refused, char *
 			if (first)
 				*refused = true;
 			else
-				rc = fail(err, errlen, "map %s: batch lookup: %s", m->name,
+				rc = fail(-e, err, errlen, "map %s: batch lookup: %s", m->name,
 					  strerror(e));
 			break;
 		}
@@ -599,7 +508,7 @@ static int walk_keys(struct walk *w, char *err, size_t errlen)
 	int rc = 0;
 
 	if (!key || !next || !val)
-		rc = fail(err, errlen, "map %s: %s", m->name, strerror(ENOMEM));
+		rc = fail(-ENOMEM, err, errlen, "map %s: %s", m->name, strerror(ENOMEM));
 	errno = 0;
 	while (!rc && !bpf_map_get_next_key(m->fd, prev, next)) {
 		memcpy(key, next, m->key_size);
@@ -610,7 +519,7 @@ static int walk_keys(struct walk *w, char *err, size_t errlen)
 		rc = w->fn(w->arg, key, value_of(w, val));
 	}
 	if (!rc && errno != ENOENT)
-		rc = fail(err, errlen, "map %s: next key: %s", m->name, strerror(errno));
+		rc = fail(-errno, err, errlen, "map %s: next key: %s", m->name, strerror(errno));
 	free(key);
 	free(next);
 	free(val);
@@ -624,10 +533,10 @@ static int walk_index(struct walk *w, char *err, size_t errlen)
 	int rc = 0;
 
 	if (!val)
-		return fail(err, errlen, "map %s: %s", w->m->name, strerror(ENOMEM));
+		return fail(-ENOMEM, err, errlen, "map %s: %s", w->m->name, strerror(ENOMEM));
 	for (uint32_t i = 0; i < w->m->max_entries && !rc; i++) {
 		if (bpf_map_lookup_elem(w->m->fd, &i, val))
-			rc = fail(err, errlen, "map %s: index %u: %s", w->m->name, i,
+			rc = fail(-errno, err, errlen, "map %s: index %u: %s", w->m->name, i,
 				  strerror(errno));
 		else
 			rc = w->fn(w->arg, &i, value_of(w, val));
@@ -646,15 +555,12 @@ static int iter_entry(void *arg, const void *key, const void *value)
 /* Through an iterator: loaded at the map's first read, kept. */
 static int walk_iter(struct uprog *p, int i, struct walk *w, bool *refused)
 {
-	int rc;
-
 	if (!p->iter[i] &&
 	    mapiter_open(&p->iter[i], w->m->fd, w->m->key_size, (unsigned)w->vstride)) {
 		*refused = true;
 		return 0;
 	}
-	rc = mapiter_read(p->iter[i], iter_entry, w);
-	return rc < 0 ? -1 : rc;
+	return mapiter_read(p->iter[i], iter_entry, w);
 }
 
 int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn, void *arg,
@@ -668,15 +574,15 @@ int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn
 	int rc;
 
 	if (m->value_size != 8)
-		return fail(err, errlen, "map %s: values are %u bytes, not one u64 (8)", m->name,
-			    m->value_size);
+		return fail(-EINVAL, err, errlen, "map %s: values are %u bytes, not one u64 (8)",
+			    m->name, m->value_size);
 	w.vstride = m->percpu ? (size_t)w.ncpus * 8 : 8;
 	if (*how == READ_UNKNOWN || *how == READ_ITER) {
 		rc = walk_iter(p, i, &w, &refused);
 		if (!refused) {
 			*how = READ_ITER;
-			return rc < 0 ? fail(err, errlen, "map %s: iterator: %s", m->name,
-					     strerror(errno))
+			return rc < 0 ? fail(rc, err, errlen, "map %s: iterator: %s", m->name,
+					     strerror(-rc))
 				      : rc;
 		}
 		*how = READ_BATCH; /* no iterators here: batches, if they work */

@@ -16,22 +16,34 @@
 
 struct uprog;
 
+/* How maps are read: the fastest way the kernel offers, or (tests and
+ * bench/userprogs.sh compare them) a slower one forced. */
+enum uprog_map_read {
+	UPROG_READ_AUTO = 0, /* a map-element iterator, else batches, else keys */
+	UPROG_READ_BATCH,    /* batches, else keys */
+	UPROG_READ_KEYS,     /* get_next_key and lookup (arrays by index) */
+};
+
+/* The commands' IOLAT_MAP_READ (batch or keys; anything else is auto) and
+ * IOLAT_FORCE_NO_BATCH (set: keys), either NULL when unset. */
+enum uprog_map_read uprog_map_read_parse(const char *map_read, const char *force_no_batch);
+
 /*
  * Opens, loads and attaches every program of a compiled BPF object by its
  * SEC name (libbpf's auto-attach: tracepoint/, raw_tracepoint/ or raw_tp/,
  * tp_btf/ ...); a SEC("perf_event") program named by one of the nperf perf
- * events goes on that event, on every CPU (uprog_perf.h). Returns 0 and *out, or -1 with one line
- * in err: a missing or unreadable file, a file that is not a BPF object, a program the verifier
- * rejects (with the tail of the verifier's log), or a program that cannot be
- * auto-attached. On error nothing stays loaded or attached.
+ * events goes on that event, on every CPU (uprog_perf.h). Its maps are
+ * read as map_read says. Returns 0 and *out, or -errno with one line in
+ * err: a missing or unreadable file, a file that is not a BPF object, a
+ * program the verifier rejects (with the tail of the verifier's log), or a
+ * program that cannot be auto-attached. On error nothing stays loaded or
+ * attached.
  *
- * Not thread-safe: libbpf's print callback is global, and uprog_open swaps
- * it while it loads. IOLAT_MAP_READ=batch or keys in the environment makes
- * map reads skip the map-element iterator (and batches); tests use it to
- * cover the fallbacks. IOLAT_FORCE_NO_BATCH=1 is keys.
+ * Not thread-safe: what libbpf says while it loads is captured through its
+ * one, global print callback (core/libbpf_log.h).
  */
 int uprog_open(const char *object_path, const struct uperf_conf *perf, size_t nperf,
-	       struct uprog **out, char *err, size_t errlen);
+	       enum uprog_map_read map_read, struct uprog **out, char *err, size_t errlen);
 
 /* Detaches and unloads everything uprog_open made; NULL is fine. */
 void uprog_close(struct uprog *p);
@@ -45,7 +57,7 @@ struct uprog_map {
 };
 
 /*
- * The named map (any type: a stack-trace map's fd too), or -1 with
+ * The named map (any type: a stack-trace map's fd too), or -ENOENT with
  * "map NAME not found in OBJECT (it has: a, b, c)" in err.
  */
 int uprog_map(struct uprog *p, const char *name, struct uprog_map *m, char *err, size_t errlen);
@@ -58,8 +70,8 @@ typedef int (*uprog_entry_fn)(void *arg, const void *key, uint64_t value);
  * per-CPU values summed over the possible CPUs). A map is read through a
  * BPF map-element iterator (mapiter.h, Linux 5.9) where the kernel has
  * one, else with BPF_MAP_LOOKUP_BATCH, else with get_next_key and lookup
- * (arrays by index). Which method works is remembered per map. Returns 0, fn's nonzero return, or
- * -1 with err set.
+ * (arrays by index). Which method works is remembered per map. Returns 0,
+ * fn's nonzero return, or -errno with err set.
  */
 int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn, void *arg,
 		   char *err, size_t errlen);

@@ -33,7 +33,7 @@ static int perf_open(const struct uperf_conf *pe, int cpu)
 static int add_link(struct perf_links *l, struct bpf_link *link)
 {
 	if (array_make_room((void **)&l->link, &l->cap, l->n, sizeof(*l->link), 8))
-		return -1;
+		return -ENOMEM;
 	l->link[l->n++] = link;
 	return 0;
 }
@@ -60,7 +60,7 @@ int uprog_perf_attach(struct bpf_program *prog, const struct uperf_conf *pe, str
 				       "machines often lack hardware counters; software "
 				       "cpu-clock works everywhere)"
 				     : "");
-			return -1;
+			return -e;
 		}
 		link = bpf_program__attach_perf_event(prog, fd);
 		if (!link || add_link(out, link)) {
@@ -71,7 +71,7 @@ int uprog_perf_attach(struct bpf_program *prog, const struct uperf_conf *pe, str
 				close(fd);
 			snprintf(err, errlen, "cannot attach program %s to its perf event: %s",
 				 bpf_program__name(prog), strerror(e));
-			return -1;
+			return e ? -e : -EINVAL;
 		}
 	}
 	return 0;

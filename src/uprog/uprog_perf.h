@@ -20,8 +20,8 @@ struct perf_links {
 };
 
 /*
- * Opens the event of pe on every CPU and attaches prog to each. 0, or -1
- * with one line in err (the event not available here, or not allowed);
+ * Opens the event of pe on every CPU and attaches prog to each. 0, or
+ * -errno with one line in err (the event not available here, or not allowed);
  * the links made before a failure stay in *out, for the caller to destroy.
  */
 int uprog_perf_attach(struct bpf_program *prog, const struct uperf_conf *pe, struct perf_links *out,

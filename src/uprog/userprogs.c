@@ -33,6 +33,7 @@ struct userprogs {
 	struct user_config *cfg;
 	size_t n, cap;
 	struct decoder_env *env;
+	enum uprog_map_read map_read;
 };
 
 #define MAX_CONFIGS 64
@@ -160,9 +161,10 @@ static int start_config(struct userprogs *u, struct user_config *c, char *err, s
 	rc = check_names(u, c, err, errlen);
 	if (rc)
 		return rc;
-	/* uprog says -1, which is no errno. */
-	if (uprog_open(c->conf.object, c->conf.perf, c->conf.nperf, &c->prog, err, errlen))
-		return -EINVAL;
+	rc = uprog_open(c->conf.object, c->conf.perf, c->conf.nperf, u->map_read, &c->prog, err,
+			errlen);
+	if (rc)
+		return rc;
 	uprog_source(c->prog, &src);
 	return umetrics_new(&c->metrics, &c->conf, &src, u->env, err, errlen);
 }
@@ -186,6 +188,7 @@ int userprogs_open(struct userprogs **out, const struct userprogs_opts *o, char 
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	u->map_read = o->map_read;
 	rc = o->names ? add_named(u, o, err, errlen) : add_all(u, o, err, errlen);
 	if (rc)
 		goto fail;

@@ -13,12 +13,14 @@
 #include <stdio.h>
 
 #include "metrics/metrics.h"
+#include "uprog/uprog.h"
 
 struct userprogs_opts {
-	const char *dir;   /* where the configs are */
-	const char *names; /* comma-separated config names (NAME.yaml in dir);
-			    * NULL: every *.yaml and *.yml in dir */
-	bool strict;	   /* the first failure fails the whole */
+	const char *dir;	      /* where the configs are */
+	const char *names;	      /* comma-separated config names (NAME.yaml in dir);
+				       * NULL: every *.yaml and *.yml in dir */
+	bool strict;		      /* the first failure fails the whole */
+	enum uprog_map_read map_read; /* how maps are read (uprog.h); tests force one */
 };
 
 struct userprogs;

@@ -4,6 +4,7 @@
 #include "util/verifier_log.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,15 +46,30 @@ const char *verifier_log_meaning(const char *reason)
 	return NULL;
 }
 
+/* libbpf prints a failed program's verifier log as one message between these. */
+#define LOG_BEGIN "-- BEGIN PROG LOAD LOG --\n"
+#define LOG_END "-- END PROG LOAD LOG --"
+
+const char *verifier_log_find(const char *msg, const char **end)
+{
+	const char *log = strstr(msg, LOG_BEGIN);
+
+	if (!log)
+		return NULL;
+	log += strlen(LOG_BEGIN);
+	*end = strstr(log, LOG_END);
+	if (!*end)
+		*end = log + strlen(log);
+	return log;
+}
+
 /* The last line of a load log that is the verifier's verdict: not its
  * statistics ("processed N insns", "verification time") nor blank. */
-static void keep_reason(const char *log)
+static void keep_reason(const char *log, const char *end)
 {
-	const char *end = strstr(log, "-- END PROG LOAD LOG --"), *p, *line = NULL;
+	const char *p, *line = NULL;
 	size_t n = 0;
 
-	if (!end)
-		end = log + strlen(log);
 	for (p = log; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -77,14 +93,61 @@ static void keep_reason(const char *log)
 
 void verifier_log_note(const char *fmt, va_list ap)
 {
-	char *msg, *log;
+	const char *log, *end;
+	char *msg;
 
 	if (!strstr(fmt, "PROG LOAD LOG") || vasprintf(&msg, fmt, ap) < 0)
 		return;
-	log = strstr(msg, "-- BEGIN PROG LOAD LOG --");
+	log = verifier_log_find(msg, &end);
 	if (log)
-		keep_reason(log + strlen("-- BEGIN PROG LOAD LOG --\n"));
+		keep_reason(log, end);
 	free(msg);
+}
+
+/* Appends [s, s + n) to out (used bytes so far, len in all) with runs of
+ * blanks squeezed to one; returns the bytes used. */
+static size_t squeeze_append(char *out, size_t len, size_t used, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && used + 1 < len; i++) {
+		bool blank = s[i] == ' ' || s[i] == '\t';
+
+		if (blank && used && out[used - 1] == ' ')
+			continue;
+		out[used++] = blank ? ' ' : s[i];
+	}
+	out[used] = '\0';
+	return used;
+}
+
+/* Lines kept for a tail, at most. */
+#define TAIL_MAX 32
+
+void verifier_log_tail(const char *log, const char *end, size_t lines, char *out, size_t len)
+{
+	const char *start[TAIL_MAX];
+	size_t llen[TAIL_MAX], n = 0, used = 0;
+
+	if (!len)
+		return;
+	if (lines > TAIL_MAX)
+		lines = TAIL_MAX;
+	for (const char *l = log; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t ll = nl ? (size_t)(nl - l) : (size_t)(end - l);
+
+		if (ll && lines) {
+			start[n % lines] = l;
+			llen[n % lines] = ll;
+			n++;
+		}
+		l += ll + 1;
+	}
+	out[0] = '\0';
+	for (size_t i = n > lines ? n - lines : 0; i < n; i++) {
+		if (used)
+			used = squeeze_append(out, len, used, " | ", 3);
+		used = squeeze_append(out, len, used, start[i % lines], llen[i % lines]);
+	}
 }
 
 const char *verifier_log_reason(char *out, size_t len)

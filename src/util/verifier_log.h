@@ -16,6 +16,16 @@
  * gets them). */
 void verifier_log_note(const char *fmt, va_list ap);
 
+/* The verifier's log in a libbpf message: its first line, with *end set
+ * where it ends (its end marker, or the message's end); NULL if msg holds
+ * no log. */
+const char *verifier_log_find(const char *msg, const char **end);
+
+/* The last `lines` non-empty lines of the log [log, end), " | "-joined with
+ * runs of blanks squeezed to one (the verifier pads its state comments
+ * into columns), into out (truncated to len). */
+void verifier_log_tail(const char *log, const char *end, size_t lines, char *out, size_t len);
+
 /* "; verifier: <reason> (<what it means>)" for the last program the kernel
  * refused since the previous call, or "" if none; into out. */
 const char *verifier_log_reason(char *out, size_t len);

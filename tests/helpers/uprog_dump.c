@@ -14,6 +14,7 @@
  */
 #include <bpf/libbpf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "uprog/uprog.h"
@@ -87,7 +88,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (uprog_open(argv[1], NULL, 0, &p, err, sizeof(err))) {
+	/* The command's knobs, as serve reads them (serve_flags.c). */
+	if (uprog_open(
+		argv[1], NULL, 0,
+		uprog_map_read_parse(getenv("IOLAT_MAP_READ"), getenv("IOLAT_FORCE_NO_BATCH")), &p,
+		err, sizeof(err))) {
 		fprintf(stderr, "uprog_dump: %s\n", err);
 		return 1;
 	}

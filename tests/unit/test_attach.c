@@ -49,7 +49,6 @@ static void test_auto_prefers_tp_btf(void **state)
 	char err[64] = "";
 
 	(void)state;
-	unsetenv("IOLAT_FORCE_ATTACH");
 	assert_int_equal(attach_with_fallback(ATTACH_AUTO, &pr, try_mode, &a, err, sizeof(err)), 0);
 	assert_int_equal(a.n, 1);
 	assert_int_equal(a.tried[0], ATTACH_TP_BTF);
@@ -63,7 +62,6 @@ static void test_auto_falls_back(void **state)
 	char err[64] = "";
 
 	(void)state;
-	unsetenv("IOLAT_FORCE_ATTACH");
 	assert_int_equal(attach_with_fallback(ATTACH_AUTO, &pr, try_mode, &a, err, sizeof(err)), 0);
 	assert_int_equal(a.n, 2);
 	assert_int_equal(a.tried[1], ATTACH_RAW_TP);
@@ -82,7 +80,6 @@ static void test_auto_without_btf(void **state)
 	char err[64] = "";
 
 	(void)state;
-	unsetenv("IOLAT_FORCE_ATTACH");
 	assert_int_equal(attach_with_fallback(ATTACH_AUTO, &pr, try_mode, &a, err, sizeof(err)), 0);
 	assert_int_equal(a.n, 1);
 	assert_int_equal(a.tried[0], ATTACH_RAW_TP);
@@ -95,7 +92,6 @@ static void test_asked_mode_has_no_fallback(void **state)
 	char err[64] = "";
 
 	(void)state;
-	unsetenv("IOLAT_FORCE_ATTACH");
 	assert_int_equal(attach_with_fallback(ATTACH_TP_BTF, &pr, try_mode, &a, err, sizeof(err)),
 			 -EINVAL);
 	assert_int_equal(a.n, 1);
@@ -109,27 +105,33 @@ static void test_environment_forces(void **state)
 	char err[64] = "";
 
 	(void)state;
-	setenv("IOLAT_FORCE_ATTACH", "raw_tp", 1);
-	assert_int_equal(attach_with_fallback(ATTACH_TP_BTF, &pr, try_mode, &a, err, sizeof(err)),
+	/* IOLAT_FORCE_ATTACH's value, as the commands pass it. */
+	assert_int_equal(attach_with_fallback(attach_forced(ATTACH_TP_BTF, "raw_tp"), &pr, try_mode,
+					      &a, err, sizeof(err)),
 			 0);
 	assert_int_equal(a.tried[0], ATTACH_RAW_TP);
 	a = (struct attempts){ 0 };
-	setenv("IOLAT_FORCE_ATTACH", "bogus", 1); /* ignored: the mode asked stands */
-	assert_int_equal(attach_with_fallback(ATTACH_AUTO, &pr, try_mode, &a, err, sizeof(err)), 0);
+	/* ignored: the mode asked stands */
+	assert_int_equal(attach_with_fallback(attach_forced(ATTACH_AUTO, "bogus"), &pr, try_mode,
+					      &a, err, sizeof(err)),
+			 0);
 	assert_int_equal(a.tried[0], ATTACH_TP_BTF);
-	unsetenv("IOLAT_FORCE_ATTACH");
+	assert_int_equal(attach_forced(ATTACH_RAW_TP, NULL), ATTACH_RAW_TP);
+	assert_int_equal(attach_forced(ATTACH_AUTO, "tp_btf"), ATTACH_TP_BTF);
 }
 
 static void test_mode_names(void **state)
 {
 	enum attach_mode m = ATTACH_AUTO;
+	char err[64] = "";
 
 	(void)state;
 	for (enum attach_mode k = ATTACH_AUTO; k <= ATTACH_RAW_TP; k++) {
-		assert_int_equal(attach_mode_parse(attach_mode_name(k), &m), 0);
+		assert_int_equal(attach_mode_parse(attach_mode_name(k), &m, err, sizeof(err)), 0);
 		assert_int_equal(m, k);
 	}
-	assert_int_equal(attach_mode_parse("kprobe", &m), -EINVAL);
+	assert_int_equal(attach_mode_parse("kprobe", &m, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "unknown --attach mode 'kprobe'");
 }
 
 int main(void)

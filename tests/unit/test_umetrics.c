@@ -100,7 +100,7 @@ static int fake_read(void *ctx, const struct umap *um, usource_fn fn, void *arg,
 	f->reads++;
 	if (m->broken) {
 		snprintf(err, errlen, "reading map %s: it broke", m->name);
-		return -1; /* as the user-program reader says it */
+		return -EIO; /* -errno, as the user-program reader says it */
 	}
 	for (size_t i = 0; i < m->n; i++) {
 		int rc = fn(arg, m->keys[i], &m->vals[i]);

@@ -71,12 +71,40 @@ static void test_unknown_verdict_kept_plain(void **state)
 	assert_string_equal(verifier_log_reason(out, sizeof(out)), "");
 }
 
+/* A load's own message: the log found between its markers, its last lines
+ * joined with blanks squeezed (the user-program loader's words). */
+static void test_tail(void **state)
+{
+	const char *msg = "libbpf: prog 'p': -- BEGIN PROG LOAD LOG --\n"
+			  "0: (b7) r0 = 0\n\n1: (95) exit\n"
+			  "R0 !read_ok    ;   comment\nprocessed 2 insns\n"
+			  "-- END PROG LOAD LOG --\n";
+	const char *log, *end;
+	char out[256];
+
+	(void)state;
+	assert_null(verifier_log_find("libbpf: no log here\n", &end));
+	log = verifier_log_find(msg, &end);
+	assert_non_null(log);
+	assert_true(!strncmp(log, "0: (b7)", 7));
+	assert_true(!strncmp(end, "-- END", 6));
+	verifier_log_tail(log, end, 3, out, sizeof(out));
+	assert_string_equal(out, "1: (95) exit | R0 !read_ok ; comment | processed 2 insns");
+	verifier_log_tail(log, end, 10, out, 12);
+	assert_string_equal(out, "0: (b7) r0 ");
+	/* No end marker: the log runs to the message's end. */
+	log = verifier_log_find("-- BEGIN PROG LOAD LOG --\nonly line", &end);
+	verifier_log_tail(log, end, 10, out, sizeof(out));
+	assert_string_equal(out, "only line");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_atomics_on_5_10),
 		cmocka_unit_test(test_last_verdict_not_state_or_source),
 		cmocka_unit_test(test_unknown_verdict_kept_plain),
+		cmocka_unit_test(test_tail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
