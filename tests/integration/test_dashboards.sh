@@ -38,7 +38,7 @@ mkdir "$web" "$db" "$app" && on_exit "rmdir '$web' '$db' '$app'"
 
 port=$(free_port)
 start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --bpf.stats \
-	--label.size-class --workloads.max=2 \
+	--label.size-class --workloads.max=2 --maintenance.interval=1s \
 	--config.dir="$OUT/examples" --config.names=biosize
 target=127.0.0.1:$port
 

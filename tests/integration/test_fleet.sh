@@ -87,7 +87,8 @@ done
 
 # The host's own iolat.
 hport=$(free_port)
-start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --web.listen-address="127.0.0.1:$hport"
+start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --web.listen-address="127.0.0.1:$hport" \
+	--maintenance.interval=1s
 HOST=127.0.0.1:$hport
 declare -A TARGET=([host]=$HOST [noisy01]=127.0.0.1:${GPORT[noisy01]} [calm01]=127.0.0.1:${GPORT[calm01]})
 
@@ -149,7 +150,7 @@ load virtio_net
 ip link set lo up
 ip link set eth0 up
 ip addr add 10.0.2.15/24 dev eth0
-iolat serve --config.file=/etc/iolat.yml --web.listen-address=0.0.0.0:19617 >/tmp/serve.log 2>&1 &
+iolat serve --config.file=/etc/iolat.yml --web.listen-address=0.0.0.0:19617 --maintenance.interval=1s >/tmp/serve.log 2>&1 &
 i=0
 until grep -q "listening on" /tmp/serve.log; do
 	[ $i -lt 600 ] || { cat /tmp/serve.log; exit 1; }

@@ -35,10 +35,12 @@ echo "ok: top -P: dio[pid] rows with exact counts"
 
 # serve --workloads.by=process: the same after the processes exited.
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --workloads.by=process
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --workloads.by=process \
+	--maintenance.interval=100ms
 "$DIO" read "$dev" 123 4096 &
 pid=$!
 wait $pid
+after_pass "http://127.0.0.1:$port/metrics" # names the process
 curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/m" || fail "scrape"
 assert_eq "per-process reads" 123 \
 	"$(metric "$WORK/m" iolat_workload_completions_total "{device=\"$disk\",op=\"read\",kind=\"process\",workload=\"dio[$pid]\"}")"

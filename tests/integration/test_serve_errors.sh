@@ -29,10 +29,11 @@ make_cgroup errors
 cg=$CG
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port"
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
 serve_progs=$OUR_PROGS
 
-scrape() { curl -sf "$url" >"$WORK/m" || fail "scrape failed"; }
+# Each scrape after a pass: the workloads of the I/O before it are named.
+scrape() { after_pass "$url"; curl -sf "$url" >"$WORK/m" || fail "scrape failed"; }
 value() { local v; v=$(metric "$WORK/m" "$1" "$2"); echo "${v:-0}"; }
 # The kernel's own completed reads and writes on the disk (diskstats).
 kernel_ios() { awk '{ print $1, $5 }' "/sys/block/$disk/stat"; }

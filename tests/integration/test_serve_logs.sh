@@ -42,8 +42,10 @@ for fmt in json logfmt; do
 	[ "$fmt" = logfmt ] && level=debug
 	printf 'labels:\n  op: true\n' >"$WORK/cfg.yml"
 	start_serve "$WORK/$fmt.log" --log.format=$fmt --log.level=$level \
-		--config.file="$WORK/cfg.yml" --web.listen-address="127.0.0.1:$port"
+		--config.file="$WORK/cfg.yml" --web.listen-address="127.0.0.1:$port" \
+		--maintenance.interval=100ms
 	dd if="$LOOP" of=/dev/null bs=4096 count=8 iflag=direct status=none
+	after_pass "http://127.0.0.1:$port/metrics" # its debug line
 	curl -sf "http://127.0.0.1:$port/metrics" >/dev/null || fail "$fmt: scrape"
 	# A reload refused at a known place: line 3, column 3 of the file.
 	printf 'labels:\n  op: true\n  nope: 1\n' >"$WORK/cfg.yml"

@@ -51,10 +51,12 @@ name=${dev#/dev/}
 
 # 1. CAP_BPF and CAP_PERFMON: everything the daemon does by default.
 port=$(free_port)
-WRAP=$(as +bpf,+perfmon) start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port"
+WRAP=$(as +bpf,+perfmon) start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" \
+	--maintenance.interval=100ms
 assert_eq "uid of the daemon" "$uid" "$(awk '/^Uid:/ { print $2 }' "/proc/$SERVE_PID/status")"
 assert_eq "effective capabilities (CAP_PERFMON, CAP_BPF)" 000000c000000000 "$(capeff "$SERVE_PID")"
 "$DIO" read "$dev" 77 4096 || fail "dio read"
+after_pass "http://127.0.0.1:$port/metrics" # names the workload
 scrape "$WORK/m1"
 assert_eq "completions" 77 "$(metric "$WORK/m1" iolat_block_completions_total "{device=\"$name\",op=\"read\"}")"
 assert_eq "histogram count" 77 \

@@ -109,7 +109,7 @@ wait_for() {
 iolat check >/tmp/check 2>&1 || err "iolat check"
 tag check /tmp/check
 
-iolat serve --web.listen-address=127.0.0.1:9400 >/tmp/serve 2>&1 &
+iolat serve --web.listen-address=127.0.0.1:9400 --maintenance.interval=100ms >/tmp/serve 2>&1 &
 serve=$!
 iolat hist -D -O --json >/tmp/histD 2>/tmp/histD.err &
 histD=$!
@@ -130,6 +130,10 @@ in_cgroup $CG/tenant-a.service dio write /dev/md0 40 4096 >/dev/null || err "dio
 in_cgroup $CG/tenant-a.service dio read /dev/md0 60 4096 >/dev/null || err "dio md read"
 for d in $DEVS; do echo "IOLAT-TO: $d $(cat /sys/block/$d/stat)"; done
 
+# A whole maintenance pass after the I/O: the workloads are named.
+passes() { wget -q -O - http://127.0.0.1:9400/metrics | sed -n 's/^iolat_maintenance_passes_total //p'; }
+p0=$(passes)
+for _ in $(seq 1 100); do [ "$(passes)" -ge $((p0 + 2)) ] && break; sleep 0.1; done
 wget -q -O /tmp/metrics http://127.0.0.1:9400/metrics || err "scrape"
 kill -INT $histD $hist $top
 wait $histD $hist $top

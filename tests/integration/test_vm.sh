@@ -96,6 +96,7 @@ PY
 # kernel counters (/sys/block/DEV/stat) in $WORK/NAME.VM.kstat.
 scrape() {
 	local vm
+	after_pass "http://127.0.0.1:$port/metrics" # the VMs' I/O so far is named
 	curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/$1" || fail "scrape failed"
 	for vm in "${VMS[@]}"; do cp "/sys/block/${DEV[$vm]}/stat" "$WORK/$1.$vm.kstat"; done
 }
@@ -161,7 +162,7 @@ check_missed() {
 }
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port"
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
 
 t0=$SECONDS
 vms_boot 120

@@ -111,11 +111,13 @@ PY
 }
 
 scrape() {
+	after_pass "http://127.0.0.1:$port/metrics" # the VMs' I/O so far is named
 	curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/$1" || fail "scrape failed"
 }
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --web.listen-address="127.0.0.1:$port"
+start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --web.listen-address="127.0.0.1:$port" \
+	--maintenance.interval=100ms
 
 t0=$SECONDS
 vms_boot 60
