@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/netlink.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,15 +83,6 @@ struct prog_pair {
 	enum probe_tp tp;
 	struct bpf_program *prog[ATTACH_FORMS];
 };
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 static int pairs_of(struct iolat_bpf *s, struct prog_pair *p)
 {
@@ -641,7 +631,7 @@ static int env_overrides(struct collector_opts *o, char *err, size_t len)
 	if (m && strcmp(m, "1") == 0)
 		o->force_rq_map = true;
 	if (d && disks_resolve(d, &o->filter_dev, NULL, 0)) {
-		set_err(err, len, "IOLAT_TEST_DISK: no such disk '%s'", d);
+		snprintf(err, len, "IOLAT_TEST_DISK: no such disk '%s'", d);
 		return -ENOENT;
 	}
 	return 0;
@@ -681,7 +671,7 @@ static int env_map_sizes(struct collector *c, char *err, size_t len)
 	}
 	return 0;
 bad:
-	set_err(err, len,
+	snprintf(err, len,
 		"IOLAT_TEST_MAX_ENTRIES: want MAP=N[,MAP=N...] with MAP one of "
 		"hists, hists_shared, rq_starts, bio_starts, comms; got '%s'",
 		spec);
@@ -852,7 +842,7 @@ static int pins_before_load(struct collector *c, enum attach_mode mode, char *er
 		rc = pin_remove(c->pins.dir);
 		if (!rc)
 			return pin_dir_make(c->pins.dir, err, len);
-		set_err(err, len, "cannot remove the pins in %s: %s", c->pins.dir, strerror(-rc));
+		snprintf(err, len, "cannot remove the pins in %s: %s", c->pins.dir, strerror(-rc));
 		return rc;
 	} else if (!rc) {
 		snprintf(c->pins.replaced, sizeof(c->pins.replaced),
@@ -866,7 +856,7 @@ static int pins_before_load(struct collector *c, enum attach_mode mode, char *er
 	if (!rc)
 		rc = pin_dir_make(c->pins.dir, err, len);
 	else
-		set_err(err, len, "cannot remove the pins in %s: %s", c->pins.dir, strerror(-rc));
+		snprintf(err, len, "cannot remove the pins in %s: %s", c->pins.dir, strerror(-rc));
 	return rc;
 }
 
@@ -970,7 +960,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 
 	c->skel = iolat_bpf__open();
 	if (!c->skel) {
-		set_err(err, len, "cannot open the BPF object: %s", strerror(errno));
+		snprintf(err, len, "cannot open the BPF object: %s", strerror(errno));
 		return -errno;
 	}
 	configure(c, at->o, pr);
@@ -991,7 +981,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	if (rc) {
 		char why[400];
 
-		set_err(err, len, "loading the %s programs failed: %s%s", attach_mode_name(mode),
+		snprintf(err, len, "loading the %s programs failed: %s%s", attach_mode_name(mode),
 			strerror(-rc), verifier_log_reason(why, sizeof(why)));
 		goto fail;
 	}
@@ -1001,7 +991,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	if (c->pins.dir[0]) {
 		rc = pins_after_load(c);
 		if (rc) {
-			set_err(err, len, "cannot pin the collector in %s: %s", c->pins.dir,
+			snprintf(err, len, "cannot pin the collector in %s: %s", c->pins.dir,
 				strerror(-rc));
 			goto fail;
 		}
@@ -1012,7 +1002,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	if (!rc && c->prev)
 		rc = switch_over(c);
 	if (rc) {
-		set_err(err, len, "attaching the %s programs failed: %s", attach_mode_name(mode),
+		snprintf(err, len, "attaching the %s programs failed: %s", attach_mode_name(mode),
 			strerror(-rc));
 		goto fail;
 	}
@@ -1038,7 +1028,7 @@ static int build_tables(struct collector *c, const struct collector_opts *o, cha
 	    buckets_build_latency(&c->lat, c->lat_store, o->extra_lat_bounds, o->nextra_lat_bounds);
 
 	if (rc) {
-		set_err(err, len, "too many latency bucket bounds (at most %u in all)",
+		snprintf(err, len, "too many latency bucket bounds (at most %u in all)",
 			IOLAT_LAT_SLOTS - 1);
 		return rc;
 	}
@@ -1057,7 +1047,7 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	if (rc)
 		return rc;
 	if (!pr->tp_exists[TP_RQ_COMPLETE]) {
-		set_err(err, len, "this kernel has no block_rq_complete tracepoint");
+		snprintf(err, len, "this kernel has no block_rq_complete tracepoint");
 		return -ENOTSUP;
 	}
 	c = calloc(1, sizeof(*c));
@@ -1069,7 +1059,7 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	if (o.pin_instance)
 		snprintf(c->pins.name, sizeof(c->pins.name), "%s", o.pin_instance);
 	if (o.pin_instance && pin_dir_of(o.pin_instance, c->pins.dir, sizeof(c->pins.dir))) {
-		set_err(
+		snprintf(
 		    err, len,
 		    "'%s' is not an instance name: use letters, digits, '-' and '_' (at most 63)",
 		    o.pin_instance);

@@ -6,7 +6,6 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,15 +100,6 @@ struct tracer {
 	int ncpus;
 	bool page_cache;
 };
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 static int stage_progs(struct trace_bpf *s, struct stage_prog *p)
 {
@@ -250,7 +240,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	t->skel = trace_bpf__open();
 	if (!t->skel) {
 		rc = -errno;
-		set_err(err, len, "cannot open the trace BPF object: %s", strerror(errno));
+		snprintf(err, len, "cannot open the trace BPF object: %s", strerror(errno));
 		return rc;
 	}
 	stage_progs(t->skel, sp);
@@ -272,7 +262,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 			continue;
 		}
 		if (sp[i].required && !present) {
-			set_err(err, len, "this kernel has no %s tracepoint", sp[i].tp);
+			snprintf(err, len, "this kernel has no %s tracepoint", sp[i].tp);
 			rc = -ENOTSUP;
 			goto fail;
 		}
@@ -282,7 +272,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	if (rc) {
 		char why[400];
 
-		set_err(err, len, "loading the %s trace programs failed: %s%s",
+		snprintf(err, len, "loading the %s trace programs failed: %s%s",
 			attach_mode_name(mode), strerror(-rc),
 			verifier_log_reason(why, sizeof(why)));
 		goto fail;
@@ -293,7 +283,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		t->link[i] = bpf_program__attach(prog[i]);
 		if (!t->link[i]) {
 			rc = -errno;
-			set_err(err, len, "attaching the %s program on %s failed: %s",
+			snprintf(err, len, "attaching the %s program on %s failed: %s",
 				attach_mode_name(mode), sp[i].tp, strerror(-rc));
 			goto fail;
 		}
@@ -301,7 +291,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.records), on_sample, t, NULL);
 	if (!t->rb) {
 		rc = -errno;
-		set_err(err, len, "cannot read the ring buffer: %s", strerror(-rc));
+		snprintf(err, len, "cannot read the ring buffer: %s", strerror(-rc));
 		goto fail;
 	}
 	return 0;
@@ -323,14 +313,14 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, const struc
 	btf = btf__parse(pr->btf_path, NULL);
 	if (!btf) {
 		rc = errno ? -errno : -ENOENT;
-		set_err(err, len, "cannot read kernel BTF from %s: %s", pr->btf_path,
+		snprintf(err, len, "cannot read kernel BTF from %s: %s", pr->btf_path,
 			strerror(-rc));
 		return rc;
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		btf__free(btf);
-		set_err(err, len, "cannot open the tracer: %s", strerror(ENOMEM));
+		snprintf(err, len, "cannot open the tracer: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	t->fn = fn;
