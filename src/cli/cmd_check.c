@@ -363,8 +363,10 @@ static int try_load(const struct probe_result *pr)
 	struct hist_map_info h;
 	struct collector *c;
 	char err[256] = "";
-	int rc = collector_open(&c, &o, pr, err, sizeof(err));
+	int rc = collector_test_knobs(&o, getenv, err, sizeof(err));
 
+	if (!rc)
+		rc = collector_open(&c, &o, pr, err, sizeof(err));
 	if (rc) {
 		printf("\nLoad test: FAILED: %s\n", err);
 		return 1;

@@ -87,7 +87,8 @@ int cmd_open_collector(struct collector **c, const struct collector_opts *o)
 	if (rc)
 		return rc;
 	forced.attach = cmd_attach_mode(o->attach);
-	if (collector_open(c, &forced, &pr, err, sizeof(err))) {
+	if (collector_test_knobs(&forced, getenv, err, sizeof(err)) ||
+	    collector_open(c, &forced, &pr, err, sizeof(err))) {
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return 1;
 	}

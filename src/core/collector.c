@@ -24,6 +24,7 @@
 #include "sys/disks.h"
 #include "util/buf.h"
 #include "util/monotonic.h"
+#include "util/parse.h"
 #include "util/verifier_log.h"
 
 struct collector {
@@ -251,13 +252,14 @@ static int attach_fallback(struct collector *c)
 /* Whether a bio-based disk that can do I/O (non-zero size) exists now. */
 static bool bio_disk_active(void)
 {
-	struct disk_info d[256];
-	int n = disks_list(d, 256);
+	struct disk_info *d;
+	int n = disks_list_new(&d);
+	bool any = false;
 
-	for (int i = 0; i < n; i++)
-		if (d[i].bio_based && d[i].sectors)
-			return true;
-	return false;
+	for (int i = 0; i < n && !any; i++)
+		any = d[i].bio_based && d[i].sectors;
+	free(d);
+	return any;
 }
 
 static int attach_bio(struct collector *c)
@@ -618,64 +620,48 @@ int collector_maintain(struct collector *c)
 	return done;
 }
 
-/*
- * Testing only: IOLAT_FORCE_RQ_MAP=1 makes every request look unstamped
- * (attach_needed), IOLAT_TEST_DISK=NAME keeps the collector to one disk (so
- * a test's counts are its own on a shared machine). IOLAT_FORCE_ATTACH is
- * attach.c's. Returns 0 or -errno with a reason in err.
- */
-static int env_overrides(struct collector_opts *o, char *err, size_t len)
+int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name), char *err,
+			 size_t len)
 {
-	const char *m = getenv("IOLAT_FORCE_RQ_MAP"), *d = getenv("IOLAT_TEST_DISK");
+	const char *m = env("IOLAT_FORCE_RQ_MAP"), *d = env("IOLAT_TEST_DISK");
+	const char *sizes = env("IOLAT_TEST_MAX_ENTRIES"),
+		   *grace = env("IOLAT_TEST_HANDOVER_GRACE_S");
+	char why[160];
+	uint64_t s;
 
-	if (m && strcmp(m, "1") == 0)
+	if (m && !strcmp(m, "1"))
 		o->force_rq_map = true;
 	if (d && disks_resolve(d, &o->filter_dev, NULL, 0)) {
 		snprintf(err, len, "IOLAT_TEST_DISK: no such disk '%s'", d);
 		return -ENOENT;
 	}
+	if (sizes && mapsize_parse(sizes, o->test_max_entries, why, sizeof(why))) {
+		snprintf(err, len, "IOLAT_TEST_MAX_ENTRIES: %s", why);
+		return -EINVAL;
+	}
+	if (grace && parse_uint(grace, 1, 60, &s)) {
+		snprintf(err, len, "IOLAT_TEST_HANDOVER_GRACE_S: want 1 to 60 seconds, got '%s'",
+			 grace);
+		return -EINVAL;
+	}
+	if (grace)
+		o->handover_grace_s = (unsigned int)s;
 	return 0;
 }
 
-/*
- * Testing only: IOLAT_TEST_MAX_ENTRIES=MAP=N[,MAP=N...] sets the capacity of
- * the collector's maps by name (hists, hists_shared, rq_starts, bio_starts,
- * comms), so a test can fill one. Between open and load. 0 or -EINVAL.
- */
-static int env_map_sizes(struct collector *c, char *err, size_t len)
+/* The tests' map capacities (collector_test_knobs), between open and load:
+ * over the plan, which does not show them. */
+static void test_map_sizes(struct collector *c, const uint32_t set[MAPSIZE_COUNT])
 {
-	const char *spec = getenv("IOLAT_TEST_MAX_ENTRIES");
-	static const char *const allowed[] = { "hists", "hists_shared", "rq_starts", "bio_starts",
-					       "comms" };
-	char name[32], *end;
-	unsigned long n;
-	size_t i, k;
+	for (int i = 0; i < MAPSIZE_COUNT; i++) {
+		struct bpf_map *m = i == MAPSIZE_HISTS
+					? c->hists
+					: bpf_object__find_map_by_name(
+					      c->skel->obj, mapsize_name((enum mapsize_map)i));
 
-	for (const char *p = spec; p && *p; p = *end ? end + 1 : end) {
-		k = strcspn(p, "=,");
-		if (p[k] != '=' || k >= sizeof(name))
-			goto bad;
-		memcpy(name, p, k);
-		name[k] = '\0';
-		errno = 0;
-		n = strtoul(p + k + 1, &end, 10);
-		if (errno || end == p + k + 1 || (*end && *end != ',') || !n || n > 1u << 24)
-			goto bad;
-		for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-			if (!strcmp(name, allowed[i]))
-				break;
-		if (i == sizeof(allowed) / sizeof(allowed[0]))
-			goto bad;
-		bpf_map__set_max_entries(bpf_object__find_map_by_name(c->skel->obj, name),
-					 (__u32)n);
+		if (set[i] && m)
+			bpf_map__set_max_entries(m, set[i]);
 	}
-	return 0;
-bad:
-	snprintf(err, len,
-		"IOLAT_TEST_MAX_ENTRIES: want MAP=N[,MAP=N...] with MAP one of "
-		"hists, hists_shared, rq_starts, bio_starts, comms; got '%s'",
-		spec);
-	return -EINVAL;
 }
 
 /* What an attempt at a mode needs (attach_try_fn's ctx). */
@@ -935,7 +921,7 @@ static int switch_over(struct collector *c)
 	}
 	if (rc)
 		return rc;
-	rc = handover_switch(c->prev, &c->skel->data_window->window);
+	rc = handover_switch(c->prev, &c->skel->data_window->window, c->pins.grace_s);
 	c->pins.switch_late = rc == -ETIME;
 	if (rc && rc != -ETIME)
 		return rc;
@@ -964,9 +950,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		return -errno;
 	}
 	configure(c, at->o, pr);
-	rc = env_map_sizes(c, err, len);
-	if (rc)
-		goto fail;
+	test_map_sizes(c, at->o->test_max_entries);
 	choose_tps(pr, want);
 	n = pairs_of(c->skel, pairs);
 	for (int i = 0; i < n; i++)
@@ -982,7 +966,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		char why[400];
 
 		snprintf(err, len, "loading the %s programs failed: %s%s", attach_mode_name(mode),
-			strerror(-rc), verifier_log_reason(why, sizeof(why)));
+			 strerror(-rc), verifier_log_reason(why, sizeof(why)));
 		goto fail;
 	}
 	if (!c->pins.adopted && !c->pins.took_over)
@@ -992,7 +976,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		rc = pins_after_load(c);
 		if (rc) {
 			snprintf(err, len, "cannot pin the collector in %s: %s", c->pins.dir,
-				strerror(-rc));
+				 strerror(-rc));
 			goto fail;
 		}
 	}
@@ -1003,7 +987,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		rc = switch_over(c);
 	if (rc) {
 		snprintf(err, len, "attaching the %s programs failed: %s", attach_mode_name(mode),
-			strerror(-rc));
+			 strerror(-rc));
 		goto fail;
 	}
 	return 0;
@@ -1029,7 +1013,7 @@ static int build_tables(struct collector *c, const struct collector_opts *o, cha
 
 	if (rc) {
 		snprintf(err, len, "too many latency bucket bounds (at most %u in all)",
-			IOLAT_LAT_SLOTS - 1);
+			 IOLAT_LAT_SLOTS - 1);
 		return rc;
 	}
 	return buckets_build_size(&c->size, c->size_store);
@@ -1043,9 +1027,6 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	struct collector *c;
 	int rc;
 
-	rc = env_overrides(&o, err, len);
-	if (rc)
-		return rc;
 	if (!pr->tp_exists[TP_RQ_COMPLETE]) {
 		snprintf(err, len, "this kernel has no block_rq_complete tracepoint");
 		return -ENOTSUP;
@@ -1056,6 +1037,7 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	c->force_rq_map = o.force_rq_map;
 	c->unpin_at_close = o.unpin_at_close;
 	c->lease_ns = o.unpin_at_close ? 0 : o.lease_ns;
+	c->pins.grace_s = o.handover_grace_s ? o.handover_grace_s : HANDOVER_GRACE_S;
 	if (o.pin_instance)
 		snprintf(c->pins.name, sizeof(c->pins.name), "%s", o.pin_instance);
 	if (o.pin_instance && pin_dir_of(o.pin_instance, c->pins.dir, sizeof(c->pins.dir))) {

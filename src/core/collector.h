@@ -76,16 +76,36 @@ struct collector_opts {
 	 * 0: no lease (the collector counts on until removed).
 	 */
 	uint64_t lease_ns;
+	/* With pin_instance: how long the programs of a collector taken over
+	 * count on after the switch (handover.h); 0: HANDOVER_GRACE_S. */
+	unsigned int handover_grace_s;
+	/* Testing only (collector_test_knobs): map capacities by map
+	 * (mapsize.h), over the sizes chosen and outside the plan; 0: as
+	 * chosen. */
+	uint32_t test_max_entries[MAPSIZE_COUNT];
 };
+
+/*
+ * Testing only: the knobs tests set in the environment, which a command
+ * reads (env is getenv: the library reads no environment of its own) and
+ * this applies to o: IOLAT_FORCE_RQ_MAP=1 makes every request look
+ * unstamped (force_rq_map), IOLAT_TEST_DISK=NAME keeps the collector to one
+ * disk (filter_dev, so a test's counts are its own on a shared machine),
+ * IOLAT_TEST_MAX_ENTRIES=MAP=N[,MAP=N...] sets map capacities
+ * (test_max_entries, so a test can fill one), IOLAT_TEST_HANDOVER_GRACE_S
+ * (1 to 60) shortens a handover (handover_grace_s). 0, or -errno with the
+ * variable and what is wrong in err.
+ */
+int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name), char *err,
+			 size_t len);
 
 struct collector;
 
 /*
  * Opens, loads and attaches. The mode ATTACH_AUTO tries tp_btf and falls
  * back to raw_tp if that fails to load or attach (a test's forced mode
- * comes in opts->attach: attach_forced). The environment variable
- * IOLAT_FORCE_RQ_MAP (1) overrides opts for tests. Returns 0 or -errno,
- * with a reason in err.
+ * comes in opts->attach: attach_forced; its other knobs, from
+ * collector_test_knobs). Returns 0 or -errno, with a reason in err.
  */
 int collector_open(struct collector **out, const struct collector_opts *opts,
 		   const struct probe_result *probe, char *err, size_t errlen);
@@ -105,6 +125,7 @@ struct collector_pins {
 	 * its programs count what began before the switch, for a grace. */
 	bool took_over;
 	uint32_t took_over_layout; /* its map layout */
+	unsigned int grace_s;	   /* how long its programs count on after the switch */
 	bool switch_late;	   /* the switch time passed before both windows
 				    * were set: some I/O may be counted twice */
 	uint64_t created_ns;	   /* CLOCK_REALTIME when its maps were made */

@@ -176,7 +176,7 @@ int handover_share(struct handover *h, struct bpf_map *m)
 	return bpf_map__reuse_fd(m, fd);
 }
 
-int handover_switch(struct handover *h, struct iolat_window *ours)
+int handover_switch(struct handover *h, struct iolat_window *ours, unsigned int grace_s)
 {
 	struct iolat_window w;
 	uint32_t zero = 0;
@@ -190,17 +190,8 @@ int handover_switch(struct handover *h, struct iolat_window *ours)
 	w.until_ns = at;
 	if (bpf_map_update_elem(h->window_fd, &zero, &w, BPF_ANY))
 		return -errno;
-	h->due_ns = at + handover_grace_s() * NSEC_PER_SEC;
+	h->due_ns = at + grace_s * NSEC_PER_SEC;
 	return monotonic_ns() < at ? 0 : -ETIME;
-}
-
-unsigned int handover_grace_s(void)
-{
-	const char *env = getenv("IOLAT_TEST_HANDOVER_GRACE_S");
-	char *end;
-	unsigned long s = env ? strtoul(env, &end, 10) : 0;
-
-	return env && *env && !*end && s >= 1 && s <= 60 ? (unsigned int)s : HANDOVER_GRACE_S;
 }
 
 uint64_t handover_due_ns(const struct handover *h)

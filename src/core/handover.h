@@ -36,10 +36,6 @@
  * A request in flight longer than that when they go is not counted. */
 #define HANDOVER_GRACE_S 10
 
-/* The grace in seconds: HANDOVER_GRACE_S, or for tests that hand over
- * more than once IOLAT_TEST_HANDOVER_GRACE_S (1 to 60). */
-unsigned int handover_grace_s(void);
-
 struct handover;
 
 /*
@@ -66,11 +62,13 @@ bool handover_had_link(const struct handover *h, const char *link_name);
 /*
  * With our programs attached and counting nothing (ours->from_ns at
  * UINT64_MAX): sets the switch time HANDOVER_LEAD_MS ahead in both windows,
- * ours through `ours` (our window map's memory). Returns 0, or -ETIME if the
+ * ours through `ours` (our window map's memory); the older programs go
+ * grace_s after it (HANDOVER_GRACE_S; tests that hand over more than once
+ * give less). Returns 0, or -ETIME if the
  * switch time had passed when both were written (the older collector may
  * have counted some I/O ours counted too), or another -errno.
  */
-int handover_switch(struct handover *h, struct iolat_window *ours);
+int handover_switch(struct handover *h, struct iolat_window *ours, unsigned int grace_s);
 
 /* Adds what the older collector counted since the last call (on the first,
  * everything it counted since its maps were made) to into's kept series.

@@ -94,11 +94,6 @@ static bool has_member(const struct btf *btf, const char *type, const char *memb
 	return false;
 }
 
-int probe_kernel(struct probe_result *r)
-{
-	return probe_kernel_at(r, getenv("IOLAT_BTF"));
-}
-
 int probe_kernel_at(struct probe_result *r, const char *path)
 {
 	struct btf *btf;

@@ -99,8 +99,4 @@ const char *probe_tp_name(enum probe_tp tp);
  */
 int probe_kernel_at(struct probe_result *r, const char *btf_path);
 
-/* probe_kernel_at with IOLAT_BTF read here: serve's, until cmd_serve.c
- * reads the knob itself and calls probe_kernel_at. */
-int probe_kernel(struct probe_result *r);
-
 #endif

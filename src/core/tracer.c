@@ -273,8 +273,8 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		char why[400];
 
 		snprintf(err, len, "loading the %s trace programs failed: %s%s",
-			attach_mode_name(mode), strerror(-rc),
-			verifier_log_reason(why, sizeof(why)));
+			 attach_mode_name(mode), strerror(-rc),
+			 verifier_log_reason(why, sizeof(why)));
 		goto fail;
 	}
 	for (int i = 0; i < TRACER_PROGS; i++) {
@@ -284,7 +284,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 		if (!t->link[i]) {
 			rc = -errno;
 			snprintf(err, len, "attaching the %s program on %s failed: %s",
-				attach_mode_name(mode), sp[i].tp, strerror(-rc));
+				 attach_mode_name(mode), sp[i].tp, strerror(-rc));
 			goto fail;
 		}
 	}
@@ -314,7 +314,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, const struc
 	if (!btf) {
 		rc = errno ? -errno : -ENOENT;
 		snprintf(err, len, "cannot read kernel BTF from %s: %s", pr->btf_path,
-			strerror(-rc));
+			 strerror(-rc));
 		return rc;
 	}
 	t = calloc(1, sizeof(*t));

@@ -642,7 +642,7 @@ static void log_handover(const struct serve *s)
 		log_info("taking over the pinned collector", LOG_STR("dir", p.dir),
 			 LOG_STR("made_by", p.made_by), LOG_UINT("layout", p.took_over_layout),
 			 LOG_UINT("our_layout", IOLAT_LAYOUT_VERSION),
-			 LOG_UINT("grace_seconds", handover_grace_s()),
+			 LOG_UINT("grace_seconds", p.grace_s),
 			 LOG_STR("effect", "its programs count the I/O that began before the "
 					   "switch, ours the rest; counters continue"));
 	if (p.switch_late)
@@ -772,7 +772,7 @@ static int setup(struct serve *s)
 	co.pin_instance = co.pin_instance ? co.pin_instance : leftover_instance(s);
 	co.unpin_at_close = !s->fl.handover;
 	co.lease_ns = (uint64_t)s->fl.lease_s * NSEC_PER_SEC;
-	if (probe_kernel(&pr)) {
+	if (probe_kernel_at(&pr, getenv("IOLAT_BTF"))) {
 		errorf("iolat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 		       "this kernel has no BTF (%s is missing)", pr.btf_path);
 		return -ENOENT;
@@ -784,7 +784,9 @@ static int setup(struct serve *s)
 		return rc;
 	}
 	memcpy(co.map_size, s->cfg.map_sizes, sizeof(co.map_size));
-	rc = collector_open(&s->c, &co, &pr, err, sizeof(err));
+	rc = collector_test_knobs(&co, getenv, err, sizeof(err));
+	if (!rc)
+		rc = collector_open(&s->c, &co, &pr, err, sizeof(err));
 	if (rc) {
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return rc < 0 ? rc : -EINVAL;

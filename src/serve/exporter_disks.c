@@ -11,10 +11,8 @@
 #include <time.h>
 
 #include "serve/disklife.h"
+#include "serve/serve_config.h"
 #include "sys/disks.h"
-
-#define DEFAULT_EXPIRE_S 300
-#define MAX_DISKS 256 /* listed per scrape for their info series */
 
 struct exporter_disks {
 	struct collector *c;
@@ -63,7 +61,7 @@ struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_en
 	d->env = env;
 	d->nlisted = -1;
 	d->life = disklife_new("/sys/dev/block", &ops);
-	d->listed = calloc(MAX_DISKS, sizeof(*d->listed));
+	d->listed = calloc(DISKS_LIST_MAX, sizeof(*d->listed));
 	if (!d->life || !d->listed) {
 		exporter_disks_free(d);
 		return NULL;
@@ -149,7 +147,7 @@ static int current_list(struct exporter_disks *d)
 	if (named && d->nlisted >= 0 && !strcmp(names, d->listed_names) &&
 	    now - d->listed_at < DISK_INFO_MAX_AGE_S)
 		return d->nlisted;
-	d->nlisted = disks_list(d->listed, MAX_DISKS);
+	d->nlisted = disks_list(d->listed, DISKS_LIST_MAX);
 	d->listed_at = now;
 	snprintf(d->listed_names, sizeof(d->listed_names), "%s", named ? names : "");
 	return d->nlisted;
@@ -221,5 +219,5 @@ int exporter_disks_metrics(struct exporter_disks *d, struct metric_set *set)
 int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,
 			 unsigned int expire_s)
 {
-	return disklife_prune(d->life, snap, now, expire_s ? expire_s : DEFAULT_EXPIRE_S);
+	return disklife_prune(d->life, snap, now, expire_s ? expire_s : CONFIG_DEFAULT_EXPIRE_S);
 }
