@@ -78,7 +78,7 @@ vpath %.c $(LAYERS:%=src/%) src
 # BTF for vmlinux.h), their own or one they call. The rest is the pure
 # library, $(OUT)/libiolat.a, which is all most unit tests link: they build
 # and run without bpftool or BTF (make unit-nobpf checks it).
-BPF_SRCS := src/core/collector.c src/core/tracer.c src/uprog/mapiter.c src/uprog/uprog.c \
+BPF_SRCS := $(wildcard src/core/collector*.c) src/core/tracer.c src/uprog/mapiter.c src/uprog/uprog.c \
 	    src/uprog/uprog_source.c src/uprog/userprogs.c
 PURE_SRCS := $(filter-out $(BPF_SRCS),$(LIB_SRCS))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(LIB_SRCS)))
@@ -145,7 +145,7 @@ $(OUT)/iolat.skel.h: $(OUT)/iolat.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name iolat_bpf > $@
 
-$(OUT)/collector.o: $(OUT)/iolat.skel.h
+$(patsubst src/core/%.c,$(OUT)/%.o,$(wildcard src/core/collector*.c)): $(OUT)/iolat.skel.h
 
 $(OUT)/trace.bpf.o: bpf/trace.bpf.c bpf/trace_syscalls.bpf.h bpf/trace_pagecache.bpf.h \
 		bpf/trace_stages.bpf.h bpf/trace.h bpf/iolat.h bpf/block.h bpf/tp_pair.h \
