@@ -5,7 +5,6 @@
  * configuration on SIGHUP without touching the counters. Its command line
  * is read in serve_flags.c.
  */
-#include <bpf/bpf.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -13,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,14 +22,15 @@
 #include "core/pin.h"
 #include "metrics/expo_proto.h"
 #include "metrics/expo_text.h"
+#include "metrics/metrics.h"
 #include "serve/exporter.h"
 #include "serve/http.h"
-#include "serve/serve_config.h"
 #include "serve/serve_flags.h"
+#include "serve/serve_internal.h"
 #include "serve/webconfig.h"
-#include "serve/wlstate.h"
 #include "sys/privileges.h"
 #include "uprog/userprogs.h"
+#include "util/buf.h"
 #include "util/errors.h"
 #include "util/log.h"
 #include "util/monotonic.h"
@@ -50,38 +48,6 @@
  * keeps the main thread's collector and maintenance work and the render
  * apart, and the main thread never holds it while it waits for requests.
  */
-struct serve {
-	struct serve_flags fl;
-	struct serve_config cfg;
-	struct webconfig web; /* read by requests; swapped in commit */
-	struct collector *c;
-	struct exporter *e;
-	struct userprogs *user;
-	struct http_server *http;
-	struct metric_set set;
-	size_t body_len[EXPO_PROTOBUF + 1]; /* the last scrape's, per format */
-	pthread_mutex_t state_lock;
-	int stats_fd;
-	/* iolat_config_* self-metrics; written by the main thread under state_lock */
-	uint64_t reloads_ok, reloads_failed;
-	bool last_reload_ok;
-	double last_reload_ok_time;
-	/* --handover: the workload label sets saved for the next run */
-	struct wlstate_files wl_files;
-	bool wl_saving;
-	bool bad_config; /* setup failed on the configuration: exit 2, not 1 */
-};
-
-/* A reload's new state, built before anything running changes. */
-struct reload {
-	struct serve *s;
-	struct serve_config cfg;
-	struct webconfig web;
-	struct exporter_settings *settings;
-	int stats_fd; /* BPF stats turned on by this reload, or -1 */
-	char landing[4096];
-};
-
 /* How often the daemon looks for bio-based disks that got a size (see run). */
 #define DISK_RESCAN_S 60
 
@@ -164,8 +130,8 @@ static double pass_interval_s(const struct serve *s)
 	return every_s;
 }
 
-static void exporter_opts_of(const struct serve *s, const struct serve_config *cfg,
-			     struct exporter_opts *o)
+void serve_exporter_opts_of(const struct serve *s, const struct serve_config *cfg,
+			    struct exporter_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->device_view = cfg->device_view;
@@ -185,76 +151,6 @@ static void exporter_opts_of(const struct serve *s, const struct serve_config *c
 	o->maintain_s = pass_interval_s(s);
 	o->rules = cfg->rules;
 	o->nrules = cfg->nrules;
-}
-
-static int add_config_metrics(struct serve *s, struct metric_set *set)
-{
-	static const char *const result_l[] = { "result", NULL };
-	static const char *const good[] = { "success" }, *const bad[] = { "failure" };
-	struct metric_family *n = metrics_family(
-	    set, "iolat_config_reloads_total",
-	    "Configuration reloads (SIGHUP), by result; a failed one changes nothing.",
-	    METRIC_COUNTER, result_l);
-
-	if (metrics_set_value(
-		metrics_family(set, "iolat_config_last_reload_successful",
-			       "Whether the last configuration reload (SIGHUP) succeeded; 1 "
-			       "before any.",
-			       METRIC_GAUGE, NULL),
-		NULL, s->last_reload_ok) ||
-	    metrics_set_value(
-		metrics_family(set, "iolat_config_last_reload_success_timestamp_seconds",
-			       "Unix time of the last successful configuration load (the start, "
-			       "before any reload).",
-			       METRIC_GAUGE, NULL),
-		NULL, s->last_reload_ok_time) ||
-	    metrics_set_value(n, good, (double)s->reloads_ok) ||
-	    metrics_set_value(n, bad, (double)s->reloads_failed))
-		return -ENOMEM;
-	return 0;
-}
-
-/* One series per reason a connection was closed or refused. */
-static int add_http_closed(struct metric_family *f, const struct http_stats *st)
-{
-	const struct {
-		const char *reason;
-		unsigned long long n;
-	} rows[] = {
-		{ "per_ip_limit", st->refused_per_ip },
-		{ "full", st->refused_full },
-		{ "evicted", st->evicted },
-		{ "header_timeout", st->header_timeouts },
-		{ "write_timeout", st->write_timeouts },
-		{ "body", st->bodies_refused },
-	};
-	int rc = 0;
-
-	for (size_t i = 0; !rc && i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const char *v[] = { rows[i].reason };
-
-		rc = metrics_set_value(f, v, (double)rows[i].n);
-	}
-	return rc;
-}
-
-/* What the connection limits closed or refused (http.h). */
-static int add_http_metrics(struct serve *s, struct metric_set *set)
-{
-	static const char *const reason_l[] = { "reason", NULL };
-	struct metric_family *f = metrics_family(
-	    set, "iolat_http_connections_closed_total",
-	    "Connections iolat closed or refused to keep the server available: per_ip_limit, "
-	    "full (every slot answering), evicted (replaced by a newer connection), "
-	    "header_timeout, write_timeout, body (a request with a body).",
-	    METRIC_COUNTER, reason_l);
-	struct metric_family *open = metrics_family(
-	    set, "iolat_http_connections",
-	    "Connections open now (the one of this scrape included).", METRIC_GAUGE, NULL);
-	struct http_stats st;
-
-	http_get_stats(s->http, &st);
-	return metrics_set_value(open, NULL, st.open) || add_http_closed(f, &st) ? -ENOMEM : 0;
 }
 
 /* The collector's own maintenance: attaches programs it came to need,
@@ -292,7 +188,7 @@ static void maintain(struct serve *s)
 	pthread_mutex_unlock(&s->state_lock);
 }
 
-static int render(void *ctx, enum expo_format fmt, struct buf *out)
+int serve_render(void *ctx, enum expo_format fmt, struct buf *out)
 {
 	struct serve *s = ctx;
 	double t0 = monotonic_s();
@@ -307,9 +203,7 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 	if (!rc)
 		rc = userprogs_collect(s->user, &s->set);
 	if (!rc)
-		rc = add_config_metrics(s, &s->set);
-	if (!rc)
-		rc = add_http_metrics(s, &s->set);
+		rc = serve_add_metrics(s, &s->set);
 	/* Room for a body like the last one: no doubling from 4 KiB to
 	 * megabytes, a copy at each step. */
 	if (!rc && !buf_reserve(out, s->body_len[fmt] + s->body_len[fmt] / 8))
@@ -326,404 +220,9 @@ static int render(void *ctx, enum expo_format fmt, struct buf *out)
 	return rc;
 }
 
-static bool check_auth(void *ctx, const char *user, const char *pass)
+bool serve_check_auth(void *ctx, const char *user, const char *pass)
 {
 	return webconfig_check(&((struct serve *)ctx)->web, user, pass);
-}
-
-/* The landing page of a configuration: links and the settings in use. */
-static void build_landing(const struct serve *s, const struct serve_config *cfg,
-			  const struct webconfig *web, char *out, size_t len)
-{
-	char listen[CONFIG_MAX_LISTEN * 130] = "";
-
-	for (size_t i = 0; i < cfg->nlisten; i++)
-		snprintf(listen + strlen(listen), sizeof(listen) - strlen(listen), "%s%s",
-			 i ? ", " : "", cfg->listen[i]);
-	snprintf(out, len,
-		 "<!DOCTYPE html><html><head><title>iolat exporter</title></head><body>\n"
-		 "<h1>iolat exporter %s</h1>\n<p>Block-I/O latency from eBPF.</p>\n"
-		 "<ul><li><a href=\"%s\">Metrics</a></li><li><a href=\"/-/healthy\">Health</a>"
-		 "</li></ul>\n<h2>Configuration</h2>\n<pre>listen: %s\ntelemetry path: %s\n"
-		 "TLS: %s\nbasic auth: %s\ndevice time: %s\ntotal time: %s\nrequest size: %s\n"
-		 "op label: %s\nsize label: %s\nlatency buckets: %zu\nsize buckets: %zu\n"
-		 "workloads: %s\nworkloads max: %zu\nworkload rules: %zu\n"
-		 "BPF stats: %s\nlog level: %d\nattach: %s\n</pre></body></html>\n",
-		 IOLAT_VERSION, cfg->telemetry_path, listen, cfg->telemetry_path,
-		 web->tls.cert_pem ? "on" : "off", web->nusers ? "on" : "off",
-		 cfg->device_view ? "on" : "off", cfg->total_view ? "on" : "off",
-		 cfg->size_view ? "on" : "off", cfg->op_label ? "on" : "off",
-		 cfg->size_label ? "on" : "off", cfg->nlat_le, cfg->nsize_le,
-		 cfg->workloads ? "on" : "off", cfg->workloads_max, cfg->nrules,
-		 cfg->bpf_stats ? "on" : "off", (int)cfg->log_level,
-		 attach_mode_name(collector_mode(s->c)));
-}
-
-/* Loads cfg's web config (if any) into *out. 0 or -errno with a reason in err. */
-static int load_web(const struct serve_config *cfg, struct webconfig *out, char *err, size_t len)
-{
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (cfg->web_config_file[0]) {
-		rc = webconfig_load(cfg->web_config_file, out, err, len);
-		if (rc)
-			return rc;
-	}
-	if (out->tls.cert_pem && !http_tls_pair_loads(out->tls.cert_pem, out->tls.key_pem)) {
-		snprintf(err, len, "%s: cert_file %s and key_file %s do not load as a pair (%s)",
-			 cfg->web_config_file, out->cert_file ? out->cert_file : "(inline cert)",
-			 out->key_file ? out->key_file : "(inline key)",
-			 strstr(out->tls.cert_pem, "PRIVATE KEY")
-			     ? "swapped? cert_file holds a key"
-			     : "do they match, and are they PEM?");
-		webconfig_free(out);
-		return -EKEYREJECTED;
-	}
-	return 0;
-}
-
-/* What the web config turned on, once serving (and after a reload). */
-static void log_web(const struct webconfig *w)
-{
-	char min[8], max[8];
-
-	if (!w->tls.cert_pem)
-		return;
-
-	snprintf(min, sizeof(min), "TLS1%u", w->tls_min_version - 10);
-	snprintf(max, sizeof(max), "TLS1%u", w->tls_max_version - 10);
-	log_info("TLS", LOG_STR("min_version", min), LOG_STR("max_version", max),
-		 LOG_STR("client_auth_type", tlsconf_client_auth_name(w->tls.client_auth)),
-		 LOG_BOOL("client_allowed_sans", w->tls.nallowed_sans),
-		 LOG_STR("cipher_suites",
-			 w->tls.ncipher_suites ? "as configured" : "GnuTLS's defaults"));
-	/* exporter-toolkit's default is true: say once why no HTTP/2 is offered. */
-	if (!w->http2_off)
-		log_info("HTTP/2 is not offered (http_server_config.http2)",
-			 LOG_STR("reason",
-				 "libmicrohttpd speaks HTTP/1.1, which every Prometheus scrapes"));
-}
-
-/* The HTTP options of a configuration; listen points into cfg. */
-static void http_opts_of(struct serve *s, const struct serve_config *cfg,
-			 const struct webconfig *web, const char *landing, const char **listen,
-			 struct http_opts *o)
-{
-	for (size_t i = 0; i < cfg->nlisten; i++)
-		listen[i] = cfg->listen[i];
-	*o = (struct http_opts){ .listen = listen,
-				 .nlisten = cfg->nlisten,
-				 .telemetry_path = cfg->telemetry_path,
-				 .landing_html = landing,
-				 .tls = &web->tls,
-				 .headers = (const char *const *)web->headers,
-				 .nheaders = web->nheaders,
-				 .rate_interval_ns = web->rate_interval_ns,
-				 .rate_burst = web->rate_burst,
-				 .limits = s->fl.limits,
-				 .auth = web->nusers ? check_auth : NULL,
-				 .render = render,
-				 .ctx = s };
-}
-
-/* Runs inside http_update with no request being answered: the new state in,
- * the old one into r, to be freed after. */
-static void reload_commit(void *arg)
-{
-	struct reload *r = arg;
-	struct serve *s = r->s;
-	struct serve_config old_cfg = s->cfg;
-	struct webconfig old_web = s->web;
-
-	pthread_mutex_lock(&s->state_lock);
-	exporter_apply(s->e, r->settings);
-	r->settings = NULL;
-	s->cfg = r->cfg;
-	s->web = r->web;
-	r->cfg = old_cfg;
-	r->web = old_web;
-	s->reloads_ok++;
-	s->last_reload_ok = true;
-	s->last_reload_ok_time = (double)time(NULL);
-	log_set_level(s->cfg.log_level);
-	log_set_format(s->cfg.log_format);
-	if (r->stats_fd >= 0 || !s->cfg.bpf_stats) {
-		/* On now (this reload's fd), or off now (the old fd closes after). */
-		int fd = s->stats_fd;
-
-		s->stats_fd = r->stats_fd;
-		r->stats_fd = fd;
-	}
-	pthread_mutex_unlock(&s->state_lock);
-}
-
-/* Builds a configuration's whole state beside the running one. */
-static int reload_prepare(struct serve *s, struct reload *r, char *err, size_t len)
-{
-	struct exporter_opts eo;
-	int rc;
-
-	rc = serve_flags_config(&s->fl, &r->cfg, err, len);
-	if (rc)
-		return rc;
-	if (r->cfg.workloads_by_process != s->cfg.workloads_by_process ||
-	    r->cfg.size_label != s->cfg.size_label) {
-		snprintf(err, len, "changing workloads.by or labels.size_class needs a restart");
-		return -EINVAL;
-	}
-	if (memcmp(r->cfg.map_sizes, s->cfg.map_sizes, sizeof(r->cfg.map_sizes))) {
-		snprintf(err, len,
-			 "changing bpf_map_sizes needs a restart (the maps are made "
-			 "at start)");
-		return -EINVAL;
-	}
-	r->stats_fd = -1;
-	if (r->cfg.bpf_stats && s->stats_fd < 0 &&
-	    (r->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0) {
-		/* After its start serve keeps CAP_BPF and CAP_PERFMON only. */
-		snprintf(err, len,
-			 "cannot turn BPF stats on (%s): that takes CAP_SYS_ADMIN, "
-			 "which iolat drops once started; restart it, or run 'sysctl "
-			 "kernel.bpf_stats_enabled=1'",
-			 strerror(errno));
-		return -EPERM;
-	}
-	rc = load_web(&r->cfg, &r->web, err, len);
-	if (rc)
-		return rc;
-	exporter_opts_of(s, &r->cfg, &eo);
-	rc = exporter_prepare(s->e, &eo, &r->settings, err, len);
-	if (rc)
-		return rc;
-	build_landing(s, &r->cfg, &r->web, r->landing, sizeof(r->landing));
-	return 0;
-}
-
-/*
- * SIGHUP: the files are read again and everything they make is built
- * first; only if all of it, listeners included, is ready does it replace
- * the running state, in one step no scrape sees half of. Otherwise one log
- * line says why, and nothing changed.
- */
-static void do_reload(struct serve *s)
-{
-	struct reload *r = calloc(1, sizeof(*r));
-	const char *listen[CONFIG_MAX_LISTEN];
-	struct http_opts o;
-	char err[512] = "out of memory";
-	int rc = -ENOMEM;
-
-	sd_notify(0, "RELOADING=1");
-	log_debug(
-	    "reloading", LOG_STR("config_file", s->fl.config_file),
-	    LOG_STR("web_config_file", s->cfg.web_config_file[0] ? s->cfg.web_config_file : NULL));
-	if (r) {
-		r->s = s;
-		r->stats_fd = -1;
-		rc = reload_prepare(s, r, err, sizeof(err));
-	}
-	if (!rc) {
-		http_opts_of(s, &r->cfg, &r->web, r->landing, listen, &o);
-		rc = http_update(s->http, &o, reload_commit, r, err, sizeof(err));
-	}
-	if (rc) {
-		pthread_mutex_lock(&s->state_lock);
-		s->reloads_failed++;
-		s->last_reload_ok = false;
-		pthread_mutex_unlock(&s->state_lock);
-		log_error("reload failed, keeping the running configuration", LOG_ERR(err));
-	} else {
-		log_info("configuration reloaded", LOG_STR("counters", "kept"));
-		log_web(&s->web);
-		if (log_enabled(LOG_DEBUG_L)) {
-			char changed[512];
-
-			/* r->cfg is the configuration that ran until now. */
-			config_changes(&r->cfg, &s->cfg, changed, sizeof(changed));
-			log_debug("reload changes",
-				  LOG_STR("changed", changed[0] ? changed : "none"));
-		}
-	}
-	if (r) {
-		exporter_settings_free(r->settings);
-		webconfig_free(&r->web);
-		if (r->stats_fd >= 0)
-			close(r->stats_fd);
-	}
-	free(r);
-	sd_notify(0, "READY=1");
-}
-
-/* --unpin: removes what --handover keeps for an instance. */
-static int unpin(const char *name)
-{
-	struct pin_instance in[64];
-	int n = pin_list(in, 64), found = -1, rc;
-	char dir[256];
-
-	for (int i = 0; i < n && i < 64; i++)
-		if (!strcmp(in[i].name, name))
-			found = i;
-	pin_dir_of(name, dir, sizeof(dir));
-	rc = pin_instance_remove(name);
-	if (rc) {
-		errorf("is /sys/fs/bpf writable? (run as root)", "cannot remove %s: %s", dir,
-		       strerror(-rc));
-		return 1;
-	}
-	if (found < 0)
-		printf("nothing pinned as %s\n", name);
-	else
-		printf("removed %s (%d links, %d maps): its programs are detached\n", dir,
-		       in[found].links, in[found].maps);
-	return 0;
-}
-
-/* What became of a pinned collector at this start, for the start line. */
-static const char *handover_state(const struct collector_pins *p)
-{
-	if (p->adopted)
-		return "adopted";
-	if (p->took_over)
-		return "took_over";
-	return p->replaced[0] ? "replaced" : "fresh";
-}
-
-/*
- * The start line, once serving (a start that fails says only why): the
- * version, the kernel, how the programs are attached, the maps' sizes
- * (map_NAME: what an operator compares with iolat_bpf_map_capacity_entries,
- * and 'iolat check' explains; maps_set: those the flags or the file set),
- * and what became of a pinned collector.
- */
-static void log_start(const struct serve *s)
-{
-	struct log_field f[8 + MAPSIZE_COUNT];
-	char keys[MAPSIZE_COUNT][48], set[160] = "";
-	struct map_stats m[MAPSIZE_COUNT];
-	struct collector_pins pins;
-	struct mapsize_plan plan;
-	struct utsname u;
-	int n = collector_map_stats(s->c, m, MAPSIZE_COUNT), k = 0;
-	size_t at = 0;
-
-	collector_sizes(s->c, &plan);
-	collector_pins(s->c, &pins);
-	if (uname(&u))
-		snprintf(u.release, sizeof(u.release), "unknown");
-	f[k++] = (struct log_field)LOG_STR("version", IOLAT_VERSION);
-	f[k++] = (struct log_field)LOG_STR("kernel", u.release);
-	f[k++] = (struct log_field)LOG_STR("attach", attach_mode_name(collector_mode(s->c)));
-	for (int i = 0; i < n && i < MAPSIZE_COUNT; i++) {
-		snprintf(keys[i], sizeof(keys[i]), "map_%s", m[i].name);
-		f[k++] = (struct log_field)LOG_UINT(keys[i], m[i].capacity);
-		if (plan.set[i] && at < sizeof(set))
-			at += (size_t)snprintf(set + at, sizeof(set) - at, "%s%s", at ? "," : "",
-					       m[i].name);
-	}
-	f[k++] = (struct log_field)LOG_STR("maps_set", set[0] ? set : NULL);
-	f[k++] = (struct log_field)LOG_STR("handover", handover_state(&pins));
-	f[k++] = (struct log_field)LOG_STR("pinned", pins.pinned ? pins.dir : NULL);
-	f[k++] = (struct log_field)LOG_END;
-	log_emit(LOG_INFO_L, "started", f);
-}
-
-/* Says what the collector took over or replaced, with --handover. */
-static void log_handover(const struct serve *s)
-{
-	struct collector_pins p;
-
-	collector_pins(s->c, &p);
-	if (p.replaced[0])
-		log_warn("replaced the pinned collector", LOG_STR("dir", p.dir),
-			 LOG_STR("reason", p.replaced), LOG_STR("effect", "counters start again"));
-	if (p.took_over)
-		log_info("taking over the pinned collector", LOG_STR("dir", p.dir),
-			 LOG_STR("made_by", p.made_by), LOG_UINT("layout", p.took_over_layout),
-			 LOG_UINT("our_layout", IOLAT_LAYOUT_VERSION),
-			 LOG_UINT("grace_seconds", p.grace_s),
-			 LOG_STR("effect", "its programs count the I/O that began before the "
-					   "switch, ours the rest; counters continue"));
-	if (p.switch_late)
-		log_warn("the handover's switch time passed before both collectors had it",
-			 LOG_INT("lead_ms", HANDOVER_LEAD_MS),
-			 LOG_STR("effect", "I/O that began in the last lead_ms may be counted "
-					   "twice"));
-	if (p.adopted)
-		log_info("adopted the pinned collector", LOG_STR("dir", p.dir),
-			 LOG_STR("made_by", p.made_by), LOG_UINT("adoptions", p.adoptions),
-			 LOG_STR("effect", "no I/O was missed and counters continue"));
-	if (p.adopted && !p.restored)
-		log_warn("the series the last run saved were not read",
-			 LOG_STR("reason", p.not_restored),
-			 LOG_STR("effect", "counters continue from the kernel's own (32-bit) "
-					   "counts, and retired series are gone"));
-	if (p.pinned && !p.adopted && !p.took_over && s->fl.handover)
-		log_info("collector pinned: a restart within the lease adopts it",
-			 LOG_STR("dir", p.dir), LOG_UINT("lease_seconds", s->fl.lease_s));
-}
-
-/*
- * With --handover off, a collector an earlier run left pinned under the
- * default name would count on, attached, with no one to read it: this run
- * takes it over instead (no I/O is lost) and removes it at stop.
- */
-static const char *leftover_instance(const struct serve *s)
-{
-	char dir[256];
-	struct stat st;
-
-	if (s->fl.handover || pin_dir_of(PIN_DEFAULT_INSTANCE, dir, sizeof(dir)) ||
-	    stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return NULL;
-	log_info("found the collector an earlier run with --handover left pinned",
-		 LOG_STR("dir", dir),
-		 LOG_STR("effect", "taking it over, and removing it at stop (--handover is off)"));
-	return PIN_DEFAULT_INSTANCE;
-}
-
-/*
- * --handover: the workload label sets of the run before go on when this
- * run adopted its collector and read its series, or took it over (the
- * label sets name those series); otherwise a saved state is stale and goes. From here on
- * they are saved beside the collector's series (exporter_workloads_files).
- */
-static void workloads_handover(struct serve *s)
-{
-	struct wlabels_stats st;
-	struct wlstate_owner owner;
-	struct collector_pins p;
-	int rc;
-
-	collector_pins(s->c, &p);
-	if (!p.pinned)
-		return;
-	owner.created_ns = p.created_ns;
-	rc = wlstate_files_init(&s->wl_files, p.name, &owner);
-	if (rc) {
-		log_warn("cannot keep the workload label sets for a restart",
-			 LOG_STR("dir", PIN_STATE_ROOT), LOG_STR("instance", p.name),
-			 LOG_STR("err", strerror(-rc)));
-		return;
-	}
-	rc = (p.adopted && p.restored) || p.took_over
-		 ? exporter_workloads_restore(s->e, &s->wl_files, &st)
-		 : -ENOENT;
-	if (!rc)
-		log_info("workload label sets of the last run restored", LOG_UINT("sets", st.sets),
-			 LOG_UINT("cgroups", st.cgroups));
-	else if (rc != -ENOENT && rc != -EOPNOTSUPP)
-		log_warn("the workload label sets the last run saved were not read",
-			 LOG_STR("reason", rc == -ESTALE ? "they belong to other maps"
-					   : rc == -EPROTO
-					       ? "the file is damaged or of another format"
-					       : strerror(-rc)),
-			 LOG_STR("effect", "workloads are named afresh"));
-	if (rc)
-		unlink(s->wl_files.path);
-	exporter_workloads_files(s->e, &s->wl_files);
-	s->wl_saving = true;
 }
 
 /* What to do when http_start fails with rc: -EKEYREJECTED is TLS settings
@@ -769,7 +268,7 @@ static int setup(struct serve *s)
 	char err[512] = "", landing[4096];
 	int rc;
 
-	co.pin_instance = co.pin_instance ? co.pin_instance : leftover_instance(s);
+	co.pin_instance = co.pin_instance ? co.pin_instance : serve_leftover_instance(s);
 	co.unpin_at_close = !s->fl.handover;
 	co.lease_ns = (uint64_t)s->fl.lease_s * NSEC_PER_SEC;
 	if (probe_kernel_at(&pr, getenv("IOLAT_BTF"))) {
@@ -777,7 +276,7 @@ static int setup(struct serve *s)
 		       "this kernel has no BTF (%s is missing)", pr.btf_path);
 		return -ENOENT;
 	}
-	rc = load_web(&s->cfg, &s->web, err, sizeof(err));
+	rc = serve_load_web(&s->cfg, &s->web, err, sizeof(err));
 	if (rc) {
 		errorf("fix the web config file; iolat.yml(5) describes it", "%s", err);
 		s->bad_config = true;
@@ -791,22 +290,22 @@ static int setup(struct serve *s)
 		errorf("'iolat check' shows what this kernel offers", "%s", err);
 		return rc < 0 ? rc : -EINVAL;
 	}
-	log_handover(s);
+	serve_log_handover(s);
 	rc = open_user_programs(s);
 	if (rc)
 		return rc;
-	exporter_opts_of(s, &s->cfg, &eo);
+	serve_exporter_opts_of(s, &s->cfg, &eo);
 	rc = exporter_new(&s->e, s->c, &eo, err, sizeof(err));
 	if (rc) {
 		errorf("fix the buckets in the configuration", "%s", err);
 		s->bad_config = rc == -EINVAL;
 		return rc;
 	}
-	workloads_handover(s);
+	serve_workloads_handover(s);
 	s->last_reload_ok = true;
 	s->last_reload_ok_time = (double)time(NULL);
-	build_landing(s, &s->cfg, &s->web, landing, sizeof(landing));
-	http_opts_of(s, &s->cfg, &s->web, landing, listen, &o);
+	serve_build_landing(s, &s->cfg, &s->web, landing, sizeof(landing));
+	serve_http_opts_of(s, &s->cfg, &s->web, landing, listen, &o);
 	rc = http_start(&s->http, &o, err, sizeof(err));
 	if (rc) {
 		errorf(listen_hint(s, rc), "%s", err);
@@ -859,7 +358,7 @@ static void run(struct serve *s)
 		}
 		if (reload) {
 			reload = 0;
-			do_reload(s);
+			serve_do_reload(s);
 		}
 	}
 }
@@ -923,7 +422,7 @@ int cmd_serve(int argc, char **argv)
 	if (s.fl.check)
 		return check_user_programs(&s);
 	if (s.fl.unpin)
-		return unpin(s.fl.unpin);
+		return serve_unpin(s.fl.unpin);
 	if (s.cfg.bpf_stats && privileges_bpf_stats(&s.stats_fd, err, sizeof(err), &hint)) {
 		errorf(hint, "%s", err);
 		return 1;
@@ -934,7 +433,7 @@ int cmd_serve(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	rc = setup(&s);
 	if (!rc) {
-		log_start(&s); /* before "listening on", which tests wait for */
+		serve_log_start(&s); /* before "listening on", which tests wait for */
 		/* Serving needs only to read maps and attach on demand. */
 		rc = privileges_drop();
 		if (rc)
@@ -951,7 +450,7 @@ int cmd_serve(int argc, char **argv)
 			    LOG_BOOL("tls", s.web.tls.cert_pem != NULL),
 			    LOG_STR("systemd_socket", s.fl.systemd_socket ? spec : NULL));
 		}
-		log_web(&s.web);
+		serve_log_web(&s.web);
 		sd_notify(0, "READY=1");
 		run(&s);
 		sd_notify(0, "STOPPING=1");
