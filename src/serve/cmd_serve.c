@@ -297,7 +297,10 @@ static int setup(struct serve *s)
 	serve_exporter_opts_of(s, &s->cfg, &eo);
 	rc = exporter_new(&s->e, s->c, &eo, err, sizeof(err));
 	if (rc) {
-		errorf("fix the buckets in the configuration", "%s", err);
+		/* -EINVAL is the settings' (bucket bounds, label options); the
+		 * rest is the machine's (memory), which no edit fixes. */
+		errorf(rc == -EINVAL ? "fix it in the configuration file or flags" : NULL, "%s",
+		       err);
 		s->bad_config = rc == -EINVAL;
 		return rc;
 	}

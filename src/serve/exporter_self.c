@@ -60,6 +60,7 @@ static int add_self(struct exporter *e, struct metric_set *set)
 				 METRIC_GAUGE, map_l);
 	cap = metrics_family(set, "iolat_bpf_map_capacity_entries",
 			     "Maximum entries of each BPF map.", METRIC_GAUGE, map_l);
+	_Static_assert(MAPSIZE_WARN_PCT == 90, "iolat_bpf_map_fill_ratio's help says 0.9");
 	fill = metrics_family(set, "iolat_bpf_map_fill_ratio",
 			      "Entries of each BPF map over its capacity, 0 to 1; the log warns at "
 			      "0.9, and a full map's losses are in iolat_collector_events_total.",

@@ -10,11 +10,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "serve/serve_internal.h"
 #include "core/collector.h"
 #include "core/handover.h"
 #include "core/pin.h"
 #include "serve/exporter.h"
+#include "serve/serve_internal.h"
 #include "serve/wlstate.h"
 #include "util/errors.h"
 #include "util/log.h"

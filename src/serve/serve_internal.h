@@ -57,7 +57,7 @@ struct reload {
 };
 
 void serve_exporter_opts_of(const struct serve *s, const struct serve_config *cfg,
-			     struct exporter_opts *o);
+			    struct exporter_opts *o);
 
 /* The daemon's own families (reloads, HTTP connection limits) into set.
  * 0 or -ENOMEM. */
@@ -65,7 +65,7 @@ int serve_add_metrics(struct serve *s, struct metric_set *set);
 
 /* The landing page of a configuration: links and the settings in use. */
 void serve_build_landing(const struct serve *s, const struct serve_config *cfg,
-			  const struct webconfig *web, char *out, size_t len);
+			 const struct webconfig *web, char *out, size_t len);
 
 /* Loads cfg's web config (if any) into *out. 0 or -errno with a reason in err. */
 int serve_load_web(const struct serve_config *cfg, struct webconfig *out, char *err, size_t len);
@@ -75,8 +75,8 @@ void serve_log_web(const struct webconfig *w);
 
 /* The HTTP options of a configuration; listen points into cfg. */
 void serve_http_opts_of(struct serve *s, const struct serve_config *cfg,
-			 const struct webconfig *web, const char *landing, const char **listen,
-			 struct http_opts *o);
+			const struct webconfig *web, const char *landing, const char **listen,
+			struct http_opts *o);
 
 /*
  * SIGHUP: the files are read again and everything they make is built

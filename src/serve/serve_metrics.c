@@ -4,9 +4,9 @@
  */
 #include <errno.h>
 
-#include "serve/serve_internal.h"
 #include "metrics/metrics.h"
 #include "serve/http.h"
+#include "serve/serve_internal.h"
 
 static int add_config_metrics(struct serve *s, struct metric_set *set)
 {

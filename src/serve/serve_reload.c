@@ -13,18 +13,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "serve/serve_internal.h"
 #include "core/collector.h"
 #include "serve/exporter.h"
 #include "serve/http.h"
 #include "serve/serve_flags.h"
+#include "serve/serve_internal.h"
 #include "serve/tlsconf.h"
 #include "serve/webconfig.h"
 #include "util/log.h"
 
 /* The landing page of a configuration: links and the settings in use. */
 void serve_build_landing(const struct serve *s, const struct serve_config *cfg,
-			  const struct webconfig *web, char *out, size_t len)
+			 const struct webconfig *web, char *out, size_t len)
 {
 	char listen[CONFIG_MAX_LISTEN * 130] = "";
 
@@ -98,8 +98,8 @@ void serve_log_web(const struct webconfig *w)
 
 /* The HTTP options of a configuration; listen points into cfg. */
 void serve_http_opts_of(struct serve *s, const struct serve_config *cfg,
-			 const struct webconfig *web, const char *landing, const char **listen,
-			 struct http_opts *o)
+			const struct webconfig *web, const char *landing, const char **listen,
+			struct http_opts *o)
 {
 	for (size_t i = 0; i < cfg->nlisten; i++)
 		listen[i] = cfg->listen[i];
