@@ -450,7 +450,7 @@ tsan:
 	$(Q)rm -f build-tsan/tsan-report.*
 	$(Q)TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 log_path=$(CURDIR)/build-tsan/tsan-report" \
 		OUT=build-tsan IOLAT_SANITIZED=1 RESTARTS=6 \
-		ONLY='test_(serve|serve_reload|serve_flood|serve_notify|serve_tls|webconfig_compat|handover|handover_workloads|upgrade)\.sh' \
+		ONLY='test_(serve|serve_scrape|serve_reload|serve_flood|serve_notify|serve_tls|webconfig_compat|handover|handover_workloads|upgrade)\.sh' \
 		setarch -R bash tests/integration/run.sh; rc=$$?; \
 		if ls build-tsan/tsan-report.* >/dev/null 2>&1; then head -n 60 build-tsan/tsan-report.*; rc=1; fi; \
 		exit $$rc

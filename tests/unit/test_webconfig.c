@@ -10,6 +10,7 @@
  * cert paths are checked too. Run from the repository root, as `make unit` does.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -950,14 +951,19 @@ static void test_check_timing(void **state)
 	(void)state;
 	load_ok(USERS, &wc);
 
-	t0 = cpu_seconds();
-	assert_false(webconfig_check(&wc, "alice", "wrong"));
-	miss = cpu_seconds() - t0;
-
-	/* Unknown names pay a bcrypt at the highest configured cost (alice's 10). */
-	t0 = cpu_seconds();
-	assert_false(webconfig_check(&wc, "mallory", "wrong"));
-	unknown = cpu_seconds() - t0;
+	/* The least of three each: the first bcrypt of a process also pays
+	 * for warming up, which made one wrong password look twice an unknown
+	 * user's on a busy machine. */
+	miss = unknown = 1e9;
+	for (i = 0; i < 3; i++) {
+		t0 = cpu_seconds();
+		assert_false(webconfig_check(&wc, "alice", "wrong"));
+		miss = fmin(miss, cpu_seconds() - t0);
+		/* Unknown names pay a bcrypt at the highest configured cost (alice's 10). */
+		t0 = cpu_seconds();
+		assert_false(webconfig_check(&wc, "mallory", "wrong"));
+		unknown = fmin(unknown, cpu_seconds() - t0);
+	}
 	if (unknown < miss / 2)
 		fail_msg("unknown user took %.4fs, a wrong password %.4fs", unknown, miss);
 
