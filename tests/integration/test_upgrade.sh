@@ -39,8 +39,16 @@ port=$(free_port)
 before=$(all_prog_ids)
 
 scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$1" || fail "scrape failed"; }
-# Programs loaded now that were not before the test.
-loaded() { loaded_since "$before" | grep -c .; }
+# Programs loaded now that were not before the test, less those other
+# processes hold (another iolat on a shared machine): ours, and any of ours
+# still attached through pins or not yet freed.
+held_by_others() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" = "$SERVE_PID" ] || grep -hs '^prog_id:' "$p"/fdinfo/*
+	done | awk '{ print $2 }' | sort -u
+}
+loaded() { comm -23 <(loaded_since "$before") <(held_by_others) | grep -c .; }
 # one_collector STEP: as many programs as one collector loads (the kernel
 # frees the ones let go after an RCU grace period: up to 3 s).
 one_collector() {
