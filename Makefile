@@ -6,10 +6,11 @@
 #   make unit       unit tests only
 #   make sanitize   ASan/UBSan build in build-san/: unit tests and a live smoke test
 #   make tsan       ThreadSanitizer build in build-tsan/: the daemon's tests
-#   make soak       bench/soak.sh: the daemon through 100 000 scrapes (~1 h)
 #   make fuzz       every libFuzzer target (fuzz/), FUZZ_SECONDS each; fuzz-NAME one
-#   make soak       `iolat serve` under 100 000 scrapes and churn (root, ~30 min;
-#                   not in `make test`); SCRAPES=, CGROUPS=, DISKS=, HUPS= scale it
+#   make soak       bench/soak.sh: `iolat serve` through 100 000 scrapes, 5 000
+#                   cgroups, 100 disk cycles and 200 SIGHUPs (root, ~25 min on
+#                   2 vCPUs; not in `make test`); SCRAPES=, CGROUPS=, DISKS=,
+#                   HUPS= scale it
 #   make compare-outputs OLD=REV  REV's iolat and this tree's, same output
 #                   over the same workload? (root, ~1 min + REV's build)
 #   make mixin      render the monitoring mixin (mixin/: rules, alerts, dashboards)
