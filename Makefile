@@ -320,6 +320,8 @@ lint:
 	$(Q)bash tests/lint/check_layers.sh >/dev/null || bash tests/lint/check_layers.sh
 	$(call msg,DECODERS,docs and man page)
 	$(Q)bash tests/lint/check_decoders.sh
+	$(call msg,FUNCLEN,src/)
+	$(Q)bash tests/lint/check_function_length.sh
 	$(call msg,CPPCHECK,src/)
 	$(Q)cppcheck --quiet --enable=warning,performance,portability --std=c11 --max-configs=1 \
 		--inline-suppr -I src -I bpf --suppress=missingInclude \

@@ -26,6 +26,7 @@
 
 #include "util/monotonic.h"
 #include "util/readfile.h"
+#include "util/strv.h"
 #include "util/yamldoc.h"
 
 /* Config and PEM files are small; the cap stops a mistaken /dev/zero. */
@@ -332,36 +333,12 @@ static int file_or_inline(struct parse *p, const struct tls_values *t, int fk, i
 	return 0;
 }
 
-static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node_t *map,
-		     struct webconfig *wc)
+/* cert and key: both or neither (each as a file or inline), once a TLS key is set. */
+static int tls_check_pair(struct parse *p, const struct tls_values *t,
+			  const yaml_node_t *tls_key_node)
 {
-	struct tls_values t = { .val = { "" } };
-	yaml_node_t *const *node = t.node;
-	const char *const *val = t.val;
-	struct tls_settings *ts = &wc->tls;
-	char **ciphers = NULL, **curves = NULL;
-	size_t nciphers = 0, ncurves = 0;
-	char why[512];
-	bool prefer = true;
-	int ret, i;
+	yaml_node_t *const *node = t->node;
 
-	for (i = 0; i < TLS_NKEYS; i++)
-		t.val[i] = "";
-	if (is_null(map))
-		return 0;
-	ret = yamldoc_each_key(&p->d, map, "tls_server_config", tls_keys, tls_key, &t);
-	if (ret)
-		return ret;
-	if (!t.first_set) {
-		/* exporter-toolkit would ignore these without a certificate: a mistake to say. */
-		for (i = 0; i < TLS_NKEYS; i++)
-			if (node[i])
-				return yamldoc_fail(&p->d, tls_key_node,
-						    "tls_server_config sets %s but not cert_file "
-						    "(or cert) and key_file (or key)",
-						    tls_key_names[i]);
-		return 0;
-	}
 	if (!node[TLS_CERT_FILE] && !node[TLS_CERT])
 		return yamldoc_fail(&p->d, node[TLS_KEY_FILE] ? node[TLS_KEY_FILE] : tls_key_node,
 				    node[TLS_KEY_FILE] || node[TLS_KEY]
@@ -369,12 +346,21 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 					  "(both or neither)"
 					: "tls_server_config sets %s but not cert_file (or cert) "
 					  "and key_file (or key)",
-				    t.first_set);
+				    t->first_set);
 	if (!node[TLS_KEY_FILE] && !node[TLS_KEY])
 		return yamldoc_fail(&p->d,
 				    node[TLS_CERT_FILE] ? node[TLS_CERT_FILE] : node[TLS_CERT],
 				    "cert_file (or cert) is set but key_file (or key) is not (both "
 				    "or neither)");
+	return 0;
+}
+
+/* client_auth_type, the client CA it needs or forbids, and client_allowed_sans into ts. */
+static int tls_client_policy(struct parse *p, const struct tls_values *t, struct tls_settings *ts)
+{
+	yaml_node_t *const *node = t->node;
+	const char *const *val = t->val;
+	int ret;
 
 	ts->client_auth = TLS_NO_CLIENT_CERT;
 	if (node[TLS_AUTH] && tlsconf_client_auth(val[TLS_AUTH], &ts->client_auth))
@@ -404,6 +390,15 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 					    "NoClientCert, so no client certificate would be asked "
 					    "for");
 	}
+	return 0;
+}
+
+/* min_version and max_version (TLS12 to TLS13 unless set) into wc, in order. */
+static int tls_version_range(struct parse *p, const struct tls_values *t, struct webconfig *wc)
+{
+	yaml_node_t *const *node = t->node;
+	const char *const *val = t->val;
+	int ret;
 
 	wc->tls_min_version = 12; /* exporter-toolkit's defaults */
 	wc->tls_max_version = 13;
@@ -423,6 +418,25 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 		return yamldoc_fail(&p->d, node[TLS_MAXV] ? node[TLS_MAXV] : node[TLS_MINV],
 				    "min_version TLS1%u is above max_version TLS1%u",
 				    wc->tls_min_version - 10, wc->tls_max_version - 10);
+	return 0;
+}
+
+/*
+ * prefer_server_cipher_suites, curve_preferences and cipher_suites, with the
+ * versions already in wc, as GnuTLS's priority string; the suites kept in
+ * wc->tls (tls.c checks a handshake's suite against them).
+ */
+static int tls_priority_string(struct parse *p, const struct tls_values *t,
+			       const yaml_node_t *tls_key_node, struct webconfig *wc)
+{
+	yaml_node_t *const *node = t->node;
+	struct tls_settings *ts = &wc->tls;
+	char **ciphers = NULL, **curves = NULL;
+	size_t nciphers = 0, ncurves = 0;
+	char why[512];
+	bool prefer = true;
+	int ret;
+
 	if (node[TLS_PREFER]) {
 		ret = yamldoc_get_bool(&p->d, node[TLS_PREFER], &prefer);
 		if (ret)
@@ -450,31 +464,59 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 				 &ts->priorities, why, sizeof(why));
 	if (ret == -ENOMEM) {
 		ret = yamldoc_fail_file(&p->d, ret, "out of memory");
-		goto out;
-	}
-	if (ret) {
+	} else if (ret) {
 		ret = yamldoc_fail(&p->d, node[TLS_CIPHERS] ? node[TLS_CIPHERS] : tls_key_node,
 				   "%s", why);
-		goto out;
+	} else {
+		ts->cipher_suites = ciphers;
+		ts->ncipher_suites = nciphers;
+		ciphers = NULL;
+		nciphers = 0;
 	}
-	ts->cipher_suites = ciphers;
-	ts->ncipher_suites = nciphers;
-	ciphers = NULL;
-	nciphers = 0;
+out:
+	strv_free(curves, ncurves);
+	strv_free(ciphers, nciphers);
+	return ret;
+}
 
-	ret = file_or_inline(p, &t, TLS_CERT_FILE, TLS_CERT, &wc->cert_file, &ts->cert_pem);
+static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node_t *map,
+		     struct webconfig *wc)
+{
+	struct tls_values t = { .val = { "" } };
+	struct tls_settings *ts = &wc->tls;
+	int ret, i;
+
+	for (i = 0; i < TLS_NKEYS; i++)
+		t.val[i] = "";
+	if (is_null(map))
+		return 0;
+	ret = yamldoc_each_key(&p->d, map, "tls_server_config", tls_keys, tls_key, &t);
+	if (ret)
+		return ret;
+	if (!t.first_set) {
+		/* exporter-toolkit would ignore these without a certificate: a mistake to say. */
+		for (i = 0; i < TLS_NKEYS; i++)
+			if (t.node[i])
+				return yamldoc_fail(&p->d, tls_key_node,
+						    "tls_server_config sets %s but not cert_file "
+						    "(or cert) and key_file (or key)",
+						    tls_key_names[i]);
+		return 0;
+	}
+	ret = tls_check_pair(p, &t, tls_key_node);
+	if (!ret)
+		ret = tls_client_policy(p, &t, ts);
+	if (!ret)
+		ret = tls_version_range(p, &t, wc);
+	if (!ret)
+		ret = tls_priority_string(p, &t, tls_key_node, wc);
+	if (!ret)
+		ret = file_or_inline(p, &t, TLS_CERT_FILE, TLS_CERT, &wc->cert_file, &ts->cert_pem);
 	if (!ret)
 		ret = file_or_inline(p, &t, TLS_KEY_FILE, TLS_KEY, &wc->key_file, &ts->key_pem);
 	if (!ret)
 		ret = file_or_inline(p, &t, TLS_CA_FILE, TLS_CA, &wc->client_ca_file,
 				     &ts->client_ca_pem);
-out:
-	for (size_t j = 0; j < ncurves; j++)
-		free(curves[j]);
-	free(curves);
-	for (size_t j = 0; j < nciphers; j++)
-		free(ciphers[j]);
-	free(ciphers);
 	return ret;
 }
 
