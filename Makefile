@@ -40,7 +40,7 @@ endif
 LDLIBS += -lm -lmicrohttpd -lpthread
 LDLIBS += -lprotobuf-c
 LDLIBS += -lyaml -lcap -lsystemd
-# bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/serve/webconfig.c
+# bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/serve/webconfig_auth.c
 LDLIBS += -lcrypt -lnettle
 # GnuTLS itself (under libmicrohttpd) for exporter-toolkit's TLS settings:
 # client-certificate policies, SAN checks and cipher suites (src/serve/tls*.c)
@@ -271,7 +271,8 @@ helpers: $(HELPER_BINS)
 # fuzz/corpus/NAME/ with fuzz/NAME.dict.
 # yamldoc reads every config file, with parse (durations) and readfile.
 YAMLDOC_SRCS := src/util/yamldoc.c src/util/yamldoc.h src/util/parse.c src/util/parse.h
-WEBCONFIG_SRCS := src/serve/webconfig.c src/serve/webconfig.h src/serve/tlsconf.c \
+WEBCONFIG_SRCS := src/serve/webconfig.c src/serve/webconfig.h src/serve/webconfig_auth.c \
+		  src/serve/webconfig_internal.h src/serve/tlsconf.c \
 		  src/serve/tlsconf.h $(YAMLDOC_SRCS) \
 		  src/util/readfile.c src/util/readfile.h src/util/strv.c src/util/strv.h
 $(OUT)/fuzz_uconfig: src/uprog/uconfig.c src/uprog/uconfig.h src/uprog/uconfig_labels.c \
