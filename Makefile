@@ -80,7 +80,7 @@ vpath %.c $(LAYERS:%=src/%) src
 # library, $(OUT)/libiolat.a, which is all most unit tests link: they build
 # and run without bpftool or BTF (make unit-nobpf checks it).
 BPF_SRCS := $(wildcard src/core/collector*.c) src/core/tracer.c src/uprog/mapiter.c src/uprog/uprog.c \
-	    src/uprog/uprog_source.c src/uprog/userprogs.c
+	    src/uprog/uprog_read.c src/uprog/uprog_source.c src/uprog/userprogs.c
 PURE_SRCS := $(filter-out $(BPF_SRCS),$(LIB_SRCS))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(LIB_SRCS)))
 PURE_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(PURE_SRCS)))
@@ -243,7 +243,8 @@ $(OUT)/slowfs: tests/helpers/slowfs.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(shell pkg-config --cflags fuse3) $< $(shell pkg-config --libs fuse3) -o $@
 
-$(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o $(OUT)/uprog_perf.o $(OUT)/mapiter.o \
+$(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o $(OUT)/uprog_read.o $(OUT)/uprog_perf.o \
+		   $(OUT)/mapiter.o \
 		   $(OUT)/buf.o $(OUT)/verifier_log.o $(OUT)/libbpf_log.o $(OUT)/log.o | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
