@@ -392,7 +392,9 @@ mixin-check:
 #                    render without warnings, the bash completion completes
 #                    (tests/install/check_docs.sh; no root, a few seconds);
 #                    each page's EXIT STATUS checked on the cases it names
-#                    (check_exit_status.sh; its BPF cases need root, ~30 s)
+#                    (check_exit_status.sh; its BPF cases need root, ~30 s).
+#                    docs/serve.md's metric tables against what serve exports
+#                    are an integration test (test_serve_docs.sh: root, BPF)
 # MAN_PAGES and BASH_COMPLETION are what an install copies: pages to
 # $(mandir)/man1 and man5, the completion to bash-completion's
 # completionsdir as `iolat`.
