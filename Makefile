@@ -6,10 +6,11 @@
 #   make unit       unit tests only
 #   make sanitize   ASan/UBSan build in build-san/: unit tests and a live smoke test
 #   make tsan       ThreadSanitizer build in build-tsan/: the daemon's tests
-#   make soak       bench/soak.sh: the daemon through 100 000 scrapes (~1 h)
 #   make fuzz       every libFuzzer target (fuzz/), FUZZ_SECONDS each; fuzz-NAME one
-#   make soak       `iolat serve` under 100 000 scrapes and churn (root, ~30 min;
-#                   not in `make test`); SCRAPES=, CGROUPS=, DISKS=, HUPS= scale it
+#   make soak       bench/soak.sh: `iolat serve` through 100 000 scrapes, 5 000
+#                   cgroups, 100 disk cycles and 200 SIGHUPs (root, ~25 min on
+#                   2 vCPUs; not in `make test`); SCRAPES=, CGROUPS=, DISKS=,
+#                   HUPS= scale it
 #   make compare-outputs OLD=REV  REV's iolat and this tree's, same output
 #                   over the same workload? (root, ~1 min + REV's build)
 #   make mixin      render the monitoring mixin (mixin/: rules, alerts, dashboards)
@@ -39,7 +40,7 @@ endif
 LDLIBS += -lm -lmicrohttpd -lpthread
 LDLIBS += -lprotobuf-c
 LDLIBS += -lyaml -lcap -lsystemd
-# bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/serve/webconfig.c
+# bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/serve/webconfig_auth.c
 LDLIBS += -lcrypt -lnettle
 # GnuTLS itself (under libmicrohttpd) for exporter-toolkit's TLS settings:
 # client-certificate policies, SAN checks and cipher suites (src/serve/tls*.c)
@@ -79,7 +80,7 @@ vpath %.c $(LAYERS:%=src/%) src
 # library, $(OUT)/libiolat.a, which is all most unit tests link: they build
 # and run without bpftool or BTF (make unit-nobpf checks it).
 BPF_SRCS := $(wildcard src/core/collector*.c) src/core/tracer.c src/uprog/mapiter.c src/uprog/uprog.c \
-	    src/uprog/uprog_source.c src/uprog/userprogs.c
+	    src/uprog/uprog_read.c src/uprog/uprog_source.c src/uprog/userprogs.c
 PURE_SRCS := $(filter-out $(BPF_SRCS),$(LIB_SRCS))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(LIB_SRCS)))
 PURE_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(PURE_SRCS)))
@@ -242,7 +243,8 @@ $(OUT)/slowfs: tests/helpers/slowfs.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(shell pkg-config --cflags fuse3) $< $(shell pkg-config --libs fuse3) -o $@
 
-$(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o $(OUT)/uprog_perf.o $(OUT)/mapiter.o \
+$(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o $(OUT)/uprog_read.o $(OUT)/uprog_perf.o \
+		   $(OUT)/mapiter.o \
 		   $(OUT)/buf.o $(OUT)/verifier_log.o $(OUT)/libbpf_log.o $(OUT)/log.o | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
@@ -270,7 +272,8 @@ helpers: $(HELPER_BINS)
 # fuzz/corpus/NAME/ with fuzz/NAME.dict.
 # yamldoc reads every config file, with parse (durations) and readfile.
 YAMLDOC_SRCS := src/util/yamldoc.c src/util/yamldoc.h src/util/parse.c src/util/parse.h
-WEBCONFIG_SRCS := src/serve/webconfig.c src/serve/webconfig.h src/serve/tlsconf.c \
+WEBCONFIG_SRCS := src/serve/webconfig.c src/serve/webconfig.h src/serve/webconfig_auth.c \
+		  src/serve/webconfig_internal.h src/serve/tlsconf.c \
 		  src/serve/tlsconf.h $(YAMLDOC_SRCS) \
 		  src/util/readfile.c src/util/readfile.h src/util/strv.c src/util/strv.h
 $(OUT)/fuzz_uconfig: src/uprog/uconfig.c src/uprog/uconfig.h src/uprog/uconfig_labels.c \
@@ -319,6 +322,8 @@ lint:
 	$(Q)bash tests/lint/check_layers.sh >/dev/null || bash tests/lint/check_layers.sh
 	$(call msg,DECODERS,docs and man page)
 	$(Q)bash tests/lint/check_decoders.sh
+	$(call msg,FUNCLEN,src/)
+	$(Q)bash tests/lint/check_function_length.sh
 	$(call msg,CPPCHECK,src/)
 	$(Q)cppcheck --quiet --enable=warning,performance,portability --std=c11 --max-configs=1 \
 		--inline-suppr -I src -I bpf --suppress=missingInclude \
@@ -387,7 +392,9 @@ mixin-check:
 #                    render without warnings, the bash completion completes
 #                    (tests/install/check_docs.sh; no root, a few seconds);
 #                    each page's EXIT STATUS checked on the cases it names
-#                    (check_exit_status.sh; its BPF cases need root, ~30 s)
+#                    (check_exit_status.sh; its BPF cases need root, ~30 s).
+#                    docs/serve.md's metric tables against what serve exports
+#                    are an integration test (test_serve_docs.sh: root, BPF)
 # MAN_PAGES and BASH_COMPLETION are what an install copies: pages to
 # $(mandir)/man1 and man5, the completion to bash-completion's
 # completionsdir as `iolat`.

@@ -100,7 +100,7 @@ Options (each also an environment variable, named in brackets):
   -h, --help         this help
 
 Examples:
-  make soak                                        the full run (~10 minutes)
+  make soak                                        the full run (~25 minutes)
   bash bench/soak.sh --scrapes 3000 --cgroups 150 --disks 5 --hups 10
   bash bench/soak.sh --scrapes 20000 --hups 0      without SIGHUPs
 EOF

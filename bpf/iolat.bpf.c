@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iolat.bpf.c - the kernel half of iolat: times every block I/O and adds it
- * to per-CPU histograms keyed by disk, operation and (optionally) flags and
- * cgroup.
+ * to histograms keyed by disk, operation and (optionally) flags, size class
+ * and cgroup or process: per-CPU values, or one shared value per key (see
+ * hists_shared).
  *
  * The hot path is one program at request completion. It reads the start
  * times the block layer already keeps in struct request (start_time_ns set

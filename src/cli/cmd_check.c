@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/check_maps.h"
 #include "cli/cmdutil.h"
 #include "commands.h"
 #include "core/collector.h"
@@ -384,120 +385,6 @@ static int try_load(const struct probe_result *pr)
 	return 0;
 }
 
-/* A host to plan the maps for (check --memory), and serve's settings there. */
-struct host {
-	struct mapsize_host h;
-	long workloads;
-	uint32_t set[MAPSIZE_COUNT]; /* --bpf.map-size */
-};
-
-/* Which of the planned maps is mapsize's m (the histogram map: hist). */
-static int planned(const struct map_def *d, int n, int hist, enum mapsize_map m)
-{
-	if (m == MAPSIZE_HISTS)
-		return hist;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(d[i].name, mapsize_name(m)))
-			return i;
-	return -1;
-}
-
-static void print_plan(const char *what, const struct collector_opts *o, const struct host *h,
-		       long keys_needed, const char *needed_how)
-{
-	struct mapsize_plan p;
-	struct map_def m[16];
-	uint64_t total = 0, bytes;
-	int hist, n = collector_plan(o, &h->h, m, 16, &hist, &p);
-
-	if (n < 0) {
-		printf("%s: cannot open the collector's object: %s\n", what, strerror(-n));
-		return;
-	}
-	printf("\n%s (histogram values %s):\n", what,
-	       m[hist].type == BPF_MAP_TYPE_PERCPU_HASH ? "per CPU" : "shared, one per key");
-	printf("  %-16s %-14s %8s %8s %10s\n", "map", "kind", "entries", "value B", "KiB");
-	for (int i = 0; i < n; i++) {
-		bytes = mapmem_bytes(&m[i], (int)h->h.cpus);
-		total += bytes;
-		printf("  %-16s %-14s %8u %8u %10.1f\n", m[i].name,
-		       libbpf_bpf_map_type_str(m[i].type), m[i].max_entries, m[i].value_size,
-		       (double)bytes / 1024);
-		if (i == hist)
-			printf("    keys: %u; needed: %ld (%s)%s\n", m[i].max_entries, keys_needed,
-			       needed_how,
-			       keys_needed > (long)m[i].max_entries ? ": DOES NOT FIT" : "");
-		for (int k = 0; k < MAPSIZE_COUNT; k++)
-			if (planned(m, n, hist, k) == i)
-				printf("    why: %s\n", p.why[k]);
-	}
-	printf("  total: %.1f MiB", (double)total / (1 << 20));
-	if (p.mem_limit)
-		printf(" (the sized maps may take 1/%d of MemTotal: %.1f MiB%s)", MAPSIZE_MEM_SHARE,
-		       (double)p.mem_limit / (1 << 20), p.mem_bound ? ", which bound them" : "");
-	printf("\n");
-}
-
-/* serve's collector options with its defaults (workloads by cgroup, under
- * a cap) on host h. */
-static struct collector_opts serve_opts(const struct host *h)
-{
-	struct collector_opts o = { .map_budget = COLLECTOR_SERVE_BUDGET,
-				    .key_cgroup = true,
-				    .workloads = (uint32_t)h->workloads };
-
-	memcpy(o.map_size, h->set, sizeof(o.map_size));
-	return o;
-}
-
-static int print_memory(const struct host *h)
-{
-	struct collector_opts hist = { 0 }, serve = serve_opts(h);
-	char how[128];
-
-	memcpy(hist.map_size, h->set, sizeof(hist.map_size));
-	printf("Kernel memory of iolat's collector maps (preallocated at load) on a host\n"
-	       "of %u CPUs, %u disks and %ld workloads:\n",
-	       h->h.cpus, h->h.disks, h->workloads);
-	printf("(disks holding %llu requests at once, MemTotal %.1f GiB)\n",
-	       (unsigned long long)h->h.inflight, (double)h->h.mem_bytes / (1 << 30));
-	snprintf(how, sizeof(how), "%u disks x %d operations", h->h.disks, MAPSIZE_OPS);
-	print_plan("iolat hist -D -O", &hist, h, (long)h->h.disks * MAPSIZE_OPS, how);
-	snprintf(how, sizeof(how), "%ld workloads x %d disks each x %d operations", h->workloads,
-		 MAPSIZE_DISKS_PER_WORKLOAD, MAPSIZE_OPS);
-	print_plan("iolat serve, per workload (its default)", &serve, h,
-		   h->workloads * MAPSIZE_DISKS_PER_WORKLOAD * MAPSIZE_OPS, how);
-	printf("\nFigures follow the kernel's own map accounting (memlock in bpftool and\n"
-	       "/proc/PID/fdinfo); user programs' maps (serve --config.dir) come on top.\n");
-	return 0;
-}
-
-/* The sizes serve would give the maps here, and why (all: check --memory). */
-static void print_sizes(const struct host *h)
-{
-	struct collector_opts o = serve_opts(h);
-	struct mapsize_plan p;
-	struct map_def m[16];
-	int hist, n = collector_plan(&o, &h->h, m, 16, &hist, &p);
-
-	if (n < 0)
-		return;
-	printf("\nMap sizes (serve's defaults; %u CPUs, %u disks holding %llu requests, "
-	       "MemTotal %.1f GiB):\n",
-	       h->h.cpus, h->h.disks, (unsigned long long)h->h.inflight,
-	       (double)h->h.mem_bytes / (1 << 30));
-	for (int k = 0; k < MAPSIZE_COUNT; k++) {
-		int i = planned(m, n, hist, k);
-
-		if (i < 0)
-			continue;
-		printf("  %-12s %8u entries %9.1f KiB  %s\n", m[i].name, m[i].max_entries,
-		       (double)p.bytes[k] / 1024, p.why[k]);
-	}
-	printf("  (--bpf.map-size=MAP=ENTRIES sets one; 'iolat check --memory' shows every "
-	       "map)\n");
-}
-
 static int host_count(const char *flag, const char *arg, uint64_t max, uint64_t *out)
 {
 	if (parse_uint(arg, 1, max, out)) {
@@ -558,7 +445,7 @@ const struct opt cmd_check_opts[] = {
 };
 
 struct check_args {
-	struct host h;
+	struct check_host h;
 	uint64_t queue; /* --queue-depth; 0: not given */
 	bool load, memory, described, disks_given;
 };
@@ -658,7 +545,7 @@ int cmd_check(int argc, char **argv)
 		a.h.h.inflight =
 		    (uint64_t)a.h.h.disks * (a.queue ? a.queue : MAPSIZE_DEFAULT_QUEUE);
 	if (a.memory)
-		return print_memory(&a.h);
+		return check_maps_memory(&a.h);
 	uname(&u);
 	printf("Kernel %s %s\n", u.release, u.machine);
 	if (probe_kernel_at(&pr, getenv("IOLAT_BTF"))) {
@@ -673,7 +560,7 @@ int cmd_check(int argc, char **argv)
 								     : "none");
 	print_tracepoints(&pr);
 	print_disks();
-	print_sizes(&a.h);
+	check_maps_sizes(&a.h);
 	print_cgroups();
 	print_pins();
 	print_submit_time(&pr);

@@ -1,61 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * webconfig.c - loads the exporter-toolkit web configuration file and checks
- * basic-auth credentials against its bcrypt hashes (webconfig.h).
+ * webconfig.c - loads the exporter-toolkit web configuration file
+ * (webconfig.h); webconfig_auth.c checks credentials against its hashes.
  *
  * Parsed with libyaml's document API: it keeps every node's position, so each
  * error names the line and column to fix. Strict like exporter-toolkit (which
  * rejects unknown keys): a misspelt key_file must not quietly mean "no TLS".
  */
 #define _GNU_SOURCE
-#include "serve/webconfig.h"
+#include "serve/webconfig_internal.h"
 
-#include <crypt.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <nettle/hmac.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 #include <yaml.h>
 
-#include "util/monotonic.h"
 #include "util/readfile.h"
+#include "util/strv.h"
 #include "util/yamldoc.h"
 
 /* Config and PEM files are small; the cap stops a mistaken /dev/zero. */
 #define MAX_FILE_SIZE (1 << 20)
-
-#define BCRYPT_LEN 60 /* "$2b$" + 2-digit cost + "$" + 22 salt + 31 hash chars */
-
-/*
- * Successful checks are remembered this long. Long enough that a scrape every
- * few seconds pays one bcrypt a minute, short enough to bound how long a
- * credential stays warm. Entries are not refreshed on a hit for that reason.
- */
-#define CACHE_TTL_NS (60 * NSEC_PER_SEC)
-#define CACHE_SLOTS 16 /* one per distinct client is plenty */
-
-struct cache_slot {
-	uint8_t mac[SHA256_DIGEST_SIZE];
-	uint64_t expires; /* CLOCK_MONOTONIC ns; 0 = empty */
-};
-
-struct webconfig_auth {
-	pthread_mutex_t lock; /* guards slot[]; libmicrohttpd may call from several threads */
-	/*
-	 * Keyed per load so the cache never holds a plain fast hash of a
-	 * password: a core dump would otherwise undo what bcrypt buys.
-	 */
-	uint8_t key[32];
-	char dummy[BCRYPT_LEN + 1];
-	struct cache_slot slot[CACHE_SLOTS];
-};
 
 static const char *const top_keys =
     "tls_server_config, http_server_config, rate_limit, basic_auth_users";
@@ -332,36 +302,12 @@ static int file_or_inline(struct parse *p, const struct tls_values *t, int fk, i
 	return 0;
 }
 
-static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node_t *map,
-		     struct webconfig *wc)
+/* cert and key: both or neither (each as a file or inline), once a TLS key is set. */
+static int tls_check_pair(struct parse *p, const struct tls_values *t,
+			  const yaml_node_t *tls_key_node)
 {
-	struct tls_values t = { .val = { "" } };
-	yaml_node_t *const *node = t.node;
-	const char *const *val = t.val;
-	struct tls_settings *ts = &wc->tls;
-	char **ciphers = NULL, **curves = NULL;
-	size_t nciphers = 0, ncurves = 0;
-	char why[512];
-	bool prefer = true;
-	int ret, i;
+	yaml_node_t *const *node = t->node;
 
-	for (i = 0; i < TLS_NKEYS; i++)
-		t.val[i] = "";
-	if (is_null(map))
-		return 0;
-	ret = yamldoc_each_key(&p->d, map, "tls_server_config", tls_keys, tls_key, &t);
-	if (ret)
-		return ret;
-	if (!t.first_set) {
-		/* exporter-toolkit would ignore these without a certificate: a mistake to say. */
-		for (i = 0; i < TLS_NKEYS; i++)
-			if (node[i])
-				return yamldoc_fail(&p->d, tls_key_node,
-						    "tls_server_config sets %s but not cert_file "
-						    "(or cert) and key_file (or key)",
-						    tls_key_names[i]);
-		return 0;
-	}
 	if (!node[TLS_CERT_FILE] && !node[TLS_CERT])
 		return yamldoc_fail(&p->d, node[TLS_KEY_FILE] ? node[TLS_KEY_FILE] : tls_key_node,
 				    node[TLS_KEY_FILE] || node[TLS_KEY]
@@ -369,12 +315,21 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 					  "(both or neither)"
 					: "tls_server_config sets %s but not cert_file (or cert) "
 					  "and key_file (or key)",
-				    t.first_set);
+				    t->first_set);
 	if (!node[TLS_KEY_FILE] && !node[TLS_KEY])
 		return yamldoc_fail(&p->d,
 				    node[TLS_CERT_FILE] ? node[TLS_CERT_FILE] : node[TLS_CERT],
 				    "cert_file (or cert) is set but key_file (or key) is not (both "
 				    "or neither)");
+	return 0;
+}
+
+/* client_auth_type, the client CA it needs or forbids, and client_allowed_sans into ts. */
+static int tls_client_policy(struct parse *p, const struct tls_values *t, struct tls_settings *ts)
+{
+	yaml_node_t *const *node = t->node;
+	const char *const *val = t->val;
+	int ret;
 
 	ts->client_auth = TLS_NO_CLIENT_CERT;
 	if (node[TLS_AUTH] && tlsconf_client_auth(val[TLS_AUTH], &ts->client_auth))
@@ -404,6 +359,15 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 					    "NoClientCert, so no client certificate would be asked "
 					    "for");
 	}
+	return 0;
+}
+
+/* min_version and max_version (TLS12 to TLS13 unless set) into wc, in order. */
+static int tls_version_range(struct parse *p, const struct tls_values *t, struct webconfig *wc)
+{
+	yaml_node_t *const *node = t->node;
+	const char *const *val = t->val;
+	int ret;
 
 	wc->tls_min_version = 12; /* exporter-toolkit's defaults */
 	wc->tls_max_version = 13;
@@ -423,6 +387,25 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 		return yamldoc_fail(&p->d, node[TLS_MAXV] ? node[TLS_MAXV] : node[TLS_MINV],
 				    "min_version TLS1%u is above max_version TLS1%u",
 				    wc->tls_min_version - 10, wc->tls_max_version - 10);
+	return 0;
+}
+
+/*
+ * prefer_server_cipher_suites, curve_preferences and cipher_suites, with the
+ * versions already in wc, as GnuTLS's priority string; the suites kept in
+ * wc->tls (tls.c checks a handshake's suite against them).
+ */
+static int tls_priority_string(struct parse *p, const struct tls_values *t,
+			       const yaml_node_t *tls_key_node, struct webconfig *wc)
+{
+	yaml_node_t *const *node = t->node;
+	struct tls_settings *ts = &wc->tls;
+	char **ciphers = NULL, **curves = NULL;
+	size_t nciphers = 0, ncurves = 0;
+	char why[512];
+	bool prefer = true;
+	int ret;
+
 	if (node[TLS_PREFER]) {
 		ret = yamldoc_get_bool(&p->d, node[TLS_PREFER], &prefer);
 		if (ret)
@@ -450,31 +433,59 @@ static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node
 				 &ts->priorities, why, sizeof(why));
 	if (ret == -ENOMEM) {
 		ret = yamldoc_fail_file(&p->d, ret, "out of memory");
-		goto out;
-	}
-	if (ret) {
+	} else if (ret) {
 		ret = yamldoc_fail(&p->d, node[TLS_CIPHERS] ? node[TLS_CIPHERS] : tls_key_node,
 				   "%s", why);
-		goto out;
+	} else {
+		ts->cipher_suites = ciphers;
+		ts->ncipher_suites = nciphers;
+		ciphers = NULL;
+		nciphers = 0;
 	}
-	ts->cipher_suites = ciphers;
-	ts->ncipher_suites = nciphers;
-	ciphers = NULL;
-	nciphers = 0;
+out:
+	strv_free(curves, ncurves);
+	strv_free(ciphers, nciphers);
+	return ret;
+}
 
-	ret = file_or_inline(p, &t, TLS_CERT_FILE, TLS_CERT, &wc->cert_file, &ts->cert_pem);
+static int parse_tls(struct parse *p, const yaml_node_t *tls_key_node, yaml_node_t *map,
+		     struct webconfig *wc)
+{
+	struct tls_values t = { .val = { "" } };
+	struct tls_settings *ts = &wc->tls;
+	int ret, i;
+
+	for (i = 0; i < TLS_NKEYS; i++)
+		t.val[i] = "";
+	if (is_null(map))
+		return 0;
+	ret = yamldoc_each_key(&p->d, map, "tls_server_config", tls_keys, tls_key, &t);
+	if (ret)
+		return ret;
+	if (!t.first_set) {
+		/* exporter-toolkit would ignore these without a certificate: a mistake to say. */
+		for (i = 0; i < TLS_NKEYS; i++)
+			if (t.node[i])
+				return yamldoc_fail(&p->d, tls_key_node,
+						    "tls_server_config sets %s but not cert_file "
+						    "(or cert) and key_file (or key)",
+						    tls_key_names[i]);
+		return 0;
+	}
+	ret = tls_check_pair(p, &t, tls_key_node);
+	if (!ret)
+		ret = tls_client_policy(p, &t, ts);
+	if (!ret)
+		ret = tls_version_range(p, &t, wc);
+	if (!ret)
+		ret = tls_priority_string(p, &t, tls_key_node, wc);
+	if (!ret)
+		ret = file_or_inline(p, &t, TLS_CERT_FILE, TLS_CERT, &wc->cert_file, &ts->cert_pem);
 	if (!ret)
 		ret = file_or_inline(p, &t, TLS_KEY_FILE, TLS_KEY, &wc->key_file, &ts->key_pem);
 	if (!ret)
 		ret = file_or_inline(p, &t, TLS_CA_FILE, TLS_CA, &wc->client_ca_file,
 				     &ts->client_ca_pem);
-out:
-	for (size_t j = 0; j < ncurves; j++)
-		free(curves[j]);
-	free(curves);
-	for (size_t j = 0; j < nciphers; j++)
-		free(ciphers[j]);
-	free(ciphers);
 	return ret;
 }
 
@@ -706,15 +717,15 @@ static int bcrypt_cost(const char *s)
 	int cost, i;
 
 	/* Length first: strchr() below would match the terminating NUL. */
-	if (strlen(s) != BCRYPT_LEN || strncmp(s, "$2", 2) || !strchr("aby", s[2]) || s[3] != '$' ||
-	    s[6] != '$')
+	if (strlen(s) != WEBCONFIG_BCRYPT_LEN || strncmp(s, "$2", 2) || !strchr("aby", s[2]) ||
+	    s[3] != '$' || s[6] != '$')
 		return -1;
 	if (s[4] < '0' || s[4] > '9' || s[5] < '0' || s[5] > '9')
 		return -1;
 	cost = (s[4] - '0') * 10 + (s[5] - '0');
 	if (cost < 4 || cost > 31)
 		return -1;
-	for (i = 7; i < BCRYPT_LEN; i++)
+	for (i = 7; i < WEBCONFIG_BCRYPT_LEN; i++)
 		if (!strchr(b64, s[i]))
 			return -1;
 	return cost;
@@ -802,39 +813,15 @@ static int parse_text(struct parse *p, const char *text, size_t len)
 	return ret;
 }
 
-/*
- * The dummy that unknown users are checked against: a fixed salt at the
- * highest configured cost, so a miss costs what the slowest hit costs.
- */
-static void make_dummy(char *out, size_t len, int cost)
-{
-	snprintf(out, len, "$2b$%02d$%s", cost,
-		 "UOsUHWZ821XM98uojkxesOjwRNkZQZKY1GhutOdanAMM4kR7qwRJ2");
-}
-
+/* The basic-auth check's state (webconfig_auth.c), its failures worded. */
 static int make_auth(struct parse *p, struct webconfig *wc, int cost)
 {
-	struct webconfig_auth *a = calloc(1, sizeof(*a));
-	size_t got = 0;
-	ssize_t r;
+	int ret = webconfig_auth_new(cost, &wc->auth);
 
-	if (!a)
-		return yamldoc_fail_file(&p->d, -ENOMEM, "out of memory");
-	while (got < sizeof(a->key)) {
-		r = getrandom(a->key + got, sizeof(a->key) - got, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = -errno;
-
-			free(a);
-			return yamldoc_fail_file(&p->d, e, "getrandom: %s", strerror(-e));
-		}
-		got += (size_t)r;
-	}
-	pthread_mutex_init(&a->lock, NULL);
-	make_dummy(a->dummy, sizeof(a->dummy), cost);
-	wc->auth = a;
+	if (ret == -ENOMEM)
+		return yamldoc_fail_file(&p->d, ret, "out of memory");
+	if (ret)
+		return yamldoc_fail_file(&p->d, ret, "getrandom: %s", strerror(-ret));
 	return 0;
 }
 
@@ -907,113 +894,6 @@ void webconfig_free(struct webconfig *wc)
 		free(wc->users[i].hash);
 	}
 	free(wc->users);
-	if (wc->auth) {
-		pthread_mutex_destroy(&wc->auth->lock);
-		explicit_bzero(wc->auth, sizeof(*wc->auth));
-		free(wc->auth);
-	}
+	webconfig_auth_free(wc->auth);
 	memset(wc, 0, sizeof(*wc));
-}
-
-/* Equal, in time that depends only on len. */
-static bool ct_equal(const void *a, const void *b, size_t len)
-{
-	const volatile uint8_t *x = a, *y = b;
-	uint8_t d = 0;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		d |= x[i] ^ y[i];
-	return d == 0;
-}
-
-static void cache_mac(const struct webconfig_auth *a, const char *user, const char *password,
-		      uint8_t mac[SHA256_DIGEST_SIZE])
-{
-	struct hmac_sha256_ctx ctx;
-
-	hmac_sha256_set_key(&ctx, sizeof(a->key), a->key);
-	/* With the NUL, ("ab", "c") and ("a", "bc") cannot collide. */
-	hmac_sha256_update(&ctx, strlen(user) + 1, (const uint8_t *)user);
-	hmac_sha256_update(&ctx, strlen(password), (const uint8_t *)password);
-	hmac_sha256_digest(&ctx, SHA256_DIGEST_SIZE, mac);
-	explicit_bzero(&ctx, sizeof(ctx));
-}
-
-static bool cache_hit(struct webconfig_auth *a, const uint8_t mac[SHA256_DIGEST_SIZE])
-{
-	uint64_t now = monotonic_ns();
-	bool hit = false;
-	int i;
-
-	pthread_mutex_lock(&a->lock);
-	for (i = 0; i < CACHE_SLOTS; i++)
-		if (a->slot[i].expires > now && ct_equal(a->slot[i].mac, mac, SHA256_DIGEST_SIZE))
-			hit = true;
-	pthread_mutex_unlock(&a->lock);
-	return hit;
-}
-
-/* Into an empty or expired slot, else over the one closest to expiry. */
-static void cache_put(struct webconfig_auth *a, const uint8_t mac[SHA256_DIGEST_SIZE])
-{
-	uint64_t now = monotonic_ns();
-	int i, victim = 0;
-
-	pthread_mutex_lock(&a->lock);
-	for (i = 0; i < CACHE_SLOTS; i++)
-		if (a->slot[i].expires < a->slot[victim].expires)
-			victim = i;
-	memcpy(a->slot[victim].mac, mac, SHA256_DIGEST_SIZE);
-	a->slot[victim].expires = now + CACHE_TTL_NS;
-	pthread_mutex_unlock(&a->lock);
-}
-
-/*
- * One bcrypt of password with hash's salt and cost, compared in constant
- * time. crypt_data is 32 KiB: on the heap, not on a server thread's stack.
- */
-static bool bcrypt_matches(const char *password, const char *hash)
-{
-	struct crypt_data *cd = calloc(1, sizeof(*cd));
-	const char *r;
-	bool ok;
-
-	if (!cd)
-		return false;
-	r = crypt_rn(password, hash, cd, sizeof(*cd));
-	ok = r && strlen(r) == BCRYPT_LEN && ct_equal(r, hash, BCRYPT_LEN);
-	explicit_bzero(cd, sizeof(*cd));
-	free(cd);
-	return ok;
-}
-
-bool webconfig_check(const struct webconfig *wc, const char *user, const char *password)
-{
-	const struct webconfig_user *u = NULL;
-	uint8_t mac[SHA256_DIGEST_SIZE];
-	size_t i;
-	bool ok;
-
-	/*
-	 * A hash of "" would let a blank login in: nobody means that, and
-	 * clients send it when no credentials were configured.
-	 */
-	if (!wc || !wc->auth || !user || !password || !*password)
-		return false;
-	/* Not stopping at the match keeps the position of the name in the file hidden. */
-	for (i = 0; i < wc->nusers; i++)
-		if (!strcmp(wc->users[i].name, user) && !u)
-			u = &wc->users[i];
-
-	cache_mac(wc->auth, user, password, mac);
-	if (u && cache_hit(wc->auth, mac)) {
-		explicit_bzero(mac, sizeof(mac));
-		return true;
-	}
-	ok = bcrypt_matches(password, u ? u->hash : wc->auth->dummy) && u;
-	if (ok)
-		cache_put(wc->auth, mac);
-	explicit_bzero(mac, sizeof(mac));
-	return ok;
 }

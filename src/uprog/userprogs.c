@@ -109,7 +109,7 @@ static int add_all(struct userprogs *u, const struct userprogs_opts *o, char *er
 			rc = add_config(u, o->dir, e->d_name, len - 5, err, errlen);
 	}
 	closedir(d);
-	if (!rc)
+	if (!rc && u->n) /* an empty directory has no array to sort (NULL) */
 		qsort(u->cfg, u->n, sizeof(*u->cfg), by_name);
 	return rc;
 }
