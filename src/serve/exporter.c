@@ -216,7 +216,8 @@ int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
 	st->o = *o;
 	st->o.lat_le = st->o.size_le = NULL;
 	if (o->nrules <= WORKLOAD_MAX_RULES) {
-		memcpy(st->rules, o->rules, o->nrules * sizeof(*o->rules));
+		if (o->nrules) /* rules may be NULL then, which memcpy may not be given */
+			memcpy(st->rules, o->rules, o->nrules * sizeof(*o->rules));
 		st->o.rules = st->rules;
 	}
 	rc = -EINVAL;
