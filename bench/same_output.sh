@@ -26,7 +26,6 @@
 #   KEEP=DIR keeps the scrapes and JSON there.
 set -euo pipefail
 
-HERE=$(cd "$(dirname "$0")" && pwd)
 OLD=${OLD:?OLD=path to the old iolat}
 NEW=${NEW:?NEW=path to the new iolat}
 DIO=${DIO:-$(dirname "$NEW")/dio}
@@ -40,13 +39,17 @@ BASE=$CGROOT/iolat-same-$$
 WORK=$(mktemp -d /dev/shm/iolat-same.XXXXXX)
 IMG=$WORK/disk.img
 PID='' LOOP='' BG=()
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
 	for p in "${BG[@]}"; do kill -INT "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	[ -d "$BASE" ] && find "$BASE" -depth -type d -exec rmdir {} + 2>/dev/null
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$WORK"/*.txt "$WORK"/*.json "$KEEP"/ 2>/dev/null || true; fi
+	if [ -n "${KEEP:-}" ]; then
+		mkdir -p "$KEEP"
+		cp "$WORK"/*.txt "$WORK"/*.json "$KEEP"/ 2>/dev/null || true
+	fi
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -89,7 +92,8 @@ serve_scrape() {
 		done
 	fi
 	curl -sf "http://127.0.0.1:$port/metrics" >"$body"
-	kill "$PID" && wait "$PID" 2>/dev/null || true
+	kill "$PID"
+	wait "$PID" 2>/dev/null || true
 	PID=''
 	# keep no-device lines and this loop's; mask what depends on time
 	awk -v d="device=\"$DISK\"" '
