@@ -14,7 +14,9 @@
 # it more than --maintenance.interval so the workloads are named), TIGHT
 # (after each N's row, that many text scrapes back to back: curl's and
 # iolat's own time, median, p90, p99 and max, and on builds that report
-# them the maintenance passes run meanwhile and the last one's duration).
+# them the maintenance passes run meanwhile and the last one's duration),
+# IDLE (then that many seconds with no scrape: the CPU time serve's threads
+# used meanwhile, from /proc/PID/task/*/schedstat, and the passes run).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +27,7 @@ SCRAPES=${SCRAPES:-15}
 SERVE_ARGS=${SERVE_ARGS:-}
 SETTLE=${SETTLE:-1.2}
 TIGHT=${TIGHT:-0}
+IDLE=${IDLE:-0}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(50 200 500)
 [ "$(id -u)" = 0 ] || { echo "workloads.sh: needs root" >&2; exit 1; }
@@ -80,6 +83,25 @@ if sys.argv[3]:
 PY
 	rm -f /tmp/iolat-wl-tight.$$
 }
+# idle: IDLE seconds without a scrape; serve's CPU time and passes meanwhile.
+cpu_ns() { cat /proc/"$PID"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }'; }
+idle() {
+	local body=/tmp/iolat-wl-body.$$ c0 c1 p0 p1
+	curl -sf -o "$body" "http://127.0.0.1:$PORT/metrics"
+	p0=$(awk '$1 == "iolat_maintenance_passes_total" { print $2 }' "$body")
+	c0=$(cpu_ns)
+	sleep "$IDLE"
+	c1=$(cpu_ns)
+	curl -sf -o "$body" "http://127.0.0.1:$PORT/metrics"
+	p1=$(awk '$1 == "iolat_maintenance_passes_total" { print $2 }' "$body")
+	printf '  idle %s s: CPU %.2f ms (%.3f %% of a CPU)' "$IDLE" \
+		"$(echo "($c1 - $c0) / 1000000" | bc -l)" "$(echo "($c1 - $c0) / ($IDLE * 10000000)" | bc -l)"
+	if [ -n "$p0" ]; then
+		printf ', passes %s, last pass %s ms' $((p1 - p0)) \
+			"$(awk '$1 == "iolat_maintenance_duration_seconds" { print $2 * 1000 }' "$body")"
+	fi
+	echo
+}
 made=0
 printf '%9s %9s %10s %12s %12s %12s %9s %7s\n' workloads lines body_KiB render_ms_txt render_ms_pb curl_ms_txt RSS_MiB keys
 for n in "${SIZES[@]}"; do
@@ -107,5 +129,6 @@ for n in "${SIZES[@]}"; do
 		"$(printf '%s\n' "${rp[@]}" | median | awk '{ print $1 * 1000 }')" \
 		"$(printf '%s\n' "${ct[@]}" | median | awk '{ print $1 * 1000 }')" "$rss" "$keys"
 	if [ "$TIGHT" -gt 0 ]; then tight; fi
+	if [ "$IDLE" -gt 0 ]; then idle; fi
 done
 rm -f /tmp/iolat-wl-body.$$
