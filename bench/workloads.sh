@@ -7,6 +7,16 @@
 # protobuf. Prints, per N: sample lines, body size, iolat's own render time
 # (iolat_scrape_duration_seconds, median), curl's time, RSS and kernel keys.
 # Usage: bash bench/workloads.sh [N...]   (default 50 200 500; root)
+# Env: IOLAT, DIO (the binaries), SCRAPES (K, default 15), SERVE_ARGS (more
+# serve flags, e.g. --maintenance.interval=100ms), SETTLE (seconds to wait
+# after the cgroups' reads before scraping, default 1.2: past the hierarchy
+# walk's once-a-second limit; on builds whose passes run on a schedule, give
+# it more than --maintenance.interval so the workloads are named), TIGHT
+# (after each N's row, that many text scrapes back to back: curl's and
+# iolat's own time, median, p90, p99 and max, and on builds that report
+# them the maintenance passes run meanwhile and the last one's duration),
+# IDLE (then that many seconds with no scrape: the CPU time serve's threads
+# used meanwhile, from /proc/PID/task/*/schedstat, and the passes run).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -14,6 +24,10 @@ ROOT=$(dirname "$HERE")
 IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
 DIO=${DIO:-$ROOT/build-bench/dio}
 SCRAPES=${SCRAPES:-15}
+SERVE_ARGS=${SERVE_ARGS:-}
+SETTLE=${SETTLE:-1.2}
+TIGHT=${TIGHT:-0}
+IDLE=${IDLE:-0}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(50 200 500)
 [ "$(id -u)" = 0 ] || { echo "workloads.sh: needs root" >&2; exit 1; }
@@ -35,11 +49,59 @@ truncate -s 64M "$IMG"
 LOOP=$(losetup --direct-io=on -f --show "$IMG")
 mkdir "$BASE"
 
-"$IOLAT" serve --web.listen-address=127.0.0.1:$PORT --workloads.max=100000 2>/dev/null &
+# shellcheck disable=SC2086 # SERVE_ARGS: flags, split on blanks
+"$IOLAT" serve --web.listen-address=127.0.0.1:$PORT --workloads.max=100000 $SERVE_ARGS 2>/dev/null &
 PID=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/-/healthy" >/dev/null && break; sleep 0.1; done
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# tight: TIGHT scrapes back to back; prints their times' distribution.
+tight() {
+	local body=/tmp/iolat-wl-body.$$ t0 p0 p1
+	p0=$(awk '$1 == "iolat_maintenance_passes_total" { print $2 }' "$body")
+	t0=$(date +%s.%N)
+	for ((k = 0; k < TIGHT; k++)); do
+		curl -sf -o "$body" -w '%{time_total} ' "http://127.0.0.1:$PORT/metrics"
+		awk '$1 == "iolat_scrape_duration_seconds" { print $2 }' "$body"
+	done >/tmp/iolat-wl-tight.$$
+	p1=$(awk '$1 == "iolat_maintenance_passes_total" { print $2 }' "$body")
+	python3 - /tmp/iolat-wl-tight.$$ "$t0" "${p0:-}" "${p1:-}" \
+		"$(awk '$1 == "iolat_maintenance_duration_seconds" { print $2 * 1000 }' "$body")" <<'PY'
+import sys, time
+rows = [l.split() for l in open(sys.argv[1])]
+def q(v, f):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(len(v) * f))]
+secs = time.time() - float(sys.argv[2])
+for i, name in ((0, "curl_ms"), (1, "render_ms")):
+    v = [float(r[i]) * 1e3 for r in rows]
+    print("  tight %d scrapes in %.1f s: %s median %.2f p90 %.2f p99 %.2f max %.2f" %
+          (len(v), secs, name, q(v, 0.5), q(v, 0.9), q(v, 0.99), max(v)))
+if sys.argv[3]:
+    print("  maintenance passes meanwhile %d, last pass %s ms" %
+          (float(sys.argv[4]) - float(sys.argv[3]), sys.argv[5]))
+PY
+	rm -f /tmp/iolat-wl-tight.$$
+}
+# idle: IDLE seconds without a scrape; serve's CPU time and passes meanwhile.
+cpu_ns() { cat /proc/"$PID"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }'; }
+idle() {
+	local body=/tmp/iolat-wl-body.$$ c0 c1 p0 p1
+	curl -sf -o "$body" "http://127.0.0.1:$PORT/metrics"
+	p0=$(awk '$1 == "iolat_maintenance_passes_total" { print $2 }' "$body")
+	c0=$(cpu_ns)
+	sleep "$IDLE"
+	c1=$(cpu_ns)
+	curl -sf -o "$body" "http://127.0.0.1:$PORT/metrics"
+	p1=$(awk '$1 == "iolat_maintenance_passes_total" { print $2 }' "$body")
+	printf '  idle %s s: CPU %.2f ms (%.3f %% of a CPU)' "$IDLE" \
+		"$(echo "($c1 - $c0) / 1000000" | bc -l)" "$(echo "($c1 - $c0) / ($IDLE * 10000000)" | bc -l)"
+	if [ -n "$p0" ]; then
+		printf ', passes %s, last pass %s ms' $((p1 - p0)) \
+			"$(awk '$1 == "iolat_maintenance_duration_seconds" { print $2 * 1000 }' "$body")"
+	fi
+	echo
+}
 made=0
 printf '%9s %9s %10s %12s %12s %12s %9s %7s\n' workloads lines body_KiB render_ms_txt render_ms_pb curl_ms_txt RSS_MiB keys
 for n in "${SIZES[@]}"; do
@@ -48,7 +110,7 @@ for n in "${SIZES[@]}"; do
 		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$1" read "$2" 4 4096' "$BASE/w$i.service" "$DIO" "$LOOP"
 	done
 	made=$n
-	sleep 1.2 # past the hierarchy walk's once-a-second limit
+	sleep "$SETTLE"
 	curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null
 	rt=() rp=() ct=()
 	for ((k = 0; k < SCRAPES; k++)); do
@@ -66,5 +128,7 @@ for n in "${SIZES[@]}"; do
 		"$(printf '%s\n' "${rt[@]}" | median | awk '{ print $1 * 1000 }')" \
 		"$(printf '%s\n' "${rp[@]}" | median | awk '{ print $1 * 1000 }')" \
 		"$(printf '%s\n' "${ct[@]}" | median | awk '{ print $1 * 1000 }')" "$rss" "$keys"
+	if [ "$TIGHT" -gt 0 ]; then tight; fi
+	if [ "$IDLE" -gt 0 ]; then idle; fi
 done
 rm -f /tmp/iolat-wl-body.$$
