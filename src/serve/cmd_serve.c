@@ -338,14 +338,16 @@ static void teardown(struct serve *s)
 /*
  * Idle, the daemon sleeps in collector_wait: the kernel wakes it when a
  * request lacks timestamps or a disk appears or is resized, a signal when
- * it must stop or reload. It runs a maintenance pass every
+ * it must stop or reload. It runs a maintenance pass at start, then every
  * --maintenance.interval (with --handover, at least three times a lease,
  * which each pass renews), and the collector's part of one at each
  * wake-up, for a program to attach at once. Scrapes never wake it.
  */
 static void run(struct serve *s)
 {
-	double every_s = pass_interval_s(s), next_pass = monotonic_s() + every_s;
+	/* The first pass at once: the cgroups already doing I/O are named
+	 * for the first scrapes, not an interval later. */
+	double every_s = pass_interval_s(s), next_pass = monotonic_s();
 
 	while (!stop) {
 		double wait_s = next_pass - monotonic_s();
