@@ -234,9 +234,9 @@ int collector_read(struct collector *c, struct snapshot *snap);
  * collector_peek, a scrape's: the series as a fold now would make them, in
  * out (the caller's, its memory reused from one peek to the next), without
  * changing the collector: no kernel map or file is written, and the
- * collector's series stay as the last fold left them. What a collector
- * being taken over (handover.h) counted comes in at folds only, so during
- * its grace a peek shows its counts as of the last fold. The caller keeps
+ * collector's series stay as the last fold left them (during a handover's
+ * grace, what the collector taken over counted is folded from a copy of
+ * its series too). The caller keeps
  * peeks apart from folds and other calls that change the collector (they
  * share a scratch buffer). 0 or -errno.
  */

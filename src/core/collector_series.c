@@ -96,7 +96,13 @@ int collector_peek(struct collector *c, struct snapshot_store *out)
 {
 	int rc = snapshot_store_copy(out, &c->series);
 
-	return rc ? rc : fold_map(c, out);
+	if (!rc)
+		rc = fold_map(c, out);
+	/* During a handover's grace, what the collector taken over counted
+	 * since the last fold too (its copy of its series is folded). */
+	if (!rc && c->prev)
+		rc = handover_peek(c->prev, out);
+	return rc;
 }
 
 const struct snapshot *collector_series(const struct collector *c)

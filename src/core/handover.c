@@ -223,7 +223,10 @@ static int keep_change(struct snapshot_store *into, const struct series *s,
 	return snapshot_store_keep(into, &s->key, &d);
 }
 
-static int fold_map(struct handover *h, const struct old_hists *m, struct snapshot_store *into)
+/* Folds one of its maps into `mine` (its series: its own, or a peek's copy
+ * of them), and what each key gained into into's kept series. */
+static int fold_map(struct handover *h, const struct old_hists *m, struct snapshot_store *mine,
+		    struct snapshot_store *into)
 {
 	struct iolat_key key, next;
 	struct iolat_val before;
@@ -239,7 +242,7 @@ static int fold_map(struct handover *h, const struct old_hists *m, struct snapsh
 		if (bpf_map_lookup_elem(m->fd, &key, h->raw))
 			continue; /* deleted under us */
 		to_ours(h, m);
-		s = snapshot_store_live(&h->series, &key);
+		s = snapshot_store_live(mine, &key);
 		if (!s)
 			return -ENOMEM;
 		before = s->val;
@@ -249,20 +252,40 @@ static int fold_map(struct handover *h, const struct old_hists *m, struct snapsh
 	return rc;
 }
 
-int handover_fold(struct handover *h, struct snapshot_store *into)
+/* handover_fold's work on `mine`, its series or a copy; *folded: whether
+ * what it counted up to its last save is in into already (set once it is). */
+static int fold_into(struct handover *h, struct snapshot_store *mine, bool *folded,
+		     struct snapshot_store *into)
 {
 	static const struct iolat_val zero;
 	int rc = 0;
 
 	/* First, all it counted up to its last save: its kept series and
 	 * its live ones as they stood. */
-	for (size_t i = 0; !h->folded && !rc && i < h->series.all.n; i++)
-		rc = keep_change(into, &h->series.all.s[i], &zero);
+	for (size_t i = 0; !*folded && !rc && i < mine->all.n; i++)
+		rc = keep_change(into, &mine->all.s[i], &zero);
 	if (rc)
 		return rc;
-	h->folded = true;
+	*folded = true;
 	for (int i = 0; i < 2 && !rc; i++)
-		rc = fold_map(h, &h->hists[i], into);
+		rc = fold_map(h, &h->hists[i], mine, into);
+	return rc;
+}
+
+int handover_fold(struct handover *h, struct snapshot_store *into)
+{
+	return fold_into(h, &h->series, &h->folded, into);
+}
+
+int handover_peek(struct handover *h, struct snapshot_store *into)
+{
+	struct snapshot_store mine = { 0 };
+	bool folded = h->folded;
+	int rc = snapshot_store_copy(&mine, &h->series);
+
+	if (!rc)
+		rc = fold_into(h, &mine, &folded, into);
+	snapshot_store_free(&mine);
 	return rc;
 }
 

@@ -75,6 +75,10 @@ int handover_switch(struct handover *h, struct iolat_window *ours, unsigned int 
  * 0 or -errno. */
 int handover_fold(struct handover *h, struct snapshot_store *into);
 
+/* What handover_fold would add to into now, without changing h (a scrape's
+ * peek, collector_peek): it folds a copy of h's series. 0 or -errno. */
+int handover_peek(struct handover *h, struct snapshot_store *into);
+
 /* Its collector-wide counters (enum iolat_stat): what it saved and what
  * its map holds now, summed over CPUs, added to out. */
 void handover_add_stats(struct handover *h, uint64_t out[IOLAT_STAT_COUNT]);

@@ -54,9 +54,13 @@ PY
 }
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port"
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
 sync
-scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/m" || fail "scrape failed"; }
+# Each scrape after a pass: the workloads of the I/O before it are named.
+scrape() {
+	after_pass "http://127.0.0.1:$port/metrics"
+	curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/m" || fail "scrape failed"
+}
 scrape
 i0_cg=$(iolat_wbytes "${cg#"$root"}") i0_root=$(iolat_wbytes /)
 k0_cg=$(kw "$cg") k0_root=$(kw "$root")
