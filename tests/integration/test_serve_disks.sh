@@ -100,7 +100,10 @@ def bpf(cmd, attr):
 def open_map(pid):
     map_id = None
     for f in glob.glob("/proc/%s/fdinfo/*" % pid):
-        info = {k: v.strip() for k, v in (l.split(":", 1) for l in open(f) if ":" in l)}
+        try:  # serve opens and closes files meanwhile (a maintenance pass)
+            info = {k: v.strip() for k, v in (l.split(":", 1) for l in open(f) if ":" in l)}
+        except FileNotFoundError:
+            continue
         if (info.get("key_size") == "16" and info.get("value_size") == "5184" and
                 int(info.get("max_entries", 0)) > 1):
             map_id = int(info["map_id"])
