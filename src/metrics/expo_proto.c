@@ -191,6 +191,7 @@ static int build_family(struct fam_tree *t, const struct metric_family *f)
 	/* protobuf-c only reads these strings while packing: the casts are safe. */
 	t->fam.name = (char *)f->name;
 	t->fam.help = (char *)f->help;
+	t->fam.unit = (char *)metrics_family_unit(f); /* NULL: no unit, field absent */
 	t->fam.has_type = 1;
 	t->fam.type = pb_type(f->type);
 

@@ -2,7 +2,8 @@
 /*
  * expo_text.c - Prometheus text format 0.0.4 and OpenMetrics 1.0 text
  * (expo_text.h). The two differ in counter metadata names (OpenMetrics
- * names the family without _total), escaping rules and the # EOF trailer.
+ * names the family without _total, and declares a unit its name ends in
+ * with # UNIT), escaping rules and the # EOF trailer.
  */
 #include "metrics/expo_text.h"
 
@@ -276,6 +277,16 @@ static void family_name(const struct metric_family *f, bool om, char *out, size_
 	snprintf(out, len, "%.*s", (int)n, f->name);
 }
 
+/* OpenMetrics' # UNIT line, for a family whose name ends in a unit; text
+ * 0.0.4 has no such line. */
+static void put_unit(struct buf *b, const struct metric_family *f, const char *family, bool om)
+{
+	const char *unit = om ? metrics_family_unit(f) : NULL;
+
+	if (unit)
+		buf_printf(b, "# UNIT %s %s\n", family, unit);
+}
+
 /* le: room for MAX_LE + 1 bounds' texts, st: scratch; both the caller's. */
 static void put_family(struct buf *b, const struct metric_family *f, bool om, struct le_text *le,
 		       struct series_text *st)
@@ -287,6 +298,7 @@ static void put_family(struct buf *b, const struct metric_family *f, bool om, st
 	buf_printf(b, "# HELP %s ", name);
 	put_escaped(b, f->help, om);
 	buf_printf(b, "\n# TYPE %s %s\n", name, type_name(f->type));
+	put_unit(b, f, name, om);
 	if (f->type == METRIC_HISTOGRAM)
 		format_les(f, le);
 	for (size_t i = 0; i < f->n; i++) {

@@ -113,6 +113,33 @@ struct metric_family *metrics_family(struct metric_set *set, const char *name, c
 	return f;
 }
 
+/*
+ * The unit a family's name ends in, as Prometheus' naming conventions spell
+ * base units: OpenMetrics wants it declared (# UNIT) and requires it to be
+ * the name's suffix, a counter's taken without _total. Derived from the
+ * name, not declared beside it, so no family can say one unit and be named
+ * for another, and users' families (umetrics.c) get theirs with no key of
+ * their own.
+ */
+const char *metrics_family_unit(const struct metric_family *f)
+{
+	static const char *const base_units[] = { "seconds", "bytes",  "ratio", "celsius", "volts",
+						  "amperes", "joules", "grams", "meters" };
+	size_t n = strlen(f->name);
+
+	if (f->type == METRIC_COUNTER && n > 6 && !strcmp(f->name + n - 6, "_total"))
+		n -= 6;
+	for (size_t i = 0; i < sizeof(base_units) / sizeof(base_units[0]); i++) {
+		size_t u = strlen(base_units[i]);
+
+		/* "_UNIT" at the end, with a name before it: "seconds" alone has no unit. */
+		if (n > u + 1 && f->name[n - u - 1] == '_' &&
+		    !strncmp(f->name + n - u, base_units[i], u))
+			return base_units[i];
+	}
+	return NULL;
+}
+
 static struct series_index *index_of(struct metric_family *f)
 {
 	return f->index;

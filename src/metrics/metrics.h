@@ -88,6 +88,10 @@ struct metric_set {
 struct metric_family *metrics_family(struct metric_set *set, const char *name, const char *help,
 				     enum metric_type type, const char *const *labels);
 
+/* The base unit f's name ends in ("seconds" for x_seconds and a counter
+ * x_seconds_total), or NULL: what OpenMetrics' # UNIT line declares. */
+const char *metrics_family_unit(const struct metric_family *f);
+
 /*
  * The series of f with these label values (as many as f has labels),
  * created zeroed if new. For histograms, `table` gives the slots' table.

@@ -388,6 +388,19 @@ static int default_name(struct yamldoc *x, yaml_node_t *root, struct uconfig *c)
 	return 0;
 }
 
+/* metrics_prefix: "" (names as written) or the start of a metric name. */
+static int get_metrics_prefix(struct yamldoc *x, yaml_node_t *v, char **out)
+{
+	if (yamldoc_get_str(x, v, MAX_NAME, out))
+		return -EINVAL;
+	if (**out && !metric_name_ok(*out))
+		return yamldoc_fail(x, v,
+				    "metrics_prefix '%s' must match [a-zA-Z_:][a-zA-Z0-9_:]* "
+				    "(or be \"\" for none)",
+				    *out);
+	return 0;
+}
+
 struct top_state {
 	struct uconfig *c;
 	yaml_node_t *metrics;
@@ -403,6 +416,8 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 	if (!strcmp(k, "name"))
 		return uconfig_get_name(x, v, config_name_ok, "name", "[a-zA-Z_][a-zA-Z0-9_-]*",
 					&c->name);
+	if (!strcmp(k, "metrics_prefix"))
+		return get_metrics_prefix(x, v, &c->metrics_prefix);
 	if (!strcmp(k, "object")) {
 		if (yamldoc_get_text(x, v, "object", MAX_PATH, &object))
 			return -EINVAL;
@@ -422,8 +437,8 @@ static int parse_root(struct yamldoc *x, yaml_node_t *root, struct uconfig *c)
 {
 	struct top_state st = { .c = c };
 
-	if (yamldoc_each_key(x, root, "the config", "name, object, metrics, perf_events", top_key,
-			     &st))
+	if (yamldoc_each_key(x, root, "the config",
+			     "name, object, metrics_prefix, metrics, perf_events", top_key, &st))
 		return -EINVAL;
 	if (!c->object)
 		return yamldoc_fail(x, root,
@@ -531,6 +546,7 @@ void uconfig_free(struct uconfig *c)
 	free(c->file);
 	free(c->name);
 	free(c->object);
+	free(c->metrics_prefix);
 	memset(c, 0, sizeof(*c));
 }
 

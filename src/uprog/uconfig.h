@@ -4,6 +4,7 @@
  * and how each of its maps becomes a metric (docs/userprogs.md).
  *
  *   name: timers                 # optional; default: the file's base name
+ *   metrics_prefix: iolat_user_  # optional; serve's default (userprogs.h)
  *   object: timers.bpf.o         # relative to the config's directory
  *   metrics:
  *     counters:
@@ -156,6 +157,10 @@ struct uconfig {
 	char *file; /* as given */
 	char *name;
 	char *object; /* resolved against the config's directory */
+	/* metrics_prefix as written ("" allowed); NULL when the config gives
+	 * none. Parsing keeps metric names as written: whoever exports them
+	 * (userprogs.c) puts the prefix in front. */
+	char *metrics_prefix;
 	struct umetric_conf *metric;
 	size_t nmetrics;
 	struct uperf_conf *perf;

@@ -122,6 +122,36 @@ static void fail_config(struct user_config *c, const char *why)
 		c->error = strdup("out of memory");
 }
 
+/*
+ * Each metric's exported name: the config's metrics_prefix, or the default
+ * one, in front of the name it wrote. 0 or -ENOMEM.
+ */
+static int prefix_names(struct uconfig *c, char *err, size_t errlen)
+{
+	const char *prefix = c->metrics_prefix ? c->metrics_prefix : USERPROGS_METRICS_PREFIX;
+
+	for (size_t i = 0; *prefix && i < c->nmetrics; i++) {
+		char *name;
+
+		if (asprintf(&name, "%s%s", prefix, c->metric[i].name) < 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		free(c->metric[i].name);
+		c->metric[i].name = name;
+	}
+	return 0;
+}
+
+/* Whether name is in iolat's own namespace: every iolat_ name but users'
+ * iolat_user_ ones, and of those the configs' own iolat_user_config_. */
+static bool name_is_iolats(const char *name)
+{
+	return !strncmp(name, "iolat_", 6) &&
+	       (strncmp(name, USERPROGS_METRICS_PREFIX, strlen(USERPROGS_METRICS_PREFIX)) ||
+		!strncmp(name, "iolat_user_config_", 18));
+}
+
 /* Metric names are one namespace: iolat's own, and every config's. */
 static int check_names(const struct userprogs *u, const struct user_config *c, char *err,
 		       size_t errlen)
@@ -129,10 +159,10 @@ static int check_names(const struct userprogs *u, const struct user_config *c, c
 	for (size_t i = 0; i < c->conf.nmetrics; i++) {
 		const struct umetric_conf *m = &c->conf.metric[i];
 
-		if (!strncmp(m->name, "iolat_", 6)) {
+		if (name_is_iolats(m->name)) {
 			snprintf(err, errlen,
-				 "%s:%d:%d: metric names starting with iolat_ are "
-				 "iolat's own: rename '%s'",
+				 "%s:%d:%d: metric %s is a name of iolat's own: rename it, "
+				 "or choose another metrics_prefix",
 				 c->conf.file, m->line, m->col, m->name);
 			return -EINVAL;
 		}
@@ -158,7 +188,9 @@ static int start_config(struct userprogs *u, struct user_config *c, char *err, s
 	if (rc)
 		return rc;
 	c->parsed = true;
-	rc = check_names(u, c, err, errlen);
+	rc = prefix_names(&c->conf, err, errlen);
+	if (!rc)
+		rc = check_names(u, c, err, errlen);
 	if (rc)
 		return rc;
 	rc = uprog_open(c->conf.object, c->conf.perf, c->conf.nperf, u->map_read, &c->prog, err,

@@ -15,6 +15,16 @@
 #include "metrics/metrics.h"
 #include "uprog/uprog.h"
 
+/*
+ * What users' metric names get in front unless their config's
+ * metrics_prefix says otherwise. ebpf_exporter puts its own name in front
+ * of every metric (ebpf_exporter_); iolat's own families already take
+ * iolat_AREA_, and an example's block_request_size_bytes would become
+ * iolat's own iolat_block_request_size_bytes, so users' metrics have an
+ * area of their own, beside their configs' iolat_user_config_* families.
+ */
+#define USERPROGS_METRICS_PREFIX "iolat_user_"
+
 struct userprogs_opts {
 	const char *dir;	      /* where the configs are */
 	const char *names;	      /* comma-separated config names (NAME.yaml in dir);

@@ -294,6 +294,7 @@ static void test_families(void **state)
 	assert_string_equal(st.fam[0]->help, "Requests completed.");
 	assert_true(st.fam[0]->has_type);
 	assert_int_equal(st.fam[0]->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER);
+	assert_null(st.fam[0]->unit); /* no unit in its name */
 	assert_int_equal(st.fam[0]->n_metric, 2);
 	m = st.fam[0]->metric[0];
 	assert_int_equal(m->n_label, 2);
@@ -321,6 +322,7 @@ static void test_families(void **state)
 
 	assert_string_equal(st.fam[2]->name, "iolat_latency_seconds");
 	assert_string_equal(st.fam[2]->help, "Completion latency.");
+	assert_string_equal(st.fam[2]->unit, "seconds");
 	assert_int_equal(st.fam[2]->type, IO__PROMETHEUS__CLIENT__METRIC_TYPE__HISTOGRAM);
 	assert_int_equal(st.fam[2]->n_metric, 1);
 	m = st.fam[2]->metric[0];

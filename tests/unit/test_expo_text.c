@@ -139,7 +139,10 @@ static void test_openmetrics(void **state)
 	assert_non_null(strstr(out.data,
 			       "# HELP x_ios I/Os \\\\ done\\nhere.\n# TYPE x_ios counter\n"
 			       "x_ios_total{device=\"a\\\"b\",op=\"read\"} 7\n"));
-	assert_non_null(strstr(out.data, "# TYPE x_latency_seconds histogram\n"));
+	assert_non_null(strstr(out.data, "# TYPE x_latency_seconds histogram\n"
+					 "# UNIT x_latency_seconds seconds\n"
+					 "x_latency_seconds_bucket{"));
+	assert_null(strstr(out.data, "# UNIT x_ios"));
 	assert_null(strstr(out.data, "x_empty"));
 	assert_string_equal(out.data + out.len - 6, "# EOF\n");
 	buf_free(&out);
@@ -382,6 +385,56 @@ static void test_own_buckets(void **state)
 	metrics_clear(&set);
 }
 
+/*
+ * A unit is a name's last word when it is a base unit: a counter's before
+ * _total, never a word inside the name, never a whole name; text 0.0.4
+ * has no # UNIT at all.
+ */
+static void test_units(void **state)
+{
+	static const struct {
+		const char *name;
+		enum metric_type type;
+		const char *unit;
+	} cases[] = {
+		{ "iolat_block_bytes_total", METRIC_COUNTER, "bytes" },
+		{ "process_cpu_seconds_total", METRIC_COUNTER, "seconds" },
+		{ "iolat_block_device_latency_seconds", METRIC_HISTOGRAM, "seconds" },
+		{ "iolat_bpf_map_fill_ratio", METRIC_GAUGE, "ratio" },
+		{ "x_bytes_total", METRIC_GAUGE, NULL }, /* a gauge keeps _total */
+		{ "iolat_block_completions_total", METRIC_COUNTER, NULL },
+		{ "iolat_seconds_spent_total_x", METRIC_COUNTER, NULL },
+		{ "x_kilobytes", METRIC_GAUGE, NULL }, /* bytes, but not a word of its own */
+		{ "seconds", METRIC_GAUGE, NULL },
+		{ "_seconds", METRIC_GAUGE, NULL },
+	};
+	struct metric_set set = { 0 };
+	struct buf om = { 0 }, text = { 0 };
+	struct metric_family *f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f = metrics_family(&set, cases[i].name, "h", cases[i].type, NULL);
+		if (cases[i].unit)
+			assert_string_equal(metrics_family_unit(f), cases[i].unit);
+		else
+			assert_null(metrics_family_unit(f));
+	}
+	set.n = 0;
+	f = metrics_family(&set, "x_bytes_total", "Bytes.", METRIC_COUNTER, NULL);
+	assert_int_equal(metrics_set_value(f, NULL, 3), 0);
+	assert_int_equal(expo_text(&set, true, &om), 0);
+	assert_string_equal(om.data, "# HELP x_bytes Bytes.\n# TYPE x_bytes counter\n"
+				     "# UNIT x_bytes bytes\nx_bytes_total 3\n# EOF\n");
+	assert_int_equal(expo_text(&set, false, &text), 0);
+	assert_string_equal(
+	    text.data,
+	    "# HELP x_bytes_total Bytes.\n# TYPE x_bytes_total counter\nx_bytes_total 3\n");
+	buf_free(&om);
+	buf_free(&text);
+	metrics_clear(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,8 +442,8 @@ int main(void)
 		cmocka_unit_test(test_sum_of_sources), cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_negotiate),      cmocka_unit_test(test_gzip_accept),
 		cmocka_unit_test(test_own_buckets),    cmocka_unit_test(test_many_series),
-		cmocka_unit_test(test_format_ratio),   cmocka_unit_test(test_slot_spans),
-		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_units),	       cmocka_unit_test(test_format_ratio),
+		cmocka_unit_test(test_slot_spans),     cmocka_unit_test(test_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -366,7 +366,8 @@ static void test_unknown_field(void **state)
 	fails(COUNTER("name: l, sizes: 8, decoders: [{name: uint}]"), 4, 53,
 	      "unknown field 'sizes' in a label (known: name, size, padding, decoders)");
 	fails("objects: x\n", 1, 1,
-	      "unknown field 'objects' in the config (known: name, object, metrics, perf_events)");
+	      "unknown field 'objects' in the config (known: name, object, metrics_prefix, "
+	      "metrics, perf_events)");
 	fails(HEAD "  gauges: []\n", 3, 3,
 	      "unknown field 'gauges' in metrics (known: counters, histograms)");
 	fails(HEAD "  counters:\n    - {name: c, help: C, map: c, bucket_max: 3, labels: []}\n", 4,
@@ -410,6 +411,8 @@ static void test_bad_name(void **state)
 	fails(COUNTER("name: __l, size: 8, decoders: [{name: uint}]"), 4, 50,
 	      "label name '__l' must match [a-zA-Z_][a-zA-Z0-9_]* and not start with __");
 	fails("name: a.b\n", 1, 7, "name 'a.b' must match [a-zA-Z_][a-zA-Z0-9_-]*");
+	fails("metrics_prefix: my-app_\n", 1, 17,
+	      "metrics_prefix 'my-app_' must match [a-zA-Z_:][a-zA-Z0-9_:]* (or be \"\" for none)");
 	fails(HEAD "  counters:\n    - {name: c, help: C, map: a-map, labels: []}\n", 4, 31,
 	      "map name 'a-map' is not a BPF map name");
 	fails(HEAD "  counters:\n    - {name: c, help: C, map: c, labels: [{name: l, size: 8, "
@@ -699,6 +702,36 @@ static void test_builtin_configs(void **state)
 	uconfig_free(&c);
 }
 
+/* The prefix is kept as written, "" too, and absent is NULL (the
+ * exporter's default); names stay as written: the exporter prefixes them. */
+static void test_metrics_prefix(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *want;
+	} cases[] = {
+		{ "metrics_prefix: ebpf_exporter_\n", "ebpf_exporter_" },
+		{ "metrics_prefix: \"\"\n", "" },
+		{ "", NULL },
+	};
+	char text[256];
+	struct uconfig c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "%s" COUNTER("name: l, size: 8, decoders: [{name: uint}]"), cases[i].line);
+		assert_int_equal(
+		    uconfig_parse_buffer("t.yaml", text, strlen(text), &c, err, sizeof(err)), 0);
+		if (cases[i].want)
+			assert_string_equal(c.metrics_prefix, cases[i].want);
+		else
+			assert_null(c.metrics_prefix);
+		assert_string_equal(c.metric[0].name, "c");
+		uconfig_free(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,7 +746,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_types),   cmocka_unit_test(test_alias_bomb),
 		cmocka_unit_test(test_too_large),     cmocka_unit_test(test_files),
 		cmocka_unit_test(test_decoder_names), cmocka_unit_test(test_builtin_configs),
-		cmocka_unit_test(test_perf_events),
+		cmocka_unit_test(test_perf_events),   cmocka_unit_test(test_metrics_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
