@@ -265,7 +265,7 @@ static int setup(struct serve *s)
 	struct exporter_opts eo;
 	struct probe_result pr;
 	struct http_opts o;
-	char err[512] = "", landing[4096];
+	char err[512] = "", landing[SERVE_LANDING_MAX];
 	int rc;
 
 	co.pin_instance = co.pin_instance ? co.pin_instance : serve_leftover_instance(s);

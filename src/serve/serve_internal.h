@@ -47,13 +47,17 @@ struct serve {
 };
 
 /* A reload's new state, built before anything running changes. */
+/* The landing page's room: every setting at its longest (eight listen
+ * addresses, 64 latency and 64 size bounds) fits. */
+#define SERVE_LANDING_MAX 8192
+
 struct reload {
 	struct serve *s;
 	struct serve_config cfg;
 	struct webconfig web;
 	struct exporter_settings *settings;
 	int stats_fd; /* BPF stats turned on by this reload, or -1 */
-	char landing[4096];
+	char landing[SERVE_LANDING_MAX];
 };
 
 void serve_exporter_opts_of(const struct serve *s, const struct serve_config *cfg,
@@ -63,7 +67,8 @@ void serve_exporter_opts_of(const struct serve *s, const struct serve_config *cf
  * 0 or -ENOMEM. */
 int serve_add_metrics(struct serve *s, struct metric_set *set);
 
-/* The landing page of a configuration: links and the settings in use. */
+/* The landing page of a configuration: links and the settings in use, each
+ * as a flag or the settings file spells it (serve/landing.c). */
 void serve_build_landing(const struct serve *s, const struct serve_config *cfg,
 			 const struct webconfig *web, char *out, size_t len);
 

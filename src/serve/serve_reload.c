@@ -22,34 +22,6 @@
 #include "serve/webconfig.h"
 #include "util/log.h"
 
-/* The landing page of a configuration: links and the settings in use. */
-void serve_build_landing(const struct serve *s, const struct serve_config *cfg,
-			 const struct webconfig *web, char *out, size_t len)
-{
-	char listen[CONFIG_MAX_LISTEN * 130] = "";
-
-	for (size_t i = 0; i < cfg->nlisten; i++)
-		snprintf(listen + strlen(listen), sizeof(listen) - strlen(listen), "%s%s",
-			 i ? ", " : "", cfg->listen[i]);
-	snprintf(out, len,
-		 "<!DOCTYPE html><html><head><title>iolat exporter</title></head><body>\n"
-		 "<h1>iolat exporter %s</h1>\n<p>Block-I/O latency from eBPF.</p>\n"
-		 "<ul><li><a href=\"%s\">Metrics</a></li><li><a href=\"/-/healthy\">Health</a>"
-		 "</li></ul>\n<h2>Configuration</h2>\n<pre>listen: %s\ntelemetry path: %s\n"
-		 "TLS: %s\nbasic auth: %s\ndevice time: %s\ntotal time: %s\nrequest size: %s\n"
-		 "op label: %s\nsize label: %s\nlatency buckets: %zu\nsize buckets: %zu\n"
-		 "workloads: %s\nworkloads max: %zu\nworkload rules: %zu\n"
-		 "BPF stats: %s\nlog level: %d\nattach: %s\n</pre></body></html>\n",
-		 IOLAT_VERSION, cfg->telemetry_path, listen, cfg->telemetry_path,
-		 web->tls.cert_pem ? "on" : "off", web->nusers ? "on" : "off",
-		 cfg->device_view ? "on" : "off", cfg->total_view ? "on" : "off",
-		 cfg->size_view ? "on" : "off", cfg->op_label ? "on" : "off",
-		 cfg->size_label ? "on" : "off", cfg->nlat_le, cfg->nsize_le,
-		 cfg->workloads ? "on" : "off", cfg->workloads_max, cfg->nrules,
-		 cfg->bpf_stats ? "on" : "off", (int)cfg->log_level,
-		 attach_mode_name(collector_mode(s->c)));
-}
-
 /* Loads cfg's web config (if any) into *out. 0 or -errno with a reason in err. */
 int serve_load_web(const struct serve_config *cfg, struct webconfig *out, char *err, size_t len)
 {

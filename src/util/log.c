@@ -50,9 +50,19 @@ int log_level_from_name(const char *name)
 	return index_of(level_names, 4, name);
 }
 
+const char *log_level_name(enum log_level l)
+{
+	return (unsigned)l < 4 ? level_names[l] : "unknown";
+}
+
 int log_format_from_name(const char *name)
 {
 	return index_of(format_names, 2, name);
+}
+
+const char *log_format_name(enum log_format f)
+{
+	return (unsigned)f < 2 ? format_names[f] : "unknown";
 }
 
 /*

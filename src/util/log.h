@@ -32,8 +32,12 @@ enum log_format log_get_format(void);
 
 /* "debug" | "info" | "warn" | "error"; -1 if none. */
 int log_level_from_name(const char *name);
+/* And back: l's name, as --log.level takes it. */
+const char *log_level_name(enum log_level l);
 /* "logfmt" | "json"; -1 if none. */
 int log_format_from_name(const char *name);
+/* And back: f's name, as --log.format takes it. */
+const char *log_format_name(enum log_format f);
 
 /* Whether a line of level l would be written. */
 bool log_enabled(enum log_level l);
