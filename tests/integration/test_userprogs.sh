@@ -43,21 +43,24 @@ scrape "$WORK/m0"
 "$DIO" read "$dev" 100 4096 || fail "dio read"
 scrape "$WORK/m1"
 l="{device=\"$name\",le=\"4096\"}"
-assert_eq "biosize: 4 KiB bucket" 100 "$(delta "$WORK/m0" "$WORK/m1" block_request_size_bytes_bucket "$l")"
+assert_eq "biosize: 4 KiB bucket" 100 "$(delta "$WORK/m0" "$WORK/m1" iolat_user_block_request_size_bytes_bucket "$l")"
 assert_eq "biosize: below 4 KiB" 0 \
-	"$(delta "$WORK/m0" "$WORK/m1" block_request_size_bytes_bucket "{device=\"$name\",le=\"2048\"}")"
-assert_eq "biosize: count" 100 "$(delta "$WORK/m0" "$WORK/m1" block_request_size_bytes_count "{device=\"$name\"}")"
-assert_eq "biosize: sum" 409600 "$(delta "$WORK/m0" "$WORK/m1" block_request_size_bytes_sum "{device=\"$name\"}")"
+	"$(delta "$WORK/m0" "$WORK/m1" iolat_user_block_request_size_bytes_bucket "{device=\"$name\",le=\"2048\"}")"
+assert_eq "biosize: count" 100 "$(delta "$WORK/m0" "$WORK/m1" iolat_user_block_request_size_bytes_count "{device=\"$name\"}")"
+assert_eq "biosize: sum" 409600 "$(delta "$WORK/m0" "$WORK/m1" iolat_user_block_request_size_bytes_sum "{device=\"$name\"}")"
 assert_eq "biosize up" 1 "$(metric "$WORK/m1" iolat_user_config_up '{config="biosize"}')"
 # iolat's own families are still there, and agree.
 assert_eq "iolat's own count" 100 "$(delta "$WORK/m0" "$WORK/m1" iolat_block_device_latency_seconds_count "{device=\"$name\",op=\"read\"}")"
-grep -qE '^kernel_timer_starts_total\{function="[a-z_][a-z0-9_.]*"\} [1-9]' "$WORK/m1" ||
+grep -qE '^iolat_user_kernel_timer_starts_total\{function="[a-z_][a-z0-9_.]*"\} [1-9]' "$WORK/m1" ||
 	fail "timers: no timer counted by a symbol name"
-[ "$(metric "$WORK/m1" run_queue_latency_seconds_count '')" -gt 0 ] || fail "runqlat: no count"
-grep -q '^run_queue_latency_seconds_bucket{le="1e-06"} ' "$WORK/m1" || fail "runqlat: no 1 us bucket"
+[ "$(metric "$WORK/m1" iolat_user_run_queue_latency_seconds_count '')" -gt 0 ] || fail "runqlat: no count"
+grep -q '^iolat_user_run_queue_latency_seconds_bucket{le="1e-06"} ' "$WORK/m1" || fail "runqlat: no 1 us bucket"
+# promtool finds nothing to say about users' families either: not an error,
+# not a warning.
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$WORK/m1" >"$WORK/promtool.out" 2>&1 ||
 		fail "promtool: $(cat "$WORK/promtool.out")"
+	[ ! -s "$WORK/promtool.out" ] || fail "promtool warnings: $(cat "$WORK/promtool.out")"
 fi
 curl -sf -H 'Accept: application/vnd.google.protobuf;proto=io.prometheus.client;encoding=delimited' \
 	"http://127.0.0.1:$port/metrics" -o "$WORK/m.pb" || fail "protobuf scrape"
@@ -80,9 +83,9 @@ cc -O1 -o "$WORK/opens" "$WORK/opens.c" || fail "cc opens.c"
 "$WORK/opens"
 scrape "$WORK/s1"
 l='{syscall="openat",errno="ENOENT"}'
-grew=$(delta "$WORK/s0" "$WORK/s1" syscalls_total "$l")
+grew=$(delta "$WORK/s0" "$WORK/s1" iolat_user_syscalls_total "$l")
 [ "$grew" -ge 500 ] || fail "syscalls: (openat, ENOENT) grew by $grew, not >= 500"
-grep -qE '^syscalls_total\{syscall="read",errno="0"\} [1-9]' "$WORK/s1" ||
+grep -qE '^iolat_user_syscalls_total\{syscall="read",errno="0"\} [1-9]' "$WORK/s1" ||
 	fail "syscalls: no successful read counted"
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exit status"
@@ -101,7 +104,7 @@ python3 - "$WORK/oncpu.txt" <<'PY' || fail "oncpu: no kernel stacks sampled"
 import re, sys
 total, reads = 0, 0
 for line in open(sys.argv[1]):
-    m = re.match(r'cpu_kernel_stack_samples_total\{stack="([^"]*)"\} (\S+)$', line)
+    m = re.match(r'iolat_user_cpu_kernel_stack_samples_total\{stack="([^"]*)"\} (\S+)$', line)
     if not m:
         continue
     total += float(m.group(2))
@@ -133,10 +136,10 @@ for how in iter batch keys; do
 import re, sys
 counters, hist = {}, {}
 for line in open(sys.argv[1]):
-    m = re.match(r'many_total\{id="(\d+)"\} (\S+)$', line)
+    m = re.match(r'iolat_user_many_total\{id="(\d+)"\} (\S+)$', line)
     if m:
         counters[int(m.group(1))] = float(m.group(2))
-    m = re.match(r'many_seconds_(bucket|sum|count)\{id="(\d+)"(?:,le="([^"]+)")?\} (\S+)$', line)
+    m = re.match(r'iolat_user_many_seconds_(bucket|sum|count)\{id="(\d+)"(?:,le="([^"]+)")?\} (\S+)$', line)
     if m:
         hist.setdefault(int(m.group(2)), {})[(m.group(1), m.group(3))] = float(m.group(4))
 assert len(counters) == 10000 and all(counters[i] == i for i in range(10000)), len(counters)
@@ -151,6 +154,34 @@ PY
 	wait "$SERVE_PID" || fail "serve exit status"
 done
 echo "ok: wide maps exact, read through an iterator, in batches and key by key"
+
+# 1c. metrics_prefix: iolat_user_ when a config gives none (above); another
+# prefix, or "" for the names as written; a name that would be one of
+# iolat's own is refused with the config's line:col.
+pfx=$WORK/prefix
+mkdir "$pfx"
+cp "$EX/biosize.bpf.o" "$pfx/"
+{ echo "metrics_prefix: ebpf_exporter_"; sed 's/^name: biosize/name: other/' "$EX/biosize.yaml"; } >"$pfx/other.yaml"
+{ echo 'metrics_prefix: ""'; sed 's/^name: biosize/name: bare/' "$EX/biosize.yaml"; } >"$pfx/bare.yaml"
+port=$(free_port)
+start_serve "$WORK/prefix.log" --web.listen-address="127.0.0.1:$port" --config.dir="$pfx"
+scrape "$WORK/p0"
+"$DIO" read "$dev" 30 4096 || fail "dio read"
+scrape "$WORK/p1"
+assert_eq "metrics_prefix ebpf_exporter_" 30 \
+	"$(delta "$WORK/p0" "$WORK/p1" ebpf_exporter_block_request_size_bytes_count "{device=\"$name\"}")"
+assert_eq "metrics_prefix \"\"" 30 \
+	"$(delta "$WORK/p0" "$WORK/p1" block_request_size_bytes_count "{device=\"$name\"}")"
+assert_eq "no default prefix beside them" 0 "$(grep -c '^iolat_user_block_request' "$WORK/p1")"
+stop_serve "prefixes"
+sed 's/^metrics_prefix: ""/metrics_prefix: iolat_/' "$pfx/bare.yaml" >"$pfx/own.yaml"
+out=$("$IOLAT" serve --config.dir="$pfx" --config.names=own --config.check 2>&1) && fail "own: passed"
+echo "$out" | grep -q "own.yaml:[0-9]*:[0-9]*: metric iolat_block_request_size_bytes is a name of iolat's own: rename it, or choose another metrics_prefix" ||
+	fail "own prefix: $out"
+sed -e '/^metrics_prefix/d' -e 's/- name: block_request_size_bytes/- name: config_up/' "$pfx/bare.yaml" >"$pfx/own.yaml"
+out=$("$IOLAT" serve --config.dir="$pfx" --config.names=own --config.check 2>&1) && fail "config_up: passed"
+echo "$out" | grep -q "metric iolat_user_config_up is a name of iolat's own" || fail "config_up: $out"
+echo "ok: metrics_prefix: iolat_user_ by default, another, none; iolat's own names refused"
 
 # 2. Several configs, one broken: it is disabled and reported, the rest run.
 cfg=$WORK/configs
@@ -184,7 +215,7 @@ echo "ok: --config.strict: $out"
 grep -q "^config biosize .*: ok" "$WORK/check" || fail "check: $(cat "$WORK/check")"
 grep -q "program .* attached at tp_btf/block_rq_issue\|program .* attached at" "$WORK/check" ||
 	fail "check: no program listed"
-grep -q "histogram block_request_size_bytes from map block_request_size_bytes, labels: device" \
+grep -q "histogram iolat_user_block_request_size_bytes from map block_request_size_bytes, labels: device" \
 	"$WORK/check" || fail "check: no metric listed"
 "$IOLAT" serve --config.dir="$cfg" --config.check >"$WORK/check2" 2>&1 && fail "check: broken passed"
 grep -q "^config broken .*FAILED: " "$WORK/check2" || fail "check2: $(cat "$WORK/check2")"
