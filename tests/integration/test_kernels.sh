@@ -96,7 +96,7 @@ io
 stat_of serve-TO
 wget -q -O /tmp/metrics http://127.0.0.1:9400/metrics
 echo "IOLAT-serve-RC: $?"
-grep -E '^(iolat_(block_completions_total|build_info)|block_request_size_bytes_count)' /tmp/metrics |
+grep -E '^(iolat_(block_completions_total|build_info)|iolat_user_block_request_size_bytes_count)' /tmp/metrics |
 	sed 's/^/IOLAT-serve: /'
 kill -TERM $pid
 wait $pid
@@ -217,7 +217,7 @@ for k in $KERNELS; do
 		"$(awk '$1 == "iolat_block_completions_total{device=\"vda\",op=\"write\"}" { print $2 }' "$WORK/serve-$k")"
 	assert_eq "$k: serve stopped cleanly" 0 "$(tagged serve-EXIT)"
 	assert_eq "$k: user program biosize: requests issued" $((READS + WRITES)) \
-		"$(awk '$1 == "block_request_size_bytes_count{device=\"vda\"}" { print $2 }' "$WORK/serve-$k")"
+		"$(awk '$1 == "iolat_user_block_request_size_bytes_count{device=\"vda\"}" { print $2 }' "$WORK/serve-$k")"
 
 	tagged top >"$WORK/top-$k.json"
 	python3 - "$WORK/top-$k.json" $READS $WRITES <<'PY' || fail "$k: top did not count the I/O: $(cat "$WORK/top-$k.json")"

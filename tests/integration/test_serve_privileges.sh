@@ -147,9 +147,9 @@ for extra in "" ,+syslog; do
 	"$DIO" read "$dev" 9 4096 || fail "dio read"
 	scrape "$WORK/t$extra"
 	assert_eq "biosize (raw_tp) under the user$extra" 9 \
-		"$(metric "$WORK/t$extra" block_request_size_bytes_count "{device=\"$name\"}")"
-	named=$(grep -cE '^kernel_timer_starts_total\{function="[a-z_]' "$WORK/t$extra")
-	hex=$(grep -cE '^kernel_timer_starts_total\{function="0x' "$WORK/t$extra")
+		"$(metric "$WORK/t$extra" iolat_user_block_request_size_bytes_count "{device=\"$name\"}")"
+	named=$(grep -cE '^iolat_user_kernel_timer_starts_total\{function="[a-z_]' "$WORK/t$extra")
+	hex=$(grep -cE '^iolat_user_kernel_timer_starts_total\{function="0x' "$WORK/t$extra")
 	echo "timers$extra: $named functions by name, $hex in hex"
 	if [ -z "$extra" ]; then
 		{ [ "$named" = 0 ] && [ "$hex" -gt 0 ]; } || fail "without CAP_SYSLOG: $named named, $hex hex"
