@@ -8,7 +8,7 @@ build=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev l
 	libsystemd-dev nettle-dev libcrypt-dev libgnutls28-dev scdoc)
 test=(libcmocka-dev libclang-rt-dev libfuse3-dev fuse3 python3 util-linux fdisk xz-utils curl openssl prometheus fio
 	qemu-system-x86 busybox-static cpio mmdebstrap jsonnet prometheus-alertmanager man-db bash-completion
-	debhelper lintian strace python3-yaml libcap2-bin clang-format cppcheck shellcheck xfsprogs)
+	debhelper lintian strace python3-yaml python3-prometheus-client libcap2-bin clang-format cppcheck shellcheck xfsprogs)
 missing=()
 for p in "${build[@]}" "${test[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
