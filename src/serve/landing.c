@@ -87,9 +87,9 @@ void serve_build_landing(const struct serve *s, const struct serve_config *cfg,
 	buf_printf(&b,
 		   "workloads: %s\nworkloads max: %zu\nworkload rules: %zu\nBPF stats: %s\n"
 		   "log level: %s\nlog format: %s\nattach: %s\n</pre></body></html>\n",
-		   on_off(cfg->workloads), cfg->workloads_max, cfg->nrules,
-		   on_off(cfg->bpf_stats), log_level_name(cfg->log_level),
-		   log_format_name(cfg->log_format), attach_mode_name(collector_mode(s->c)));
+		   on_off(cfg->workloads), cfg->workloads_max, cfg->nrules, on_off(cfg->bpf_stats),
+		   log_level_name(cfg->log_level), log_format_name(cfg->log_format),
+		   attach_mode_name(collector_mode(s->c)));
 	/* Out of memory or longer than SERVE_LANDING_MAX: what fits, still a page
 	 * that says it was cut (a browser shows the rest of <pre> as it is). */
 	if (buf_failed(&b) || b.len >= len)
