@@ -25,15 +25,17 @@ cat >"$WORK/iolat.yml" <<EOF
 web:
   listen_addresses: ["127.0.0.1:$port"]
 EOF
-start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --config.dir="$EX" \
-	--config.names=biosize,runqlat
+# Every example, so each kind of users' family is linted and parsed.
+start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --config.dir="$EX" --config.strict
 "$DIO" read "$dev" 41 4096 || fail "dio read"
 
 # Text 0.0.4: promtool says nothing at all, about iolat's families or the
 # users'; and no # UNIT, which that format does not have.
 curl -sf "$url/metrics" >"$WORK/text" || fail "text scrape"
-grep -q '^# TYPE iolat_user_block_request_size_bytes histogram$' "$WORK/text" ||
-	fail "no user family in the text scrape"
+for fam in block_request_size_bytes kernel_timer_starts_total run_queue_latency_seconds \
+	syscalls_total cpu_kernel_stack_samples_total; do
+	grep -q "^# TYPE iolat_user_$fam " "$WORK/text" || fail "no iolat_user_$fam in the text scrape"
+done
 promtool check metrics <"$WORK/text" >"$WORK/lint" 2>&1 || fail "promtool: $(cat "$WORK/lint")"
 [ ! -s "$WORK/lint" ] || fail "promtool warnings: $(cat "$WORK/lint")"
 assert_eq "# UNIT in text 0.0.4" 0 "$(grep -c '^# UNIT' "$WORK/text")"
