@@ -129,42 +129,52 @@ static void add_gone(void *ctx, uint32_t dev, const char *name, time_t changed)
 		g->failed = 1;
 }
 
-/* Labels of iolat_block_device_info, in the order add_one_disk fills them. */
-static const char *const info_labels[] = { "device", "model",  "rotational", "dm_name",
-					   "lvm_vg", "lvm_lv", "md_name",    "nvme_nsid",
-					   "serial", "wwid",   NULL };
+/* The families of a disk's info: what it is, which volume, where it sits. */
+struct info_families {
+	struct metric_family *device, *volume, *stack;
+};
 
-/* Disk d's series: its info, and one per disk built on it. 0 or -ENOMEM. */
-static int add_one_disk(struct metric_family *stack, struct metric_family *info,
-			const struct disk_info *d)
+/* Labels of iolat_block_device_info and iolat_block_volume_info, in the
+ * order add_one_disk fills them (at most METRIC_MAX_LABELS each: so two). */
+static const char *const device_labels[] = { "device", "model",	    "rotational", "serial",
+					     "wwid",   "nvme_nsid", NULL };
+static const char *const volume_labels[] = { "device", "dm_name", "lvm_vg",
+					     "lvm_lv", "md_name", NULL };
+
+static int set_one(struct metric_family *f, const char *const *values)
 {
-	char up[sizeof(d->stack.holders)], *save = NULL, *w;
-	const struct disk_ids *id = &d->ids;
-	const char *iv[] = { d->name,
-			     d->model[0] ? d->model : "unknown",
-			     d->rotational ? "1" : "0",
-			     id->dm_name,
-			     id->lvm_vg,
-			     id->lvm_lv,
-			     id->md_name,
-			     id->nvme_nsid,
-			     id->serial,
-			     id->wwid };
-	struct metric_series *s = metrics_series(info, iv, NULL);
+	struct metric_series *s = metrics_series(f, values, NULL);
 
 	if (!s)
 		return -ENOMEM;
 	s->value = 1;
+	return 0;
+}
+
+/* Disk d's series: what it is, the volume it is if dm or md, and one per
+ * disk built on it. 0 or -ENOMEM. */
+static int add_one_disk(const struct info_families *f, const struct disk_info *d)
+{
+	char up[sizeof(d->stack.holders)], *save = NULL, *w;
+	const struct disk_ids *id = &d->ids;
+	const char *dv[] = { d->name,
+			     d->model[0] ? d->model : "unknown",
+			     d->rotational ? "1" : "0",
+			     id->serial,
+			     id->wwid,
+			     id->nvme_nsid };
+	const char *vv[] = { d->name, id->dm_name, id->lvm_vg, id->lvm_lv, id->md_name };
+	int rc = set_one(f->device, dv);
+
+	if (!rc && (id->dm_name[0] || id->md))
+		rc = set_one(f->volume, vv);
 	snprintf(up, sizeof(up), "%s", d->stack.holders);
-	for (w = strtok_r(up, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+	for (w = strtok_r(up, " ", &save); !rc && w; w = strtok_r(NULL, " ", &save)) {
 		const char *v[] = { d->name, w };
 
-		s = metrics_series(stack, v, NULL);
-		if (!s)
-			return -ENOMEM;
-		s->value = 1;
+		rc = set_one(f->stack, v);
 	}
-	return 0;
+	return rc;
 }
 
 /*
@@ -233,33 +243,43 @@ static int current_list(struct exporter_disks *d)
 
 /*
  * Per disk: what it is (iolat_block_device_info, to group disks by model in
- * a fleet) and, one series per stacked pair, where it sits
- * (iolat_block_stack_info: disk `device` has `upper` built on it, dm or md,
- * so upper's I/O includes device's), and which VM holds it open
- * (iolat_block_device_holder_info). All join the block series on device.
+ * a fleet and find them by serial), the volume it stands for if it is one
+ * (iolat_block_volume_info: dm name, LVM VG and LV, md array), one series
+ * per stacked pair, where it sits (iolat_block_stack_info: disk `device`
+ * has `upper` built on it, dm or md, so upper's I/O includes device's), and
+ * which VM holds it open (iolat_block_device_holder_info). All join the
+ * block series on device.
  */
 static int add_disk_info(struct exporter_disks *d, struct metric_set *set)
 {
 	static const char *const stack_l[] = { "device", "upper", NULL };
-	struct metric_family *stack = metrics_family(
-	    set, "iolat_block_stack_info",
-	    "Stacked block devices (LVM/dm, dm-crypt, md): 1 for each disk `device` and a disk "
-	    "`upper` built on it; each is timed on its own, and upper's I/O includes device's.",
-	    METRIC_GAUGE, stack_l);
-	struct metric_family *info = metrics_family(
-	    set, "iolat_block_device_info",
-	    "1 for each disk: its model (sysfs device/model; \"unknown\" when the disk has "
-	    "none, as loop, zram, dm, md and virtio disks), whether it is rotational, and the "
-	    "names it is known by (dm name, LVM VG and LV, md array, NVMe namespace, serial, "
-	    "wwid; \"\" when it has none).",
-	    METRIC_GAUGE, info_labels);
+	struct info_families f = {
+		.stack = metrics_family(
+		    set, "iolat_block_stack_info",
+		    "Stacked block devices (LVM/dm, dm-crypt, md): 1 for each disk `device` and a "
+		    "disk `upper` built on it; each is timed on its own, and upper's I/O includes "
+		    "device's.",
+		    METRIC_GAUGE, stack_l),
+		.device = metrics_family(
+		    set, "iolat_block_device_info",
+		    "1 for each disk: its model (sysfs device/model; \"unknown\" when the disk has "
+		    "none, as loop, zram, dm, md and virtio disks), whether it is rotational, its "
+		    "serial number, wwid and NVMe namespace id (\"\" where sysfs has none).",
+		    METRIC_GAUGE, device_labels),
+		.volume = metrics_family(
+		    set, "iolat_block_volume_info",
+		    "1 for each dm or md disk: its dm name, the LVM volume group and logical "
+		    "volume "
+		    "it is (dm uuid LVM-...), or its md array's name; \"\" where it has none.",
+		    METRIC_GAUGE, volume_labels),
+	};
 	int n, rc = 0;
 
-	if (!stack || !info)
+	if (!f.stack || !f.device || !f.volume)
 		return -ENOMEM;
 	n = current_list(d);
 	for (int i = 0; !rc && i < n; i++)
-		rc = add_one_disk(stack, info, &d->listed[i]);
+		rc = add_one_disk(&f, &d->listed[i]);
 	return rc ? rc : add_holders(d, set);
 }
 

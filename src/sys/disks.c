@@ -375,7 +375,8 @@ void disks_ids_read(const char *sysdir, const char *name, const char *mddir, str
 			    sizeof(out->lvm_lv)))
 		out->lvm_vg[0] = out->lvm_lv[0] = '\0';
 	snprintf(path, sizeof(path), "%s/md", sysdir);
-	if (access(path, F_OK) == 0)
+	out->md = access(path, F_OK) == 0;
+	if (out->md)
 		read_md_name(name, mddir, out->md_name, sizeof(out->md_name));
 	if (!strncmp(name, "nvme", 4))
 		read_id(sysdir, "nsid", out->nvme_nsid, sizeof(out->nvme_nsid));

@@ -80,6 +80,7 @@ int disks_stack(uint32_t dev, struct disk_stack *out);
  * world-wide id (wwid, NVMe and SCSI).
  */
 struct disk_ids {
+	bool md; /* an md array (md/ in sysfs), named or not */
 	char dm_name[128];
 	char lvm_vg[128];
 	char lvm_lv[128];

@@ -154,8 +154,8 @@ static int scan_fds(const char *procdir, const char *pid, const char *vm, struct
 }
 
 /* Whether pid is a qemu; if it is, its VM's name into vm ("" if none). */
-static bool qemu_process(const char *procdir, const char *pid, char *cmd, size_t cmdlen,
-			 char *vm, size_t vmlen)
+static bool qemu_process(const char *procdir, const char *pid, char *cmd, size_t cmdlen, char *vm,
+			 size_t vmlen)
 {
 	char comm[64];
 	ssize_t n;
