@@ -49,11 +49,8 @@ static void test_vm_name(void **state)
 		{ "qemu|-name|guest=", "" },
 	};
 	static const char *const none[] = {
-		"qemu-system-x86_64|-m|512",
-		"qemu|-name", /* a -name with nothing after it */
-		"qemu|-name|process=only",
-		"qemu|-namex|vm",
-		"qemu|name|vm",
+		"qemu-system-x86_64|-m|512", "qemu|-name", /* a -name with nothing after it */
+		"qemu|-name|process=only",   "qemu|-namex|vm", "qemu|name|vm",
 	};
 	char args[256], name[32];
 
