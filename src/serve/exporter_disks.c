@@ -28,7 +28,7 @@ struct exporter_disks {
 	char listed_names[4096];
 	time_t listed_at;
 	/* The VMs holding disks open, as the last scan found them: scanned
-	 * by the maintenance pass (a scan reads every process's comm), at
+	 * by the maintenance pass (a scan reads every process's argv[0]), at
 	 * most every HOLDERS_REFRESH_S, and only read by a scrape. */
 	struct disk_holder *held;
 	int nheld;

@@ -20,12 +20,12 @@
  * their start. */
 #define HOLDERS_CMDLINE_MAX 65536
 
-bool holders_is_qemu(const char *comm, const char *argv0)
+bool holders_is_qemu(const char *argv0)
 {
 	const char *base = strrchr(argv0, '/');
 
 	base = base ? base + 1 : argv0;
-	return !strncmp(comm, "qemu", 4) || !strcmp(comm, "kvm") || !strncmp(base, "qemu", 4);
+	return !strncmp(base, "qemu", 4) || !strcmp(base, "kvm");
 }
 
 /*
@@ -157,15 +157,11 @@ static int scan_fds(const char *procdir, const char *pid, const char *vm, struct
 static bool qemu_process(const char *procdir, const char *pid, char *cmd, size_t cmdlen, char *vm,
 			 size_t vmlen)
 {
-	char comm[64];
-	ssize_t n;
+	/* Most processes are not qemu: their argv[0] is all that is read (one
+	 * open and read each; kernel threads have none). */
+	ssize_t n = read_proc(procdir, pid, "cmdline", cmd, cmdlen < 256 ? cmdlen : 256);
 
-	if (read_proc(procdir, pid, "comm", comm, sizeof(comm)) <= 0)
-		return false;
-	comm[strcspn(comm, "\n")] = '\0';
-	/* Most processes are not qemu: their argv[0] is all that is read. */
-	n = read_proc(procdir, pid, "cmdline", cmd, cmdlen < 256 ? cmdlen : 256);
-	if (n <= 0 || !holders_is_qemu(comm, cmd))
+	if (n <= 0 || !holders_is_qemu(cmd))
 		return false;
 	if ((size_t)n == 255)
 		n = read_proc(procdir, pid, "cmdline", cmd, cmdlen);

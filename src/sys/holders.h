@@ -31,9 +31,10 @@ struct holders_stats {
 	unsigned int denied; /* of those, how many kept their descriptors hidden */
 };
 
-/* Whether a process is a qemu: its comm ("qemu-system-x86", "kvm") or the
- * name it was started under (argv[0]'s last part) begins with "qemu". */
-bool holders_is_qemu(const char *comm, const char *argv0);
+/* Whether a process is a qemu, by the name it was started under (argv[0]'s
+ * last part): "qemu..." (qemu-system-x86_64, qemu-kvm) or "kvm" (Debian's
+ * and Proxmox's wrapper). Not by comm: -name process=NAME renames it. */
+bool holders_is_qemu(const char *argv0);
 
 /*
  * The guest's name in a qemu command line (args: its NUL-separated
