@@ -44,7 +44,7 @@ struct disk_holder {
 /* The longest a VM's start or end goes unseen by the holder series. */
 #define HOLDERS_REFRESH_S 10
 
-/* The longest a disk's model, rotational flag and stack are kept without
+/* The longest a disk's model, rotational flag, names and stack are kept without
  * a re-read while its name stays in /sys/block. */
 #define DISK_INFO_MAX_AGE_S 60
 
