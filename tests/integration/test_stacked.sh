@@ -325,7 +325,7 @@ assert_eq "md0 names" \
 	"iolat_block_volume_info{device=\"md0\",dm_name=\"\",lvm_vg=\"\",lvm_lv=\"\",md_name=\"data\"} 1" \
 	"$(info volume md0)"
 assert_eq "$V1: no volume" "" "$(info volume "$V1")"
-assert_eq "check: $LIN" "  $LIN (bio layer) [dm iolat--vg-lin, LVM iolat-vg/lin]" "$(tagged check | grep "^  $LIN ")"
+assert_eq "check: $LIN" "  $LIN (bio layer) [dm iolat--vg-lin, LVM iolat-vg/lin]" "$(tagged check | grep "^  $LIN (")"
 assert_eq "check: md0" "  md0 (bio layer) [md data]" "$(tagged check | grep "^  md0 (")"
 assert_eq "check: nvme0n1" "      \`- nvme0n1 (request layer) [nsid 1, serial iolat3, wwid $wwid]" \
 	"$(tagged check | grep "^      \`- nvme0n1 ")"
