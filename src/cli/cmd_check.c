@@ -25,6 +25,7 @@
 #include "core/tracer.h"
 #include "sys/cgroups.h"
 #include "sys/disks.h"
+#include "sys/holders.h"
 #include "sys/privileges.h"
 #include "util/errors.h"
 #include "util/monotonic.h"
@@ -292,43 +293,119 @@ static void print_pins(void)
 	printf("  (iolat serve --unpin=NAME removes one and detaches its programs)\n");
 }
 
-/* Prints disk i's tree: the disks it is built on, indented below it. */
-static void print_tree(const struct disk_info *d, int n, int i, int depth)
-{
-	char rest[128], *save = NULL, *w;
+/* What check's tree shows: the disks, and the VMs that hold them open. */
+struct disk_view {
+	const struct disk_info *d;
+	int n;
+	const struct holder *held;
+	int nheld;
+	struct holders_stats hst;
+};
 
-	printf("  %*s%s%s (%s layer)\n", depth * 4, "", depth ? "`- " : "", d[i].name,
-	       d[i].bio_based ? "bio" : "request");
+/* Appends ", WHAT VALUE" (the first without the comma) when value is set. */
+static void add_name(char *out, size_t len, const char *what, const char *value)
+{
+	size_t at = strlen(out);
+
+	if (value[0] && at < len)
+		snprintf(out + at, len - at, "%s%s %s", at ? ", " : "", what, value);
+}
+
+/* The names disk i is known by, as sysfs and the VMs holding it say:
+ * "dm vg0-lv1, LVM vg0/lv1, VM vm7", "" if none. */
+static void disk_names(const struct disk_view *v, int i, char *out, size_t len)
+{
+	const struct disk_ids *id = &v->d[i].ids;
+	char lvm[sizeof(id->lvm_vg) + sizeof(id->lvm_lv)] = "";
+
+	out[0] = '\0';
+	if (id->lvm_vg[0])
+		snprintf(lvm, sizeof(lvm), "%s/%s", id->lvm_vg, id->lvm_lv);
+	add_name(out, len, "dm", id->dm_name);
+	add_name(out, len, "LVM", lvm);
+	add_name(out, len, "md", id->md_name);
+	add_name(out, len, "nsid", id->nvme_nsid);
+	add_name(out, len, "serial", id->serial);
+	add_name(out, len, "wwid", id->wwid);
+	for (int k = 0; k < v->nheld; k++)
+		if (v->held[k].dev == v->d[i].dev)
+			add_name(out, len, "VM", v->held[k].vm[0] ? v->held[k].vm : "(no -name)");
+}
+
+/* Prints disk i's tree: the disks it is built on, indented below it. */
+static void print_tree(const struct disk_view *v, int i, int depth)
+{
+	char rest[128], names[768], *save = NULL, *w;
+
+	disk_names(v, i, names, sizeof(names));
+	printf("  %*s%s%s (%s layer)%s%s%s\n", depth * 4, "", depth ? "`- " : "", v->d[i].name,
+	       v->d[i].bio_based ? "bio" : "request", names[0] ? " [" : "", names,
+	       names[0] ? "]" : "");
 	if (depth >= 8)
 		return; /* stacks are never this deep: a loop in sysfs */
-	snprintf(rest, sizeof(rest), "%s", d[i].stack.slaves);
+	snprintf(rest, sizeof(rest), "%s", v->d[i].stack.slaves);
 	for (w = strtok_r(rest, " ", &save); w; w = strtok_r(NULL, " ", &save))
-		for (int k = 0; k < n; k++)
-			if (!strcmp(d[k].name, w))
-				print_tree(d, n, k, depth + 1);
+		for (int k = 0; k < v->n; k++)
+			if (!strcmp(v->d[k].name, w))
+				print_tree(v, k, depth + 1);
 }
 
 /*
- * Stacked devices (device-mapper, md) as trees, top layer first. Each layer
- * has its own series: a dm or md device is timed at the bio layer (its time
- * includes its legs'), its legs at the request layer; a raid1 write is one
- * I/O on md and one on each leg. Totals over disks (hist without -D, top)
- * take the top layers only, so nothing is counted twice.
+ * Stacked devices (device-mapper, md) as trees, top layer first, each disk
+ * with the names it is known by. Each layer has its own series: a dm or md
+ * device is timed at the bio layer (its time includes its legs'), its legs
+ * at the request layer; a raid1 write is one I/O on md and one on each leg.
+ * Totals over disks (hist without -D, top) take the top layers only, so
+ * nothing is counted twice.
  */
-static void print_stacks(const struct disk_info *d, int n)
+static void print_stacks(const struct disk_view *v)
 {
 	bool any = false;
 
-	for (int i = 0; i < n; i++) {
-		if (!d[i].stack.slaves[0] || d[i].stack.holders[0])
+	for (int i = 0; i < v->n; i++) {
+		if (!v->d[i].stack.slaves[0] || v->d[i].stack.holders[0])
 			continue;
 		if (!any)
 			printf(
 			    "\nStacks  (each layer timed on its own; totals over disks count top "
 			    "layers only)\n");
 		any = true;
-		print_tree(d, n, i, 0);
+		print_tree(v, i, 0);
 	}
+}
+
+/* The VMs (qemu processes) holding disks open, stacked or not. */
+static void print_vms(const struct disk_view *v)
+{
+	if (!v->hst.qemus)
+		return;
+	printf("\nVMs     (qemu processes holding disks open, by -name)\n");
+	for (int k = 0; k < v->nheld; k++) {
+		char name[DISK_NAME_MAX];
+
+		disks_name(v->held[k].dev, name, sizeof(name));
+		printf("  %-20s %s (pid %d)\n", v->held[k].vm[0] ? v->held[k].vm : "(no -name)",
+		       name, v->held[k].pid);
+	}
+	if (v->hst.denied)
+		printf("  %u qemu processes whose descriptors cannot be read: another user's, "
+		       "seen with CAP_SYS_PTRACE\n",
+		       v->hst.denied);
+}
+
+/* The trees and VMs of the disks print_disks listed. */
+static void print_named(const struct disk_info *d, int n)
+{
+	struct holder *held = calloc(HOLDERS_MAX, sizeof(*held));
+	struct disk_view v = { .d = d, .n = n, .held = held };
+
+	if (held)
+		v.nheld = holders_scan("/proc", held, HOLDERS_MAX, &v.hst);
+	if (v.nheld < 0)
+		v.nheld = 0;
+	print_stacks(&v);
+	print_vms(&v);
+	free(held);
 }
 
 /* How iolat will time each disk, from what its queue settings make the kernel stamp. */
@@ -354,7 +431,7 @@ static void print_disks(void)
 	}
 	if (n <= 0)
 		printf("  (no disks in /sys/block)\n");
-	print_stacks(d, n);
+	print_named(d, n);
 	free(d);
 }
 

@@ -33,7 +33,8 @@ void exporter_disks_stats(const struct exporter_disks *d, struct disklife_stats 
 
 /*
  * Maintenance, on its read (snap): retires and expires gone disks
- * (expire_s: disks.expire, 0 for the default, 5m). 0 or -errno.
+ * (expire_s: disks.expire, 0 for the default, 5m), and finds the VMs that
+ * hold disks open again when the last look is 10 s old. 0 or -errno.
  */
 int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,
 			 unsigned int expire_s);

@@ -41,6 +41,21 @@ static int read_dev(const char *sysdir, uint32_t *dev)
 	return 0;
 }
 
+/* A partition's sysfs directory (real) made its disk's, which it sits in. */
+static int to_whole_dir(char *real)
+{
+	char path[PATH_MAX + 16], *slash;
+
+	snprintf(path, sizeof(path), "%s/partition", real);
+	if (access(path, F_OK))
+		return 0;
+	slash = strrchr(real, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	return 0;
+}
+
 int disks_resolve(const char *name, uint32_t *dev, char *whole, size_t wholelen)
 {
 	char path[PATH_MAX], real[PATH_MAX];
@@ -53,16 +68,7 @@ int disks_resolve(const char *name, uint32_t *dev, char *whole, size_t wholelen)
 	snprintf(path, sizeof(path), "/sys/class/block/%s", name);
 	if (!realpath(path, real))
 		return -ENOENT;
-	/* A partition's sysfs directory sits inside its disk's. */
-	snprintf(path, sizeof(path), "%s/partition", real);
-	if (access(path, F_OK) == 0) {
-		char *slash = strrchr(real, '/');
-
-		if (!slash)
-			return -ENOENT;
-		*slash = '\0';
-	}
-	if (read_dev(real, dev))
+	if (to_whole_dir(real) || read_dev(real, dev))
 		return -ENOENT;
 	base = strrchr(real, '/');
 	if (whole)
@@ -228,6 +234,173 @@ static void fill_info(struct disk_info *d, const char *name)
 	read_model(name, d->model, sizeof(d->model));
 }
 
+/* The next '-' of a name LVM escaped that is not half of a "--": a
+ * separator, or the end of s. */
+static const char *lvm_separator(const char *s)
+{
+	for (; *s; s++) {
+		if (*s != '-')
+			continue;
+		if (s[1] != '-')
+			return s;
+		s++;
+	}
+	return s;
+}
+
+/* s[0..n) with each "--" made one '-', into out. */
+static void lvm_unescape(const char *s, size_t n, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 1 < len; i++) {
+		out[o++] = s[i];
+		if (s[i] == '-' && i + 1 < n && s[i + 1] == '-')
+			i++;
+	}
+	if (len)
+		out[o] = '\0';
+}
+
+int disks_lvm_split(const char *name, char *vg, size_t vglen, char *lv, size_t lvlen)
+{
+	const char *sep = lvm_separator(name), *end;
+
+	if (!*sep || sep == name || !sep[1])
+		return -EINVAL;
+	end = lvm_separator(sep + 1);
+	if (end == sep + 1)
+		return -EINVAL;
+	lvm_unescape(name, (size_t)(sep - name), vg, vglen);
+	lvm_unescape(sep + 1, (size_t)(end - sep - 1), lv, lvlen);
+	return 0;
+}
+
+/* A sysfs identifier as a label value: printable ASCII, no blanks around
+ * it (SCSI pads serials, NVMe pads its serial and wwid). */
+static void clean_id(const char *in, size_t n, char *out, size_t len)
+{
+	size_t o = 0;
+
+	while (n && (*in == ' ' || *in == '\t')) {
+		in++;
+		n--;
+	}
+	while (n &&
+	       (in[n - 1] == ' ' || in[n - 1] == '\t' || in[n - 1] == '\n' || in[n - 1] == '\0'))
+		n--;
+	for (size_t i = 0; i < n && o + 1 < len; i++)
+		if (in[i] >= 0x20 && in[i] < 0x7f)
+			out[o++] = in[i];
+	if (len)
+		out[o] = '\0';
+}
+
+/* sysdir/file, one line, cleaned; "" if it is not there. */
+static void read_id(const char *sysdir, const char *file, char *out, size_t len)
+{
+	char path[PATH_MAX], line[256];
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", sysdir, file);
+	if (!read_line(path, line, sizeof(line)))
+		clean_id(line, strlen(line), out, len);
+}
+
+/*
+ * A SCSI disk's serial from its VPD page 0x80 (SPC-4 7.8.19: byte 1 the
+ * page code, bytes 2-3 the length, the serial after them), which sysfs
+ * hands over raw.
+ */
+static void read_vpd_serial(const char *sysdir, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	unsigned char page[256];
+	size_t n, body;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/device/vpd_pg80", sysdir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	n = fread(page, 1, sizeof(page), f);
+	fclose(f);
+	if (n < 4 || page[1] != 0x80)
+		return;
+	body = ((size_t)page[2] << 8) | page[3];
+	if (body > n - 4)
+		body = n - 4;
+	clean_id((const char *)page + 4, body, out, len);
+}
+
+/* The md array named by a link in mddir (udev's /dev/md/NAME -> ../md127),
+ * else the kernel's own md_NAME. */
+static void read_md_name(const char *name, const char *mddir, char *out, size_t len)
+{
+	DIR *d = opendir(mddir);
+	struct dirent *e;
+
+	out[0] = '\0';
+	while (d && !out[0] && (e = readdir(d))) {
+		char path[PATH_MAX], target[PATH_MAX];
+		const char *base;
+		ssize_t n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", mddir, e->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		base = strrchr(target, '/');
+		if (!strcmp(base ? base + 1 : target, name))
+			snprintf(out, len, "%s", e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (!out[0] && !strncmp(name, "md_", 3))
+		snprintf(out, len, "%s", name + 3);
+}
+
+void disks_ids_read(const char *sysdir, const char *name, const char *mddir, struct disk_ids *out)
+{
+	char path[PATH_MAX], uuid[160];
+
+	memset(out, 0, sizeof(*out));
+	read_id(sysdir, "dm/name", out->dm_name, sizeof(out->dm_name));
+	read_id(sysdir, "dm/uuid", uuid, sizeof(uuid));
+	if (out->dm_name[0] && !strncmp(uuid, "LVM-", 4) &&
+	    disks_lvm_split(out->dm_name, out->lvm_vg, sizeof(out->lvm_vg), out->lvm_lv,
+			    sizeof(out->lvm_lv)))
+		out->lvm_vg[0] = out->lvm_lv[0] = '\0';
+	snprintf(path, sizeof(path), "%s/md", sysdir);
+	out->md = access(path, F_OK) == 0;
+	if (out->md)
+		read_md_name(name, mddir, out->md_name, sizeof(out->md_name));
+	if (!strncmp(name, "nvme", 4))
+		read_id(sysdir, "nsid", out->nvme_nsid, sizeof(out->nvme_nsid));
+	/* virtio-blk has it on the disk, NVMe on its controller (device/). */
+	read_id(sysdir, "serial", out->serial, sizeof(out->serial));
+	if (!out->serial[0])
+		read_id(sysdir, "device/serial", out->serial, sizeof(out->serial));
+	if (!out->serial[0])
+		read_vpd_serial(sysdir, out->serial, sizeof(out->serial));
+	read_id(sysdir, "wwid", out->wwid, sizeof(out->wwid));
+	if (!out->wwid[0])
+		read_id(sysdir, "device/wwid", out->wwid, sizeof(out->wwid));
+}
+
+int disks_whole(uint32_t dev, uint32_t *whole)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", disk_major(dev), disk_minor(dev));
+	if (!realpath(path, real) || to_whole_dir(real))
+		return -ENOENT;
+	return read_dev(real, whole);
+}
+
 int disks_names(char *out, size_t len)
 {
 	DIR *dir = opendir("/sys/block");
@@ -272,6 +445,7 @@ int disks_list(struct disk_info *out, size_t max)
 			continue;
 		fill_info(&out[n], e->d_name);
 		disks_stack(out[n].dev, &out[n].stack);
+		disks_ids_read(path, e->d_name, "/dev/md", &out[n].ids);
 		n++;
 	}
 	closedir(dir);

@@ -70,6 +70,48 @@ struct disk_stack {
 /* dev's stack, from /sys/dev/block; 0, or -ENOENT if there is no such disk. */
 int disks_stack(uint32_t dev, struct disk_stack *out);
 
+/*
+ * The names an operator knows a disk by, beside the kernel's dm-3 or md127;
+ * "" where sysfs has none. dm: its dm name (dm/name) and, for an LVM
+ * volume (dm/uuid "LVM-..."), the volume group and logical volume it
+ * stands for. md: the array's name (/dev/md/NAME, as udev links it, or the
+ * kernel's own md_NAME). NVMe: the namespace id. Any disk: the serial
+ * number (NVMe controller, virtio-blk, SCSI VPD page 0x80) and the
+ * world-wide id (wwid, NVMe and SCSI).
+ */
+struct disk_ids {
+	bool md; /* an md array (md/ in sysfs), named or not */
+	char dm_name[128];
+	char lvm_vg[128];
+	char lvm_lv[128];
+	char md_name[64];
+	char nvme_nsid[16];
+	char serial[64];
+	char wwid[128];
+};
+
+/*
+ * Splits a device-mapper name LVM made into its volume group and logical
+ * volume: LVM writes VG-LV with each '-' inside either name doubled, so
+ * "vg--a-lv--b" is VG "vg-a", LV "lv-b". A hidden layer's suffix ("-real",
+ * "-cow", "-tpool") follows the LV after another single '-' and is left
+ * out. 0, or -EINVAL when name has no single '-' (not LVM's).
+ */
+int disks_lvm_split(const char *name, char *vg, size_t vglen, char *lv, size_t lvlen);
+
+/*
+ * The names of the disk whose sysfs directory is sysdir (/sys/block/NAME),
+ * its kernel name name; mddir holds the md arrays' links by name (/dev/md).
+ * Whatever sysfs does not have stays "".
+ */
+void disks_ids_read(const char *sysdir, const char *name, const char *mddir, struct disk_ids *out);
+
+/*
+ * The whole disk a device number belongs to (itself for a disk, its disk
+ * for a partition), from /sys/dev/block. 0 or -ENOENT.
+ */
+int disks_whole(uint32_t dev, uint32_t *whole);
+
 struct disk_info {
 	char name[DISK_NAME_MAX];
 	uint32_t dev;
@@ -81,6 +123,7 @@ struct disk_info {
 	char model[64];	    /* device/model (SCSI, NVMe, ...), trimmed; "" if none */
 	bool rotational;    /* queue/rotational: a spinning disk */
 	struct disk_stack stack;
+	struct disk_ids ids;
 };
 
 /* Lists the disks in /sys/block. Returns the count (<= max) or -errno. */

@@ -137,7 +137,7 @@ int privileges_bpf_stats(int *fd, char *err, size_t len, const char **hint)
 
 int privileges_drop(void)
 {
-	cap_value_t keep[3] = { CAP_BPF, CAP_PERFMON };
+	cap_value_t keep[4] = { CAP_BPF, CAP_PERFMON };
 	bool setpcap = privileges_have(CAP_SETPCAP);
 	int nkeep = 2, rc;
 	cap_t caps;
@@ -146,6 +146,12 @@ int privileges_drop(void)
 	 * 5.8, or only CAP_SYS_ADMIN given), CAP_SYS_ADMIN stays too. */
 	if (!privileges_have(CAP_BPF) || !privileges_have(CAP_PERFMON))
 		keep[nkeep++] = CAP_SYS_ADMIN;
+	/* Naming the VMs that hold disks open reads qemu's /proc/PID/fd, which
+	 * takes CAP_SYS_PTRACE: kept only when granted on purpose, as an
+	 * ambient capability (systemd's AmbientCapabilities=), not because
+	 * root started iolat with all of them. */
+	if (privileges_have(CAP_SYS_PTRACE) && cap_get_ambient(CAP_SYS_PTRACE) == 1)
+		keep[nkeep++] = CAP_SYS_PTRACE;
 	/* The bounding set first: dropping from it needs CAP_SETPCAP, which
 	 * goes next. Without CAP_SETPCAP it stays; no_new_privs keeps an exec
 	 * from gaining anything from it. */

@@ -36,7 +36,8 @@ int privileges_bpf_stats(int *fd, char *err, size_t len, const char **hint);
 
 /*
  * Keeps only what serving needs, CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN
- * where it stands for them), empties the bounding set where CAP_SETPCAP
+ * where it stands for them), and CAP_SYS_PTRACE if it is ambient (granted
+ * for naming VMs, sys/holders.h), empties the bounding set where CAP_SETPCAP
  * allows, and sets no_new_privs. Started with nothing more than those two,
  * there is nothing to drop and it succeeds. 0 or -errno.
  */

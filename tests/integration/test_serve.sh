@@ -45,7 +45,7 @@ runs=$(metric "$WORK/m1" iolat_bpf_program_runs_total '{program="rq_complete_btf
 [ "${runs:-0}" -ge 82 ] || fail "BPF stats: rq_complete runs $runs < 82"
 # What the disk is: a loop device has no model; rotational as sysfs says.
 assert_eq "device info" 1 "$(metric "$WORK/m1" iolat_block_device_info \
-	"{device=\"$name\",model=\"unknown\",rotational=\"$(cat "/sys/block/$name/queue/rotational")\"}")"
+	"{device=\"$name\",model=\"unknown\",rotational=\"$(cat "/sys/block/$name/queue/rotational")\",serial=\"\",wwid=\"\",nvme_nsid=\"\"}")"
 echo "ok: text format, promtool clean, exact counters"
 # The process_* gauges: descriptors exact (the ones open now, plus the
 # scrape's own connection), memory as /proc says, a heap below it.

@@ -13,6 +13,11 @@ source tests/integration/lib_serve.sh
 may_be_absent=()
 # Only where a disk is built on another (dm, md); test_stacked.sh makes one.
 compgen -G '/sys/block/*/slaves/*' >/dev/null || may_be_absent+=(iolat_block_stack_info)
+# Only where a dm or md disk exists; test_stacked.sh makes them.
+compgen -G '/sys/block/*/dm' >/dev/null || compgen -G '/sys/block/*/md' >/dev/null ||
+	may_be_absent+=(iolat_block_volume_info)
+# Only where serve may read a qemu's descriptors; test_devnames.sh makes one.
+may_be_absent+=(iolat_block_device_holder_info)
 # mallinfo2 says 0 under a sanitizer's allocator, and serve leaves it out.
 [ -n "${IOLAT_SANITIZED:-}" ] && may_be_absent+=(iolat_heap_allocated_bytes)
 

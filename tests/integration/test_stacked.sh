@@ -10,9 +10,12 @@
 #     layer and their legs at the request layer, and names which device
 #     sits on which; `hist` without -D counts the top layers only, so no
 #     I/O is counted twice;
-#   - `check` draws the stacks;
+#   - `check` draws the stacks, each disk with the names it is known by;
 #   - `serve` charges each cgroup exactly its own I/O at the dm layer and
-#     on its leg, and says which device is on which (iolat_block_stack_info).
+#     on its leg, and says which device is on which (iolat_block_stack_info)
+#     and what each is called (iolat_block_volume_info: the dm-linear one is
+#     named as LVM names a volume; the md array's name; the NVMe disk's
+#     serial, namespace and wwid in iolat_block_device_info).
 # And two devices whose numbers are known:
 #   - a GPT disk (partitioned here with sfdisk; the host kernel reads no
 #     partition tables, the guest's does): I/O on its second partition
@@ -83,7 +86,9 @@ for d in vda vdb vdc; do
 done
 [ -n "$G" ] || err "no partitioned virtio disk"
 S=$(cat /sys/block/$V1/size)
-dmsetup create lin --table "0 $S linear /dev/$V1 0" || err "dmsetup lin"
+# Named as LVM names a volume: LV "lin" of VG "iolat-vg", its '-' doubled.
+dmsetup create iolat--vg-lin --uuid LVM-0123456789abcdef0123456789abcdefFEDCBA9876543210FEDCBA9876543210 \
+	--table "0 $S linear /dev/$V1 0" || err "dmsetup lin"
 dmsetup create cry --table "0 $(cat /sys/block/$V2/size) crypt aes-xts-plain64 $(seq -s '' 1 8 | sed 's/./&&&&&&&&/g') 0 /dev/$V2 0" ||
 	err "dmsetup cry"
 mdadm --create /dev/md0 --level=1 --raid-devices=2 --assume-clean --run --metadata=1.2 \
@@ -91,8 +96,10 @@ mdadm --create /dev/md0 --level=1 --raid-devices=2 --assume-clean --run --metada
 # md marks the array clean in its superblock 200 ms after the last write: a
 # write on both legs at a moment this script does not choose. Not during it.
 echo 600 >/sys/block/md0/md/safe_mode_delay || err "safe_mode_delay"
+# The array's name as udev links it (no udev here).
+rm -rf /dev/md && mkdir /dev/md && ln -s ../md0 /dev/md/data || err "/dev/md/data"
 dm() { for d in /sys/block/dm-*; do [ "$(cat $d/dm/name)" = "$1" ] && basename $d; done; }
-LIN=$(dm lin) CRY=$(dm cry)
+LIN=$(dm iolat--vg-lin) CRY=$(dm cry)
 echo "IOLAT-NAMES: $LIN $CRY $V1 $V2 $G"
 DEVS="$LIN $CRY md0 $V1 $V2 nvme0n1 sda"
 
@@ -137,11 +144,12 @@ for _ in $(seq 1 100); do [ "$(passes)" -ge $((p0 + 2)) ] && break; sleep 0.1; d
 wget -q -O /tmp/metrics http://127.0.0.1:9400/metrics || err "scrape"
 kill -INT $histD $hist $top
 wait $histD $hist $top
-grep -E '^iolat_(block_completions_total|workload_completions_total|block_stack_info|block_device_info)' /tmp/metrics |
+grep -E '^iolat_(block_completions_total|workload_completions_total|block_stack_info|block_device_info|block_volume_info)' /tmp/metrics |
 	sed 's/^/IOLAT-METRIC: /'
 for d in nvme0n1 sda vda; do
 	echo "IOLAT-MODEL: $d $(cat /sys/block/$d/device/model 2>/dev/null || echo unknown)"
 done
+echo "IOLAT-WWID: $(cat /sys/block/nvme0n1/wwid)"
 kill -TERM $serve
 wait $serve
 tag histD /tmp/histD
@@ -294,10 +302,34 @@ echo "ok: two cgroups through dm-linear each charged their own I/O on dm and its
 for d in nvme0n1 sda vda; do
 	want=$(tagged MODEL | awk -v d=$d '$1 == d { $1 = ""; sub(/^ +/, ""); sub(/ +$/, ""); print }')
 	[ -n "$want" ] || fail "no model line for $d from the guest"
-	grep -q "^iolat_block_device_info{device=\"$d\",model=\"$want\",rotational=\"[01]\"} 1$" "$WORK/metrics" ||
+	grep -q "^iolat_block_device_info{device=\"$d\",model=\"$want\",rotational=\"[01]\"," "$WORK/metrics" ||
 		fail "$d: model '$want' not in iolat_block_device_info: $(grep device_info "$WORK/metrics")"
 done
 echo "ok: iolat_block_device_info names each disk's model (nvme0n1, sda; vda has none)"
+# The names operators know: the NVMe disk's serial (vm_add_disk's), its
+# namespace and wwid; the LVM volume's VG and LV from its escaped dm name;
+# the md array's name; each in the series and in check's tree.
+wwid=$(tagged WWID)
+[ -n "$wwid" ] || fail "no wwid for nvme0n1 in the guest's sysfs"
+info() { grep "^iolat_block_$1_info{device=\"$2\"," "$WORK/metrics" | sed 's/model="[^"]*",rotational="[01]",//'; }
+assert_eq "nvme0n1 names" \
+	"iolat_block_device_info{device=\"nvme0n1\",serial=\"iolat3\",wwid=\"$wwid\",nvme_nsid=\"1\"} 1" \
+	"$(info device nvme0n1)"
+assert_eq "$LIN names" \
+	"iolat_block_volume_info{device=\"$LIN\",dm_name=\"iolat--vg-lin\",lvm_vg=\"iolat-vg\",lvm_lv=\"lin\",md_name=\"\"} 1" \
+	"$(info volume "$LIN")"
+assert_eq "$CRY names" \
+	"iolat_block_volume_info{device=\"$CRY\",dm_name=\"cry\",lvm_vg=\"\",lvm_lv=\"\",md_name=\"\"} 1" \
+	"$(info volume "$CRY")"
+assert_eq "md0 names" \
+	"iolat_block_volume_info{device=\"md0\",dm_name=\"\",lvm_vg=\"\",lvm_lv=\"\",md_name=\"data\"} 1" \
+	"$(info volume md0)"
+assert_eq "$V1: no volume" "" "$(info volume "$V1")"
+assert_eq "check: $LIN" "  $LIN (bio layer) [dm iolat--vg-lin, LVM iolat-vg/lin]" "$(tagged check | grep "^  $LIN (")"
+assert_eq "check: md0" "  md0 (bio layer) [md data]" "$(tagged check | grep "^  md0 (")"
+assert_eq "check: nvme0n1" "      \`- nvme0n1 (request layer) [nsid 1, serial iolat3, wwid $wwid]" \
+	"$(tagged check | grep "^      \`- nvme0n1 ")"
+echo "ok: the LVM volume's VG and LV, dm and md names, NVMe serial, namespace and wwid, in serve and check"
 
 # The partition: ${G}2's reads are $G's, exactly, and -d ${G}2 names $G.
 tagged part >"$WORK/part.json"

@@ -4,7 +4,9 @@
  * directory: disks_lookup, the disk-name cache (a gone number keeps its
  * name, a number another disk took gets the new one), the snapshot merges
  * that let a returning disk count on, and disklife's retire / expire /
- * rename decisions with fake collector ops.
+ * rename decisions with fake collector ops; the names a disk is known by
+ * (LVM's escaped dm names split, dm, md, NVMe, virtio and SCSI ids read from
+ * a sysfs-like disk directory).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -368,6 +370,122 @@ static int setup(void **state)
 	return mkdir(blockdir, 0755);
 }
 
+static void test_lvm_split(void **state)
+{
+	static const struct {
+		const char *dm, *vg, *lv;
+	} ok[] = {
+		{ "vg0-root", "vg0", "root" },	     { "vg--a-lv--b", "vg-a", "lv-b" },
+		{ "vg---lv", "vg-", "lv" },	   /* VG "vg-": its '-' doubled */
+		{ "vg-lv----x", "vg", "lv--x" },   /* two '-' in the LV */
+		{ "vg0-snap-cow", "vg0", "snap" }, /* a hidden layer: its suffix left out */
+		{ "vg0-lv--1-real", "vg0", "lv-1" }, { "a-b", "a", "b" },
+	};
+	static const char *const bad[] = { "novg", "vg--only", "-lv", "vg-", "vg--" };
+	char vg[16], lv[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(disks_lvm_split(ok[i].dm, vg, sizeof(vg), lv, sizeof(lv)), 0);
+		assert_string_equal(vg, ok[i].vg);
+		assert_string_equal(lv, ok[i].lv);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(disks_lvm_split(bad[i], vg, sizeof(vg), lv, sizeof(lv)), -EINVAL);
+	/* Names longer than the buffers are cut, not overrun. */
+	assert_int_equal(disks_lvm_split("averyveryverylongvg-lv", vg, 8, lv, sizeof(lv)), 0);
+	assert_string_equal(vg, "averyve");
+	assert_string_equal(lv, "lv");
+}
+
+/* tmpdir/sys/DISK/FILE holding text (n bytes of it; all of it when n is 0). */
+static void fixture_file(const char *disk, const char *file, const char *text, size_t n)
+{
+	char path[4300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/%s/%s", tmpdir, disk, file);
+	/* Its directories first, each one below tmpdir. */
+	for (char *p = path + strlen(tmpdir) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		assert_true(mkdir(path, 0755) == 0 || errno == EEXIST);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(text, 1, n ? n : strlen(text), f);
+	fclose(f);
+}
+
+static void read_ids(const char *disk, struct disk_ids *ids)
+{
+	char dir[4200], md[4200];
+
+	snprintf(dir, sizeof(dir), "%s/sys/%s", tmpdir, disk);
+	snprintf(md, sizeof(md), "%s/dev-md", tmpdir);
+	disks_ids_read(dir, disk, md, ids);
+}
+
+static void test_ids(void **state)
+{
+	/* VPD page 0x80 as SCSI hands it over: code, length, padded serial. */
+	static const char vpd[] = "\0\x80\0\x0a  QM0001  ";
+	char md[4200], link[4300];
+	struct disk_ids ids;
+
+	(void)state;
+	fixture_file("dm-3", "dm/name", "vg--a-lv--b\n", 0);
+	fixture_file("dm-3", "dm/uuid", "LVM-0123456789abcdefABCDEF\n", 0);
+	read_ids("dm-3", &ids);
+	assert_string_equal(ids.dm_name, "vg--a-lv--b");
+	assert_string_equal(ids.lvm_vg, "vg-a");
+	assert_string_equal(ids.lvm_lv, "lv-b");
+	assert_false(ids.md);
+	assert_string_equal(ids.serial, "");
+	/* dm-crypt's name has '-' too, but it is no LVM volume. */
+	fixture_file("dm-4", "dm/name", "luks-home\n", 0);
+	fixture_file("dm-4", "dm/uuid", "CRYPT-LUKS2-0123-luks-home\n", 0);
+	read_ids("dm-4", &ids);
+	assert_string_equal(ids.dm_name, "luks-home");
+	assert_string_equal(ids.lvm_vg, "");
+	assert_string_equal(ids.lvm_lv, "");
+	/* md: named by udev's link, else by the kernel's md_NAME. */
+	snprintf(md, sizeof(md), "%s/dev-md", tmpdir);
+	assert_int_equal(mkdir(md, 0755), 0);
+	snprintf(link, sizeof(link), "%s/data", md);
+	assert_int_equal(symlink("../md127", link), 0);
+	fixture_file("md127", "md/array_state", "clean\n", 0);
+	read_ids("md127", &ids);
+	assert_true(ids.md);
+	assert_string_equal(ids.md_name, "data");
+	fixture_file("md126", "md/array_state", "clean\n", 0);
+	read_ids("md126", &ids);
+	assert_true(ids.md);
+	assert_string_equal(ids.md_name, "");
+	fixture_file("md_home", "md/array_state", "clean\n", 0);
+	read_ids("md_home", &ids);
+	assert_string_equal(ids.md_name, "home");
+	/* NVMe: the serial is the controller's (device/), padded. */
+	fixture_file("nvme0n1", "nsid", "1\n", 0);
+	fixture_file("nvme0n1", "wwid", "eui.0025388b71b1e0a2  \n", 0);
+	fixture_file("nvme0n1", "device/serial", "S4EWNX0R123456      \n", 0);
+	read_ids("nvme0n1", &ids);
+	assert_string_equal(ids.nvme_nsid, "1");
+	assert_string_equal(ids.serial, "S4EWNX0R123456");
+	assert_string_equal(ids.wwid, "eui.0025388b71b1e0a2");
+	assert_string_equal(ids.dm_name, "");
+	/* virtio-blk: the disk's own serial; SCSI: VPD 0x80 and device/wwid. */
+	fixture_file("vdb", "serial", "vm7-disk1\n", 0);
+	read_ids("vdb", &ids);
+	assert_string_equal(ids.serial, "vm7-disk1");
+	assert_string_equal(ids.nvme_nsid, "");
+	fixture_file("sdb", "device/vpd_pg80", vpd, sizeof(vpd) - 1);
+	fixture_file("sdb", "device/wwid", "naa.600508b1001c5e0e\n", 0);
+	read_ids("sdb", &ids);
+	assert_string_equal(ids.serial, "QM0001");
+	assert_string_equal(ids.wwid, "naa.600508b1001c5e0e");
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -377,10 +495,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lookup),
-		cmocka_unit_test(test_cache),
-		cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_disklife),
+		cmocka_unit_test(test_lookup),	  cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_merge),	  cmocka_unit_test(test_disklife),
+		cmocka_unit_test(test_lvm_split), cmocka_unit_test(test_ids),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
