@@ -100,15 +100,20 @@ struct metric_family *metrics_family(struct metric_set *set, const char *name, c
 				     enum metric_type type, const char *const *labels)
 {
 	struct metric_family *f;
+	size_t nlabels = 0;
 
-	if (set->n == METRIC_MAX_FAMILIES)
+	while (labels && labels[nlabels])
+		nlabels++;
+	/* A family with more labels than a series holds is a bug in its caller:
+	 * fail it (the scrape says so) rather than drop labels without a word. */
+	if (set->n == METRIC_MAX_FAMILIES || nlabels > METRIC_MAX_LABELS)
 		return NULL;
 	f = &set->fam[set->n++];
 	memset(f, 0, sizeof(*f));
 	f->name = name;
 	f->help = help;
 	f->type = type;
-	for (; labels && labels[f->nlabels] && f->nlabels < METRIC_MAX_LABELS; f->nlabels++)
+	for (; f->nlabels < (int)nlabels; f->nlabels++)
 		f->labels[f->nlabels] = labels[f->nlabels];
 	return f;
 }

@@ -83,8 +83,9 @@ struct metric_set {
 	size_t n;
 };
 
-/* Adds a family (NULL when METRIC_MAX_FAMILIES are in use); name, help,
- * labels and le must outlive the set. */
+/* Adds a family (NULL when METRIC_MAX_FAMILIES are in use or labels names
+ * more than METRIC_MAX_LABELS); name, help, labels and le must outlive the
+ * set. */
 struct metric_family *metrics_family(struct metric_set *set, const char *name, const char *help,
 				     enum metric_type type, const char *const *labels);
 

@@ -435,6 +435,23 @@ static void test_units(void **state)
 	metrics_clear(&set);
 }
 
+/* A family with more labels than a series holds is refused, not cut. */
+static void test_too_many_labels(void **state)
+{
+	static const char *const nine[] = { "a", "b", "c", "d", "e", "f", "g", "h", "i", NULL };
+	static const char *const eight[] = { "a", "b", "c", "d", "e", "f", "g", "h", NULL };
+	struct metric_set set = { 0 };
+	struct metric_family *f;
+
+	(void)state;
+	assert_null(metrics_family(&set, "x_nine", "h", METRIC_GAUGE, nine));
+	assert_int_equal(set.n, 0);
+	f = metrics_family(&set, "x_eight", "h", METRIC_GAUGE, eight);
+	assert_non_null(f);
+	assert_int_equal(f->nlabels, 8);
+	metrics_clear(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,8 +459,9 @@ int main(void)
 		cmocka_unit_test(test_sum_of_sources), cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_negotiate),      cmocka_unit_test(test_gzip_accept),
 		cmocka_unit_test(test_own_buckets),    cmocka_unit_test(test_many_series),
-		cmocka_unit_test(test_units),	       cmocka_unit_test(test_format_ratio),
-		cmocka_unit_test(test_slot_spans),     cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_units),	       cmocka_unit_test(test_too_many_labels),
+		cmocka_unit_test(test_format_ratio),   cmocka_unit_test(test_slot_spans),
+		cmocka_unit_test(test_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
