@@ -38,6 +38,7 @@ struct trace_args {
 	uint64_t pid, sample_every, ringbuf_kib;
 	uint64_t max_rate;	   /* records per second; 0: no cap */
 	bool max_rate_set;	   /* --max-rate given: it applies whatever else is */
+	bool sampled;		   /* -s given (-s 1 too: every I/O, asked for) */
 	double min_ms, duration_s; /* 0: no threshold; run until a signal */
 	enum trace_op_filter op;
 	bool json, syscalls, summary;
@@ -56,7 +57,7 @@ void cmd_trace_usage(FILE *f)
 		"\n"
 		"Without -s, -D or --summary, at most %u records a second are written\n"
 		"(the rest are counted and dropped; a line on stderr says so at start);\n"
-		"--max-rate changes the cap, --max-rate 0 lifts it.\n"
+		"--max-rate changes the cap; --max-rate 0 (or -s 1) lifts it.\n"
 		"\n"
 		"Columns (ms; '-' where a stage was not seen):\n"
 		"  Q2G  queued -> request allocated    G2I  -> inserted\n"
@@ -93,7 +94,7 @@ void cmd_trace_usage(FILE *f)
 		"  -D, --duration=SECONDS stop after SECONDS\n"
 		"      --max-rate=N       write at most N records a second, dropping (and\n"
 		"                         counting) the rest; 0: no cap (default %u\n"
-		"                         without -s, -D or --summary, else 0)\n"
+		"                         without -s, -D and --summary, else 0)\n"
 		"      --ringbuf-kib=K    ring buffer size in KiB, a power of two >= 4\n"
 		"                         (default %u)\n",
 		TRACE_MAX_RATE_DEFAULT, TRACE_MAX_RATE_DEFAULT, TRACE_RINGBUF_DEFAULT_BYTES / 1024);
@@ -173,6 +174,7 @@ static int parse_one(int c, const char *v, struct trace_args *a)
 		if (parse_uint(v, 1, UINT32_MAX, &a->sample_every))
 			return bad("give N as a whole number, 1 or more (1 in N)", "sample rate",
 				   v);
+		a->sampled = true;
 		break;
 	case 'm':
 		if (parse_seconds(v, &a->min_ms))
@@ -222,7 +224,7 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		return -EINVAL;
 	/* An open-ended run of every I/O is what the cap is for; one that
 	 * samples, ends, or only sums (--summary) is bounded already. */
-	if (!a->max_rate_set && a->sample_every == 1 && a->duration_s == 0 && !a->summary)
+	if (!a->max_rate_set && !a->sampled && a->duration_s == 0 && !a->summary)
 		a->max_rate = TRACE_MAX_RATE_DEFAULT;
 	if (a->min_ms > 0 && a->sample_every > 1) {
 		errorf("a threshold follows every I/O so that no slow one is missed; drop -s",
