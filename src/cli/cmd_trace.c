@@ -30,7 +30,7 @@
 /* The records per second trace writes at most unless told otherwise (-s,
  * -D, --summary or --max-rate): a bound on what an unbounded run can write
  * to a screen or a file beside a busy disk, not a sampling method. */
-#define TRACE_MAX_RATE_DEFAULT 10000
+#define TRACE_MAX_RATE_DEFAULT 10000u
 
 struct trace_args {
 	struct cmd_trace_flags f;	    /* -d, -c, --attach, -v */
