@@ -167,7 +167,9 @@ echo "ok: top NAME (${#long} characters) whole in a pipe, with --wide and on a w
 "$IOLAT" top --json -d "${dev#/dev/}" 0.5 >"$WORK/churn.json" 2>"$WORK/churn.err" &
 toppid=$!
 on_exit "kill $toppid"
-sleep 1
+# Attached before the first read, however slow the start (a sanitizer's).
+wait_for_line "$WORK/churn.err" "^Tracing" 20 || fail "top did not start: $(cat "$WORK/churn.err")"
+sleep 0.6 # its baseline read, and one interval
 in_cgroup "$cga" "$DIO" read "$dev" 1 4096 || fail "dio" # alive: its key stays
 for i in $(seq 1 200); do
 	mkdir "$cga/c$i"
