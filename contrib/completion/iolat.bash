@@ -185,6 +185,12 @@ _iolat()
         fi
         return 0
     fi
+    # `iolat help COMMAND`: one command's name, nothing after it.
+    if [[ $cmd == help ]]; then
+        ((COMP_CWORD == i + 1)) &&
+            mapfile -t COMPREPLY < <(compgen -W "$(_iolat_commands "$bin")" -- "$cur")
+        return 0
+    fi
 
     _iolat_read_flags "$bin" "$cmd"
     # A flag's value: `--flag=value` split at '=' by readline (words

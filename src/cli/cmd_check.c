@@ -74,7 +74,9 @@ void cmd_check_usage(FILE *f)
 		   "  iolat check\n"
 		   "  iolat check --no-load\n"
 		   "  iolat check --memory --cpus 192 --disks 24 --workloads 500\n"
-		   "  iolat check --memory --cpus 4 --disks 2 --mem-total 1G\n");
+		   "  iolat check --memory --cpus 4 --disks 2 --mem-total 1G\n"
+		   "\n"
+		   "See iolat-check(1).\n");
 }
 
 static const char *yes(bool b)

@@ -16,7 +16,6 @@
 #include "commands.h"
 #include "core/collector.h"
 #include "core/histo.h"
-#include "core/libbpf_log.h"
 #include "core/names.h"
 #include "sys/cgroups.h"
 #include "sys/disks.h"
@@ -27,10 +26,9 @@
 
 struct hist_args {
 	bool per_disk, per_flags, per_op, per_size, total, msecs, timestamps, json, sizes;
-	const char *disk, *cgroup;
-	double interval; /* seconds; 0: until Ctrl-C */
-	uint64_t count;	 /* intervals; 0: unlimited */
-	enum attach_mode attach;
+	struct cmd_trace_flags f; /* -d, -c, --attach, -v */
+	double interval;	  /* seconds; 0: until Ctrl-C */
+	uint64_t count;		  /* intervals; 0: unlimited */
 };
 
 void cmd_hist_usage(FILE *f)
@@ -39,7 +37,9 @@ void cmd_hist_usage(FILE *f)
 		"Usage: iolat hist [OPTIONS] [INTERVAL [COUNT]]\n"
 		"\n"
 		"Block-I/O latency histograms, like biolatency. Without INTERVAL, traces\n"
-		"until Ctrl-C and prints once. Ctrl-C or SIGTERM prints the interval so far.\n"
+		"until Ctrl-C and prints once; with INTERVAL, prints every INTERVAL seconds,\n"
+		"COUNT times (default: until Ctrl-C). Ctrl-C or SIGTERM prints the interval\n"
+		"so far.\n"
 		"\n"
 		"Latency views (both always collected; text shows one):\n"
 		"  device time  issue -> complete (blktrace D2C); the default\n"
@@ -60,45 +60,51 @@ void cmd_hist_usage(FILE *f)
 		"  -m, --milliseconds   rows in msecs instead of usecs\n"
 		"  -T, --timestamp      print a timestamp with each interval\n"
 		"  -s, --sizes          also print request-size histograms\n"
-		"  -d, --disk=DISK      only this disk (a partition means its disk)\n"
-		"  -c, --cgroup=PATH    only I/O charged to this cgroup or its children\n"
-		"  -j, --json           one JSON object per interval (ns and bytes)\n"
-		"      --attach=MODE    auto (default), tp_btf or raw_tp\n"
-		"  -v, --verbose        show libbpf's messages\n"
-		"  -h, --help           this help\n"
-		"  -V, --version        print the version\n"
-		"\n"
-		"Examples:\n"
-		"  iolat hist                   all disks, until Ctrl-C\n"
-		"  iolat hist -DO 1 5           per disk and operation, 5 x 1 s\n"
-		"  iolat hist -Q -m -d sda1     total time on sda, in msecs\n"
-		"  iolat hist -c /sys/fs/cgroup/machine.slice --json 10\n",
+		"  -j, --json           one JSON object per interval (ns and bytes)\n",
 		names_size_class(IOLAT_SIZE_4K), names_size_class(IOLAT_SIZE_16K),
 		names_size_class(IOLAT_SIZE_64K), names_size_class(IOLAT_SIZE_1M),
 		names_size_class(IOLAT_SIZE_LARGER));
+	cmd_trace_flags_usage(f, 23);
+	fprintf(f, "  -h, --help           this help\n"
+		   "  -V, --version        print the version\n"
+		   "\n"
+		   "Examples:\n"
+		   "  iolat hist                   all disks, until Ctrl-C\n"
+		   "  iolat hist -DO 1 5           per disk and operation, 5 x 1 s\n"
+		   "  iolat hist -Q -m -d sda1     total time on sda, in msecs\n"
+		   "  iolat hist -c /sys/fs/cgroup/machine.slice --json 10\n"
+		   "\n"
+		   "See iolat-hist(1).\n");
 }
 
-enum { OPT_ATTACH = 256 };
-
 const struct opt cmd_hist_opts[] = {
-	{ "disk-split", 'D', OPT_NO_VALUE, 'D' },  { "op-split", 'O', OPT_NO_VALUE, 'O' },
-	{ "flags-split", 'F', OPT_NO_VALUE, 'F' }, { "size-split", 'S', OPT_NO_VALUE, 'S' },
-	{ "queued", 'Q', OPT_NO_VALUE, 'Q' },	   { "milliseconds", 'm', OPT_NO_VALUE, 'm' },
-	{ "timestamp", 'T', OPT_NO_VALUE, 'T' },   { "sizes", 's', OPT_NO_VALUE, 's' },
-	{ "disk", 'd', OPT_VALUE, 'd' },	   { "cgroup", 'c', OPT_VALUE, 'c' },
-	{ "json", 'j', OPT_NO_VALUE, 'j' },	   { "attach", 0, OPT_VALUE, OPT_ATTACH },
-	{ "verbose", 'v', OPT_NO_VALUE, 'v' },	   {},
+	{ "disk-split", 'D', OPT_NO_VALUE, 'D' },
+	{ "op-split", 'O', OPT_NO_VALUE, 'O' },
+	{ "flags-split", 'F', OPT_NO_VALUE, 'F' },
+	{ "size-split", 'S', OPT_NO_VALUE, 'S' },
+	{ "queued", 'Q', OPT_NO_VALUE, 'Q' },
+	{ "milliseconds", 'm', OPT_NO_VALUE, 'm' },
+	{ "timestamp", 'T', OPT_NO_VALUE, 'T' },
+	{ "sizes", 's', OPT_NO_VALUE, 's' },
+	{ "json", 'j', OPT_NO_VALUE, 'j' },
+	CMD_TRACE_FLAG_OPTS,
+	{},
 };
 
 /* 0: run; OPTS_EXIT (help or version printed) or -EINVAL (printed). */
 static int parse_args(int argc, char **argv, struct hist_args *a)
 {
 	struct opts o;
-	int c;
+	int c, shared;
 
 	memset(a, 0, sizeof(*a));
 	opts_begin(&o, cmd_hist_opts, cmd_hist_usage, argc, argv);
 	while ((c = opts_next(&o)) > 0) {
+		shared = cmd_trace_flag(c, o.value, &a->f);
+		if (shared < 0)
+			return shared;
+		if (shared)
+			continue;
 		switch (c) {
 		case 'D':
 			a->per_disk = true;
@@ -124,21 +130,8 @@ static int parse_args(int argc, char **argv, struct hist_args *a)
 		case 's':
 			a->sizes = true;
 			break;
-		case 'd':
-			a->disk = o.value;
-			break;
-		case 'c':
-			a->cgroup = o.value;
-			break;
 		case 'j':
 			a->json = true;
-			break;
-		case 'v':
-			libbpf_log_verbose(true);
-			break;
-		case OPT_ATTACH:
-			if (cmd_attach_arg(o.value, &a->attach))
-				return -EINVAL;
 			break;
 		}
 	}
@@ -216,7 +209,7 @@ static int group_one(void *ctx, const struct iolat_key *k, const struct iolat_va
 			want.bio_layer = d->bio_based;
 			want.stack = d->stack;
 		}
-	} else if (d && d->stack.holders[0] && !x->a->disk) {
+	} else if (d && d->stack.holders[0] && !x->a->f.disk) {
 		return 0; /* a lower layer: the disk above counts its I/O */
 	}
 	if (x->a->per_op)
@@ -343,8 +336,7 @@ static int run(const struct hist_args *a, struct collector *c)
 	uint64_t started;
 	int rc = 0;
 
-	fprintf(a->json ? stderr : stdout, "Tracing block device I/O... Hit Ctrl-C to end.\n");
-	fflush(NULL);
+	cmd_say_tracing("block device I/O", !a->count);
 	for (uint64_t i = 0; !a->count || i < a->count; i++) {
 		started = monotonic_ns();
 		rc = cmd_wait_until(c, started + interval_ns, report_attached);
@@ -381,12 +373,12 @@ int cmd_hist(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return opts_exit_status(rc);
-	if (cmd_resolve_filters(a.disk, a.cgroup, &o.filter_dev, &o.filter_cgroup,
+	if (cmd_resolve_filters(a.f.disk, a.f.cgroup, &o.filter_dev, &o.filter_cgroup,
 				&o.filter_cgroup_level))
 		return 2;
 	o.key_flags = a.per_flags;
 	o.key_size_class = a.per_size;
-	o.attach = a.attach;
+	o.attach = a.f.attach;
 	rc = cmd_open_collector(&c, &o);
 	if (rc)
 		return rc;

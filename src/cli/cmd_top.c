@@ -46,10 +46,12 @@ static const char *const col_names[COL_COUNT] = {
 
 struct top_args {
 	double interval;
-	uint64_t count;
-	bool once, json, csv, no_clear, total, process;
+	uint64_t count; /* intervals; 0: until Ctrl-C */
+	bool once, json, csv, no_clear, total, process, wide;
 	enum column sort;
-	const char *disk;
+	struct cmd_trace_flags f; /* -d, -c, --attach, -v */
+	bool clear;		  /* escape codes allowed (a terminal) and not -C */
+	int columns;		  /* the terminal's width; 0: not a terminal */
 };
 
 /* One row: a workload's reads and writes over the interval. */
@@ -74,37 +76,45 @@ struct table {
 
 void cmd_top_usage(FILE *f)
 {
-	fprintf(
-	    f,
-	    "Usage: iolat top [OPTIONS] [INTERVAL [COUNT]]\n"
-	    "\n"
-	    "Block I/O per workload, refreshed every INTERVAL seconds (default 1), like\n"
-	    "biotop: read/write IOPS and MB/s, average block size, p50/p90/p99 read and\n"
-	    "write latency (device time; -Q total time). A workload is the cgroup each\n"
-	    "bio was charged to, named by rules: libvirt VMs, Kubernetes pods, Docker\n"
-	    "containers, systemd services and scopes; otherwise its path.\n"
-	    "A disk under another (a leg of an LVM, dm-crypt or md device) is left out\n"
-	    "unless -d names it: its I/O is the upper device's, counted there.\n"
-	    "\n"
-	    "Options:\n"
-	    "  -s, --sort=COLUMN  sort by r_iops, w_iops, r_mbs, w_mbs, avg_kib, r_p50_ms,\n"
-	    "                     r_p90_ms, r_p99_ms, w_p50_ms, w_p90_ms, w_p99_ms or name\n"
-	    "                     (default: r_iops + w_iops, descending; name ascending)\n"
-	    "  -Q, --queued       total time (request created -> complete), not device time\n"
-	    "  -d, --disk=DISK    only this disk\n"
-	    "  -P, --process      per submitting process (COMM[PID]) instead of per\n"
-	    "                     workload, for hosts without useful cgroups\n"
-	    "  -C, --no-clear     do not clear the screen between intervals\n"
-	    "      --once         one interval, then exit\n"
-	    "  -j, --json         one JSON object per interval\n"
-	    "      --csv          CSV rows (a header first), one line per workload and interval\n"
-	    "  -h, --help         this help\n"
-	    "  -V, --version      print the version\n"
-	    "\n"
-	    "Examples:\n"
-	    "  iolat top\n"
-	    "  iolat top -s r_p99_ms 5\n"
-	    "  iolat top --once --json 10\n");
+	fprintf(f,
+		"Usage: iolat top [OPTIONS] [INTERVAL [COUNT]]\n"
+		"\n"
+		"Block I/O per workload, refreshed every INTERVAL seconds (default 1), COUNT\n"
+		"times (default: until Ctrl-C), like biotop: read/write IOPS and MB/s,\n"
+		"average block size, p50/p90/p99 read and write latency (device time; -Q\n"
+		"total time). A workload is the cgroup each bio was charged to, named by\n"
+		"rules: libvirt VMs, Kubernetes pods, Docker containers, systemd services\n"
+		"and scopes; otherwise its path.\n"
+		"A disk under another (a leg of an LVM, dm-crypt or md device) is left out\n"
+		"unless -d names it: its I/O is the upper device's, counted there.\n"
+		"On a terminal the screen is cleared before each interval and NAME is cut\n"
+		"to fit its width; into a pipe or a file, nothing is cleared or cut.\n"
+		"\n"
+		"Options:\n"
+		"  -s, --sort=COLUMN    sort by r_iops, w_iops, r_mbs, w_mbs, avg_kib, r_p50_ms,\n"
+		"                       r_p90_ms, r_p99_ms, w_p50_ms, w_p90_ms, w_p99_ms or name\n"
+		"                       (default: r_iops + w_iops, descending; name ascending)\n"
+		"  -Q, --queued         total time (request created -> complete), not device\n"
+		"                       time\n"
+		"  -P, --process        per submitting process (COMM[PID]) instead of per\n"
+		"                       workload, for hosts without useful cgroups\n"
+		"  -C, --no-clear       do not clear the screen between intervals\n"
+		"  -w, --wide           never cut NAME, even on a narrow terminal\n"
+		"      --once           one interval, then exit (COUNT 1; not with a COUNT)\n"
+		"  -j, --json           one JSON object per interval\n"
+		"      --csv            CSV rows (a header first), one line per workload and\n"
+		"                       interval\n");
+	cmd_trace_flags_usage(f, 23);
+	fprintf(f, "  -h, --help           this help\n"
+		   "  -V, --version        print the version\n"
+		   "\n"
+		   "Examples:\n"
+		   "  iolat top\n"
+		   "  iolat top -s r_p99_ms 5\n"
+		   "  iolat top --once --json 10\n"
+		   "  iolat top -w -c /sys/fs/cgroup/machine.slice 2 30\n"
+		   "\n"
+		   "See iolat-top(1).\n");
 }
 
 static int parse_column(const char *s, enum column *out)
@@ -122,12 +132,13 @@ enum { OPT_ONCE = 256, OPT_CSV };
 const struct opt cmd_top_opts[] = {
 	{ "sort", 's', OPT_VALUE, 's' },
 	{ "queued", 'Q', OPT_NO_VALUE, 'Q' },
-	{ "disk", 'd', OPT_VALUE, 'd' },
 	{ "process", 'P', OPT_NO_VALUE, 'P' },
 	{ "no-clear", 'C', OPT_NO_VALUE, 'C' },
+	{ "wide", 'w', OPT_NO_VALUE, 'w' },
 	{ "once", 0, OPT_NO_VALUE, OPT_ONCE },
 	{ "json", 'j', OPT_NO_VALUE, 'j' },
 	{ "csv", 0, OPT_NO_VALUE, OPT_CSV },
+	CMD_TRACE_FLAG_OPTS,
 	{},
 };
 
@@ -135,13 +146,18 @@ const struct opt cmd_top_opts[] = {
 static int parse_args(int argc, char **argv, struct top_args *a)
 {
 	struct opts o;
-	int c;
+	int c, shared;
 
 	memset(a, 0, sizeof(*a));
 	a->interval = 1;
 	a->sort = COL_COUNT; /* total IOPS */
 	opts_begin(&o, cmd_top_opts, cmd_top_usage, argc, argv);
 	while ((c = opts_next(&o)) > 0) {
+		shared = cmd_trace_flag(c, o.value, &a->f);
+		if (shared < 0)
+			return shared;
+		if (shared)
+			continue;
 		switch (c) {
 		case 's':
 			if (parse_column(o.value, &a->sort)) {
@@ -153,8 +169,8 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 		case 'Q':
 			a->total = true;
 			break;
-		case 'd':
-			a->disk = o.value;
+		case 'w':
+			a->wide = true;
 			break;
 		case 'C':
 			a->no_clear = true;
@@ -179,6 +195,12 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 		return -EINVAL;
 	if (a->json && a->csv) {
 		errorf("pick one", "conflicting options: --json with --csv");
+		return -EINVAL;
+	}
+	/* Two answers to "how many": refused rather than one of them ignored. */
+	if (a->once && a->count) {
+		errorf("--once is COUNT 1: give --once or a COUNT, not both",
+		       "conflicting options: --once with COUNT %llu", (unsigned long long)a->count);
 		return -EINVAL;
 	}
 	if (a->once)
@@ -206,7 +228,7 @@ static int find_lower(struct table *t)
 	int n;
 
 	t->nlower = 0;
-	if (t->a->disk)
+	if (t->a->f.disk)
 		return 0;
 	n = disks_list_new(&d);
 	if (n == -ENOMEM)
@@ -273,26 +295,53 @@ static int cmp_rows(const void *pa, const void *pb, void *col)
 	return x < y ? 1 : x > y ? -1 : strcmp(a->w.name, b->w.name);
 }
 
+/* The text table's columns besides NAME: KIND and its blank (10), four
+ * of 9 and seven of 8 characters. */
+#define TEXT_FIXED_COLUMNS (10 + 4 * 9 + 7 * 8)
+/* The narrowest NAME a terminal gets, however narrow: a cut name shows this
+ * much of itself, and the line wraps. */
+#define TEXT_NAME_MIN 24
+
+/*
+ * NAME's width: the longest name (at least the header's), cut to what the
+ * terminal leaves beside the other columns (never below TEXT_NAME_MIN);
+ * never cut with --wide or when stdout is no terminal.
+ */
+static int name_width(const struct table *t)
+{
+	int longest = 4, room = t->a->columns - TEXT_FIXED_COLUMNS;
+
+	for (size_t i = 0; i < t->n; i++) {
+		int len = (int)strlen(t->r[i].w.name);
+
+		longest = len > longest ? len : longest;
+	}
+	if (t->a->wide || !t->a->columns || longest <= room)
+		return longest;
+	return room > TEXT_NAME_MIN ? room : TEXT_NAME_MIN;
+}
+
 static void print_text(const struct table *t)
 {
 	char ts[16];
 	time_t now = time(NULL);
+	int w = name_width(t);
 
 	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
-	if (!t->a->no_clear)
+	if (t->a->clear)
 		fputs("\033[H\033[2J", stdout);
 	printf("%s  %zu workloads  %s time (ms)\n", ts, t->n, t->a->total ? "total" : "device");
-	printf("%-9s %-24s %8s %8s %8s %8s %7s %7s %7s %7s %7s %7s %7s\n", "KIND", "NAME", "R/s",
+	printf("%-9s %-*s %8s %8s %8s %8s %7s %7s %7s %7s %7s %7s %7s\n", "KIND", w, "NAME", "R/s",
 	       "W/s", "RMB/s", "WMB/s", "AVG_KiB", "R_P50", "R_P90", "R_P99", "W_P50", "W_P90",
 	       "W_P99");
 	for (size_t i = 0; i < t->n; i++) {
 		const double *v = t->r[i].v;
 
-		printf("%-9s %-24.24s %8.1f %8.1f %8.2f %8.2f %7.1f %7.3f %7.3f %7.3f %7.3f %7.3f "
+		printf("%-9s %-*.*s %8.1f %8.1f %8.2f %8.2f %7.1f %7.3f %7.3f %7.3f %7.3f %7.3f "
 		       "%7.3f\n",
-		       t->r[i].w.kind, t->r[i].w.name, v[COL_RIOPS], v[COL_WIOPS], v[COL_RMBS],
-		       v[COL_WMBS], v[COL_AVGBS], v[COL_RP50], v[COL_RP90], v[COL_RP99],
-		       v[COL_WP50], v[COL_WP90], v[COL_WP99]);
+		       t->r[i].w.kind, w, w, t->r[i].w.name, v[COL_RIOPS], v[COL_WIOPS],
+		       v[COL_RMBS], v[COL_WMBS], v[COL_AVGBS], v[COL_RP50], v[COL_RP90],
+		       v[COL_RP99], v[COL_WP50], v[COL_WP90], v[COL_WP99]);
 	}
 	putchar('\n');
 }
@@ -437,14 +486,17 @@ int cmd_top(int argc, char **argv)
 		return opts_exit_status(rc);
 	o.key_cgroup = !a.process;
 	o.key_process = a.process;
-	if (a.disk && disks_resolve(a.disk, &o.filter_dev, NULL, 0)) {
-		errorf("'lsblk' lists the disks", "no such disk or partition '%s'", a.disk);
+	o.attach = a.f.attach;
+	if (cmd_resolve_filters(a.f.disk, a.f.cgroup, &o.filter_dev, &o.filter_cgroup,
+				&o.filter_cgroup_level))
 		return 2;
-	}
+	a.clear = !a.no_clear && !a.json && !a.csv && cmd_stdout_escapes();
+	a.columns = cmd_stdout_columns();
 	rc = cmd_open_collector(&c, &o);
 	if (rc)
 		return rc;
-	fprintf(stderr, "Tracing block device I/O per workload... Hit Ctrl-C to end.\n");
+	cmd_say_tracing(
+	    a.process ? "block device I/O per process" : "block device I/O per workload", !a.count);
 	rc = run(&a, c);
 	collector_close(c);
 	if (rc) {

@@ -19,7 +19,6 @@
 #include "cli/trace_out.h"
 #include "cli/trace_summary.h"
 #include "commands.h"
-#include "core/libbpf_log.h"
 #include "core/probe.h"
 #include "core/tracer.h"
 #include "sys/cgroups.h"
@@ -28,14 +27,21 @@
 #include "util/opts.h"
 #include "util/parse.h"
 
+/* The records per second trace writes at most unless told otherwise (-s,
+ * -D, --summary or --max-rate): a bound on what an unbounded run can write
+ * to a screen or a file beside a busy disk, not a sampling method. */
+#define TRACE_MAX_RATE_DEFAULT 10000u
+
 struct trace_args {
-	const char *disk, *cgroup;
+	struct cmd_trace_flags f;	    /* -d, -c, --attach, -v */
 	const char *write_file, *read_file; /* --write: record; --read: replay */
 	uint64_t pid, sample_every, ringbuf_kib;
+	uint64_t max_rate;	   /* records per second; 0: no cap */
+	bool max_rate_set;	   /* --max-rate given: it applies whatever else is */
+	bool sampled;		   /* -s given (-s 1 too: every I/O, asked for) */
 	double min_ms, duration_s; /* 0: no threshold; run until a signal */
 	enum trace_op_filter op;
 	bool json, syscalls, summary;
-	enum attach_mode attach;
 };
 
 void cmd_trace_usage(FILE *f)
@@ -47,7 +53,11 @@ void cmd_trace_usage(FILE *f)
 		"through (blktrace's letters): Q queued, G request allocated, M merged into\n"
 		"a request, I inserted, D issued to the driver, C completed. Runs until\n"
 		"Ctrl-C, SIGTERM or -D; then prints to stderr how many records were\n"
-		"emitted, lost (ring buffer full) and dropped by the threshold.\n"
+		"emitted, lost (ring buffer full) and dropped by the threshold or the cap.\n"
+		"\n"
+		"Without -s, -D or --summary, at most %u records a second are written\n"
+		"(the rest are counted and dropped; a line on stderr says so at start):\n"
+		"the cap is set with --max-rate, and lifted with --max-rate 0 (or -s 1).\n"
 		"\n"
 		"Columns (ms; '-' where a stage was not seen):\n"
 		"  Q2G  queued -> request allocated    G2I  -> inserted\n"
@@ -61,9 +71,7 @@ void cmd_trace_usage(FILE *f)
 		"the sampling: one chain from the top layer to the requests on its legs.\n"
 		"\n"
 		"Options:\n"
-		"  -d, --disk=DISK        only this disk (a partition means its disk)\n"
 		"  -p, --pid=PID          only I/O queued by this process (tgid)\n"
-		"  -c, --cgroup=PATH      only I/O charged to this cgroup or its children\n"
 		"  -o, --op=read|write    only reads or only writes\n"
 		"  -s, --sample=N         follow 1 I/O in N (per CPU; default 1: every I/O)\n"
 		"  -m, --min-ms=MS        only I/O whose Q2C is at least MS (decided at\n"
@@ -84,20 +92,26 @@ void cmd_trace_usage(FILE *f)
 		"  -r, --read=FILE        print (or --summary) the records of FILE; no\n"
 		"                         tracing, no privileges needed\n"
 		"  -D, --duration=SECONDS stop after SECONDS\n"
+		"      --max-rate=N       write at most N records a second, dropping (and\n"
+		"                         counting) the rest; 0: no cap (default %u\n"
+		"                         without -s, -D and --summary, else 0)\n"
 		"      --ringbuf-kib=K    ring buffer size in KiB, a power of two >= 4\n"
-		"                         (default %u)\n"
-		"      --attach=MODE      auto (default), tp_btf or raw_tp\n"
-		"  -v, --verbose          show libbpf's messages\n"
+		"                         (default %u)\n",
+		TRACE_MAX_RATE_DEFAULT, TRACE_MAX_RATE_DEFAULT, TRACE_RINGBUF_DEFAULT_BYTES / 1024);
+	cmd_trace_flags_usage(f, 25);
+	fprintf(f,
 		"  -h, --help             this help\n"
 		"  -V, --version          print the version\n"
 		"\n"
 		"Examples:\n"
-		"  iolat trace -d vda                 every I/O on vda\n"
+		"  iolat trace -d vda                 I/O on vda (at most %u a second)\n"
 		"  iolat trace -m 10 -j               I/O slower than 10 ms, as JSON\n"
 		"  iolat trace -s 100 -o write -D 60  1 write in 100, for a minute\n"
 		"  iolat trace --summary -D 30        where 30 s of I/O spent its time\n"
-		"  iolat trace -w io.trace -D 60; iolat trace -r io.trace --summary\n",
-		TRACE_RINGBUF_DEFAULT_BYTES / 1024);
+		"  iolat trace -w io.trace -D 60; iolat trace -r io.trace --summary\n"
+		"\n"
+		"See iolat-trace(1).\n",
+		TRACE_MAX_RATE_DEFAULT);
 }
 
 static int bad(const char *hint, const char *what, const char *arg)
@@ -106,12 +120,10 @@ static int bad(const char *hint, const char *what, const char *arg)
 	return -EINVAL;
 }
 
-enum { OPT_SYSCALLS = 256, OPT_SUMMARY, OPT_RINGBUF, OPT_ATTACH };
+enum { OPT_SYSCALLS = 256, OPT_SUMMARY, OPT_RINGBUF, OPT_MAX_RATE };
 
 const struct opt cmd_trace_opts[] = {
-	{ "disk", 'd', OPT_VALUE, 'd' },
 	{ "pid", 'p', OPT_VALUE, 'p' },
-	{ "cgroup", 'c', OPT_VALUE, 'c' },
 	{ "op", 'o', OPT_VALUE, 'o' },
 	{ "sample", 's', OPT_VALUE, 's' },
 	{ "min-ms", 'm', OPT_VALUE, 'm' },
@@ -121,9 +133,9 @@ const struct opt cmd_trace_opts[] = {
 	{ "write", 'w', OPT_VALUE, 'w' },
 	{ "read", 'r', OPT_VALUE, 'r' },
 	{ "duration", 'D', OPT_VALUE, 'D' },
+	{ "max-rate", 0, OPT_VALUE, OPT_MAX_RATE },
 	{ "ringbuf-kib", 0, OPT_VALUE, OPT_RINGBUF },
-	{ "attach", 0, OPT_VALUE, OPT_ATTACH },
-	{ "verbose", 'v', OPT_NO_VALUE, 'v' },
+	CMD_TRACE_FLAG_OPTS,
 	{},
 };
 
@@ -131,12 +143,6 @@ const struct opt cmd_trace_opts[] = {
 static int parse_one(int c, const char *v, struct trace_args *a)
 {
 	switch (c) {
-	case 'd':
-		a->disk = v;
-		break;
-	case 'c':
-		a->cgroup = v;
-		break;
 	case 'j':
 		a->json = true;
 		break;
@@ -151,9 +157,6 @@ static int parse_one(int c, const char *v, struct trace_args *a)
 		break;
 	case 'r':
 		a->read_file = v;
-		break;
-	case 'v':
-		libbpf_log_verbose(true);
 		break;
 	case 'p':
 		if (parse_uint(v, 1, INT32_MAX, &a->pid))
@@ -171,6 +174,7 @@ static int parse_one(int c, const char *v, struct trace_args *a)
 		if (parse_uint(v, 1, UINT32_MAX, &a->sample_every))
 			return bad("give N as a whole number, 1 or more (1 in N)", "sample rate",
 				   v);
+		a->sampled = true;
 		break;
 	case 'm':
 		if (parse_seconds(v, &a->min_ms))
@@ -188,8 +192,12 @@ static int parse_one(int c, const char *v, struct trace_args *a)
 			return bad("give a power of two of at least one page, e.g. 4 or 1024",
 				   "ring buffer size (KiB)", v);
 		break;
-	case OPT_ATTACH:
-		return cmd_attach_arg(v, &a->attach) ? -EINVAL : 0;
+	case OPT_MAX_RATE:
+		if (parse_uint(v, 0, UINT32_MAX, &a->max_rate))
+			return bad("give records per second as a whole number (0: no cap)",
+				   "--max-rate", v);
+		a->max_rate_set = true;
+		break;
 	}
 	return 0;
 }
@@ -204,13 +212,20 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	a->sample_every = 1;
 	a->ringbuf_kib = TRACE_RINGBUF_DEFAULT_BYTES / 1024;
 	opts_begin(&o, cmd_trace_opts, cmd_trace_usage, argc, argv);
-	while ((c = opts_next(&o)) > 0)
-		if (parse_one(c, o.value, a))
+	while ((c = opts_next(&o)) > 0) {
+		int shared = cmd_trace_flag(c, o.value, &a->f);
+
+		if (shared < 0 || (!shared && parse_one(c, o.value, a)))
 			return -EINVAL;
+	}
 	if (c < 0)
 		return c;
 	if (opts_no_operand(&o, o.next))
 		return -EINVAL;
+	/* An open-ended run of every I/O is what the cap is for; one that
+	 * samples, ends, or only sums (--summary) is bounded already. */
+	if (!a->max_rate_set && !a->sampled && a->duration_s == 0 && !a->summary)
+		a->max_rate = TRACE_MAX_RATE_DEFAULT;
 	if (a->min_ms > 0 && a->sample_every > 1) {
 		errorf("a threshold follows every I/O so that no slow one is missed; drop -s",
 		       "conflicting options: -s with -m");
@@ -239,22 +254,34 @@ static int run(const struct trace_args *a, struct tracer *tr, struct trace_out *
 	return rc < 0 ? rc : 0;
 }
 
+/* The clock origin of the records of a file: its recording's start. */
+static int replay_begin(void *ctx, const struct trace_file_info *info)
+{
+	struct trace_out *t = ctx;
+
+	t->t0_ns = info->t0_ns;
+	return 0;
+}
+
 /* --read: the records of a file through the same output, no tracing. */
 static int replay(const struct trace_args *a, struct trace_out *t)
 {
-	struct trace_file_sink sink = { trace_out_record, trace_out_syscall, trace_out_pc_link, t };
+	struct trace_file_sink sink = { replay_begin, trace_out_record, trace_out_syscall,
+					trace_out_pc_link, t };
+	struct trace_file_info info = { 0 };
 	char err[512] = "";
 	int rc;
 
-	if (a->disk || a->cgroup || a->pid || a->op || a->sample_every != 1 || a->min_ms > 0 ||
-	    a->write_file || a->duration_s > 0) {
-		errorf("filters, sampling and -D apply while recording",
+	if (a->f.disk || a->f.cgroup || a->pid || a->op || a->sample_every != 1 || a->min_ms > 0 ||
+	    a->write_file || a->duration_s > 0 || a->max_rate_set) {
+		errorf("filters, sampling, -D and --max-rate apply while recording",
 		       "--read takes only --json, --summary and --syscalls");
 		return 2;
 	}
 	/* The header once a valid file gives its first record. */
 	t->header_pending = !a->json && !a->summary;
-	rc = trace_file_read(a->read_file, &t->t0_ns, &sink, err, sizeof(err));
+	t->max_rate = 0; /* the file has what was written: replay it all */
+	rc = trace_file_read(a->read_file, &info, &sink, err, sizeof(err));
 	if (t->summary) {
 		trace_summary_print(t->summary, stdout, a->json);
 		trace_summary_free(t->summary);
@@ -266,6 +293,12 @@ static int replay(const struct trace_args *a, struct trace_out *t)
 	}
 	fprintf(stderr, "iolat: %llu records read from %s\n", (unsigned long long)t->emitted,
 		a->read_file);
+	if (info.max_rate)
+		fprintf(stderr,
+			"iolat: %s was recorded with at most %llu records a second: %llu were "
+			"dropped\n",
+			a->read_file, (unsigned long long)info.max_rate,
+			(unsigned long long)info.capped);
 	return 0;
 }
 
@@ -277,7 +310,7 @@ static void tracer_opts_from(const struct trace_args *a, struct tracer_opts *o)
 	o->sample_every = (uint32_t)a->sample_every;
 	o->min_ns = (uint64_t)(a->min_ms * 1e6);
 	o->ringbuf_bytes = (uint32_t)(a->ringbuf_kib * 1024);
-	o->attach = cmd_attach_mode(a->attach);
+	o->attach = cmd_attach_mode(a->f.attach);
 	o->syscalls = a->syscalls;
 	o->syscall_fn = trace_out_syscall;
 	o->pc_link_fn = trace_out_pc_link;
@@ -301,6 +334,47 @@ static void report_page_cache(const struct trace_args *a, const struct trace_out
 			"writeback_dirty_folio (or _page) tracepoint and bpf_loop (5.17+)\n");
 }
 
+/* Never silent about what did not reach the output: the counts at exit on
+ * stderr (pc: the page cache's, NULL when it was not followed). */
+static void report_counts(const struct trace_args *a, const struct trace_out *t,
+			  const uint64_t st[TRACE_STAT_COUNT], const struct tracer_pc_stats *pc,
+			  uint64_t in_flight, uint64_t evicted)
+{
+	fprintf(stderr,
+		"iolat: %llu records emitted, %llu lost (ring buffer full), %llu dropped by "
+		"threshold\n",
+		(unsigned long long)t->emitted, (unsigned long long)st[TRACE_STAT_LOST],
+		(unsigned long long)st[TRACE_STAT_FAST]);
+	if (a->max_rate)
+		fprintf(stderr,
+			"iolat: %llu records dropped by the cap of %llu a second (--max-rate)\n",
+			(unsigned long long)t->capped, (unsigned long long)a->max_rate);
+	if (a->syscalls)
+		fprintf(stderr, "iolat: %llu syscall records\n",
+			(unsigned long long)t->sys_emitted);
+	report_page_cache(a, t, pc);
+	if (pc && pc->evicted)
+		errorf(NULL,
+		       "%llu dirty folios of followed writes evicted from the kernel's table "
+		       "(more than %u dirty at once): their bios are not linked; a sample rate "
+		       "(-s) follows fewer",
+		       (unsigned long long)pc->evicted, TRACE_FOLIOS_MAX);
+	if (st[TRACE_STAT_STALE])
+		errorf(NULL, "%llu records dropped: the end of their I/O was not seen",
+		       (unsigned long long)st[TRACE_STAT_STALE]);
+	if (in_flight)
+		errorf(NULL, "%llu followed I/Os still in flight at exit: not emitted",
+		       (unsigned long long)in_flight);
+	if (evicted)
+		errorf(NULL,
+		       "%llu followed I/Os evicted from the kernel's table (too many in "
+		       "flight at once): not emitted; a sample rate (-s) follows fewer",
+		       (unsigned long long)evicted);
+	if (st[TRACE_STAT_LOST])
+		errorf(NULL, "records were lost: a larger --ringbuf-kib or a sample rate (-s) "
+			     "keeps up with more I/O");
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct trace_out t = {};
@@ -317,12 +391,13 @@ int cmd_trace(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return opts_exit_status(rc);
-	if (cmd_resolve_filters(a.disk, a.cgroup, &o.filter_dev, &o.filter_cgroup,
+	if (cmd_resolve_filters(a.f.disk, a.f.cgroup, &o.filter_dev, &o.filter_cgroup,
 				&o.filter_cgroup_level))
 		return 2;
 	tracer_opts_from(&a, &o);
 	t.json = a.json;
 	t.syscalls = a.syscalls;
+	t.max_rate = a.max_rate;
 	if (a.read_file) {
 		if (a.summary && !(t.summary = trace_summary_new())) {
 			errorf(NULL, "out of memory");
@@ -343,18 +418,24 @@ int cmd_trace(int argc, char **argv)
 		return 1;
 	}
 	t.t0_ns = monotonic_ns();
-	if (a.write_file && trace_file_create(&t.file, a.write_file, t.t0_ns, err, sizeof(err))) {
+	if (a.write_file &&
+	    trace_file_create(&t.file, a.write_file, t.t0_ns, a.max_rate, err, sizeof(err))) {
 		tracer_close(tr);
 		trace_summary_free(t.summary);
 		errorf("give a new file's path", "%s", err);
 		return 2;
 	}
-	fprintf(stderr, "Tracing block device I/O... Hit Ctrl-C to end.\n");
+	cmd_say_tracing("block device I/O", a.duration_s == 0);
+	if (a.max_rate)
+		fprintf(stderr,
+			"iolat: at most %llu records a second (the rest dropped and counted); "
+			"--max-rate 0 lifts the cap, -s N samples 1 I/O in N\n",
+			(unsigned long long)a.max_rate);
 	if (!a.json && !a.summary && !a.write_file)
 		trace_out_header(a.syscalls);
 	fflush(NULL);
 	rc = run(&a, tr, &t);
-	if (t.file && fclose(t.file) && !rc)
+	if (t.file && (trace_file_finish(t.file, t.capped) | fclose(t.file)) && !rc)
 		rc = -EIO;
 	tracer_stats(tr, st);
 	in_flight = tracer_in_flight(tr, &evicted);
@@ -364,35 +445,7 @@ int cmd_trace(int argc, char **argv)
 		trace_summary_print(t.summary, stdout, a.json);
 		trace_summary_free(t.summary);
 	}
-	/* Never silent about what did not reach the output. */
-	fprintf(stderr,
-		"iolat: %llu records emitted, %llu lost (ring buffer full), %llu dropped by "
-		"threshold\n",
-		(unsigned long long)t.emitted, (unsigned long long)st[TRACE_STAT_LOST],
-		(unsigned long long)st[TRACE_STAT_FAST]);
-	if (a.syscalls)
-		fprintf(stderr, "iolat: %llu syscall records\n", (unsigned long long)t.sys_emitted);
-	report_page_cache(&a, &t, page_cache ? &pc : NULL);
-	if (pc.evicted)
-		errorf(NULL,
-		       "%llu dirty folios of followed writes evicted from the kernel's table "
-		       "(more than %u dirty at once): their bios are not linked; a sample rate "
-		       "(-s) follows fewer",
-		       (unsigned long long)pc.evicted, TRACE_FOLIOS_MAX);
-	if (st[TRACE_STAT_STALE])
-		errorf(NULL, "%llu records dropped: the end of their I/O was not seen",
-		       (unsigned long long)st[TRACE_STAT_STALE]);
-	if (in_flight)
-		errorf(NULL, "%llu followed I/Os still in flight at exit: not emitted",
-		       (unsigned long long)in_flight);
-	if (evicted)
-		errorf(NULL,
-		       "%llu followed I/Os evicted from the kernel's table (too many in "
-		       "flight at once): not emitted; a sample rate (-s) follows fewer",
-		       (unsigned long long)evicted);
-	if (st[TRACE_STAT_LOST])
-		errorf(NULL, "records were lost: a larger --ringbuf-kib or a sample rate (-s) "
-			     "keeps up with more I/O");
+	report_counts(&a, &t, st, page_cache ? &pc : NULL, in_flight, evicted);
 	if (rc) {
 		errorf(NULL, "reading the ring buffer failed: %s", strerror(-rc));
 		return 1;

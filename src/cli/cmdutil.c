@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include "core/libbpf_log.h"
 #include "core/probe.h"
 #include "sys/cgroups.h"
 #include "sys/disks.h"
@@ -40,6 +43,37 @@ int cmd_interval_count(const struct opts *o, double *interval, uint64_t *count)
 		return -EINVAL;
 	}
 	return opts_no_operand(o, i);
+}
+
+int cmd_trace_flag(int key, const char *value, struct cmd_trace_flags *f)
+{
+	switch (key) {
+	case 'd':
+		f->disk = value;
+		return 1;
+	case 'c':
+		f->cgroup = value;
+		return 1;
+	case 'v':
+		libbpf_log_verbose(true);
+		return 1;
+	case CMD_OPT_ATTACH:
+		return cmd_attach_arg(value, &f->attach) ? -EINVAL : 1;
+	}
+	return 0;
+}
+
+void cmd_trace_flags_usage(FILE *f, int width)
+{
+	static const char *const lines[][2] = {
+		{ "  -d, --disk=DISK", "only this disk (a partition means its disk)" },
+		{ "  -c, --cgroup=PATH", "only I/O charged to this cgroup or its children" },
+		{ "      --attach=MODE", "auto (default), tp_btf or raw_tp" },
+		{ "  -v, --verbose", "show libbpf's messages" },
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		fprintf(f, "%-*s%s\n", width, lines[i][0], lines[i][1]);
 }
 
 int cmd_attach_arg(const char *arg, enum attach_mode *out)
@@ -164,4 +198,32 @@ int cmd_resolve_filters(const char *disk, const char *cgroup, uint32_t *dev, uin
 		*cgroup_level = cg.level;
 	}
 	return 0;
+}
+
+bool cmd_stdout_escapes(void)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(STDOUT_FILENO) && term && term[0] && strcmp(term, "dumb") != 0;
+}
+
+int cmd_stdout_columns(void)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	uint64_t cols;
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 0)
+		return ws.ws_col;
+	if (env && !parse_uint(env, 1, INT_MAX, &cols))
+		return (int)cols;
+	return 80;
+}
+
+void cmd_say_tracing(const char *what, bool open_ended)
+{
+	fprintf(stderr, "Tracing %s...%s\n", what, open_ended ? " Hit Ctrl-C to end." : "");
+	fflush(stderr);
 }

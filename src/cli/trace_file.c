@@ -3,23 +3,27 @@
 #include "cli/trace_file.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #define MAGIC "IOLATTRC"
-#define VERSION 4
+#define VERSION 5 /* 5: the cap (max_rate, capped) */
 
 struct header {
 	char magic[8];
 	uint64_t version, record_size, syscall_size, pc_link_size, t0_ns;
+	uint64_t max_rate, capped;
 };
 
-int trace_file_create(FILE **out, const char *path, uint64_t t0_ns, char *err, size_t len)
+int trace_file_create(FILE **out, const char *path, uint64_t t0_ns, uint64_t max_rate, char *err,
+		      size_t len)
 {
 	struct header h = { .version = VERSION,
 			    .record_size = sizeof(struct trace_record),
 			    .syscall_size = sizeof(struct trace_syscall),
 			    .pc_link_size = sizeof(struct trace_pc_link),
-			    .t0_ns = t0_ns };
+			    .t0_ns = t0_ns,
+			    .max_rate = max_rate };
 	FILE *f = fopen(path, "wxe"); /* never overwrite a recording */
 
 	memcpy(h.magic, MAGIC, sizeof(h.magic));
@@ -36,6 +40,16 @@ int trace_file_create(FILE **out, const char *path, uint64_t t0_ns, char *err, s
 	return 0;
 }
 
+int trace_file_finish(FILE *f, uint64_t capped)
+{
+	if (!capped)
+		return 0;
+	if (fflush(f) || fseek(f, (long)offsetof(struct header, capped), SEEK_SET) ||
+	    fwrite(&capped, sizeof(capped), 1, f) != 1 || fseek(f, 0, SEEK_END))
+		return -EIO;
+	return 0;
+}
+
 int trace_file_append(FILE *f, const void *data, uint32_t len)
 {
 	if (fwrite(&len, sizeof(len), 1, f) != 1 || fwrite(data, len, 1, f) != 1)
@@ -43,7 +57,8 @@ int trace_file_append(FILE *f, const void *data, uint32_t len)
 	return 0;
 }
 
-static int check_header(FILE *f, const char *path, uint64_t *t0, char *err, size_t len)
+static int check_header(FILE *f, const char *path, struct trace_file_info *info, char *err,
+			size_t len)
 {
 	struct header h;
 
@@ -59,7 +74,7 @@ static int check_header(FILE *f, const char *path, uint64_t *t0, char *err, size
 			 (unsigned long long)h.version);
 		return -EINVAL;
 	}
-	*t0 = h.t0_ns;
+	*info = (struct trace_file_info){ h.t0_ns, h.max_rate, h.capped };
 	return 0;
 }
 
@@ -84,8 +99,8 @@ static int read_entry(FILE *f, const struct trace_file_sink *sink)
 	return sink->pc_link(sink->ctx, &u.l);
 }
 
-int trace_file_read(const char *path, uint64_t *t0_ns, const struct trace_file_sink *sink,
-		    char *err, size_t len)
+int trace_file_read(const char *path, struct trace_file_info *info,
+		    const struct trace_file_sink *sink, char *err, size_t len)
 {
 	FILE *f = fopen(path, "re");
 	int rc;
@@ -94,7 +109,9 @@ int trace_file_read(const char *path, uint64_t *t0_ns, const struct trace_file_s
 		snprintf(err, len, "cannot open %s: %s", path, strerror(errno));
 		return -errno;
 	}
-	rc = check_header(f, path, t0_ns, err, len);
+	rc = check_header(f, path, info, err, len);
+	if (!rc)
+		rc = sink->begin(sink->ctx, info);
 	while (!rc)
 		rc = read_entry(f, sink);
 	fclose(f);

@@ -47,6 +47,10 @@ struct trace_out {
 	bool header_pending;	       /* --read: text header before the first record */
 	uint64_t t0_ns;
 	uint64_t emitted, sys_emitted, pc_emitted;
+	/* --max-rate: block records a second at most (0: no cap), counted in
+	 * the second of t0_ns's clock that `window` is; the ones past it are
+	 * dropped here and counted in `capped`. */
+	uint64_t max_rate, window, in_window, capped;
 	struct sys_link links[SYS_LINKS];
 	struct pc_writer writers[PC_WRITERS];
 	struct {

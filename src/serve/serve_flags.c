@@ -43,7 +43,10 @@ static void usage_userprogs_examples(FILE *f)
 	    "  iolat serve --bpf.stats                 needs CAP_SYS_ADMIN as well\n"
 	    "  iolat serve --config.dir=/usr/share/iolat/examples --config.names=timers\n"
 	    "                                          needs CAP_DAC_READ_SEARCH as well\n"
-	    "                                          (a tracepoint/ program: tracefs)\n",
+	    "                                          (a tracepoint/ program: tracefs)\n"
+	    "\n"
+	    "See iolat-serve(1) (metrics, privileges, signals), iolat.yml(5) and\n"
+	    "iolat-userprog(5).\n",
 	    f);
 }
 

@@ -98,6 +98,8 @@ iolat serve --config.dir=$tmp/conf/progs --config.names = '' -> biosize timers
 iolat serve --config.dir $tmp/conf/progs --config.names = biosize,t -> biosize,timers
 iolat trace -w $tmp/conf/w -> $tmp/conf/web.yml
 iolat trace --read $tmp/conf/io -> $tmp/conf/iolat.yml
+iolat help '' -> $commands
+iolat help t -> top trace
 CASES
 	for cmd in $commands; do
 		echo "iolat $cmd - -> $(flags_of < <("$IOLAT" $cmd --help) | tr '\n' ' ')"

@@ -174,7 +174,10 @@ case_bad_value() {
 case_conflict() {
 	case $2 in
 	hist) expect "$1" "--json with -T" hist --json -T ;;
-	top) expect "$1" "--json with --csv" top --json --csv ;;
+	top)
+		expect "$1" "--json with --csv" top --json --csv
+		expect "$1" "--once with a COUNT" top --once 1 5
+		;;
 	trace) expect "$1" "-s with -m" trace -s 2 -m 1 ;;
 	serve) expect "$1" "--web.systemd-socket with --web.listen-address" \
 		serve --web.systemd-socket --web.listen-address=127.0.0.1:1 ;;
@@ -303,7 +306,7 @@ RULES=(
 	'bad value|hist top trace serve|case_bad_value'
 	'conflicting options|hist top trace serve|case_conflict'
 	'unknown disk|disk (or cgroup )?that does not exist|hist top trace|case_no_disk'
-	'(unknown|disk or) cgroup|cgroup that does not exist|hist trace|case_no_cgroup'
+	'(unknown|disk or) cgroup|cgroup that does not exist|hist top trace|case_no_cgroup'
 	'--write file|trace|case_write_exists'
 	'--read file|trace|case_read_missing'
 	'\(--config\.file\)|configuration file \(--config|serve|case_config_file'

@@ -58,3 +58,122 @@ grep -q "^Cgroups: io controller on .* ($io_root)" "$WORK/check" || fail "check 
 "$IOLAT" check --no-load >/dev/null || fail "iolat check --no-load"
 env IOLAT_BTF=/nonexistent "$IOLAT" check >/dev/null 2>&1 && fail "check passed without BTF"
 echo "ok: help, version, options, check"
+
+# Terminal manners (issue 28). `iolat help CMD` is `iolat CMD --help`.
+mapfile -t cmds < <("$IOLAT" --help | awk '/^Commands:/{c=1; next} c && /^$/{exit} c{print $1}')
+[ "${#cmds[@]}" -ge 5 ] || fail "cannot read the commands from iolat --help"
+for cmd in "${cmds[@]}"; do
+	"$IOLAT" help "$cmd" >"$WORK/help" || fail "iolat help $cmd: exit $?"
+	"$IOLAT" "$cmd" --help >"$WORK/dashhelp" || fail "iolat $cmd --help"
+	cmp -s "$WORK/help" "$WORK/dashhelp" || fail "iolat help $cmd differs from iolat $cmd --help"
+	grep -q "^Usage: iolat $cmd" "$WORK/help" || fail "iolat help $cmd: $(head -1 "$WORK/help")"
+	# Help points at the installed man page, not at a file of the repository.
+	grep -q "iolat-$cmd(1)" "$WORK/help" || fail "iolat $cmd --help names no iolat-$cmd(1)"
+	! grep -E "docs/|\.md\b" "$WORK/help" || fail "iolat $cmd --help points into the repository"
+done
+cmp -s <("$IOLAT" help) <("$IOLAT" --help) || fail "iolat help differs from iolat --help"
+expect_error 2 "unknown command 'nosuch'" help nosuch
+expect_error 2 "unexpected argument 'extra'" help hist extra
+echo "ok: iolat help CMD = iolat CMD --help for ${cmds[*]}"
+
+# No escape code goes into a pipe, from any command, on stdout or stderr.
+no_escapes() { # WHAT CMD...: runs iolat CMD... into a pipe
+	local what=$1
+	shift
+	{ "$IOLAT" "$@" 2>&1 || echo "exit $?"; } | cat >"$WORK/piped"
+	! grep -q "^exit " "$WORK/piped" || fail "$what: $(cat "$WORK/piped")"
+	! LC_ALL=C grep -q $'\033' "$WORK/piped" || fail "$what: an escape code into a pipe: $(cat -v "$WORK/piped")"
+}
+export TERM=xterm # a terminal type that has escape codes: only the pipe holds them back
+no_escapes "--help" --help
+no_escapes "--version" --version
+for cmd in "${cmds[@]}"; do
+	no_escapes "$cmd --help" "$cmd" --help
+	no_escapes "$cmd --version" "$cmd" --version
+done
+no_escapes "hist" hist 0.2 2
+no_escapes "hist -j" hist -j 0.2 1
+no_escapes "top" top 0.2 2
+no_escapes "top --once" top --once 0.2
+no_escapes "top --json" top --json --once 0.2
+no_escapes "top --csv" top --csv --once 0.2
+no_escapes "trace" trace -D 0.3
+no_escapes "trace -j" trace -j -D 0.3
+no_escapes "check" check --no-load
+no_escapes "check --memory" check --memory
+echo "ok: no escape code in a pipe"
+
+# At a terminal top clears the screen before each interval; not with
+# TERM=dumb, without TERM, with -C, or for JSON; hist never does.
+clears() { # ENV... -- CMD...: screen clears CMD wrote at a 200-column terminal
+	local -a envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	env "${envs[@]}" python3 tests/integration/pty_run.py 200 "$IOLAT" "$@" >"$WORK/pty" 2>"$WORK/pty.err" ||
+		fail "at a terminal: $*: $(cat "$WORK/pty.err")"
+	LC_ALL=C grep -o $'\033\\[H\033\\[2J' "$WORK/pty" | wc -l
+}
+assert_eq "top 0.2 3 at a terminal: clears" 3 "$(clears TERM=xterm -- top 0.2 3)"
+assert_eq "top at a terminal, TERM=dumb: clears" 0 "$(clears TERM=dumb -- top 0.2 2)"
+assert_eq "top at a terminal, no TERM: clears" 0 "$(clears -u TERM -- top 0.2 2)"
+assert_eq "top -C at a terminal: clears" 0 "$(clears TERM=xterm -- top -C 0.2 2)"
+assert_eq "top --json at a terminal: clears" 0 "$(clears TERM=xterm -- top --json 0.2 2)"
+clears TERM=xterm -- hist 0.2 1 >/dev/null
+! LC_ALL=C grep -q $'\033' "$WORK/pty" || fail "hist wrote an escape code: $(cat -v "$WORK/pty")"
+echo "ok: escape codes at a terminal only, and not with TERM=dumb"
+
+# "Hit Ctrl-C to end." only when the run is open-ended, always on stderr.
+bounded() { # CMD...: a bounded run says "Tracing", without the Ctrl-C hint
+	"$IOLAT" "$@" >"$WORK/b.out" 2>"$WORK/b.err" || fail "$*: $(cat "$WORK/b.err")"
+	grep -q "^Tracing block device I/O" "$WORK/b.err" || fail "$*: no start line: $(cat "$WORK/b.err")"
+	! grep -q "Ctrl-C" "$WORK/b.err" "$WORK/b.out" || fail "$*: a Ctrl-C hint in a bounded run"
+	! grep -q "^Tracing" "$WORK/b.out" || fail "$*: the start line on stdout"
+}
+open_ended() { # CMD...: an open-ended run tells how to end it, on stderr
+	start_iolat "$WORK/o" "$@"
+	stop_iolat INT
+	grep -q "^Tracing block device I/O.*\.\.\. Hit Ctrl-C to end\.$" "$WORK/o.err" ||
+		fail "$*: no Ctrl-C hint: $(cat "$WORK/o.err")"
+	! grep -q "Tracing\|Ctrl-C" "$WORK/o" || fail "$*: the start line on stdout"
+}
+bounded hist 0.2 2
+bounded hist -j 0.2 1
+bounded top --once 0.2
+bounded top 0.2 2
+bounded top --json 0.2 1
+bounded trace -D 0.3
+open_ended hist
+open_ended hist 0.2
+open_ended hist -j 0.2
+open_ended top 0.2
+open_ended trace
+open_ended trace -s 10
+echo "ok: the Ctrl-C hint only in open-ended runs, on stderr"
+
+# COUNT is honoured: exactly COUNT intervals; --once is COUNT 1, and not
+# given with a COUNT (two answers to one question).
+"$IOLAT" top 0.2 3 >"$WORK/top.txt" 2>/dev/null || fail "top 0.2 3"
+assert_eq "top 0.2 3: intervals" 3 "$(grep -c ' workloads  device time' "$WORK/top.txt")"
+"$IOLAT" top --json 0.2 4 >"$WORK/top.json" 2>/dev/null || fail "top --json 0.2 4"
+assert_eq "top --json 0.2 4: intervals" 4 "$(wc -l <"$WORK/top.json")"
+"$IOLAT" top --once --json 0.2 >"$WORK/top.json" 2>/dev/null || fail "top --once --json"
+assert_eq "top --once: intervals" 1 "$(wc -l <"$WORK/top.json")"
+"$IOLAT" hist --json 0.2 3 >"$WORK/hist.json" 2>/dev/null || fail "hist --json 0.2 3"
+assert_eq "hist --json 0.2 3: intervals" 3 "$(wc -l <"$WORK/hist.json")"
+expect_error 2 "conflicting options: --once with COUNT 5" top --once 0.2 5
+echo "ok: COUNT honoured by top and hist"
+
+# The flags of every command that traces, with one meaning: -d, -c,
+# --attach, -v. (Their effect on top's numbers: test_top.sh.)
+for cmd in hist top trace; do
+	"$IOLAT" "$cmd" --help >"$WORK/help"
+	for flag in "-d, --disk=DISK" "-c, --cgroup=PATH" "--attach=MODE" "-v, --verbose"; do
+		grep -qF -- "$flag" "$WORK/help" || fail "iolat $cmd --help lacks $flag"
+	done
+	expect_error 2 "no such disk or partition 'nosuchdisk0'" "$cmd" -d nosuchdisk0
+	expect_error 2 "no such cgroup '/no/such/cgroup'" "$cmd" -c /no/such/cgroup
+	expect_error 2 "unknown --attach mode 'kprobe'" "$cmd" --attach=kprobe
+done
+"$IOLAT" top -v --attach=raw_tp --once 0.2 >/dev/null 2>"$WORK/err" || fail "top -v --attach=raw_tp: $(cat "$WORK/err")"
+grep -q "libbpf:" "$WORK/err" || fail "top -v showed no libbpf message: $(head -3 "$WORK/err")"
+echo "ok: -d, -c, --attach and -v on hist, top and trace"

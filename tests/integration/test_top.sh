@@ -105,6 +105,61 @@ rc=0
 assert_eq "bad sort exit" 2 "$rc"
 echo "ok: CSV, bad input"
 
+# top_during NAME CG N -- CMD...: runs CMD (a top over one window) in the
+# background, out in $WORK/NAME.out, and while it waits does N direct 4 KiB
+# reads of deva in cgroup CG; the kernel's reads of deva in the window in
+# $kreads.
+top_during() {
+	local name=$1 cg=$2 n=$3 pid r0 r1
+	shift 4
+	"$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	pid=$!
+	on_exit "kill $pid"
+	wait_for_line "$WORK/$name.err" "^Tracing" 10 || fail "$name: top did not start: $(cat "$WORK/$name.err")"
+	sleep 0.3 # its baseline read follows the line
+	r0=$(reads "$deva")
+	in_cgroup "$cg" "$DIO" read "$deva" "$n" 4096 || fail "$name: dio read"
+	r1=$(reads "$deva")
+	kill -0 "$pid" 2>/dev/null || fail "$name: top's window closed before the reads ended"
+	wait "$pid" || fail "$name: top failed: $(cat "$WORK/$name.err")"
+	kreads=$((${r1%% *} - ${r0%% *}))
+}
+dname=${deva#/dev/}
+
+# -c as in hist: only I/O charged to that cgroup or below. The reads topa
+# makes on deva are all of them with -c topa, and none with -c topb.
+top_during ca "$cga" 300 -- "$IOLAT" top --once --json -d "$dname" -c "$cga" 4
+python3 - "$WORK/ca.out" "${cga#"$(cgroup_root)"}" "$kreads" <<'PY' || fail "top -c $cga: $(cat "$WORK/ca.out")"
+import json, sys
+top = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+name, kernel = sys.argv[2], int(sys.argv[3])
+rows = {w["name"]: w for w in top["workloads"]}
+assert list(rows) == [name], (list(rows), name)
+missed = kernel - rows[name]["reads"]
+assert 0 <= missed <= 3, ("reads", rows[name]["reads"], kernel)
+print("top -c: %d reads of the kernel's %d" % (rows[name]["reads"], kernel))
+PY
+top_during cb "$cga" 300 -- "$IOLAT" top --once --json -d "$dname" -c "$cgb" 4
+[ "$kreads" -ge 300 ] || fail "the kernel counted $kreads reads of $dname, not 300"
+assert_eq "top -c topb while only topa reads: workloads" 0 \
+	"$(python3 -c 'import json, sys; print(len(json.loads(open(sys.argv[1]).read())["workloads"]))' "$WORK/cb.out")"
+echo "ok: top -c: exactly the kernel's reads for the cgroup, none for another"
+
+# NAME is whole in a pipe and with --wide; cut to fit a narrow terminal.
+make_cgroup "name-$(printf 'x%.0s' $(seq 1 60))-end"
+cglong=$CG
+long=${cglong#"$(cgroup_root)"}
+top_during pipe "$cglong" 50 -- "$IOLAT" top --once -d "$dname" 3
+grep -qF -- " $long " "$WORK/pipe.out" || fail "top in a pipe cut the name $long: $(cat "$WORK/pipe.out")"
+top_during narrow "$cglong" 50 -- env TERM=xterm python3 tests/integration/pty_run.py 120 "$IOLAT" top --once -d "$dname" 3
+! grep -qF -- "$long" "$WORK/narrow.out" || fail "a 120-column terminal shows all of $long"
+grep -qF -- " ${long:0:24} " "$WORK/narrow.out" || fail "not cut at 24 characters: $(cat -v "$WORK/narrow.out")"
+top_during wide "$cglong" 50 -- env TERM=xterm python3 tests/integration/pty_run.py 120 "$IOLAT" top --once --wide -d "$dname" 3
+grep -qF -- " $long " "$WORK/wide.out" || fail "top --wide cut the name $long: $(cat -v "$WORK/wide.out")"
+top_during roomy "$cglong" 50 -- env TERM=xterm python3 tests/integration/pty_run.py 300 "$IOLAT" top --once -d "$dname" 3
+grep -qF -- " $long " "$WORK/roomy.out" || fail "a 300-column terminal cut $long: $(cat -v "$WORK/roomy.out")"
+echo "ok: top NAME (${#long} characters) whole in a pipe, with --wide and on a wide terminal; cut to 24 on 120 columns"
+
 # Cgroups that come and go leave top's kernel map: 200 short-lived cgroups,
 # one read each, while top runs; once they are gone, their keys are too.
 # Until killed below: under load the 200 cgroups can take longer than any
@@ -112,7 +167,9 @@ echo "ok: CSV, bad input"
 "$IOLAT" top --json -d "${dev#/dev/}" 0.5 >"$WORK/churn.json" 2>"$WORK/churn.err" &
 toppid=$!
 on_exit "kill $toppid"
-sleep 1
+# Attached before the first read, however slow the start (a sanitizer's).
+wait_for_line "$WORK/churn.err" "^Tracing" 20 || fail "top did not start: $(cat "$WORK/churn.err")"
+sleep 0.6 # its baseline read, and one interval
 in_cgroup "$cga" "$DIO" read "$dev" 1 4096 || fail "dio" # alive: its key stays
 for i in $(seq 1 200); do
 	mkdir "$cga/c$i"

@@ -178,7 +178,7 @@ echo "ok: splits"
 if command -v fio >/dev/null; then
 	echo mq-deadline >"/sys/block/$name/queue/scheduler"
 	out=$WORK/load.json
-	start_iolat "$out" trace -j -d "$name" -c "$cg"
+	start_iolat "$out" trace --max-rate 0 -j -d "$name" -c "$cg"
 	in_cgroup "$cg" fio --name=load --filename="$dev" --rw=randrw --bs=4k --iodepth=32 \
 		--ioengine=io_uring --direct=1 --runtime=2 --time_based --numjobs=2 \
 		--group_reporting --output-format=json >"$WORK/fio.json" || fail "fio"
@@ -299,7 +299,79 @@ slow_writes=$(count "$out" 'r["rwbs"].startswith("W")')
 [ "$slow_writes" = 0 ] || echo "note: $slow_writes of 25 writes took 3 ms or more (a busy machine)"
 echo "ok: -m 3: $emitted emitted, $dropped dropped"
 
+# 8. The cap on records a second (--max-rate): a run without -s, -D or
+# --summary writes at most 10 000 a second, says so at start, and counts
+# what it dropped; every I/O is written or counted. The cap counts by the
+# second of the trace's clock an I/O ended in, so a run of S seconds has at
+# most floor(S) + 1 of them.
+cap_dropped() { # FILE: the records the cap dropped, from the exit summary
+	sed -nE 's/^iolat: ([0-9]+) records dropped by the cap of [0-9]+ a second \(--max-rate\)$/\1/p' "$1.err"
+}
+windows() { echo $((($2 - $1) / 1000000000 + 1)); } # START_NS END_NS: seconds begun
+B=3000
+out=$WORK/cap500
+t0=$(date +%s%N)
+start_iolat "$out" trace --max-rate 500 -w "$WORK/cap.trace" -d "$name" -c "$cg"
+in_cgroup "$cg" "$DIO" read "$dev" $B 4096 || fail "dio read"
+assert_none_in_flight "cap 500"
+stop_iolat INT
+w=$(windows "$t0" "$(date +%s%N)")
+read -r emitted lost dropped <<<"$(trace_stats "$out")"
+capped=$(cap_dropped "$out")
+grep -q "^iolat: at most 500 records a second" "$out.err" || fail "no line about the cap at start: $(cat "$out.err")"
+[ "$emitted" -le $((500 * w)) ] || fail "--max-rate 500: $emitted records in $w seconds"
+[ "$capped" -gt 0 ] || fail "--max-rate 500: nothing dropped of $B reads ($emitted written)"
+assert_counted "--max-rate 500: written + dropped" $B $((emitted + capped + lost))
+# The file says it was capped, and by how much.
+"$IOLAT" trace -r "$WORK/cap.trace" -j >"$WORK/cap.json" 2>"$WORK/cap.err" || fail "trace -r: $(cat "$WORK/cap.err")"
+assert_eq "--max-rate 500: records in the file" "$emitted" "$(wc -l <"$WORK/cap.json")"
+grep -q "^iolat: .*cap.trace was recorded with at most 500 records a second: $capped were dropped$" "$WORK/cap.err" ||
+	fail "trace -r does not say the file is capped: $(cat "$WORK/cap.err")"
+echo "ok: --max-rate 500: $emitted written in $w seconds begun, $capped dropped of $B, the file says so"
+
+# --max-rate 0 lifts it: every read written, no line about a cap.
+out=$WORK/cap0
+start_iolat "$out" trace --max-rate 0 -j -d "$name" -c "$cg"
+in_cgroup "$cg" "$DIO" read "$dev" $B 4096 || fail "dio read"
+assert_none_in_flight "cap 0"
+stop_iolat INT
+read -r emitted lost dropped <<<"$(trace_stats "$out")"
+! grep -q "a second" "$out.err" || fail "--max-rate 0 still capped: $(cat "$out.err")"
+assert_counted "--max-rate 0: written" $B $((emitted + lost))
+echo "ok: --max-rate 0: $emitted of $B written"
+
+# The default, with a workload faster than it: fio on this loop device.
+if command -v fio >/dev/null; then
+	out=$WORK/capdef
+	t0=$(date +%s%N)
+	start_iolat "$out" trace -w "$WORK/capdef.trace" -d "$name" -c "$cg"
+	grep -q "^iolat: at most 10000 records a second (the rest dropped and counted); --max-rate 0 lifts the cap" "$out.err" ||
+		fail "no line about the default cap: $(cat "$out.err")"
+	in_cgroup "$cg" fio --name=cap --filename="$dev" --rw=randread --bs=4k --iodepth=32 \
+		--ioengine=io_uring --direct=1 --runtime=3 --time_based --output-format=json \
+		>"$WORK/capfio.json" || fail "fio"
+	assert_none_in_flight "default cap"
+	stop_iolat INT
+	w=$(windows "$t0" "$(date +%s%N)")
+	fio_ios=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["total_ios"])' "$WORK/capfio.json")
+	read -r emitted lost dropped <<<"$(trace_stats "$out")"
+	capped=$(cap_dropped "$out")
+	echo "default cap: fio did $fio_ios reads; $emitted written in $w seconds begun, $capped dropped, $lost lost"
+	[ "$emitted" -le $((10000 * w)) ] || fail "default cap: $emitted records in $w seconds"
+	if [ "$fio_ios" -gt $((10000 * w)) ]; then
+		[ "$capped" -gt 0 ] || fail "default cap: nothing dropped of $fio_ios reads"
+	else
+		echo "note: fio did only $fio_ios reads in $w seconds (a busy machine): the cap may not bite"
+	fi
+	stale=$(sed -nE "s/^iolat: ([0-9]+) records dropped: the end of their I\/O was not seen$/\1/p" "$out.err")
+	assert_counted "default cap: written + dropped + lost" "$fio_ios" $((emitted + capped + lost + ${stale:-0}))
+	echo "ok: default cap: $emitted written, $capped dropped of $fio_ios reads ($(du -k "$WORK/capdef.trace" | cut -f1) KiB)"
+fi
+
 # 7. Bad input: one line, exit 2, nothing on stdout, nothing left loaded.
+expect_error 2 "bad --max-rate '-5'" trace --max-rate -5
+expect_error 2 "bad --max-rate 'lots'" trace --max-rate lots
+expect_error 2 "^iolat: --read takes only" trace -r /nonexistent --max-rate 5
 expect_error 2 "unknown option '--bogus'" trace --bogus
 expect_error 2 "option '-s' needs a value" trace -s
 expect_error 2 "bad sample rate '0'" trace -s 0
