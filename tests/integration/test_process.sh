@@ -10,17 +10,17 @@ make_loop 64
 dev=$LOOP
 disk=${dev#/dev/}
 
-# top -P: two processes with known counts, named by their own pids.
-(
-	sleep 1
-	"$DIO" read "$dev" 300 4096 &
-	echo $! >"$WORK/pid1"
-	"$DIO" write "$dev" 200 8192 &
-	echo $! >"$WORK/pid2"
-	wait
-) &
-"$IOLAT" top -P --once --json -d "$disk" 3 >"$WORK/top.json" 2>"$WORK/top.err" || fail "top -P: $(cat "$WORK/top.err")"
-wait
+# top -P: two processes with known counts, named by their own pids. The
+# I/O starts once top says it is tracing, not after a guessed sleep.
+"$IOLAT" top -P --once --json -d "$disk" 3 >"$WORK/top.json" 2>"$WORK/top.err" &
+top_pid=$!
+wait_for_line "$WORK/top.err" Tracing 10 || fail "top -P did not start: $(cat "$WORK/top.err")"
+"$DIO" read "$dev" 300 4096 &
+echo $! >"$WORK/pid1"
+"$DIO" write "$dev" 200 8192 &
+echo $! >"$WORK/pid2"
+wait "$(cat "$WORK/pid1")" "$(cat "$WORK/pid2")"
+wait $top_pid || fail "top -P: $(cat "$WORK/top.err")"
 python3 - "$WORK/top.json" "$(cat "$WORK/pid1")" "$(cat "$WORK/pid2")" <<'PY' || fail "top -P does not match"
 import json, sys
 top = json.loads(open(sys.argv[1]).read().splitlines()[-1])
