@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* handover_bounds.c - a pinned collector's slot bounds and their map to ours (handover_bounds.h). */
+/* handover_bounds.c - a pinned collector's slot bounds and their map to ours (handover_bounds.h).
+ */
 #include "core/handover_bounds.h"
 
 #include <bpf/bpf.h>

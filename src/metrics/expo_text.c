@@ -144,7 +144,7 @@ size_t expo_format_ratio(char *out, size_t len, uint64_t num, uint64_t den)
 
 size_t expo_format_fixed(char *out, size_t len, uint64_t num, uint64_t den)
 {
-	char whole[FORMAT_DIGITS_MAX + 1], frac[FORMAT_DIGITS_MAX + 1];
+	char whole[FORMAT_DIGITS_MAX + 1], frac[FORMAT_DIGITS_MAX + 1] = "";
 	uint64_t f = num % den;
 	int k = 0;
 

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "core/buckets.h"
+#include "core/handover_bounds.h"
 #include "iolat.h"
 #include "slots.h"
 #include <linux/types.h>
@@ -594,6 +595,44 @@ static void test_latency_null_extra(void **state)
 	assert_memory_equal(store, lat_store, sizeof(store));
 }
 
+/*
+ * A handover from a collector of the fixed bounds to one with 30 us more:
+ * each of its slots goes to ours of the same upper bound (one further up
+ * from 30 us on), the overflow to the overflow, and nothing is lost. Alike
+ * tables map each slot to itself.
+ */
+static void test_handover_slot_map(void **state)
+{
+	static const uint64_t extra[] = { 30 * NS_PER_US };
+	static uint64_t store[IOLAT_LAT_SLOTS];
+	static struct handover_slot_map m;
+	static struct iolat_val v;
+	struct bucket_table ours;
+	size_t at = buckets_slot_of(&lat, 30517), total = 0;
+
+	(void)state;
+	assert_int_equal(buckets_build_latency(&ours, store, extra, 1), 0);
+	handover_bounds_map(&m, lat.bound, size.bound, &ours, &size);
+	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
+		assert_int_equal(m.lat[i], i < at ? i : i < lat.nbounds ? i + 1 : ours.nbounds);
+	for (size_t i = 0; i < IOLAT_SIZE_SLOTS; i++)
+		assert_int_equal(m.size[i], i < size.nbounds ? i : size.nbounds);
+	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
+		v.lat[IOLAT_VIEW_TOTAL].slots[i] = i + 1;
+	v.size_slots[3] = 9;
+	handover_bounds_apply(&m, &v);
+	assert_int_equal(v.lat[IOLAT_VIEW_TOTAL].slots[at], 0); /* ours (29223, 30000]: none */
+	assert_int_equal(v.lat[IOLAT_VIEW_TOTAL].slots[at + 1], at + 1);
+	assert_int_equal(v.lat[IOLAT_VIEW_TOTAL].slots[at - 1], at);
+	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
+		total += v.lat[IOLAT_VIEW_TOTAL].slots[i];
+	assert_int_equal(total, IOLAT_LAT_SLOTS * (IOLAT_LAT_SLOTS + 1) / 2);
+	assert_int_equal(v.size_slots[3], 9);
+	handover_bounds_map(&m, lat.bound, size.bound, &lat, &size);
+	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
+		assert_int_equal(m.lat[i], i < lat.nbounds ? i : lat.nbounds);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -607,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_extra_bound_exact),
 		cmocka_unit_test(test_size_extra_bound_exact),
 		cmocka_unit_test(test_nearest_edges),
+		cmocka_unit_test(test_handover_slot_map),
 		cmocka_unit_test(test_latency_has_native_bounds),
 		cmocka_unit_test(test_size_has_bitesize_rows),
 		cmocka_unit_test(test_native_bound_values),
