@@ -18,6 +18,7 @@
 #include "serve/builtin_configs.h"
 #include "serve/builtin_views.h"
 #include "serve/exporter_disks.h"
+#include "serve/serve_config.h"
 #include "serve/wlabels.h"
 #include "serve/wlstate.h"
 #include "sys/procstats.h"
@@ -35,8 +36,7 @@
 static int exact_all(const struct bucket_table *t, const uint64_t *want, size_t n, uint64_t *out,
 		     size_t *nout, const char *what, char *err, size_t len)
 {
-	char w[32], lo[32], hi[32];
-	uint64_t below, above;
+	char w[32], near[80];
 
 	*nout = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -45,15 +45,13 @@ static int exact_all(const struct bucket_table *t, const uint64_t *want, size_t 
 			return -EINVAL;
 		}
 		if (!buckets_has_bound(t, want[i])) {
-			buckets_nearest(t, want[i], &below, &above);
+			config_bounds_near(t, want[i], near, sizeof(near));
 			expo_format_fixed(w, sizeof(w), want[i], t->per_base);
-			expo_format_fixed(lo, sizeof(lo), below, t->per_base);
-			expo_format_fixed(hi, sizeof(hi), above, t->per_base);
 			snprintf(err, len,
 				 "%s bucket bound %s is not one the running collector counts at "
 				 "(its slots are laid at start): restart iolat serve to add it, or "
-				 "use one near it that it has, %s or %s",
-				 what, w, lo, hi);
+				 "use one near it that it has, %s",
+				 what, w, near);
 			return -EINVAL;
 		}
 		out[(*nout)++] = want[i];

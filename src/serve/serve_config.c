@@ -94,6 +94,18 @@ static int exact_bound(struct yamldoc *x, yaml_node_t *v, double d, const struct
 			    floor(raw) > 0 ? " or " : "", hi);
 }
 
+void config_bounds_near(const struct bucket_table *t, uint64_t v, char *out, size_t len)
+{
+	uint64_t below, above;
+	char lo[32], hi[32];
+
+	buckets_nearest(t, v, &below, &above);
+	expo_format_fixed(lo, sizeof(lo), below, t->per_base);
+	expo_format_fixed(hi, sizeof(hi), above, t->per_base);
+	snprintf(out, len, "%s%s%s", below ? lo : "", below && above ? " or " : "",
+		 above ? hi : "");
+}
+
 /*
  * Whether the bounds fit the kernel's slot table beside the fixed ones
  * (buckets.h): each is a slot boundary, so its `le` bucket is exact. If
@@ -107,8 +119,7 @@ static int bounds_fit(struct yamldoc *x, yaml_node_t *n, const uint64_t *b, size
 	struct bucket_table t, base;
 	bool lat = u->per_base != 1;
 	size_t fresh = 0, room;
-	uint64_t below, above;
-	char want[32], lo[32], hi[32];
+	char want[32], near[80];
 	int rc =
 	    lat ? buckets_build_latency(&t, store, b, nb) : buckets_build_size(&t, store, b, nb);
 
@@ -121,15 +132,13 @@ static int bounds_fit(struct yamldoc *x, yaml_node_t *n, const uint64_t *b, size
 	for (size_t i = 0; i < nb; i++) {
 		if (buckets_has_bound(&base, b[i]) || fresh++ < room)
 			continue;
-		buckets_nearest(&base, b[i], &below, &above);
+		config_bounds_near(&base, b[i], near, sizeof(near));
 		expo_format_fixed(want, sizeof(want), b[i], u->per_base);
-		expo_format_fixed(lo, sizeof(lo), below, u->per_base);
-		expo_format_fixed(hi, sizeof(hi), above, u->per_base);
 		return yamldoc_fail(x, n,
 				    "%s: only %zu bounds of your own fit beside those iolat counts "
 				    "at anyway; %s is one too many: use one near it that it has, "
-				    "%s or %s, or drop a bound",
-				    u->key, room, want, lo, hi);
+				    "%s, or drop a bound",
+				    u->key, room, want, near);
 	}
 	return yamldoc_fail(x, n, "%s: too many bounds", u->key);
 }
@@ -212,10 +221,9 @@ static int views_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg
 
 static int buckets_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 {
-	struct serve_config *c = arg;
-
 	static const struct bound_unit lat = { "latency_seconds", "s", "nanosecond", 1000000000 };
 	static const struct bound_unit size = { "size_bytes", "bytes", "byte", 1 };
+	struct serve_config *c = arg;
 
 	if (!strcmp(k, "latency_seconds"))
 		return get_bounds(x, v, &lat, c->lat_le, &c->nlat_le);

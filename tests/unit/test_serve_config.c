@@ -14,6 +14,7 @@
 /* After setjmp.h, stdarg.h and stddef.h, which it needs. */
 #include <cmocka.h>
 
+#include "iolat.h"
 #include "serve/serve_config.h"
 
 /* Writes text to a temporary file; its path in path. */
@@ -218,6 +219,23 @@ static void test_bounds_beyond_room(void **state)
 	assert_int_equal(c.nlat_le, 20);
 }
 
+/* How messages name the bounds near one: both sides, or the one there is. */
+static void test_bounds_near(void **state)
+{
+	static uint64_t store[IOLAT_LAT_SLOTS];
+	struct bucket_table t;
+	char near[80];
+
+	(void)state;
+	assert_int_equal(buckets_build_latency(&t, store, NULL, 0), 0);
+	config_bounds_near(&t, 30000, near, sizeof(near));
+	assert_string_equal(near, "0.000029223 or 0.000030517");
+	config_bounds_near(&t, 1, near, sizeof(near));
+	assert_string_equal(near, "0.000000953");
+	config_bounds_near(&t, t.bound[t.nbounds - 1] + 1, near, sizeof(near));
+	assert_string_equal(near, "134.217727999");
+}
+
 static void test_missing_file(void **state)
 {
 	struct serve_config c;
@@ -264,7 +282,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_key),	  cmocka_unit_test(test_mistakes),
 		cmocka_unit_test(test_bounds_as_written), cmocka_unit_test(test_bounds_beyond_room),
-		cmocka_unit_test(test_missing_file),	  cmocka_unit_test(test_changes),
+		cmocka_unit_test(test_bounds_near),	  cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_changes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
