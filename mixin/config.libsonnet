@@ -27,8 +27,8 @@
 
     // Disk latency SLO: an I/O is "slow" when its device time (D2C) is above
     // this many seconds. A string, and it must be one of the classic `le`
-    // bounds iolat exports (by default 0.0001 0.00025 0.0005 0.001 0.0025
-    // 0.005 0.01 0.025 0.05 0.1 0.25 0.5 1 2.5 5 10), written exactly as
+    // bounds iolat exports (by default 0.000005 0.00001 0.000025 0.00005 0.0001
+    // 0.00025 0.0005 0.001 0.0025 0.005 0.01 0.025 0.05 0.1 0.25 0.5 1 2.5 5 10), written exactly as
     // iolat writes it, since the classic path selects le="<this>".
     diskLatencySLOThreshold: '0.01',
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,9 +12,12 @@
 #include "slots.h"
 #include <linux/types.h>
 
+/* From 5 us, so an NVMe disk's reads (tens of us) spread over buckets; the
+ * rest as before this, so dashboards' and rules' `le` values stay. */
 const uint64_t buckets_default_le_ns[] = {
-	100000,	  250000,    500000,	1000000,   2500000,    5000000,	   10000000,   25000000,
-	50000000, 100000000, 250000000, 500000000, 1000000000, 2500000000, 5000000000, 10000000000,
+	5000,	   10000,     25000,	  50000,      100000,	  250000,      500000,
+	1000000,   2500000,   5000000,	  10000000,   25000000,	  50000000,    100000000,
+	250000000, 500000000, 1000000000, 2500000000, 5000000000, 10000000000,
 };
 const size_t buckets_default_le_count =
     sizeof(buckets_default_le_ns) / sizeof(buckets_default_le_ns[0]);
@@ -140,11 +144,14 @@ int buckets_build_latency(struct bucket_table *t, uint64_t *b, const uint64_t *e
 	return err;
 }
 
-int buckets_build_size(struct bucket_table *t, uint64_t *b)
+int buckets_build_size(struct bucket_table *t, uint64_t *b, const uint64_t *extra, size_t nextra)
 {
-	size_t n = 0;
-	uint64_t tmp[IOLAT_SIZE_SLOTS * 2];
-	int i;
+	size_t n = 0, cap = IOLAT_SIZE_SLOTS * 2 + nextra;
+	uint64_t *tmp = calloc(cap, sizeof(*tmp));
+	int i, err;
+
+	if (!tmp)
+		return -ENOMEM;
 
 	t->native_schema = SIZE_NATIVE_SCHEMA;
 	t->native_min = SIZE_NATIVE_MIN_INDEX;
@@ -156,11 +163,36 @@ int buckets_build_size(struct bucket_table *t, uint64_t *b)
 	/* bitesize rows: KiB [2^k, 2^(k+1)), as bytes. */
 	for (i = 10; i <= 28; i++)
 		tmp[n++] = (1ULL << i) - 1;
-	if (finish(t, tmp, n, IOLAT_SIZE_SLOTS))
-		return -E2BIG;
-	memcpy(b, tmp, IOLAT_SIZE_SLOTS * sizeof(*b));
+	for (size_t k = 0; k < buckets_default_size_le_count; k++)
+		tmp[n++] = buckets_default_size_le[k];
+	for (size_t k = 0; k < nextra; k++)
+		if (extra[k] != UINT64_MAX)
+			tmp[n++] = extra[k];
+	err = finish(t, tmp, n, IOLAT_SIZE_SLOTS);
+	if (!err)
+		memcpy(b, tmp, IOLAT_SIZE_SLOTS * sizeof(*b));
+	free(tmp);
 	t->bound = b;
-	return 0;
+	return err;
+}
+
+bool buckets_has_bound(const struct bucket_table *t, uint64_t v)
+{
+	size_t i = buckets_slot_of(t, v);
+
+	return i < t->nbounds && t->bound[i] == v;
+}
+
+void buckets_nearest(const struct bucket_table *t, uint64_t v, uint64_t *below, uint64_t *above)
+{
+	size_t i = buckets_slot_of(t, v); /* the first bound >= v */
+
+	*below = i > 0 ? t->bound[i - 1] : 0;
+	*above = i < t->nbounds ? t->bound[i] : 0;
+	if (*above == v && i + 1 < t->nbounds)
+		*above = t->bound[i + 1];
+	else if (*above == v)
+		*above = 0;
 }
 
 size_t buckets_slot_of(const struct bucket_table *t, uint64_t v)

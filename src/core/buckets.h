@@ -11,6 +11,7 @@
 #ifndef IOLAT_BUCKETS_H
 #define IOLAT_BUCKETS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,15 +45,26 @@ struct bucket_table {
 /*
  * Latency table (ns): native schema-4 bounds from 2^-20 s to 2^7 s,
  * biolatency's usec and msec log2 rows, the default classic `le` set, and
- * `extra` further bounds (ns). Fills `out` (storage of IOLAT_LAT_SLOTS).
- * Returns 0, or -E2BIG if the union does not fit.
+ * `extra` further bounds (ns): serve's configured classic bounds, so each
+ * is a slot boundary and its `le` bucket exact (IOLAT_LAT_SLOTS - 1 bounds
+ * in all; the fixed ones leave about 17 for bounds of one's own). Fills `out` (storage of
+ * IOLAT_LAT_SLOTS). Returns 0, or -E2BIG if the union does not fit.
  */
 int buckets_build_latency(struct bucket_table *out, uint64_t *storage, const uint64_t *extra,
 			  size_t nextra);
 
 /* Size table (bytes): schema-3 bounds from 512 B to 128 MiB, bitesize's
- * KiB log2 rows, and 0 on its own (flushes carry no data). */
-int buckets_build_size(struct bucket_table *out, uint64_t *storage);
+ * KiB log2 rows, 0 on its own (flushes carry no data), the default classic
+ * `le` set and `extra` further bounds. Returns 0, or -E2BIG as above. */
+int buckets_build_size(struct bucket_table *out, uint64_t *storage, const uint64_t *extra,
+		       size_t nextra);
+
+/* Whether v is one of t's finite bounds: a classic `le` there is exact. */
+bool buckets_has_bound(const struct bucket_table *t, uint64_t v);
+
+/* t's finite bounds nearest v, other than v: the largest below (0 if none)
+ * and the smallest above (0 if none). For messages that name exact ones. */
+void buckets_nearest(const struct bucket_table *t, uint64_t v, uint64_t *below, uint64_t *above);
 
 /* The slot v falls in, by a halving search (bpf/slots.h's, which the
  * kernel's cell lookup matches; tests/unit/test_buckets.c). */

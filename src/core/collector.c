@@ -278,7 +278,12 @@ static int build_tables(struct collector *c, const struct collector_opts *o, cha
 			 IOLAT_LAT_SLOTS - 1);
 		return rc;
 	}
-	return buckets_build_size(&c->size, c->size_store);
+	rc = buckets_build_size(&c->size, c->size_store, o->extra_size_bounds,
+				o->nextra_size_bounds);
+	if (rc)
+		snprintf(err, len, "too many size bucket bounds (at most %u in all)",
+			 IOLAT_SIZE_SLOTS - 1);
+	return rc;
 }
 
 int collector_open(struct collector **out, const struct collector_opts *opts,

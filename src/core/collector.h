@@ -45,6 +45,8 @@ struct collector_opts {
 	unsigned int disk_rescan_s;	  /* look for new bio-based disks this often; 0: 1 s */
 	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
 	size_t nextra_lat_bounds;
+	const uint64_t *extra_size_bounds; /* more size bounds (bytes) */
+	size_t nextra_size_bounds;
 	/* Kernel memory for the histogram map, which is preallocated: its
 	 * keys are as many as fit. 0: COLLECTOR_MAP_BUDGET. */
 	uint64_t map_budget;

@@ -137,8 +137,15 @@ static int take_over(struct collector *c, const struct pin_control *ctl, char *w
 	if (rc)
 		return rc;
 	rc = share_maps(c);
-	if (rc) {
+	if (rc)
 		snprintf(why, len, "its maps cannot be shared (%s)", strerror(-rc));
+	/* Its slots may be laid at other bounds (buckets.h): unread, they are
+	 * taken for ours, as every collector's were alike before. */
+	else if (handover_map_slots(c->prev, &c->lat, &c->size) == -ENOMEM) {
+		snprintf(why, len, "out of memory");
+		rc = -ENOMEM;
+	}
+	if (rc) {
 		handover_free(c->prev);
 		c->prev = NULL;
 		return rc;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/handover_bounds.h"
 #include "core/histo.h"
 #include "core/percpu.h"
 #include "core/seriesfile.h"
@@ -44,6 +45,7 @@ struct handover {
 	uint64_t due_ns;			/* when the grace ends */
 	void *raw;				/* one lookup's values, its layout */
 	struct iolat_kval *vals;		/* the same, in ours */
+	struct handover_slot_map *slots;	/* its slots to ours; NULL: alike */
 };
 
 static int pinned_fd(const struct handover *h, const char *name)
@@ -211,16 +213,40 @@ static void to_ours(struct handover *h, const struct old_hists *m)
 	}
 }
 
-/* Adds series s's change since `before` to into's kept series. */
-static int keep_change(struct snapshot_store *into, const struct series *s,
-		       const struct iolat_val *before)
+/* Adds series s's change since `before` to into's kept series, in our
+ * slots. */
+static int keep_change(const struct handover *h, struct snapshot_store *into,
+		       const struct series *s, const struct iolat_val *before)
 {
 	struct iolat_val d;
 
 	histo_sub(&d, &s->val, before);
 	if (!d.ios && !d.bytes && !d.errors)
 		return 0; /* nothing completed: unchanged */
+	if (h->slots)
+		handover_bounds_apply(h->slots, &d);
 	return snapshot_store_keep(into, &s->key, &d);
+}
+
+int handover_map_slots(struct handover *h, const struct bucket_table *lat,
+		       const struct bucket_table *size)
+{
+	uint64_t their_lat[IOLAT_LAT_SLOTS], their_size[IOLAT_SIZE_SLOTS];
+	int rc = -ENOENT;
+
+	for (int i = 0; i < h->npins && rc; i++)
+		if (!strncmp(h->pin[i].name, "link_", 5) && h->pin[i].fd >= 0)
+			rc = handover_bounds_read(h->pin[i].fd, their_lat, their_size);
+	if (rc)
+		return rc;
+	if (!memcmp(their_lat, lat->bound, sizeof(their_lat)) &&
+	    !memcmp(their_size, size->bound, sizeof(their_size)))
+		return 0; /* alike: slot i is slot i */
+	h->slots = malloc(sizeof(*h->slots));
+	if (!h->slots)
+		return -ENOMEM;
+	handover_bounds_map(h->slots, their_lat, their_size, lat, size);
+	return 0;
 }
 
 /* Folds one of its maps into `mine` (its series: its own, or a peek's copy
@@ -247,7 +273,7 @@ static int fold_map(struct handover *h, const struct old_hists *m, struct snapsh
 			return -ENOMEM;
 		before = s->val;
 		histo_fold(&s->val, h->vals, m->nvals);
-		rc = keep_change(into, s, &before);
+		rc = keep_change(h, into, s, &before);
 	}
 	return rc;
 }
@@ -263,7 +289,7 @@ static int fold_into(struct handover *h, struct snapshot_store *mine, bool *fold
 	/* First, all it counted up to its last save: its kept series and
 	 * its live ones as they stood. */
 	for (size_t i = 0; !*folded && !rc && i < mine->all.n; i++)
-		rc = keep_change(into, &mine->all.s[i], &zero);
+		rc = keep_change(h, into, &mine->all.s[i], &zero);
 	if (rc)
 		return rc;
 	*folded = true;
@@ -334,5 +360,6 @@ void handover_free(struct handover *h)
 	snapshot_store_free(&h->series);
 	free(h->raw);
 	free(h->vals);
+	free(h->slots);
 	free(h);
 }

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buckets.h"
 #include "core/pin.h"
 #include "core/snapshot.h"
 #include "iolat.h"
@@ -49,6 +50,15 @@ struct handover;
  */
 int handover_open(struct handover **out, const char *dir, const struct pin_control *ctl,
 		  const char *series_path, int ncpus, char *why, size_t len);
+
+/*
+ * Where the older collector's slots go in ours (lat, size: our tables),
+ * read from its programs (handover_bounds.h): its counts are moved there
+ * as they are folded. 0; or -errno if its bounds cannot be read, and its
+ * slots are taken for ours, as before collectors had bounds of their own.
+ */
+int handover_map_slots(struct handover *h, const struct bucket_table *lat,
+		       const struct bucket_table *size);
 
 /* Before load: our map m takes the older collector's map of the same name
  * if both are laid out alike, so that both collectors read one entry per

@@ -143,6 +143,30 @@ size_t expo_format_ratio(char *out, size_t len, uint64_t num, uint64_t den)
 	return (size_t)(o - out);
 }
 
+size_t expo_format_fixed(char *out, size_t len, uint64_t num, uint64_t den)
+{
+	char whole[FORMAT_DIGITS_MAX + 1], frac[FORMAT_DIGITS_MAX + 1] = "";
+	uint64_t f = num % den;
+	int k = 0;
+
+	whole[format_digits(whole, num / den)] = '\0';
+	for (uint64_t p = 1; p < den && k < FORMAT_DIGITS_MAX; p *= 10)
+		k++;
+	/* The fraction's k digits, leading zeros kept, trailing ones dropped. */
+	for (int i = k - 1; i >= 0; i--, f /= 10)
+		frac[i] = (char)('0' + f % 10);
+	while (k > 0 && frac[k - 1] == '0')
+		k--;
+	frac[k] = '\0';
+	if (!len)
+		return 0;
+	if (k)
+		snprintf(out, len, "%s.%s", whole, frac);
+	else
+		snprintf(out, len, "%s", whole);
+	return strlen(out);
+}
+
 /* NAME SUFFIX{labels} VALUE: labels are the series' (st->labels), if any;
  * the value formatted (vlen chars). */
 static void put_sample_text(struct buf *b, const char *name, size_t namelen, const char *suffix,
@@ -196,7 +220,7 @@ static void format_les(const struct metric_family *f, struct le_text *le)
 		le_text(&le[i], num);
 	}
 	for (size_t i = 0; t && i < f->nle && i < MAX_LE; i++) {
-		expo_format_double(num, sizeof(num), (double)f->le[i] / (double)t->per_base);
+		expo_format_fixed(num, sizeof(num), f->le[i], t->per_base);
 		le_text(&le[i], num);
 	}
 	le_text(&le[MAX_LE], "+Inf");

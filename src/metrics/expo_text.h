@@ -28,4 +28,13 @@ void expo_format_double(char *out, size_t len, double v);
  * ten, len under 32). */
 size_t expo_format_ratio(char *out, size_t len, uint64_t num, uint64_t den);
 
+/*
+ * A table bound num / den (den 1 or a power of ten up to 10^18) as a plain
+ * decimal, never with an exponent, and without trailing zeros: the shortest
+ * exact spelling, as Prometheus' Go client writes `le` ("0.00003",
+ * "0.0001", "2.5", "10"). 30000 ns / 1e9 is "0.00003", not "3e-05". How
+ * many chars it wrote (the text is cut to len - 1).
+ */
+size_t expo_format_fixed(char *out, size_t len, uint64_t num, uint64_t den);
+
 #endif

@@ -259,6 +259,11 @@ static int setup(struct serve *s)
 				     .key_process = s->cfg.workloads && s->cfg.workloads_by_process,
 				     .key_size_class = s->cfg.size_label,
 				     .pin_instance = s->fl.handover,
+				     /* Slot boundaries, so their `le` buckets are exact. */
+				     .extra_lat_bounds = s->cfg.lat_le,
+				     .nextra_lat_bounds = s->cfg.nlat_le,
+				     .extra_size_bounds = s->cfg.size_le,
+				     .nextra_size_bounds = s->cfg.nsize_le,
 				     .workloads =
 					 s->cfg.workloads ? (uint32_t)s->cfg.workloads_max : 0 };
 	const char *listen[CONFIG_MAX_LISTEN];

@@ -14,9 +14,11 @@
 #include <time.h>
 
 #include "core/names.h"
+#include "metrics/expo_text.h"
 #include "serve/builtin_configs.h"
 #include "serve/builtin_views.h"
 #include "serve/exporter_disks.h"
+#include "serve/serve_config.h"
 #include "serve/wlabels.h"
 #include "serve/wlstate.h"
 #include "sys/procstats.h"
@@ -24,35 +26,35 @@
 #include "util/log.h"
 #include "util/monotonic.h"
 
-/* Largest table bound <= want, so the bucket is exact; 0 if none. */
-static uint64_t snap_bound(const struct bucket_table *t, uint64_t want)
+/*
+ * Copies the wanted classic bounds, each of which must be one of the
+ * running table's: the kernel's slots were laid at start (serve passes its
+ * configured bounds then), so a reload that asks for a new one is refused,
+ * naming the exact ones near it, rather than exporting a bound that is not
+ * what it counts up to.
+ */
+static int exact_all(const struct bucket_table *t, const uint64_t *want, size_t n, uint64_t *out,
+		     size_t *nout, const char *what, char *err, size_t len)
 {
-	uint64_t best = 0;
+	char w[32], near[80];
 
-	for (size_t i = 0; i < t->nbounds && t->bound[i] <= want; i++)
-		best = t->bound[i];
-	return best;
-}
-
-static int snap_all(const struct bucket_table *t, const uint64_t *want, size_t n, uint64_t *out,
-		    size_t *nout, const char *what, char *err, size_t len)
-{
 	*nout = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t b = snap_bound(t, want[i]);
-
 		if (i && want[i] <= want[i - 1]) {
 			snprintf(err, len, "%s bucket bounds must ascend", what);
 			return -EINVAL;
 		}
-		if (!b) {
-			snprintf(err, len, "%s bucket bound %llu is below the smallest iolat keeps",
-				 what, (unsigned long long)want[i]);
+		if (!buckets_has_bound(t, want[i])) {
+			config_bounds_near(t, want[i], near, sizeof(near));
+			expo_format_fixed(w, sizeof(w), want[i], t->per_base);
+			snprintf(err, len,
+				 "%s bucket bound %s is not one the running collector counts at "
+				 "(its slots are laid at start): restart iolat serve to add it, or "
+				 "use one near it that it has, %s",
+				 what, w, near);
 			return -EINVAL;
 		}
-		if (*nout && out[*nout - 1] == b)
-			continue; /* two wishes snapped to one bound */
-		out[(*nout)++] = b;
+		out[(*nout)++] = want[i];
 	}
 	return 0;
 }
@@ -224,11 +226,11 @@ int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
 	if (nlat > IOLAT_LAT_SLOTS || nsize > IOLAT_SIZE_SLOTS)
 		snprintf(err, len, "too many bucket bounds");
 	else
-		rc = snap_all(collector_lat_table(e->c), lat, nlat, st->lat_le, &st->nlat_le,
-			      "latency", err, len);
+		rc = exact_all(collector_lat_table(e->c), lat, nlat, st->lat_le, &st->nlat_le,
+			       "latency", err, len);
 	if (!rc)
-		rc = snap_all(collector_size_table(e->c), size, nsize, st->size_le, &st->nsize_le,
-			      "size", err, len);
+		rc = exact_all(collector_size_table(e->c), size, nsize, st->size_le, &st->nsize_le,
+			       "size", err, len);
 	if (!rc && o->workloads)
 		rc = workloads_prepare(e, st, err, len);
 	if (!rc)

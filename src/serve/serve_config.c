@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* serve_config.c - `iolat serve` settings from a YAML file (serve_config.h), via yamldoc. */
 #include "serve/serve_config.h"
+#include "core/buckets.h"
+#include "iolat.h"
+#include "metrics/expo_text.h"
 #include "util/readfile.h"
 #include "util/yamldoc.h"
 
@@ -51,10 +54,102 @@ static int serve_words(struct yamldoc *d, const yaml_node_t *at, enum yamldoc_pr
 	return yamldoc_default_words(d, at, problem, key, what, known);
 }
 
-/* A sequence of positive numbers, scaled (seconds -> ns) and ascending. */
-static int get_bounds(struct yamldoc *x, yaml_node_t *n, double scale, uint64_t *out, size_t *nout)
+/* Bounds past this many raw units (ns: 31 years; bytes: an exabyte) are
+ * refused: nothing waits or moves that much, and 64 bits hold them. */
+#define BOUND_MAX_RAW 1000000000000000000ULL
+
+/* What a bucket key counts in: its name, seconds or bytes, per raw unit. */
+struct bound_unit {
+	const char *key;  /* "latency_seconds" */
+	const char *unit; /* "s" */
+	const char *raw;  /* "nanosecond" */
+	uint64_t per_base;
+};
+
+/* One configured bound in raw units, exactly, or a message naming the
+ * nearest exact ones: a bound that is not a whole raw unit would be
+ * counted at another and exported under a name it does not have. */
+static int exact_bound(struct yamldoc *x, yaml_node_t *v, double d, const struct bound_unit *u,
+		       uint64_t *out)
+{
+	double raw = d * (double)u->per_base;
+	char lo[32], hi[32];
+
+	if (raw >= (double)BOUND_MAX_RAW) {
+		expo_format_fixed(hi, sizeof(hi), BOUND_MAX_RAW, u->per_base);
+		return yamldoc_fail(x, v, "%s %s is beyond what iolat counts (at most %s %s)",
+				    u->key, yamldoc_scalar(v), hi, u->unit);
+	}
+	*out = (uint64_t)llround(raw);
+	/* A decimal's double times 1e9 is within 1e-15 of it relatively: more
+	 * than that off a whole number is a fraction of a raw unit. */
+	if (fabs(raw - (double)*out) <= raw * 1e-12 && *out > 0)
+		return 0;
+	expo_format_fixed(lo, sizeof(lo), (uint64_t)floor(raw), u->per_base);
+	expo_format_fixed(hi, sizeof(hi), (uint64_t)ceil(raw), u->per_base);
+	return yamldoc_fail(x, v,
+			    "%s %s is not a whole %s, which iolat counts in; the nearest it can "
+			    "count at exactly: %s%s%s",
+			    u->key, yamldoc_scalar(v), u->raw, floor(raw) > 0 ? lo : "",
+			    floor(raw) > 0 ? " or " : "", hi);
+}
+
+void config_bounds_near(const struct bucket_table *t, uint64_t v, char *out, size_t len)
+{
+	uint64_t below, above;
+	char lo[32], hi[32];
+
+	buckets_nearest(t, v, &below, &above);
+	expo_format_fixed(lo, sizeof(lo), below, t->per_base);
+	expo_format_fixed(hi, sizeof(hi), above, t->per_base);
+	snprintf(out, len, "%s%s%s", below ? lo : "", below && above ? " or " : "",
+		 above ? hi : "");
+}
+
+/*
+ * Whether the bounds fit the kernel's slot table beside the fixed ones
+ * (buckets.h): each is a slot boundary, so its `le` bucket is exact. If
+ * not, names the first that does not fit and the bounds near it that the
+ * table has anyway (those cost no slot).
+ */
+static int bounds_fit(struct yamldoc *x, yaml_node_t *n, const uint64_t *b, size_t nb,
+		      const struct bound_unit *u)
+{
+	uint64_t store[IOLAT_LAT_SLOTS];
+	struct bucket_table t, base;
+	bool lat = u->per_base != 1;
+	size_t fresh = 0, room;
+	char want[32], near[80];
+	int rc =
+	    lat ? buckets_build_latency(&t, store, b, nb) : buckets_build_size(&t, store, b, nb);
+
+	if (rc != -E2BIG)
+		return rc ? yamldoc_fail(x, n, "out of memory") : 0;
+	if (lat ? buckets_build_latency(&base, store, NULL, 0)
+		: buckets_build_size(&base, store, NULL, 0))
+		return yamldoc_fail(x, n, "out of memory");
+	room = (lat ? IOLAT_LAT_SLOTS : IOLAT_SIZE_SLOTS) - 1 - base.nbounds;
+	for (size_t i = 0; i < nb; i++) {
+		if (buckets_has_bound(&base, b[i]) || fresh++ < room)
+			continue;
+		config_bounds_near(&base, b[i], near, sizeof(near));
+		expo_format_fixed(want, sizeof(want), b[i], u->per_base);
+		return yamldoc_fail(x, n,
+				    "%s: only %zu bounds of your own fit beside those iolat counts "
+				    "at anyway; %s is one too many: use one near it that it has, "
+				    "%s, or drop a bound",
+				    u->key, room, want, near);
+	}
+	return yamldoc_fail(x, n, "%s: too many bounds", u->key);
+}
+
+/* A sequence of positive numbers, scaled to raw units, ascending, each one
+ * the table can count at exactly. */
+static int get_bounds(struct yamldoc *x, yaml_node_t *n, const struct bound_unit *u, uint64_t *out,
+		      size_t *nout)
 {
 	size_t len;
+	int rc;
 
 	if (n->type != YAML_SEQUENCE_NODE)
 		return yamldoc_fail(x, n, "expected a list of numbers");
@@ -69,12 +164,14 @@ static int get_bounds(struct yamldoc *x, yaml_node_t *n, double scale, uint64_t 
 		if (*nout == CONFIG_MAX_BOUNDS)
 			return yamldoc_fail(x, v, "too many bounds (at most %d)",
 					    CONFIG_MAX_BOUNDS);
-		out[*nout] = (uint64_t)llround(d * scale);
+		rc = exact_bound(x, v, d, u, &out[*nout]);
+		if (rc)
+			return rc;
 		if (*nout && out[*nout] <= out[*nout - 1])
 			return yamldoc_fail(x, v, "bounds must ascend");
 		(*nout)++;
 	}
-	return 0;
+	return bounds_fit(x, n, out, *nout, u);
 }
 
 static int web_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
@@ -124,12 +221,14 @@ static int views_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg
 
 static int buckets_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 {
+	static const struct bound_unit lat = { "latency_seconds", "s", "nanosecond", 1000000000 };
+	static const struct bound_unit size = { "size_bytes", "bytes", "byte", 1 };
 	struct serve_config *c = arg;
 
 	if (!strcmp(k, "latency_seconds"))
-		return get_bounds(x, v, 1e9, c->lat_le, &c->nlat_le);
+		return get_bounds(x, v, &lat, c->lat_le, &c->nlat_le);
 	if (!strcmp(k, "size_bytes"))
-		return get_bounds(x, v, 1, c->size_le, &c->nsize_le);
+		return get_bounds(x, v, &size, c->size_le, &c->nsize_le);
 	return 1;
 }
 

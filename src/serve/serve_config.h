@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buckets.h"
 #include "core/mapsize.h"
 #include "serve/listen_addr.h"
 #include "sys/workload.h"
@@ -82,6 +83,10 @@ struct serve_config {
 
 /* The defaults: ":9617", "/metrics", every view, default buckets. */
 void config_defaults(struct serve_config *c);
+
+/* The bounds of t nearest v (v not one of them), as a message names them:
+ * "0.000029223 or 0.000030517", or the one there is. */
+void config_bounds_near(const struct bucket_table *t, uint64_t v, char *out, size_t len);
 
 /*
  * Reads a YAML file over c. Unknown keys, wrong types and bad values are

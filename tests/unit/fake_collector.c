@@ -32,7 +32,7 @@ struct collector *fake_collector_new(bool keyed_by_cgroup)
 		return NULL;
 	c->keyed_by_cgroup = keyed_by_cgroup;
 	if (buckets_build_latency(&c->lat, c->lat_store, NULL, 0) ||
-	    buckets_build_size(&c->size, c->size_store)) {
+	    buckets_build_size(&c->size, c->size_store, NULL, 0)) {
 		free(c);
 		return NULL;
 	}

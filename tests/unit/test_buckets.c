@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "core/buckets.h"
+#include "core/handover_bounds.h"
 #include "iolat.h"
 #include "slots.h"
 #include <linux/types.h>
@@ -33,7 +34,7 @@ static int setup_tables(void **state)
 	(void)state;
 	if (buckets_build_latency(&lat, lat_store, no_extra, 0))
 		return -1;
-	return buckets_build_size(&size, size_store) ? -1 : 0;
+	return buckets_build_size(&size, size_store, NULL, 0) ? -1 : 0;
 }
 
 /* The reference answer slot_of must match: how many finite bounds lie below v. */
@@ -45,6 +46,14 @@ static size_t brute_slot(const struct bucket_table *t, uint64_t v)
 		if (t->bound[i] < v)
 			n++;
 	return n;
+}
+
+static int has_default_le(uint64_t v)
+{
+	for (size_t k = 0; k < buckets_default_le_count; k++)
+		if (buckets_default_le_ns[k] == v)
+			return 1;
+	return 0;
 }
 
 static int has_bound(const struct bucket_table *t, uint64_t v)
@@ -113,9 +122,93 @@ static void test_latency_has_msec_rows(void **state)
 static void test_latency_has_default_le(void **state)
 {
 	(void)state;
-	assert_int_equal(buckets_default_le_count, 16);
+	assert_int_equal(buckets_default_le_count, 20);
 	for (size_t k = 0; k < buckets_default_le_count; k++)
 		assert_true(has_bound(&lat, buckets_default_le_ns[k]));
+	/* NVMe reads (tens of us) need bounds under 100 us: the lowest is 5 us. */
+	assert_true(buckets_default_le_ns[0] == 5 * NS_PER_US);
+	assert_true(buckets_default_le_ns[1] == 10 * NS_PER_US);
+	/* The ones rules and the mixin's SLO name stay: 100 us, 10 ms, 1 s, 10 s. */
+	assert_true(has_default_le(100 * NS_PER_US));
+	assert_true(has_default_le(10000 * NS_PER_US));
+	assert_true(has_default_le(NS_PER_S));
+	assert_true(buckets_default_le_ns[buckets_default_le_count - 1] == 10 * NS_PER_S);
+}
+
+/* The fixed bounds leave 17 latency slots (and 90 size slots) for one's
+ * own bounds; docs/serve.md and iolat.yml(5) say so. */
+static void test_room_for_own_bounds(void **state)
+{
+	(void)state;
+	assert_int_equal(IOLAT_LAT_SLOTS - 1 - lat.nbounds, 17);
+	assert_int_equal(IOLAT_SIZE_SLOTS - 1 - size.nbounds, 90);
+}
+
+static void test_size_has_default_le(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < buckets_default_size_le_count; k++)
+		assert_true(has_bound(&size, buckets_default_size_le[k]));
+}
+
+/* 30 us is no fixed bound (the issue's le="2.9223e-05" was the one under
+ * it); given as extra, it is one, and 30 us and 30 us + 1 ns fall on each
+ * side of it, by the search and by the kernel's cells alike. */
+static void test_extra_bound_exact(void **state)
+{
+	const uint64_t extra[] = { 30 * NS_PER_US };
+	uint64_t store[IOLAT_LAT_SLOTS], below, above;
+	uint32_t cells[IOLAT_CELL_TABLE];
+	struct bucket_table t;
+	size_t at;
+
+	(void)state;
+	assert_false(buckets_has_bound(&lat, 30 * NS_PER_US));
+	buckets_nearest(&lat, 30 * NS_PER_US, &below, &above);
+	assert_true(below == 29223 && above == 30517);
+	assert_int_equal(buckets_build_latency(&t, store, extra, 1), 0);
+	assert_int_equal(t.nbounds, lat.nbounds + 1);
+	assert_true(buckets_has_bound(&t, 30 * NS_PER_US));
+	at = buckets_slot_of(&t, 30 * NS_PER_US);
+	assert_true(buckets_upper(&t, at) == 30 * NS_PER_US);
+	assert_true(buckets_lower(&t, at + 1) == 30 * NS_PER_US + 1);
+	buckets_cells(&t, cells);
+	for (uint64_t v = 29224; v <= 30517; v++)
+		assert_int_equal(
+		    iolat_slot_of(cells, (const __u64 *)t.bound, IOLAT_LAT_SLOTS_LOG2, v),
+		    v <= 30 * NS_PER_US ? at : at + 1);
+}
+
+static void test_size_extra_bound_exact(void **state)
+{
+	const uint64_t extra[] = { 1000, 3000 };
+	uint64_t store[IOLAT_SIZE_SLOTS], below, above;
+	struct bucket_table t;
+
+	(void)state;
+	buckets_nearest(&size, 1000, &below, &above);
+	assert_true(below == 939 && above == 1023);
+	assert_int_equal(buckets_build_size(&t, store, extra, 2), 0);
+	assert_int_equal(t.nbounds, size.nbounds + 2);
+	assert_true(buckets_has_bound(&t, 1000) && buckets_has_bound(&t, 3000));
+	assert_true(buckets_upper(&t, buckets_slot_of(&t, 1000)) == 1000);
+	assert_true(buckets_lower(&t, buckets_slot_of(&t, 1001)) == 1001);
+}
+
+/* Nearest at the edges: nothing below the first bound, the neighbours of
+ * a bound itself, nothing above the last. */
+static void test_nearest_edges(void **state)
+{
+	uint64_t below, above;
+
+	(void)state;
+	buckets_nearest(&lat, 1, &below, &above);
+	assert_true(below == 0 && above == 953);
+	buckets_nearest(&lat, 100 * NS_PER_US, &below, &above);
+	assert_true(below == 98296 && above == 102648);
+	buckets_nearest(&lat, lat.bound[lat.nbounds - 1], &below, &above);
+	assert_true(below == lat.bound[lat.nbounds - 2] && above == 0);
+	assert_false(buckets_has_bound(&lat, UINT64_MAX));
 }
 
 static void test_latency_has_native_bounds(void **state)
@@ -502,6 +595,44 @@ static void test_latency_null_extra(void **state)
 	assert_memory_equal(store, lat_store, sizeof(store));
 }
 
+/*
+ * A handover from a collector of the fixed bounds to one with 30 us more:
+ * each of its slots goes to ours of the same upper bound (one further up
+ * from 30 us on), the overflow to the overflow, and nothing is lost. Alike
+ * tables map each slot to itself.
+ */
+static void test_handover_slot_map(void **state)
+{
+	static const uint64_t extra[] = { 30 * NS_PER_US };
+	static uint64_t store[IOLAT_LAT_SLOTS];
+	static struct handover_slot_map m;
+	static struct iolat_val v;
+	struct bucket_table ours;
+	size_t at = buckets_slot_of(&lat, 30517), total = 0;
+
+	(void)state;
+	assert_int_equal(buckets_build_latency(&ours, store, extra, 1), 0);
+	handover_bounds_map(&m, lat.bound, size.bound, &ours, &size);
+	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
+		assert_int_equal(m.lat[i], i < at ? i : i < lat.nbounds ? i + 1 : ours.nbounds);
+	for (size_t i = 0; i < IOLAT_SIZE_SLOTS; i++)
+		assert_int_equal(m.size[i], i < size.nbounds ? i : size.nbounds);
+	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
+		v.lat[IOLAT_VIEW_TOTAL].slots[i] = i + 1;
+	v.size_slots[3] = 9;
+	handover_bounds_apply(&m, &v);
+	assert_int_equal(v.lat[IOLAT_VIEW_TOTAL].slots[at], 0); /* ours (29223, 30000]: none */
+	assert_int_equal(v.lat[IOLAT_VIEW_TOTAL].slots[at + 1], at + 1);
+	assert_int_equal(v.lat[IOLAT_VIEW_TOTAL].slots[at - 1], at);
+	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
+		total += v.lat[IOLAT_VIEW_TOTAL].slots[i];
+	assert_int_equal(total, IOLAT_LAT_SLOTS * (IOLAT_LAT_SLOTS + 1) / 2);
+	assert_int_equal(v.size_slots[3], 9);
+	handover_bounds_map(&m, lat.bound, size.bound, &lat, &size);
+	for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
+		assert_int_equal(m.lat[i], i < lat.nbounds ? i : lat.nbounds);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +641,12 @@ int main(void)
 		cmocka_unit_test(test_latency_has_usec_rows),
 		cmocka_unit_test(test_latency_has_msec_rows),
 		cmocka_unit_test(test_latency_has_default_le),
+		cmocka_unit_test(test_room_for_own_bounds),
+		cmocka_unit_test(test_size_has_default_le),
+		cmocka_unit_test(test_extra_bound_exact),
+		cmocka_unit_test(test_size_extra_bound_exact),
+		cmocka_unit_test(test_nearest_edges),
+		cmocka_unit_test(test_handover_slot_map),
 		cmocka_unit_test(test_latency_has_native_bounds),
 		cmocka_unit_test(test_size_has_bitesize_rows),
 		cmocka_unit_test(test_native_bound_values),

@@ -143,7 +143,7 @@ static int setup(void **state)
 
 	assert_non_null(f);
 	assert_int_equal(buckets_build_latency(&f->lat, f->lat_store, NULL, 0), 0);
-	assert_int_equal(buckets_build_size(&f->size, f->size_store), 0);
+	assert_int_equal(buckets_build_size(&f->size, f->size_store, NULL, 0), 0);
 	f->s.key = (struct iolat_key){ .cgroup = 42,
 				       .dev = DEV,
 				       .flags = IOLAT_F_SYNC,

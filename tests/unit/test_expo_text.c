@@ -45,6 +45,75 @@ static void test_format_double(void **state)
 	assert_string_equal(b, "+Inf");
 }
 
+/*
+ * Table bounds print as plain decimals, shortest and exact, as written in
+ * a config: "0.00003", not "3e-05"; the defaults as rules and the mixin
+ * name them. Whatever the digits, strtod reads back the bound's double.
+ */
+static void test_format_fixed(void **state)
+{
+	static const struct {
+		uint64_t num, den;
+		const char *want;
+	} cases[] = {
+		{ 30000, 1000000000, "0.00003" },
+		{ 5000, 1000000000, "0.000005" },
+		{ 10000, 1000000000, "0.00001" },
+		{ 25000, 1000000000, "0.000025" },
+		{ 100000, 1000000000, "0.0001" },
+		{ 250000, 1000000000, "0.00025" },
+		{ 10000000, 1000000000, "0.01" },
+		{ 1000000000, 1000000000, "1" },
+		{ 2500000000, 1000000000, "2.5" },
+		{ 10000000000, 1000000000, "10" },
+		{ 29223, 1000000000, "0.000029223" },
+		{ 1, 1000000000, "0.000000001" },
+		{ 1234567891, 1000000000, "1.234567891" },
+		{ 4096, 1, "4096" },
+		{ 0, 1, "0" },
+	};
+	char b[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = expo_format_fixed(b, sizeof(b), cases[i].num, cases[i].den);
+
+		assert_string_equal(b, cases[i].want);
+		assert_int_equal(n, strlen(cases[i].want));
+		assert_true(strtod(b, NULL) == (double)cases[i].num / (double)cases[i].den);
+	}
+	/* Cut to the room there is, NUL-terminated. */
+	assert_int_equal(expo_format_fixed(b, 5, 30000, 1000000000), 4);
+	assert_string_equal(b, "0.00");
+}
+
+/* A configured bound of 30 us, a slot boundary of its table, is the `le`
+ * it was written as, and its bucket holds exactly what is at or below it. */
+static void test_le_as_written(void **state)
+{
+	static const uint64_t extra[] = { 30000 }, le[] = { 30000, 100000 };
+	static uint64_t store[IOLAT_LAT_SLOTS];
+	static __u64 slots[IOLAT_LAT_SLOTS];
+	static struct bucket_table t;
+	struct metric_set set = { 0 };
+	struct metric_family *h;
+	struct buf out = { 0 };
+
+	(void)state;
+	assert_int_equal(buckets_build_latency(&t, store, extra, 1), 0);
+	slots[buckets_slot_of(&t, 30000)] = 3; /* on the bound */
+	slots[buckets_slot_of(&t, 30001)] = 4; /* 1 ns past it */
+	h = metrics_family(&set, "x_seconds", "L.", METRIC_HISTOGRAM, NULL);
+	h->le = le;
+	h->nle = 2;
+	metrics_hist_add(metrics_series(h, NULL, &t), slots, 0, 3 * 30000 + 4 * 30001);
+	assert_int_equal(expo_text(&set, false, &out), 0);
+	assert_non_null(strstr(out.data, "x_seconds_bucket{le=\"0.00003\"} 3\n"
+					 "x_seconds_bucket{le=\"0.0001\"} 7\n"));
+	buf_free(&out);
+	metrics_clear(&set);
+}
+
 /* One counter with an escaped label and one histogram, in both formats. */
 static void build(struct metric_set *set)
 {
@@ -455,7 +524,8 @@ static void test_too_many_labels(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_format_double),  cmocka_unit_test(test_text),
+		cmocka_unit_test(test_format_double),  cmocka_unit_test(test_format_fixed),
+		cmocka_unit_test(test_le_as_written),  cmocka_unit_test(test_text),
 		cmocka_unit_test(test_sum_of_sources), cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_negotiate),      cmocka_unit_test(test_gzip_accept),
 		cmocka_unit_test(test_own_buckets),    cmocka_unit_test(test_many_series),

@@ -6,6 +6,7 @@
  * the last pass left them); a maintenance pass folds, and retires a gone
  * disk's keys with its counts kept; the pass's own gauges.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,6 +168,50 @@ static void test_full_map_counter(void **state)
 		    7);
 }
 
+/* The default bounds, as written, down to 5 us; each bucket exact for
+ * reads of 300 us (and 5 us, on the lowest bound itself). */
+static void test_default_bounds_as_written(void **state)
+{
+	struct fixture *f = *state;
+	const char *text;
+
+	complete(f, 3);
+	assert_int_equal(fake_collector_complete(f->c, &read_key, 4096, 5000), 0);
+	text = render(f);
+#define DEV_LAT "iolat_block_device_latency_seconds_bucket{device=\"250:77\",op=\"read\",le="
+	assert_true(sample(text, DEV_LAT "\"0.000005\"}") == 1);
+	assert_true(sample(text, DEV_LAT "\"0.00001\"}") == 1);
+	assert_true(sample(text, DEV_LAT "\"0.00025\"}") == 1);
+	assert_true(sample(text, DEV_LAT "\"0.0005\"}") == 4);
+	assert_true(sample(text, DEV_LAT "\"0.01\"}") == 4);
+	assert_true(sample(text, DEV_LAT "\"10\"}") == 4);
+#undef DEV_LAT
+}
+
+/* A reload cannot lay new slots: a bound the running table lacks is
+ * refused with the exact ones near it; one it has is taken as it is. */
+static void test_reload_bound_not_in_table(void **state)
+{
+	static const uint64_t lat_new[] = { 30000, 100000 }, lat_have[] = { 29223, 100000 };
+	struct exporter_opts o = { .device_view = true, .lat_le = lat_new, .nlat_le = 2 };
+	struct fixture *f = *state;
+	struct exporter_settings *st = NULL;
+	char err[512] = "";
+
+	assert_int_equal(exporter_prepare(f->e, &o, &st, err, sizeof(err)), -EINVAL);
+	assert_null(st);
+	assert_string_equal(err, "latency bucket bound 0.00003 is not one the running collector "
+				 "counts at (its slots are laid at start): restart iolat serve "
+				 "to add it, or use one near it that it has, 0.000029223 or "
+				 "0.000030517");
+	o.lat_le = lat_have;
+	assert_int_equal(exporter_prepare(f->e, &o, &st, err, sizeof(err)), 0);
+	exporter_apply(f->e, st); /* frees st */
+	complete(f, 2);
+	assert_true(sample(render(f), "iolat_block_device_latency_seconds_bucket{device=\"250:77\","
+				      "op=\"read\",le=\"0.000029223\"}") == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +220,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_maintenance_gauges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_map_counter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_bounds_as_written, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_bound_not_in_table, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

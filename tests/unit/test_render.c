@@ -32,7 +32,7 @@ static int setup_tables(void **state)
 	(void)state;
 	if (buckets_build_latency(&lat, lat_store, no_extra, 0))
 		return -1;
-	return buckets_build_size(&size, size_store) ? -1 : 0;
+	return buckets_build_size(&size, size_store, NULL, 0) ? -1 : 0;
 }
 
 /*

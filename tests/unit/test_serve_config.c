@@ -14,6 +14,7 @@
 /* After setjmp.h, stdarg.h and stddef.h, which it needs. */
 #include <cmocka.h>
 
+#include "iolat.h"
 #include "serve/serve_config.h"
 
 /* Writes text to a temporary file; its path in path. */
@@ -112,6 +113,18 @@ static void test_mistakes(void **state)
 		{ "web:\n  listen_adresses: [':1']\n", ":2:3: ", "unknown key 'listen_adresses'" },
 		{ "views:\n  device_time: maybe\n", ":2:16: ", "expected true or false" },
 		{ "buckets:\n  latency_seconds: [0.01, 0.001]\n", ":2:", "bounds must ascend" },
+		{ "buckets:\n  latency_seconds: [0.0000000015]\n", ":2:21: ",
+		  "latency_seconds 0.0000000015 is not a whole nanosecond, which iolat counts in; "
+		  "the nearest it can count at exactly: 0.000000001 or 0.000000002" },
+		{ "buckets:\n  latency_seconds: [3e-10]\n", ":2:21: ",
+		  "latency_seconds 3e-10 is not a whole nanosecond, which iolat counts in; the "
+		  "nearest it can count at exactly: 0.000000001" },
+		{ "buckets:\n  latency_seconds: [1e10]\n", ":2:21: ",
+		  "latency_seconds 1e10 is beyond what iolat counts (at most 1000000000 s)" },
+		{ "buckets:\n  size_bytes: [4096.5]\n", ":2:16: ",
+		  "size_bytes 4096.5 is not a whole byte, which iolat counts in; the nearest it "
+		  "can "
+		  "count at exactly: 4096 or 4097" },
 		{ "workloads:\n  by: pod\n", ":2:7: ", "workloads.by is cgroup or process" },
 		{ "workloads:\n  max: 0\n", ":2:8: ", "expected a whole number from 1 to 100000" },
 		{ "workloads:\n  expire: soon\n", ":2:11: ", "expected a duration" },
@@ -139,6 +152,88 @@ static void test_mistakes(void **state)
 			fail_msg("for %s: '%s' lacks '%s' or '%s'", cases[i].text, err,
 				 cases[i].where, cases[i].why);
 	}
+}
+
+/* Bounds are kept as written, in whole ns and bytes: 30 us is 30000 ns,
+ * not the slot bound under it. */
+static void test_bounds_as_written(void **state)
+{
+	struct serve_config c;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(load("buckets:\n"
+			      "  latency_seconds: [0.000005, 3e-05, 0.0001, 0.000123457, 2.5]\n"
+			      "  size_bytes: [1000, 3000, 4096]\n",
+			      &c, err, sizeof(err)),
+			 0);
+	assert_int_equal(c.nlat_le, 5);
+	assert_int_equal(c.lat_le[0], 5000);
+	assert_int_equal(c.lat_le[1], 30000);
+	assert_int_equal(c.lat_le[2], 100000);
+	assert_int_equal(c.lat_le[3], 123457);
+	assert_true(c.lat_le[4] == 2500000000ULL);
+	assert_int_equal(c.nsize_le, 3);
+	assert_int_equal(c.size_le[0], 1000);
+	assert_int_equal(c.size_le[1], 3000);
+}
+
+/* The kernel's table has 17 slots for bounds of one's own: an 18th new one
+ * is refused, naming the bounds near it that the table has anyway. */
+/* n bounds of 30 us + i ns (i = 1..n), none of them in the fixed table. */
+static void new_bounds(char *text, size_t len, int n)
+{
+	snprintf(text, len, "buckets:\n  latency_seconds: [");
+	for (int i = 1; i <= n; i++)
+		snprintf(text + strlen(text), len - strlen(text), "%s0.0000300%02d",
+			 i > 1 ? ", " : "", i);
+	snprintf(text + strlen(text), len - strlen(text), "]\n");
+}
+
+/* The kernel's table has 17 slots for bounds of one's own: an 18th new one
+ * is refused, naming the bounds near it that the table has anyway. */
+static void test_bounds_beyond_room(void **state)
+{
+	struct serve_config c;
+	char text[1024], err[512] = "";
+
+	(void)state;
+	new_bounds(text, sizeof(text), 18);
+	if (!load(text, &c, err, sizeof(err)))
+		fail_msg("accepted 18 new bounds");
+	if (!strstr(err, ":2:20: latency_seconds: only 17 bounds of your own fit beside those "
+			 "iolat counts at anyway; 0.000030018 is one too many: use one near it "
+			 "that it has, 0.000029223 or 0.000030517, or drop a bound"))
+		fail_msg("%s", err);
+	new_bounds(text, sizeof(text), 17);
+	if (load(text, &c, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(c.nlat_le, 17);
+	assert_int_equal(c.lat_le[16], 30017);
+	/* Bounds the table has anyway cost no slot: the defaults, all 20. */
+	if (load("buckets:\n  latency_seconds: [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, "
+		 "0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, "
+		 "2.5, 5, 10]\n",
+		 &c, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(c.nlat_le, 20);
+}
+
+/* How messages name the bounds near one: both sides, or the one there is. */
+static void test_bounds_near(void **state)
+{
+	static uint64_t store[IOLAT_LAT_SLOTS];
+	struct bucket_table t;
+	char near[80];
+
+	(void)state;
+	assert_int_equal(buckets_build_latency(&t, store, NULL, 0), 0);
+	config_bounds_near(&t, 30000, near, sizeof(near));
+	assert_string_equal(near, "0.000029223 or 0.000030517");
+	config_bounds_near(&t, 1, near, sizeof(near));
+	assert_string_equal(near, "0.000000953");
+	config_bounds_near(&t, t.bound[t.nbounds - 1] + 1, near, sizeof(near));
+	assert_string_equal(near, "134.217727999");
 }
 
 static void test_missing_file(void **state)
@@ -185,9 +280,9 @@ static void test_changes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_key),
-		cmocka_unit_test(test_mistakes),
-		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_every_key),	  cmocka_unit_test(test_mistakes),
+		cmocka_unit_test(test_bounds_as_written), cmocka_unit_test(test_bounds_beyond_room),
+		cmocka_unit_test(test_bounds_near),	  cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_changes),
 	};
 
