@@ -100,8 +100,8 @@ int blockstat_read(const char *sys_block, const char *name, struct blockstat *ou
 		return rc;
 	/* A disk without the file (very old kernels) counts as on: the
 	 * kernel then had no way to turn the counts off. */
-	out->iostats = read_small(sys_block, name, "queue/iostats", line, sizeof(line)) ||
-		       line[0] != '0';
+	out->iostats =
+	    read_small(sys_block, name, "queue/iostats", line, sizeof(line)) || line[0] != '0';
 	return 0;
 }
 
