@@ -34,8 +34,7 @@ static int cmp_disk(const void *pa, const void *pb)
 	return a->dev < b->dev ? -1 : a->dev > b->dev;
 }
 
-int kcompare_list(const char *sys_block, uint32_t only_dev, struct kcompare_disk *out,
-		  size_t max)
+int kcompare_list(const char *sys_block, uint32_t only_dev, struct kcompare_disk *out, size_t max)
 {
 	DIR *dir = opendir(sys_block);
 	struct dirent *de;

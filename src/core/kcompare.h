@@ -34,8 +34,7 @@ struct kcompare_disk {
  * with a medium (size > 0), at most max, ascending by number, each with
  * its kernel counts. only_dev: that disk alone; 0: all. The count or -errno.
  */
-int kcompare_list(const char *sys_block, uint32_t only_dev, struct kcompare_disk *out,
-		  size_t max);
+int kcompare_list(const char *sys_block, uint32_t only_dev, struct kcompare_disk *out, size_t max);
 
 /*
  * iolat's completions in snap (summed over cgroups, flags and size classes)

@@ -18,6 +18,7 @@ struct kstat_disk {
 	char name[DISK_NAME_MAX];
 	struct blockstat kernel_base;
 	uint64_t iolat_base[BLOCKSTAT_GROUPS];
+	bool based;	      /* the baseline is taken (by a pass) */
 	struct blockstat now; /* exporter_kstat_sample's */
 	bool now_read;
 };
@@ -34,6 +35,23 @@ struct exporter_kstat {
 	uint32_t *next_devs;
 	uint64_t (*counts)[BLOCKSTAT_GROUPS];
 };
+
+/*
+ * At start, before the first pass can run: the disks there are known (their
+ * zero series show from the first scrape), without a baseline, which the
+ * first pass takes against the collector's series as its fold leaves them.
+ */
+static void note_disks(struct exporter_kstat *k)
+{
+	int n = kcompare_list(k->sys_block, 0, k->listed, DISKS_LIST_MAX);
+
+	for (int i = 0; i < n; i++) {
+		k->disks[i] = (struct kstat_disk){ .kernel_base = k->listed[i].kernel };
+		snprintf(k->disks[i].name, sizeof(k->disks[i].name), "%s", k->listed[i].name);
+		k->devs[i] = k->listed[i].dev;
+	}
+	k->n = n > 0 ? (size_t)n : 0;
+}
 
 struct exporter_kstat *exporter_kstat_new(const char *sys_block)
 {
@@ -52,6 +70,7 @@ struct exporter_kstat *exporter_kstat_new(const char *sys_block)
 		exporter_kstat_free(k);
 		return NULL;
 	}
+	note_disks(k);
 	return k;
 }
 
@@ -125,12 +144,14 @@ int exporter_kstat_pass(struct exporter_kstat *k, const struct snapshot *snap)
 		int was = find_dev(k->devs, k->n, k->listed[i].dev);
 		struct kstat_disk d = {};
 
-		if (was >= 0 && baseline_holds(&k->disks[was], &k->listed[i], k->counts[i])) {
+		if (was >= 0 && k->disks[was].based &&
+		    baseline_holds(&k->disks[was], &k->listed[i], k->counts[i])) {
 			d = k->disks[was];
 		} else {
 			snprintf(d.name, sizeof(d.name), "%s", k->listed[i].name);
 			d.kernel_base = k->listed[i].kernel;
 			memcpy(d.iolat_base, k->counts[i], sizeof(d.iolat_base));
+			d.based = true;
 		}
 		k->next[i] = d;
 	}
@@ -167,7 +188,7 @@ static int add_disk(const struct kstat_disk *d, const uint64_t iolat[BLOCKSTAT_G
 		s->value = (double)now->done[g];
 		/* Counts the kernel did not keep, or a baseline that no longer
 		 * holds (the next pass takes another): no difference to show. */
-		if ((g != BLOCKSTAT_FLUSH && (!now->iostats || !base->iostats)) ||
+		if (!d->based || (g != BLOCKSTAT_FLUSH && (!now->iostats || !base->iostats)) ||
 		    now->done[g] < base->done[g] || iolat[g] < d->iolat_base[g])
 			continue;
 		s = metrics_series(unseen, v, NULL);

@@ -3,8 +3,9 @@
  * exporter_kstat.h - the kernel's own count of completed I/O beside
  * iolat's, per disk and op, and the difference: what iolat did not see.
  *
- * At each maintenance pass (never at a scrape) every disk in /sys/block with
- * a medium is noted, and a disk met for the first time gets a baseline: the
+ * At start and at each maintenance pass (never at a scrape) every disk in
+ * /sys/block with a medium is noted; at a pass, a disk met for the first
+ * time gets a baseline: the
  * kernel's counts (/sys/block/X/stat, since the disk was made) and iolat's
  * (since the collector attached) at that one moment. A scrape then reads
  * both again and exports
