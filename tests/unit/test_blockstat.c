@@ -69,12 +69,12 @@ static void test_parse_refuses(void **state)
 {
 	static const char *const bad[] = {
 		"",
-		"1 2 3 4 5 6 7 8 9 10",		   /* 10 fields */
-		"1 2 3 4 5 6 7 8 9 10 x",	   /* not a number */
-		"1 2 3 4 5 6 7 8 9 10 -1",	   /* negative */
-		"1 2 3 4 5 6 7 8 9 10 11z",	   /* trailing letters */
+		"1 2 3 4 5 6 7 8 9 10",			     /* 10 fields */
+		"1 2 3 4 5 6 7 8 9 10 x",		     /* not a number */
+		"1 2 3 4 5 6 7 8 9 10 -1",		     /* negative */
+		"1 2 3 4 5 6 7 8 9 10 11z",		     /* trailing letters */
 		"1 2 3 4 5 6 7 8 9 10 99999999999999999999", /* past 64 bits */
-		"1 2 3 4 5 6 7 8 9 10 11\n1",	   /* two lines */
+		"1 2 3 4 5 6 7 8 9 10 11\n1",		     /* two lines */
 	};
 	struct blockstat b;
 
