@@ -259,6 +259,31 @@ static void test_kstat_baseline(void **state)
 	exporter_kstat_free(k);
 }
 
+/* A disk there at start: known at once (its zero series and the kernel's
+ * count from the first scrape), its difference only once a pass took the
+ * baseline against the collector's series as the fold left them. */
+static void test_kstat_known_at_start(void **state)
+{
+	struct exporter_kstat *k;
+	struct snapshot snap = {};
+	size_t n;
+
+	(void)state;
+	put_disk("vdb", "254:16\n", "2048\n", "100 0 0 0 50 0 0 0 0 0 0 0 0 0 0 7 0\n", 1);
+	k = exporter_kstat_new(tmpdir);
+	assert_non_null(k);
+	assert_int_equal(exporter_kstat_devs(k, &n)[0], VDB);
+	assert_int_equal(n, 1);
+	assert_true(sample(k, &snap, KERNEL("read")) == 100);
+	assert_true(sample(k, &snap, UNSEEN("read")) == -1e9);
+	/* The adopted collector's fold brings 40 reads: in the baseline. */
+	set_ios(&snap, IOLAT_OP_READ, 40);
+	assert_int_equal(exporter_kstat_pass(k, &snap), 0);
+	assert_true(sample(k, &snap, UNSEEN("read")) == 0);
+	snapshot_free(&snap);
+	exporter_kstat_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_parse_refuses),
 		cmocka_unit_test_setup_teardown(test_disk_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kstat_baseline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kstat_known_at_start, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
