@@ -306,9 +306,9 @@ static void collector_json(struct json *j, struct collector *c)
 /*
  * The kernel's own completed-I/O counts beside iolat's, per interval, for
  * --json without -c (a cgroup's I/O is only part of its disks'). The
- * kernel's are read just before the collector's, so I/O completing in
- * between shows as a difference below 0, never above (the same order as
- * serve's, exporter_kstat.h). A disk listed at the interval's end and not
+ * kernel's are read just before the collector's (the same order as
+ * serve's, exporter_kstat.h): I/O completing in between counts in iolat's
+ * column of this interval and the kernel's of the next. A disk listed at the interval's end and not
  * at its start (new, or made anew) waits for the next interval.
  */
 struct kernel_side {

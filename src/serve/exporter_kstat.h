@@ -44,7 +44,10 @@ void exporter_kstat_free(struct exporter_kstat *k);
 
 /* The maintenance pass's part: notes the disks, takes the baselines that
  * are missing or no longer hold, against snap (the collector's series after
- * the pass's fold). 0 or -ENOMEM. */
+ * the pass's fold). The stat lines are read after that fold, so a
+ * completion in between is in the kernel's baseline and not iolat's: the
+ * difference is then below the truth by that much for good, never above.
+ * 0 or -ENOMEM. */
 int exporter_kstat_pass(struct exporter_kstat *k, const struct snapshot *snap);
 
 /*
