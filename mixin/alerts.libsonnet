@@ -280,6 +280,55 @@
             ),
           ],
       },
+      // Completions the kernel counted and iolat did not
+      // (iolat_block_unseen_completions, docs/serve.md "The kernel's count
+      // beside iolat's"). Its settings are completionsUnseen in _config, if
+      // given, over the defaults here.
+      local unseen = {
+        // New misses in this window, against the kernel's completions in it.
+        window: '30m',
+        // Above 0.1 % (1 in 1 000): 5 times the rate at which BPF programs
+        // were measured to miss a completion now and then (README, "Known
+        // error bounds and misses": 1 in 5 000 to 30 000), so that alone
+        // does not fire, while a full map or a detached program does.
+        ratio: 0.001,
+        // And at least this many in the window: an idle disk's one miss is
+        // not a trend.
+        minMissed: 10,
+        'for': '15m',
+      } + (if std.objectHas(cfg, 'completionsUnseen') then cfg.completionsUnseen else {});
+      // The difference without a scrape's dip below 0 (I/O completing while
+      // it reads both counts): misses only add, so the highest value of a
+      // few scrapes is the count.
+      local missed(offset) =
+        'max_over_time(iolat_block_unseen_completions%s[5m]%s)' % [sel(), offset];
+      local grown = '(%s - %s)' % [missed(''), missed(' offset ' + unseen.window)];
+      {
+        name: 'iolat.completions',
+        rules: [
+          alert(
+            'IolatCompletionsUnseen',
+            'warning',
+            |||
+              %(grown)s
+              / clamp_min(increase(iolat_block_kernel_completed_total%(sel)s[%(w)s]), 1)
+              > %(ratio)s
+              and
+              %(grown)s > %(min)s
+            ||| % {
+              grown: grown,
+              sel: sel(),
+              w: unseen.window,
+              ratio: num(unseen.ratio),
+              min: unseen.minMissed,
+            },
+            'iolat on {{ $labels.instance }} misses {{ $labels.op }} completions of {{ $labels.device }}.',
+            'iolat at {{ $labels.instance }} did not count {{ $value | humanizePercentage }} of the {{ $labels.op }} completions the kernel counted on {{ $labels.device }} over the last %s (more than %s, and at least %d): its counts and latency histograms of that disk are short.'
+            % [unseen.window, std.format('%g%%', 100 * unseen.ratio), unseen.minMissed],
+            unseen['for'],
+          ),
+        ],
+      },
     ],
   },
 }

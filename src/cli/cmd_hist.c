@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "core/collector.h"
 #include "core/histo.h"
+#include "core/kcompare.h"
 #include "core/names.h"
 #include "sys/cgroups.h"
 #include "sys/disks.h"
@@ -295,7 +296,110 @@ static void collector_json(struct json *j, struct collector *c)
 	json_end_object(j);
 }
 
-static void print_json(double seconds, struct collector *c, const struct grouping *g)
+/*
+ * The kernel's own completed-I/O counts beside iolat's, per interval, for
+ * --json without -c (a cgroup's I/O is only part of its disks'). The
+ * kernel's are read just before the collector's (the same order as
+ * serve's, exporter_kstat.h): I/O completing in between counts in iolat's
+ * column of this interval and the kernel's of the next. A disk listed at the interval's end and not
+ * at its start (new, or made anew) waits for the next interval.
+ */
+struct kernel_side {
+	bool on;
+	uint32_t only_dev; /* -d's disk; 0: all */
+	struct kcompare_disk *before, *now;
+	int nbefore, nnow;
+	uint32_t *devs;
+	uint64_t (*iolat_before)[BLOCKSTAT_GROUPS], (*iolat_now)[BLOCKSTAT_GROUPS];
+	struct kernel_row *rows;
+	size_t nrows;
+};
+
+static void kernel_side_free(struct kernel_side *k)
+{
+	free(k->before);
+	free(k->now);
+	free(k->devs);
+	free(k->iolat_before);
+	free(k->iolat_now);
+	free(k->rows);
+}
+
+/* Reads the kernel's counts into k->now. 0 or -errno. */
+static int kernel_side_read(struct kernel_side *k)
+{
+	if (!k->on)
+		return 0;
+	k->nnow = kcompare_list("/sys/block", k->only_dev, k->now, DISKS_LIST_MAX);
+	return k->nnow < 0 ? k->nnow : 0;
+}
+
+/* Allocates, and reads the first interval's start. 0 or -errno. */
+static int kernel_side_init(struct kernel_side *k, const struct hist_args *a)
+{
+	memset(k, 0, sizeof(*k));
+	k->on = a->json && !a->f.cgroup;
+	if (!k->on)
+		return 0;
+	if (a->f.disk && disks_resolve(a->f.disk, &k->only_dev, NULL, 0))
+		return -ENOENT;
+	k->before = calloc(DISKS_LIST_MAX, sizeof(*k->before));
+	k->now = calloc(DISKS_LIST_MAX, sizeof(*k->now));
+	k->devs = calloc(DISKS_LIST_MAX, sizeof(*k->devs));
+	k->iolat_before = calloc(DISKS_LIST_MAX, sizeof(*k->iolat_before));
+	k->iolat_now = calloc(DISKS_LIST_MAX, sizeof(*k->iolat_now));
+	k->rows = calloc(DISKS_LIST_MAX * BLOCKSTAT_GROUPS, sizeof(*k->rows));
+	if (!k->before || !k->now || !k->devs || !k->iolat_before || !k->iolat_now || !k->rows)
+		return -ENOMEM;
+	k->nbefore = kcompare_list("/sys/block", k->only_dev, k->before, DISKS_LIST_MAX);
+	return k->nbefore < 0 ? k->nbefore : 0;
+}
+
+/* The interval's rows, from the counts at its start (k->before, before)
+ * and end (k->now, now); then the end becomes the next start. */
+static void kernel_side_rows(struct kernel_side *k, const struct snapshot *now,
+			     const struct snapshot *before)
+{
+	struct kcompare_disk *swap;
+
+	k->nrows = 0;
+	for (int i = 0; k->on && i < k->nnow; i++)
+		k->devs[i] = k->now[i].dev;
+	if (k->on) {
+		kcompare_counts(k->devs, (size_t)k->nnow, now, k->iolat_now);
+		kcompare_counts(k->devs, (size_t)k->nnow, before, k->iolat_before);
+	}
+	for (int i = 0, b = 0; k->on && i < k->nnow; i++) {
+		const struct blockstat *end = &k->now[i].kernel, *start;
+
+		while (b < k->nbefore && k->before[b].dev < k->now[i].dev)
+			b++;
+		if (b == k->nbefore || k->before[b].dev != k->now[i].dev ||
+		    strcmp(k->before[b].name, k->now[i].name))
+			continue;
+		start = &k->before[b].kernel;
+		for (int g = 0; g < BLOCKSTAT_GROUPS; g++) {
+			/* Not kept (queue/iostats off, or no such field), or
+			 * the disk was made anew: nothing to compare. */
+			if (!end->has[g] || end->done[g] < start->done[g] ||
+			    (g != BLOCKSTAT_FLUSH && (!end->iostats || !start->iostats)))
+				continue;
+			k->rows[k->nrows++] = (struct kernel_row){
+				.disk = k->now[i].name,
+				.group = g,
+				.kernel = end->done[g] - start->done[g],
+				.iolat = k->iolat_now[i][g] - k->iolat_before[i][g],
+			};
+		}
+	}
+	swap = k->before;
+	k->before = k->now;
+	k->now = swap;
+	k->nbefore = k->nnow;
+}
+
+static void print_json(double seconds, struct collector *c, const struct grouping *g,
+		       const struct kernel_side *k)
 {
 	char ts[32];
 	time_t t = time(NULL);
@@ -311,6 +415,8 @@ static void print_json(double seconds, struct collector *c, const struct groupin
 	for (size_t i = 0; i < g->n; i++)
 		render_series_json(&j, &g->s[i], collector_lat_table(c), collector_size_table(c));
 	json_end_array(&j);
+	if (k->on)
+		render_kernel_json(&j, k->rows, k->nrows);
 	collector_json(&j, c);
 	json_end_object(&j);
 	putchar('\n');
@@ -333,21 +439,25 @@ static int run(const struct hist_args *a, struct collector *c)
 	uint64_t interval_ns = (uint64_t)((a->interval > 0 ? a->interval : 1e9) * NSEC_PER_SEC);
 	struct snapshot before = {}, now = {}, tmp;
 	struct grouping g = {};
+	struct kernel_side k;
 	uint64_t started;
-	int rc = 0;
+	int rc = kernel_side_init(&k, a);
 
 	cmd_say_tracing("block device I/O", !a->count);
-	for (uint64_t i = 0; !a->count || i < a->count; i++) {
+	for (uint64_t i = 0; !rc && (!a->count || i < a->count); i++) {
 		started = monotonic_ns();
 		rc = cmd_wait_until(c, started + interval_ns, report_attached);
+		if (!rc)
+			rc = kernel_side_read(&k);
 		if (!rc)
 			rc = collector_read(c, &now);
 		if (!rc)
 			rc = group_interval(a, &now, &before, &g);
 		if (rc)
 			break;
+		kernel_side_rows(&k, &now, &before);
 		if (a->json)
-			print_json((double)(monotonic_ns() - started) / NSEC_PER_SEC, c, &g);
+			print_json((double)(monotonic_ns() - started) / NSEC_PER_SEC, c, &g, &k);
 		else
 			print_text(a, c, &g);
 		fflush(stdout);
@@ -360,6 +470,7 @@ static int run(const struct hist_args *a, struct collector *c)
 	snapshot_free(&before);
 	snapshot_free(&now);
 	free(g.s);
+	kernel_side_free(&k);
 	return rc;
 }
 

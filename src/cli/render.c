@@ -8,6 +8,7 @@
 
 #include "core/histo.h"
 #include "core/names.h"
+#include "sys/blockstat.h"
 
 #define BAR_WIDTH 40
 #define MAX_ROWS 64
@@ -249,4 +250,20 @@ void render_series_json(struct json *j, const struct shown_series *s,
 	json_key(j, "size_slots");
 	slots_json(j, s->val.size_slots, size);
 	json_end_object(j);
+}
+
+void render_kernel_json(struct json *j, const struct kernel_row *rows, size_t n)
+{
+	json_key(j, "kernel");
+	json_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		json_begin_object(j);
+		json_kv_string(j, "disk", rows[i].disk);
+		json_kv_string(j, "op", blockstat_group_name(rows[i].group));
+		json_kv_uint(j, "kernel", rows[i].kernel);
+		json_kv_uint(j, "iolat", rows[i].iolat);
+		json_kv_int(j, "unseen", (int64_t)(rows[i].kernel - rows[i].iolat));
+		json_end_object(j);
+	}
+	json_end_array(j);
 }

@@ -44,6 +44,18 @@ void render_size_text(FILE *f, const __u64 *slots, const struct bucket_table *t)
 /* The header line naming a series' labels, e.g. "disk = vda  op = read". */
 void render_labels_text(FILE *f, const struct shown_series *s);
 
+/* One disk and kernel group's completions in an interval: the kernel's
+ * own count (/sys/block/X/stat) and iolat's (core/kcompare.h). */
+struct kernel_row {
+	const char *disk;
+	int group; /* enum blockstat_group */
+	uint64_t kernel, iolat;
+};
+
+/* The rows as hist's "kernel" array: disk, op, kernel, iolat, unseen
+ * (kernel - iolat, signed). */
+void render_kernel_json(struct json *j, const struct kernel_row *rows, size_t n);
+
 /* One series as a JSON object: labels, counters, both views, sizes. */
 void render_series_json(struct json *j, const struct shown_series *s,
 			const struct bucket_table *lat, const struct bucket_table *size);

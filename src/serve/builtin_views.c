@@ -247,6 +247,27 @@ static int synthetic_entries(const struct builtin_views *bv, enum view view, uso
 	return rc;
 }
 
+/*
+ * Zero series of reads and writes for every disk known to be there, so an
+ * idle disk's rate is 0, not missing. Reads and writes only: every disk
+ * with a medium can do both, while a flush or a discard series would claim
+ * a write cache or discard support the disk may not have.
+ */
+static int known_entries(const struct builtin_views *bv, enum view view, usource_fn fn, void *arg)
+{
+	static const struct iolat_val zero; /* outlives the scrape, as spread does */
+	struct iolat_key key = {};
+	int rc = 0;
+
+	for (size_t d = 0; !rc && d < bv->nknown; d++)
+		for (int op = IOLAT_OP_READ; !rc && op <= IOLAT_OP_WRITE; op++) {
+			key.dev = bv->known_devs[d];
+			key.op = (__u8)op;
+			rc = series_entry(&key, &zero, NULL, NULL, view, fn, arg);
+		}
+	return rc;
+}
+
 static int views_read(void *ctx, const struct umap *m, usource_fn fn, void *arg, char *err,
 		      size_t errlen)
 {
@@ -263,6 +284,8 @@ static int views_read(void *ctx, const struct umap *m, usource_fn fn, void *arg,
 				  bv->labels ? bv->labels[i] : NULL, view, fn, arg);
 	if (!rc && view < VIEW_WORKLOAD)
 		rc = synthetic_entries(bv, view, fn, arg);
+	if (!rc && view < VIEW_WORKLOAD)
+		rc = known_entries(bv, view, fn, arg);
 	return rc;
 }
 

@@ -29,6 +29,11 @@ struct builtin_views {
 	const uint64_t *lat_le, *size_le;      /* classic bounds, raw units */
 	size_t nlat_le, nsize_le;
 	unsigned int synthetic; /* testing: this many fake disks of 2 ops each */
+	/* Disks known to be there (exporter_kstat_devs): each gets a zero
+	 * read and write series in the block views, which adds nothing to a
+	 * series it has and makes one it lacks. */
+	const uint32_t *known_devs;
+	size_t nknown;
 	/* Per series of snap: its workload's label set (wlabels.c), NULL for
 	 * a workload not shown; NULL as a whole: no workload views. */
 	const struct wl_label *const *labels;

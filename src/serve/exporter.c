@@ -305,6 +305,7 @@ static void views_fill(struct exporter *e, bool labels)
 	v->nlat_le = e->nlat_le;
 	v->nsize_le = e->nsize_le;
 	v->synthetic = e->o.synthetic_disks;
+	v->known_devs = e->kstat ? exporter_kstat_devs(e->kstat, &v->nknown) : NULL;
 	v->labels = labels ? e->labels : NULL;
 }
 
@@ -332,8 +333,9 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 		rc = -ENOMEM;
 	} else {
 		e->disks = exporter_disks_new(c, e->env);
-		rc = e->disks ? exporter_prepare(e, o, &st, err, len) : -ENOMEM;
-		if (!e->disks)
+		e->kstat = exporter_kstat_new("/sys/block");
+		rc = e->disks && e->kstat ? exporter_prepare(e, o, &st, err, len) : -ENOMEM;
+		if (!e->disks || !e->kstat)
 			snprintf(err, len, "out of memory");
 	}
 	if (rc) {
@@ -351,6 +353,7 @@ void exporter_free(struct exporter *e)
 		return;
 	wlabels_free(e->wl);
 	exporter_disks_free(e->disks);
+	exporter_kstat_free(e->kstat);
 	workload_cache_free(e->names_of);
 	drop_builtin(&e->block_conf, &e->block);
 	drop_builtin(&e->wl_conf, &e->wl_metrics);
@@ -421,6 +424,7 @@ int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_
 		err[0] = '\0';
 	metrics_clear(set);
 	e->folded_ios = 0;
+	exporter_kstat_sample(e->kstat); /* before the peek: see exporter_kstat.h */
 	rc = collector_peek(e->c, &e->peeked);
 	e->snap = &e->peeked.all;
 	if (!rc && workloads)
@@ -432,6 +436,8 @@ int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_
 		rc = exporter_self_metrics(e, set, workloads);
 	if (!rc)
 		rc = exporter_disks_metrics(e->disks, set);
+	if (!rc)
+		rc = exporter_kstat_metrics(e->kstat, e->snap, set);
 	decoder_env_scrape_done(e->env); /* disk names: refreshed now and then */
 	/* Only umetrics words its failures; for the rest the errno says it all. */
 	if (rc && errlen && !err[0])

@@ -16,6 +16,7 @@
 #include "serve/builtin_views.h"
 #include "serve/exporter.h"
 #include "serve/exporter_disks.h"
+#include "serve/exporter_kstat.h"
 #include "serve/wlabels.h"
 #include "uprog/umetrics.h"
 
@@ -53,6 +54,7 @@ struct exporter {
 	struct wlstate_files *wl_files; /* --handover: where wl is saved; borrowed */
 	uint64_t folded_ios;		/* completions under workload="other", this render */
 	struct exporter_disks *disks;	/* gone disks: keys retired, series expired */
+	struct exporter_kstat *kstat;	/* the kernel's counts beside iolat's; known disks */
 	uint32_t full_logged;		/* 1 << enum iolat_stat: a full map already logged */
 	char events_help[640];		/* iolat_collector_events_total's, naming each event */
 };

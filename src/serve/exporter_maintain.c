@@ -150,6 +150,8 @@ int exporter_maintain(struct exporter *e)
 		rc = wlabels_prune(e->wl, snap, now);
 	if (!rc)
 		rc = exporter_disks_prune(e->disks, snap, now, e->o.disk_expire_s);
+	if (!rc)
+		rc = exporter_kstat_pass(e->kstat, snap);
 	log_maps(e);
 	if (debug)
 		log_pass(e, snap, &before, rc);
