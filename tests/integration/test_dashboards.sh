@@ -10,11 +10,15 @@
 # HTTP API: a query that errors fails the test, and so does a panel query
 # or recording rule that returns nothing (alerts may be silent).
 #
-# Exceptions, each for a reason: a heatmap panel made for native histograms
-# has data only in the Prometheus that scrapes them, and its classic twin
-# only in the other; "Stacked disks" needs a dm or md device, which this
-# host's kernel cannot make (test_stacked.sh checks iolat_block_stack_info
-# in a guest).
+# Every heatmap panel has one query for both kinds of histogram: it must
+# return classic `le` buckets from one server and a native histogram from
+# the other. The host dashboard's disk variable lists the host's disks
+# busiest first (its default is the first), and includes the loaded disk.
+# Exceptions, each for a reason: "Stacked disks" needs a dm or md device,
+# which this host's kernel cannot make (test_stacked.sh checks
+# iolat_block_stack_info in a guest). A panel that draws only the disks that
+# have some (errors, untimed completions: `... > 0`) is run without its
+# last "> 0", so that its query is still checked against data.
 # Panels that compare with the past (`offset 1w`, `offset 1d`) cannot have
 # data in a Prometheus that is a minute old: they are run with the offset
 # shortened to 20s, so their expressions are still checked against data.
@@ -111,7 +115,7 @@ echo "workload: $vm (the others folded into other)"
 
 # Every panel target, variables filled in.
 python3 tests/mixin/panel_queries.py \
-	--var job=iolat --var instance="$target" --var device="$name" --var op=read \
+	--var job=iolat --var instance="$target" --var device="$name" --var op=read --var disks=50 \
 	--var kind=vm --var workload="$vm" --var model=unknown \
 	mixin/dashboards_out/*.json >"$WORK/panels.tsv" || fail "panel_queries.py"
 npanels=$(wc -l <"$WORK/panels.tsv")
@@ -131,15 +135,84 @@ done >"$WORK/rules.tsv" || fail "cannot list the mixin's rules"
 nrules=$(grep -c '^record' "$WORK/rules.tsv")
 nalerts=$(grep -c '^alert' "$WORK/rules.tsv")
 
+# kind URL PROMQL: "native" when the result holds native histograms,
+# "classic N" for N series with an le label, else what it holds.
+kind() {
+	curl -s --get --data-urlencode "query=$2" "$1/api/v1/query" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+if r.get("status") != "success":
+    print("error:", r.get("error")); sys.exit()
+res = r["data"]["result"]
+if res and all("histogram" in s for s in res):
+    print("native")
+elif res and all("le" in s["metric"] for s in res):
+    print("classic", len(res))
+else:
+    print("other:", len(res), "series")'
+}
+
+# The heatmap panels' queries, variables filled in as for panels.tsv.
+python3 - "$WORK/panels.tsv" mixin/dashboards_out/*.json >"$WORK/heatmaps.tsv" <<'PY' || fail "cannot list heatmaps"
+import json, re, sys
+heatmaps = set()
+for path in sys.argv[2:]:
+    for p in json.load(open(path))["panels"]:
+        for q in [p] + p.get("panels", []):
+            if q.get("type") == "heatmap":
+                heatmaps.add((path, q["title"]))
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("\t")
+    # titles in panels.tsv have the variables filled in: a $var matches any text
+    if any(f[0] == path and re.fullmatch(re.sub(r"\\\$\w+", ".*", re.escape(t)), f[1]) for path, t in heatmaps):
+        print(line, end="")
+PY
+nheat=$(wc -l <"$WORK/heatmaps.tsv")
+[ "$nheat" -ge 5 ] || fail "only $nheat heatmap queries found"
+bad=0
+while IFS=$'\t' read -r file title ref expr; do
+	c=$(kind "$classic_url" "$expr")
+	n=$(kind "$native_url" "$expr")
+	# at least two le buckets: the loaded disk's I/O spans several
+	if [ "${c%% *}" != classic ] || [ "${c#classic }" -lt 2 ] 2>/dev/null || [ "$n" != native ]; then
+		echo "heatmap $(basename "$file") / $title: classic server: $c; native server: $n"
+		bad=$((bad + 1))
+	fi
+done <"$WORK/heatmaps.tsv"
+[ "$bad" = 0 ] || fail "$bad heatmap queries are not classic buckets in one server and native histograms in the other"
+echo "ok: $nheat heatmap queries: classic le buckets from the classic server, native histograms from the native one"
+
+# The host dashboard's disk variable: busiest first, the loaded disk among them.
+# shellcheck disable=SC2016 # $job, $instance... are Grafana's, replaced in Python
+dq=$(python3 -c '
+import json, sys
+v = [v for v in json.load(open(sys.argv[1]))["templating"]["list"] if v["name"] == "device"][0]
+q = v["query"]
+assert q.startswith("query_result(") and q.endswith(")"), q
+assert not v["includeAll"] and not v["current"], "device defaults to All or a fixed disk"
+print(q[len("query_result("):-1].replace("$__range", "5m").replace("$cluster", ".*")
+      .replace("$job", "iolat").replace("$instance", sys.argv[2]))' mixin/dashboards_out/iolat-disks.json "$target") ||
+	fail "the host dashboard's device variable is not a busiest-first query"
+curl -s --get --data-urlencode "query=$dq" "$classic_url/api/v1/query" >"$WORK/devices.json"
+python3 - "$WORK/devices.json" "$name" <<'PY' || fail "device variable: $(head -c 600 "$WORK/devices.json")"
+import json, sys
+res = json.load(open(sys.argv[1]))["data"]["result"]
+values = [float(r["value"][1]) for r in res]
+devices = [r["metric"]["device"] for r in res]
+assert values == sorted(values, reverse=True), values
+assert sys.argv[2] in devices, devices
+print("ok: device variable lists %d disks busiest first (%s), %s among them" % (len(devices), ", ".join(devices[:3]), sys.argv[2]))
+PY
+
 bad=0
 for mode in classic native; do
 	url=${mode}_url
 	url=${!url}
 	while IFS=$'\t' read -r file title ref expr; do
-		case "$mode:$title" in
-		classic:*", native histogram" | native:*", classic buckets" | *:"Stacked disks"*) continue ;;
+		case "$title" in
+		"Stacked disks"*) continue ;;
 		esac
-		q=$(sed -E 's/offset [0-9]+[wdh]/offset 20s/g' <<<"$expr")
+		q=$(sed -E -e 's/offset [0-9]+[wdh]/offset 20s/g' -e 's/ > 0$//' <<<"$expr")
 		r=$(query "$url" "$q")
 		if [ "${r#error}" != "$r" ] || [ "$r" = 0 ]; then
 			echo "$mode: $(basename "$file") / $title / $ref: ${r/#0/no data}: $q"
