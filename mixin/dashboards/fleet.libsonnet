@@ -112,7 +112,7 @@ local t = g.target;
           ]),
           g.row('Disk model: $model', description='The disks of the model(s) chosen in "Disk model" (iolat_block_device_info), merged.', panels=[
             g.heatmap('$model: device time (D2C)',
-                      'Distribution of device time over every selected disk of model $model, from native histograms or classic le buckets, whichever Prometheus scrapes (disks picked with "and on(job, instance, device) iolat_block_device_info{model=...}"; a native histogram cannot be multiplied by the info metric). ' + d2c + ' Empty while iolat does not export iolat_block_device_info.',
+                      'Distribution of device time over every selected disk of model $model, from native histograms or classic le buckets, whichever Prometheus scrapes (disks picked with "and on(' + diskList + ') iolat_block_device_info{model=...}"; a native histogram cannot be multiplied by the info metric). ' + d2c + ' Empty while iolat does not export iolat_block_device_info.',
                       [t(p.heatmap(dev, s, ofModel), '{{le}}')]),
             g.timeseries('$model: device time (D2C) p50 and p99 per op',
                          'Device time quantiles of all disks of model $model merged, per operation: the model\'s normal latency, to compare models or spot one that changed. ' + d2c + ' ' + both,
