@@ -70,10 +70,23 @@ local query(name, label, q, multi=true, includeAll=true, allValue='.+', current=
   // All (.*) also matches series without the label, so a Prometheus that
   // has none shows every host under All. show=false hides the variable
   // (showMultiCluster), which then stays All.
+  // Without a cluster label (label ''), a hidden constant, so that the
+  // links that pass ${cluster:queryparam} on stay the same.
   cluster(label, show=true)::
-    query('cluster', 'Cluster', 'label_values(iolat_build_info, %s)' % label,
-          allValue='.*', hide=if show then 0 else 2,
-          description='Cluster(s): the %s label of the iolat targets (All also matches hosts without it).' % label),
+    if label == '' then {
+      name: 'cluster',
+      label: 'Cluster',
+      description: 'No cluster label (clusterLabel is empty).',
+      type: 'constant',
+      query: '',
+      current: { text: '', value: '' },
+      options: [],
+      hide: 2,
+      skipUrlSync: true,
+    } else
+      query('cluster', 'Cluster', 'label_values(iolat_build_info, %s)' % label,
+            allValue='.*', hide=if show then 0 else 2,
+            description='Cluster(s): the %s label of the iolat targets (All also matches hosts without it).' % label),
 
   // Matchers of the cluster variable: [] without one (label '').
   clusterMatchers(label):: if label == '' then [] else ['%s=~"$cluster"' % label],
