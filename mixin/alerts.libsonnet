@@ -19,7 +19,8 @@
   local hostOn = 'on(%s)' % std.join(',', cfg.hostLabels),
 
   // A number as PromQL and people write it: 0.144, not 0.14400000000000013.
-  local num(x) = std.format('%g', x),
+  // (jsonnet's %g fails on 0.)
+  local num(x) = if x == 0 then '0' else std.format('%g', x),
 
   local runbook(alert) = cfg.runbookURLBase + '#' + std.asciiLower(alert),
 
@@ -50,35 +51,73 @@
   // iolatSelector as a matcher inside such a template's printf format.
   local printfSel = std.strReplace(cfg.iolatSelector, '%', '%%'),
 
-  local slowRatio(window) = 'instance_device_op:iolat_block_device_latency_slow:ratio_rate' + window,
   local errorBudget = 1 - cfg.diskLatencySLOTarget,
+
+  // The slow-I/O ratio over `window` of the operations and disks the SLO
+  // alerts are for.
+  local sloSelector = '{op=~"%s",device!~"%s"}' % [cfg.diskLatencySLOOps, cfg.diskLatencySLOExcludedDevices],
+  local slowRatio(window) =
+    'instance_device_op:iolat_block_device_latency_slow:ratio_rate' + window + sloSelector,
+  local hostDeviceOn = 'on(%s)' % std.join(',', cfg.hostLabels + ['device']),
+  local hostDeviceOpLabels = std.join(',', cfg.hostLabels + ['device', 'op']),
+
+  // A burn-rate alert's expression: both windows above the burn rate, on a
+  // disk that did at least diskLatencySLOMinRate I/Os a second over the long
+  // window, and (unless diskLatencySLOIncludeStackLegs) is no other disk's
+  // leg: a leg is the `device` of an iolat_block_stack_info series.
+  local sloBurn(a) =
+    local burn = num(a.factor * errorBudget);
+    |||
+      (
+        %(long)s > %(burn)s
+        and
+        %(short)s > %(burn)s
+      )
+      and on(%(by)s)
+      sum by (%(by)s) (rate(iolat_block_completions_total%(sel)s[%(w)s])) >= %(min)s
+    ||| % {
+      long: slowRatio(a.longWindow),
+      short: slowRatio(a.shortWindow),
+      burn: burn,
+      by: hostDeviceOpLabels,
+      sel: sel(),
+      w: a.longWindow,
+      min: num(cfg.diskLatencySLOMinRate),
+    }
+    + (if cfg.diskLatencySLOIncludeStackLegs then ''
+       else 'unless %s\niolat_block_stack_info%s\n' % [hostDeviceOn, sel()]),
+
+  // The SLO threshold of the alert's disk, as a template: the rotational
+  // one when iolat_block_device_info says the disk is rotational.
+  local sloThreshold =
+    local labels = cfg.hostLabels + ['device'];
+    '{{ if printf `iolat_block_device_info{%s}` %s | query }}%s{{ else }}%s{{ end }}' % [
+      std.join(',', std.filter(function(m) m != '', [printfSel, 'rotational="1"']) + ['%s=%%q' % l for l in labels]),
+      std.join(' ', ['$labels.' + l for l in labels]),
+      cfg.diskLatencySLOThresholdRotational,
+      cfg.diskLatencySLOThreshold,
+    ],
 
   prometheusAlerts+:: {
     groups+: [
       {
         name: 'iolat.alerts',
         rules:
-          // The disk latency SLO, multiwindow multi-burn-rate.
+          // The disk latency SLO, multiwindow multi-burn-rate, for the disks
+          // and I/Os that should page (config.libsonnet: diskLatencySLOOps,
+          // ...ExcludedDevices, ...IncludeStackLegs, ...MinRate).
           [
             alert(
               a.alert,
               a.severity,
-              |||
-                %(long)s > %(burn)s
-                and
-                %(short)s > %(burn)s
-              ||| % {
-                long: slowRatio(a.longWindow),
-                short: slowRatio(a.shortWindow),
-                burn: num(a.factor * errorBudget),
-              },
+              sloBurn(a),
               'Disk {{ $labels.device }} on {{ $labels.instance }} burns its {{ $labels.op }} latency error budget %s times too fast.'
               % num(a.factor),
               ('{{ $value | humanizePercentage }} of the {{ $labels.op }} I/Os of {{ $labels.device }} on {{ $labels.instance }} '
                + 'took more than %(t)ss of device time over the last %(long)s (and over the last %(short)s); '
                + 'the SLO allows %(budget)s, and above %(factor)s times that a 30-day error budget lasts less than %(days)s days.')
               % {
-                t: cfg.diskLatencySLOThreshold,
+                t: sloThreshold,
                 long: a.longWindow,
                 short: a.shortWindow,
                 budget: std.format('%g%%', 100 * errorBudget),

@@ -10,9 +10,22 @@
     // iolat's targets from the others (name iolat's job).
     iolatSelector: 'job="iolat"',
 
+    // The label that tells clusters (or regions, sites) apart when one
+    // Prometheus, Thanos or Mimir holds several: a target label your scrape
+    // configs or external_labels set, e.g. `cluster`. It is one of
+    // hostLabels, so recording rules keep it and alerts join on it, and the
+    // dashboards get a Cluster variable. A label that is absent costs
+    // nothing: `by (cluster)` and `cluster=~".*"` match series without it.
+    // '' drops it from hostLabels and the dashboards.
+    clusterLabel: 'cluster',
+    // The dashboards' Cluster variable: shown (true), or hidden (false: it
+    // stays All, which matches every cluster and series without the label).
+    showMultiCluster: true,
+
     // Labels that identify one host (one iolat process). Recording rules keep
-    // them, and alerts join on them.
-    hostLabels: ['job', 'instance'],
+    // them, and alerts join on them. Overriding it, keep clusterLabel in it
+    // (or set clusterLabel: '').
+    hostLabels: std.filter(function(l) l != '', [self.clusterLabel, 'job', 'instance']),
 
     // Range of the rate() in the recording rules. The "5m" in the recording
     // rules' names stays as it is when this changes (the names are the
@@ -26,11 +39,18 @@
     quantiles: ['0.5', '0.9', '0.99', '0.999'],
 
     // Disk latency SLO: an I/O is "slow" when its device time (D2C) is above
-    // this many seconds. A string, and it must be one of the classic `le`
-    // bounds iolat exports (by default 0.000005 0.00001 0.000025 0.00005 0.0001
-    // 0.00025 0.0005 0.001 0.0025 0.005 0.01 0.025 0.05 0.1 0.25 0.5 1 2.5 5 10), written exactly as
+    // this many seconds: diskLatencySLOThreshold on disks that are not
+    // rotational (SSD, NVMe, virtual and stacked disks: everything whose
+    // iolat_block_device_info is not rotational="1", or that has none), and
+    // diskLatencySLOThresholdRotational on spinning disks
+    // (iolat_block_device_info{rotational="1"}). Strings, and each must be
+    // one of the classic `le` bounds iolat exports (by default 0.000005
+    // 0.00001 0.000025 0.00005 0.0001 0.00025 0.0005 0.001 0.0025 0.005 0.01
+    // 0.025 0.05 0.1 0.25 0.5 1 2.5 5 10, and whatever
+    // buckets.latency_seconds sets), written exactly as
     // iolat writes it, since the classic path selects le="<this>".
     diskLatencySLOThreshold: '0.01',
+    diskLatencySLOThresholdRotational: '0.05',
 
     // Disk latency SLO target: the fraction of I/Os, per host, disk and
     // operation, that must be at or below diskLatencySLOThreshold.
@@ -42,6 +62,28 @@
     // window. Each window gets its own recording rule,
     // instance_device_op:iolat_block_device_latency_slow:ratio_rate<window>,
     // so the windows must be Prometheus durations usable in a rule name.
+    // Which disks and I/Os the burn-rate alerts are for (the slow-I/O ratio
+    // rules are recorded for every disk and operation; the dashboards show
+    // them all):
+    //  - operations matching diskLatencySLOOps: reads and writes. A flush or
+    //    a discard is the disk's cache or its garbage collection at work,
+    //    and takes long by nature.
+    diskLatencySLOOps: 'read|write',
+    //  - not the disks whose name matches diskLatencySLOExcludedDevices (a
+    //    regex): loop devices (their time is the file system under them),
+    //    RAM disks and zram (swap and memory, not storage).
+    diskLatencySLOExcludedDevices: 'loop[0-9]+|ram[0-9]+|zram[0-9]+',
+    //  - only the top of a stack: a disk that another disk is built on (a
+    //    leg of a dm/LVM, dm-crypt or md device: it appears as `device` in
+    //    iolat_block_stack_info) does not page, its upper disk does, so one
+    //    slow disk under an LV pages once. true: legs page too.
+    diskLatencySLOIncludeStackLegs: false,
+    //  - disks that did at least diskLatencySLOMinRate of those I/Os per
+    //    second over the alert's long window (1/s: 3 600 I/Os in the fast
+    //    burn's hour). On an idle disk a few I/Os make any ratio: 1 slow I/O
+    //    in 5 is 20 %.
+    diskLatencySLOMinRate: 1,
+
     diskLatencySLOBurnRateAlerts: [
       {
         alert: 'IolatDiskLatencySLOBurnFast',
@@ -147,7 +189,14 @@
     userConfigDownFor: '5m',
 
     // Where the runbooks are: each alert's runbook_url is this plus
-    // '#' + the alert name in lower case (the GitHub anchor of its section).
-    runbookURLBase: 'https://github.com/iolat/iolat/blob/main/docs/runbooks.md',
+    // '#' + the alert name in lower case (the anchor of its section, as
+    // Markdown renderers make it). The default is the copy the package
+    // installs on every host running iolat (make install: PREFIX/share/doc/
+    // iolat/runbooks.md, kept uncompressed by the Debian package). Set it to
+    // where your on-call reads docs/runbooks.md from a browser: your wiki,
+    // your Git server's view of the file (e.g.
+    // 'https://git.example.com/ops/iolat/blob/main/docs/runbooks.md') or an
+    // internal web server serving /usr/share/doc/iolat.
+    runbookURLBase: 'file:///usr/share/doc/iolat/runbooks.md',
   },
 }

@@ -51,27 +51,42 @@
     for q in cfg.quantiles
   ],
 
-  // Fraction of I/Os whose device time is above the SLO threshold over
-  // `window`. Native: 1 - histogram_fraction(0, T, ...); classic:
-  // 1 - bucket{le=T} / count. NaN when the disk did no I/O in the window.
+  // Fraction of I/Os whose device time is above the SLO threshold of the
+  // disk's class over `window`: diskLatencySLOThresholdRotational for the
+  // disks iolat_block_device_info says are rotational, diskLatencySLOThreshold
+  // for every other disk (and for one without that series). Native:
+  // 1 - histogram_fraction(0, T, ...); classic: 1 - bucket{le=T} / count.
+  // Each class is picked with `and`/`unless` on the info series (a native
+  // histogram cannot be multiplied by it). NaN when the disk did no I/O in
+  // the window.
   local slowRatio(window) =
     local m = 'iolat_block_device_latency_seconds';
-    |||
-      1 - histogram_fraction(0, %(t)s, sum by (%(by)s) (rate(%(m)s%(sel)s[%(w)s])))
-      or
-      1 - (
-        sum by (%(by)s) (rate(%(m)s_bucket%(selLe)s[%(w)s]))
-        /
-        sum by (%(by)s) (rate(%(m)s_count%(sel)s[%(w)s]))
-      )
-    ||| % {
-      t: cfg.diskLatencySLOThreshold,
-      by: by(hostDeviceOp),
-      m: m,
-      sel: sel(),
-      selLe: sel(['le="%s"' % cfg.diskLatencySLOThreshold]),
-      w: window,
-    },
+    local rotational = 'iolat_block_device_info%s' % sel(['rotational="1"']);
+    local onDisk = 'on(%s)' % by(cfg.hostLabels + ['device']);
+    local classes = [
+      { t: cfg.diskLatencySLOThresholdRotational, pick: ' and %s %s' % [onDisk, rotational] },
+      { t: cfg.diskLatencySLOThreshold, pick: ' unless %s %s' % [onDisk, rotational] },
+    ];
+    local native(c) =
+      '1 - histogram_fraction(0, %(t)s, sum by (%(by)s) (rate(%(m)s%(sel)s[%(w)s])%(pick)s))' % {
+        t: c.t, by: by(hostDeviceOp), m: m, sel: sel(), w: window, pick: c.pick,
+      };
+    local classic(c) =
+      |||
+        1 - (
+          sum by (%(by)s) (rate(%(m)s_bucket%(selLe)s[%(w)s])%(pick)s)
+          /
+          sum by (%(by)s) (rate(%(m)s_count%(sel)s[%(w)s])%(pick)s)
+        )
+      ||| % {
+        by: by(hostDeviceOp),
+        m: m,
+        sel: sel(),
+        selLe: sel(['le="%s"' % c.t]),
+        w: window,
+        pick: c.pick,
+      };
+    std.join('or\n', [native(c) + '\n' for c in classes] + [classic(c) for c in classes]),
 
   // Seconds in a Prometheus duration such as '5m', '1h30m' or '1w'.
   local seconds(d) =

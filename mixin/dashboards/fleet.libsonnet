@@ -14,7 +14,7 @@ local t = g.target;
       local hostList = std.join(', ', hostBy);
       local diskBy = hostBy + ['device'];
       local diskList = std.join(', ', diskBy);
-      local disk = ['job=~"$job"', 'instance=~"$instance"', 'device=~"$device"', 'op=~"$op"'];
+      local disk = v.clusterMatchers(cfg.clusterLabel) + ['job=~"$job"', 'instance=~"$instance"', 'device=~"$device"', 'op=~"$op"'];
       local s = p.sel(disk);
       local dev = 'iolat_block_device_latency_seconds';
       local tot = 'iolat_block_total_latency_seconds';
@@ -31,6 +31,22 @@ local t = g.target;
       local both = 'Works with native histograms and with classic buckets.';
       // The $topn disk/op pairs whose p99 D2C grew the most against $shift before.
       local topShift = 'topk($topn, %s / %s offset $shift)' % [rq(devQ, '0.99'), rq(devQ, '0.99')];
+      // Drill-down: from a host's or a disk's series (or table row) to the
+      // host dashboard, that disk chosen.
+      local toHost(f) = [
+        g.link('Host ' + f('instance') + ': its disks', 'iolat-disks', carry=['op'],
+               set=[['job', f('job')], ['instance', f('instance')]]),
+        g.link('Host ' + f('instance') + ': its workloads', 'iolat-workloads', carry=['op'],
+               set=[['job', f('job')], ['instance', f('instance')]]),
+      ];
+      local toDisk(f) = [
+        g.link('Disk ' + f('device') + ' on ' + f('instance'), 'iolat-disks', carry=['op'],
+               set=[['job', f('job')], ['instance', f('instance')], ['device', f('device')]]),
+        g.link('Workloads on ' + f('device') + ' on ' + f('instance'), 'iolat-workloads', carry=['op'],
+               set=[['job', f('job')], ['instance', f('instance')], ['device', f('device')]]),
+      ] + toHost(f);
+      local field(l) = '${__field.labels.%s}' % l;
+      local cell(l) = '${__data.fields.%s}' % l;
 
       g.dashboard(
         uid='iolat-fleet',
@@ -40,12 +56,13 @@ local t = g.target;
         time='now-24h',
         variables=[
           v.datasource,
-          v.job(cfg.iolatSelector),
-          v.instance(),
+          v.cluster(cfg.clusterLabel, cfg.showMultiCluster),
+          v.job(cfg.iolatSelector, cluster=cfg.clusterLabel),
+          v.instance(cluster=cfg.clusterLabel),
           v.device(),
           v.op(),
           v.model,
-          v.custom('group_by', 'Group by', ['instance', 'job', 'device', 'op'], 'instance',
+          v.custom('group_by', 'Group by', std.filter(function(l) l != '', ['instance', 'job', cfg.clusterLabel, 'device', 'op']), 'instance',
                    description='The label the "Latency by ..." panels split the fleet by.'),
           v.custom('shift', 'Compare with', ['1d', '1w'], cfg.regressionOffset,
                    description='How far back the "latency shifts" panels compare: the same hour a day or a week before.'),
@@ -64,11 +81,11 @@ local t = g.target;
                     labels=diskBy,
                     columns=['p99 D2C', 'p50 D2C', 'p99 Q2C', 'IOPS'],
                     units=['s', 's', 's', 'iops'],
-                    sortBy='p99 D2C', h=10),
+                    sortBy='p99 D2C', h=10, links=toDisk(cell)),
             g.timeseries('Top $topn disks by p99 device time (D2C)',
                          'The $topn disk/operation pairs with the highest p99 device time at each moment (so more than $topn lines over a long range). ' + d2c + ' ' + rules,
                          [t('topk($topn, %s)' % rq(devQ, '0.99'), '{{instance}} {{device}} {{op}}')],
-                         unit='s', log=true, thresholdLine=[std.parseJson(cfg.diskLatencySLOThreshold), 'red']),
+                         unit='s', log=true, thresholdLine=[std.parseJson(cfg.diskLatencySLOThreshold), 'red'], links=toDisk(field)),
             g.timeseries('Fleet-wide device time (D2C) quantiles per op',
                          'p50, p90, p99 and p99.9 of device time over every host\'s disks merged (one histogram for the fleet, per operation). Not narrowed by job, host or disk: the rule op:iolat_block_device_latency_seconds:quantile5m sums every series iolatSelector selects. ' + d2c + ' ' + rules,
                          [t('op:iolat_block_device_latency_seconds:quantile5m{op=~"$op"}', '{{op}} p{{quantile}}')],
@@ -89,26 +106,20 @@ local t = g.target;
                          ], unit='s', log=true),
             g.timeseries('IOPS by $group_by', 'Completed I/Os per second per value of the "Group by" label (iolat_block_completions_total).',
                          [t(p.rate('iolat_block_completions_total', s, ['$group_by']), '{{$group_by}}')], unit='iops', w=8),
-            g.heatmap('Fleet device time (D2C), native histogram',
-                      'Distribution of device time over all the selected hosts\' disks merged, from native histograms. ' + d2c + ' Empty without native histograms: see the classic panel.',
-                      [t(p.heatmapNative(dev, s), 'D2C')], native=true, w=8),
-            g.heatmap('Fleet device time (D2C), classic buckets',
-                      'Distribution of device time over all the selected hosts\' disks merged, from classic le buckets. ' + d2c + ' Empty with native histograms: see the native panel.',
-                      [t(p.heatmapClassic(dev, s), '{{le}}')], native=false, w=8),
+            g.heatmap('Fleet device time (D2C)',
+                      'Distribution of device time over all the selected hosts\' disks merged, from native histograms or classic le buckets, whichever Prometheus scrapes. ' + d2c,
+                      [t(p.heatmap(dev, s), '{{le}}')], w=8),
           ]),
-          g.row('Disk model: $model', repeat='model', description='One row per selected disk model (iolat_block_device_info).', panels=[
-            g.heatmap('$model: device time (D2C), native histogram',
-                      'Distribution of device time over every selected disk of model $model, from native histograms (disks picked with "and on(job, instance, device) iolat_block_device_info{model=...}"; a native histogram cannot be multiplied by the info metric). ' + d2c + ' Empty without native histograms, or while iolat does not export iolat_block_device_info.',
-                      [t(p.heatmapNative(dev, s, ofModel), 'D2C')], native=true, w=8),
-            g.heatmap('$model: device time (D2C), classic buckets',
-                      'Distribution of device time over every selected disk of model $model, from classic le buckets. ' + d2c + ' Empty with native histograms.',
-                      [t(p.heatmapClassic(dev, s, ofModel), '{{le}}')], native=false, w=8),
+          g.row('Disk model: $model', description='The disks of the model(s) chosen in "Disk model" (iolat_block_device_info), merged.', panels=[
+            g.heatmap('$model: device time (D2C)',
+                      'Distribution of device time over every selected disk of model $model, from native histograms or classic le buckets, whichever Prometheus scrapes (disks picked with "and on(' + diskList + ') iolat_block_device_info{model=...}"; a native histogram cannot be multiplied by the info metric). ' + d2c + ' Empty while iolat does not export iolat_block_device_info.',
+                      [t(p.heatmap(dev, s, ofModel), '{{le}}')]),
             g.timeseries('$model: device time (D2C) p50 and p99 per op',
                          'Device time quantiles of all disks of model $model merged, per operation: the model\'s normal latency, to compare models or spot one that changed. ' + d2c + ' ' + both,
                          [
                            t(p.quantile('0.5', dev, s, ['op'], filter=ofModel), '{{op}} p50'),
                            t(p.quantile('0.99', dev, s, ['op'], filter=ofModel), '{{op}} p99'),
-                         ], unit='s', log=true, w=8),
+                         ], unit='s', log=true),
           ]),
           g.row('Latency shifts: now against $shift before', [
             g.table('Disks whose p99 changed most (now / $shift before)',
@@ -121,17 +132,17 @@ local t = g.target;
                     labels=diskBy + ['op'],
                     columns=['now / before', 'p99 D2C now', 'p99 D2C $shift before'],
                     units=['none', 's', 's'],
-                    sortBy='now / before', w=12, h=9),
+                    sortBy='now / before', w=12, h=9, links=toDisk(cell)),
             g.timeseries('p99 device time (D2C) now / $shift before, per host',
                          'Ratio of each host\'s p99 device time (its selected disks merged) to the same quantile $shift earlier. 1 = unchanged. A lasting change shows as a step: it rises when the latency moved and comes back to 1 after $shift, when the compared window has the change too. The dashed line is regressionFactor (%g). Empty until Prometheus holds $shift of history. ' % cfg.regressionFactor + d2c + ' ' + both,
                          [t('(\n%s)\n/\n(\n%s)' % [p.quantile('0.99', dev, s, hostBy), p.quantile('0.99', dev, s, hostBy, offset='$shift')], '{{instance}}')],
-                         unit='none', thresholdLine=[cfg.regressionFactor, 'red'], w=12, h=9),
+                         unit='none', thresholdLine=[cfg.regressionFactor, 'red'], w=12, h=9, links=toHost(field)),
             g.timeseries('p99 device time (D2C) per host: now and $shift before',
                          'Each host\'s p99 device time (selected disks merged) and the same $shift earlier, drawn over each other: a step between the two is a shift in latency (a firmware, kernel or workload change). ' + d2c + ' ' + both,
                          [
                            t(p.quantile('0.99', dev, s, hostBy), '{{instance}} now'),
                            t(p.quantile('0.99', dev, s, hostBy, offset='$shift'), '{{instance}} $shift before'),
-                         ], unit='s', log=true, w=24),
+                         ], unit='s', log=true, w=24, links=toHost(field)),
           ]),
         ],
       ),

@@ -10,7 +10,7 @@ local t = g.target;
   grafanaDashboards+:: {
     'iolat-workloads.json':
       local cfg = $._config;
-      local host = ['job=~"$job"', 'instance=~"$instance"'];
+      local host = v.clusterMatchers(cfg.clusterLabel) + ['job=~"$job"', 'instance=~"$instance"'];
       local disk = host + ['device=~"$device"', 'op=~"$op"'];
       // Every workload on the selected disks (noisy neighbours, shares).
       local all = p.sel(disk);
@@ -42,6 +42,17 @@ local t = g.target;
       local bytesRate(s, labels, range='$__rate_interval') = p.rate(bytes, s, labels, range);
       local timeRate(s, labels) = p.sumRate(dev, s, labels);
       local diskBy = hostBy + ['device'];
+      // Drill-down: a workload's series or bar to its own row here; a disk's
+      // series to the host dashboard with that disk chosen.
+      local field(l) = '${__field.labels.%s}' % l;
+      local toWorkload = [
+        g.link('Workload ' + field('kind') + '/' + field('workload'), 'iolat-workloads', carry=['device', 'op'],
+               set=[['job', field('job')], ['instance', field('instance')], ['kind', field('kind')], ['workload', field('workload')]]),
+      ];
+      local toDisk = [
+        g.link('Disk ' + field('device') + ' on ' + field('instance'), 'iolat-disks', carry=['op'],
+               set=[['job', field('job')], ['instance', field('instance')], ['device', field('device')]]),
+      ];
 
       g.dashboard(
         uid='iolat-workloads',
@@ -50,8 +61,9 @@ local t = g.target;
         tags=['block-io', 'latency', 'workloads'],
         variables=[
           v.datasource,
-          v.job(cfg.iolatSelector),
-          v.instance(),
+          v.cluster(cfg.clusterLabel, cfg.showMultiCluster),
+          v.job(cfg.iolatSelector, cluster=cfg.clusterLabel),
+          v.instance(cluster=cfg.clusterLabel),
           v.device('iolat_workload_completions_total'),
           v.op('iolat_workload_completions_total'),
           v.kind,
@@ -62,45 +74,39 @@ local t = g.target;
           g.row('Top $topn workloads over the time range', [
             g.bargauge('Top $topn workloads by p99 device time (D2C)',
                        '99th percentile of device time per workload over the whole time range shown, all its selected disks and operations together. ' + d2c + ' A workload with few I/Os has a noisy p99: check its IOPS. ' + both,
-                       [t('topk($topn,\n' + p.quantile('0.99', dev, kinds, wl, range='$__range') + ')', wlLegend)], unit='s'),
+                       [t('topk($topn,\n' + p.quantile('0.99', dev, kinds, wl, range='$__range') + ')', wlLegend)], unit='s', links=toWorkload),
             g.bargauge('Top $topn workloads by IOPS',
                        'Average completed I/Os per second per workload over the time range shown (iolat_workload_completions_total). ' + attribution,
-                       [t('topk($topn, %s)' % compRate(kinds, wl, '$__range'), wlLegend)], unit='iops'),
+                       [t('topk($topn, %s)' % compRate(kinds, wl, '$__range'), wlLegend)], unit='iops', links=toWorkload),
             g.bargauge('Top $topn workloads by throughput',
                        'Average bytes per second per workload over the time range shown (iolat_workload_bytes_total).',
-                       [t('topk($topn, %s)' % bytesRate(kinds, wl, '$__range'), wlLegend)], unit='Bps'),
+                       [t('topk($topn, %s)' % bytesRate(kinds, wl, '$__range'), wlLegend)], unit='Bps', links=toWorkload),
           ]),
           g.row('Workload $workload', repeat='workload', description='One row per selected workload.', panels=[
-            g.heatmap('$workload device time (D2C), native histogram',
-                      'Distribution of device time of $workload\'s I/O on the selected disks and operations, from the native histogram. ' + d2c + ' Empty without native histograms: see the classic panel.',
-                      [t(p.heatmapNative(dev, one), 'D2C')], native=true, w=6),
-            g.heatmap('$workload device time (D2C), classic buckets',
-                      'Distribution of device time of $workload\'s I/O from the classic le buckets. ' + d2c + ' Empty with native histograms: see the native panel.',
-                      [t(p.heatmapClassic(dev, one), '{{le}}')], native=false, w=6),
-            g.heatmap('$workload total time (Q2C), native histogram',
-                      'Distribution of total time of $workload\'s I/O from the native histogram. ' + q2c + ' For a VM this is close to what the guest sees for its disk, minus the virtualisation path. Empty without native histograms.',
-                      [t(p.heatmapNative(tot, one), 'Q2C')], native=true, w=6),
-            g.heatmap('$workload total time (Q2C), classic buckets',
-                      'Distribution of total time of $workload\'s I/O from the classic le buckets. ' + q2c + ' Empty with native histograms.',
-                      [t(p.heatmapClassic(tot, one), '{{le}}')], native=false, w=6),
+            g.heatmap('$workload device time (D2C)',
+                      'Distribution of device time of $workload\'s I/O on the selected disks and operations, from native histograms or classic le buckets, whichever Prometheus scrapes. ' + d2c,
+                      [t(p.heatmap(dev, one), '{{le}}')]),
+            g.heatmap('$workload total time (Q2C)',
+                      'Distribution of total time of $workload\'s I/O, from native histograms or classic le buckets, whichever Prometheus scrapes. ' + q2c + ' For a VM this is close to what the guest sees for its disk, minus the virtualisation path.',
+                      [t(p.heatmap(tot, one), '{{le}}')]),
             g.timeseries('$workload reads: p99 per disk',
                          '99th percentile of $workload\'s read latency per disk: device time (D2C) and total time (Q2C). ' + d2c + ' ' + q2c + ' ' + both,
                          [
                            t(p.quantile('0.99', dev, oneOp('read'), hostBy + ['device']), '{{device}} D2C p99 on {{instance}}'),
                            t(p.quantile('0.99', tot, oneOp('read'), hostBy + ['device']), '{{device}} Q2C p99 on {{instance}}'),
-                         ], unit='s', log=true, thresholdLine=[cfg.workloadP99Threshold, 'red']),
+                         ], unit='s', log=true, thresholdLine=[cfg.workloadP99Threshold, 'red'], links=toDisk),
             g.timeseries('$workload writes: p99 per disk',
                          '99th percentile of $workload\'s write latency per disk, beside the reads: device time (D2C) and total time (Q2C). The dashed line is workloadP99Threshold (%g s, alert IolatWorkloadLatencyHigh). ' % cfg.workloadP99Threshold + both,
                          [
                            t(p.quantile('0.99', dev, oneOp('write'), hostBy + ['device']), '{{device}} D2C p99 on {{instance}}'),
                            t(p.quantile('0.99', tot, oneOp('write'), hostBy + ['device']), '{{device}} Q2C p99 on {{instance}}'),
-                         ], unit='s', log=true, thresholdLine=[cfg.workloadP99Threshold, 'red']),
+                         ], unit='s', log=true, thresholdLine=[cfg.workloadP99Threshold, 'red'], links=toDisk),
             g.timeseries('$workload IOPS', 'Completed I/Os per second of $workload per disk and operation (iolat_workload_completions_total). ' + attribution,
-                         [t(compRate(one, hostBy + ['device', 'op']), '{{device}} {{op}} on {{instance}}')], unit='iops', w=8),
+                         [t(compRate(one, hostBy + ['device', 'op']), '{{device}} {{op}} on {{instance}}')], unit='iops', w=8, links=toDisk),
             g.timeseries('$workload throughput', 'Bytes per second of $workload per disk and operation (iolat_workload_bytes_total).',
-                         [t(bytesRate(one, hostBy + ['device', 'op']), '{{device}} {{op}} on {{instance}}')], unit='Bps', w=8),
+                         [t(bytesRate(one, hostBy + ['device', 'op']), '{{device}} {{op}} on {{instance}}')], unit='Bps', w=8, links=toDisk),
             g.timeseries('$workload average block size', 'Average size of $workload\'s I/Os per disk and operation (iolat_workload_bytes_total / iolat_workload_completions_total).',
-                         [t('%s\n/\n%s' % [bytesRate(one, hostBy + ['device', 'op']), compRate(one, hostBy + ['device', 'op'])], '{{device}} {{op}} on {{instance}}')], unit='bytes', w=8),
+                         [t('%s\n/\n%s' % [bytesRate(one, hostBy + ['device', 'op']), compRate(one, hostBy + ['device', 'op'])], '{{device}} {{op}} on {{instance}}')], unit='bytes', w=8, links=toDisk),
           ]),
           g.row('Noisy neighbours: each workload\'s share of a disk', [
             g.timeseries('Share of each disk\'s I/Os',

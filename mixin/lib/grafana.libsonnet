@@ -34,6 +34,9 @@ local thresholds(base, steps) = {
   steps: [{ color: base, value: null }] + [{ color: s[1], value: s[0] } for s in steps],
 };
 
+// Data links of a panel's values (fieldConfig.defaults.links).
+local withLinks(links) = if links == [] then {} else { fieldConfig+: { defaults+: { links: links } } };
+
 local panel(type, title, description, targets, w, h, targetDefaults) =
   assert std.length(description) > 0 : 'panel "%s" needs a description' % title;
   {
@@ -86,6 +89,23 @@ local layout(rows) =
 
   thresholds:: thresholds,
 
+  // A data link to another iolat dashboard (or this one), keeping the time
+  // range, the data source and the cluster selection. carry: variables of
+  // this dashboard passed on as they are (${job:queryparam}); set:
+  // variables to set, as [name, value] (a value may be a field's label,
+  // '${__field.labels.instance}', or a table cell, '${__data.fields.device}').
+  // Grafana prefixes its sub-path to a URL that starts with /.
+  link(title, uid, carry=[], set=[]):: {
+    title: title,
+    url: '/d/%s?%s' % [
+      uid,
+      std.join('&', ['${__url_time_range}']
+                    + ['${%s:queryparam}' % n for n in ['datasource', 'cluster'] + carry]
+                    + ['var-%s=%s' % [kv[0], kv[1]] for kv in set]),
+    ],
+    targetBlank: false,
+  },
+
   // A row of panels. repeat: the name of a variable to repeat the row (and
   // its panels) for each of its values. collapsed rows keep their panels
   // inside and load them when opened.
@@ -103,7 +123,7 @@ local layout(rows) =
   // thresholdLine: [value, colour] drawn as a dashed line (an SLO, a limit).
   timeseries(title, description, targets, unit='short', w=12, h=8, log=false,
              stack=false, min=null, max=null, thresholdLine=null,
-             calcs=['mean', 'max', 'lastNotNull'], legendRight=false)::
+             calcs=['mean', 'max', 'lastNotNull'], legendRight=false, links=[])::
     panel('timeseries', title, description, targets, w, h, rangeTarget) {
       fieldConfig: {
         defaults: {
@@ -146,13 +166,17 @@ local layout(rows) =
         },
         tooltip: { mode: 'multi', sort: 'desc' },
       },
-    },
+    } + withLinks(links),
 
-  // A heatmap of a histogram that Prometheus already bucketed: each target
-  // returns buckets (format heatmap), the panel computes nothing.
-  // native: the target is a native histogram (cells with their own bounds,
-  // shown on a log2 axis); else classic `le` buckets (one row per bucket).
-  heatmap(title, description, targets, unit='s', native=true, w=12, h=8)::
+  // A heatmap of a histogram that Prometheus already bucketed: one target
+  // (promql.libsonnet's heatmap()) whose query returns the native histogram
+  // where Prometheus scrapes native histograms and the classic `le` buckets
+  // where it scrapes classic ones (format heatmap; the panel computes
+  // nothing). The log2 y axis spreads native buckets (each a few % wide)
+  // over the decades they cover; classic buckets are drawn as one row per
+  // `le`, whatever the scale.
+  heatmap(title, description, targets, unit='s', w=12, h=8)::
+    assert std.length(targets) == 1 : 'heatmap "%s" takes one target, for native and classic histograms alike' % title;
     panel('heatmap', title, description, targets, w, h,
           rangeTarget { format: 'heatmap' }) {
       maxDataPoints: 200,
@@ -189,7 +213,7 @@ local layout(rows) =
           axisPlacement: 'left',
           reverse: false,
           unit: unit,
-          [if native then 'scaleDistribution']: { type: 'log', log: 2 },
+          scaleDistribution: { type: 'log', log: 2 },
         },
       },
     },
@@ -221,7 +245,7 @@ local layout(rows) =
     },
 
   // Horizontal bars, one per series of an instant query (a top-N).
-  bargauge(title, description, targets, unit='short', w=8, h=10, steps=[])::
+  bargauge(title, description, targets, unit='short', w=8, h=10, steps=[], links=[])::
     panel('bargauge', title, description, targets, w, h, instantTarget { format: 'time_series' }) {
       fieldConfig: {
         defaults: {
@@ -244,7 +268,7 @@ local layout(rows) =
         minVizHeight: 16,
         maxVizHeight: 300,
       },
-    },
+    } + withLinks(links),
 
   // A table of instant queries, one row per label set: the queries are merged
   // on their labels (transformation merge). Columns: the labels in `labels`,
@@ -252,7 +276,8 @@ local layout(rows) =
   // `columns` (with its unit from `units`); values of further targets, or all
   // of them when columns is [], are left out (an info metric's 1).
   // sortBy: the column to sort by, descending.
-  table(title, description, targets, labels, columns=[], units=[], sortBy=null, w=24, h=8)::
+  // links: data links of the table's cells.
+  table(title, description, targets, labels, columns=[], units=[], sortBy=null, w=24, h=8, links=[])::
     local n = std.length(targets);
     // A single query's value column is `Value`; several give `Value #A`, ...
     local valueName(i) = if n == 1 then 'Value' else 'Value #' + refIds[i];
@@ -289,7 +314,7 @@ local layout(rows) =
           },
         },
       ],
-    },
+    } + withLinks(links),
 
   // The dashboard: rows laid out and numbered, the template variables, links
   // to the other iolat dashboards (tag iolat) keeping time and variables.

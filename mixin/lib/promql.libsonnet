@@ -30,30 +30,30 @@
     ||| % { q: q, sum: sumBy(labels), byLe: byLe(labels), m: metric, s: selector, r: range, f: filter, o: off },
 
   // Rate of observations (I/Os) counted by a histogram.
-  countRate(metric, selector, labels, range='$__rate_interval')::
+  countRate(metric, selector, labels, range='$__rate_interval', filter='')::
     |||
-      %(sum)s (histogram_count(rate(%(m)s%(s)s[%(r)s])))
+      %(sum)s (histogram_count(rate(%(m)s%(s)s[%(r)s]))%(f)s)
       or
-      %(sum)s (rate(%(m)s_count%(s)s[%(r)s]))
-    ||| % { sum: sumBy(labels), m: metric, s: selector, r: range },
+      %(sum)s (rate(%(m)s_count%(s)s[%(r)s])%(f)s)
+    ||| % { sum: sumBy(labels), m: metric, s: selector, r: range, f: filter },
 
   // Rate of the sum of observations (seconds of latency per second, bytes per second).
-  sumRate(metric, selector, labels, range='$__rate_interval')::
+  sumRate(metric, selector, labels, range='$__rate_interval', filter='')::
     |||
-      %(sum)s (histogram_sum(rate(%(m)s%(s)s[%(r)s])))
+      %(sum)s (histogram_sum(rate(%(m)s%(s)s[%(r)s]))%(f)s)
       or
-      %(sum)s (rate(%(m)s_sum%(s)s[%(r)s]))
-    ||| % { sum: sumBy(labels), m: metric, s: selector, r: range },
+      %(sum)s (rate(%(m)s_sum%(s)s[%(r)s])%(f)s)
+    ||| % { sum: sumBy(labels), m: metric, s: selector, r: range, f: filter },
 
   // Fraction of observations above `threshold` (a classic le bound).
-  fractionAbove(threshold, metric, selector, labels, range='$__rate_interval')::
+  fractionAbove(threshold, metric, selector, labels, range='$__rate_interval', filter='')::
     |||
-      1 - histogram_fraction(0, %(t)s, %(sum)s (rate(%(m)s%(s)s[%(r)s])))
+      1 - histogram_fraction(0, %(t)s, %(sum)s (rate(%(m)s%(s)s[%(r)s])%(f)s))
       or
       1 - (
-        %(sum)s (rate(%(m)s_bucket%(sLe)s[%(r)s]))
+        %(sum)s (rate(%(m)s_bucket%(sLe)s[%(r)s])%(f)s)
         /
-        %(sum)s (rate(%(m)s_count%(s)s[%(r)s]))
+        %(sum)s (rate(%(m)s_count%(s)s[%(r)s])%(f)s)
       )
     ||| % {
       t: threshold,
@@ -62,17 +62,25 @@
       s: selector,
       sLe: std.rstripChars(selector, '}') + ', le="%s"}' % threshold,
       r: range,
+      f: filter,
     },
 
-  // Heatmap of a native histogram: one histogram per step (format heatmap).
-  heatmapNative(metric, selector, filter='')::
-    'sum(rate(%s%s[$__rate_interval])%s)' % [metric, selector, filter],
-
-  // Heatmap of classic buckets: one series per le (format heatmap).
-  heatmapClassic(metric, selector, filter='')::
-    'sum by (le) (rate(%s_bucket%s[$__rate_interval])%s)' % [metric, selector, filter],
+  // Heatmap of a histogram, native or classic, in one query: the name
+  // matches the native series (`metric`) and the classic buckets
+  // (`metric`_bucket), and a Prometheus has one or the other (native
+  // histograms are a feature flag of the whole server; scraping both is
+  // per job, scrape_classic_histograms). sum by (le) gives one series per
+  // bucket from classic buckets, and one native histogram (which has no
+  // le) per step from native ones (format heatmap): never an empty panel
+  // beside a full one.
+  heatmap(metric, selector, filter='')::
+    'sum by (le) (rate({__name__=~"%s(_bucket)?", %s[$__rate_interval])%s)' % [
+      metric,
+      std.lstripChars(selector, '{'),
+      filter,
+    ],
 
   // Rate of a counter.
-  rate(metric, selector, labels, range='$__rate_interval')::
-    '%s (rate(%s%s[%s]))' % [sumBy(labels), metric, selector, range],
+  rate(metric, selector, labels, range='$__rate_interval', filter='')::
+    '%s (rate(%s%s[%s])%s)' % [sumBy(labels), metric, selector, range, filter],
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Template variables of the iolat dashboards. The same names everywhere:
-// datasource, job, instance, device, op, kind, workload, plus a dashboard's
-// own (topn, group_by, model, shift). Each query variable lists the values
-// found under the variables before it (job -> instance -> device -> op;
-// kind -> workload), so choosing a host narrows the disks offered.
+// datasource, cluster, job, instance, device, op, kind, workload, plus a
+// dashboard's own (topn, disks, group_by, model, shift). Each query variable
+// lists the values found under the variables before it (cluster -> job ->
+// instance -> device -> op; kind -> workload), so choosing a host narrows
+// the disks offered. The data links between the dashboards set them by
+// these names (var-instance=..., var-device=...).
 local ds = { type: 'prometheus', uid: '${datasource}' };
 
 // The job iolatSelector names (job="iolat" or job=~"iolat|iolat-vm"), or null.
@@ -25,7 +27,8 @@ local valueCurrent(v, multi) =
   if multi then { selected: true, text: [v], value: [v] }
   else { selected: true, text: v, value: v };
 
-local query(name, label, q, multi=true, includeAll=true, allValue='.+', current=null, hide=0, description='') = {
+local query(name, label, q, multi=true, includeAll=true, allValue='.+', current=null, hide=0, description='',
+            regex='', sort=1) = {
   name: name,
   label: label,
   [if description != '' then 'description']: description,
@@ -34,8 +37,8 @@ local query(name, label, q, multi=true, includeAll=true, allValue='.+', current=
   query: q,
   definition: q,
   refresh: 2,
-  regex: '',
-  sort: 1,
+  regex: regex,
+  sort: sort,
   multi: multi,
   includeAll: includeAll,
   [if includeAll then 'allValue']: allValue,
@@ -63,20 +66,61 @@ local query(name, label, q, multi=true, includeAll=true, allValue='.+', current=
     skipUrlSync: false,
   },
 
+  // Clusters: the values of _config.clusterLabel (label) on iolat's series.
+  // All (.*) also matches series without the label, so a Prometheus that
+  // has none shows every host under All. show=false hides the variable
+  // (showMultiCluster), which then stays All.
+  // Without a cluster label (label ''), a hidden constant, so that the
+  // links that pass ${cluster:queryparam} on stay the same.
+  cluster(label, show=true)::
+    if label == '' then {
+      name: 'cluster',
+      label: 'Cluster',
+      description: 'No cluster label (clusterLabel is empty).',
+      type: 'constant',
+      query: '',
+      current: { text: '', value: '' },
+      options: [],
+      hide: 2,
+      skipUrlSync: true,
+    } else
+      query('cluster', 'Cluster', 'label_values(iolat_build_info, %s)' % label,
+            allValue='.*', hide=if show then 0 else 2,
+            description='Cluster(s): the %s label of the iolat targets (All also matches hosts without it).' % label),
+
+  // Matchers of the cluster variable: [] without one (label '').
+  clusterMatchers(label):: if label == '' then [] else ['%s=~"$cluster"' % label],
+
   // Jobs that scrape iolat. The default is the job of _config.iolatSelector
   // (job="iolat" selects iolat; a regex job=~"..." becomes the value of All).
-  job(selector, multi=true)::
+  // cluster: _config.clusterLabel when the dashboard has the cluster
+  // variable ('' when not).
+  job(selector, multi=true, cluster='')::
     local j = selectorJob(selector);
-    query('job', 'Job', 'label_values(iolat_build_info, job)', multi=multi, includeAll=true,
+    local c = self.clusterMatchers(cluster);
+    query('job', 'Job', 'label_values(iolat_build_info%s, job)' % (if c == [] then '' else '{%s}' % c[0]),
+          multi=multi, includeAll=true,
           allValue=if j != null && j.regex then j.value else '.+',
           current=if j != null && !j.regex then valueCurrent(j.value, multi) else null,
           description='Prometheus job(s) scraping iolat.'),
 
   // Hosts (iolat processes). multi=false on a one-host dashboard.
-  instance(multi=true)::
-    query('instance', 'Host', 'label_values(iolat_build_info{job=~"$job"}, instance)',
+  instance(multi=true, cluster='')::
+    query('instance', 'Host',
+          'label_values(iolat_build_info{%s}, instance)' % std.join(', ', self.clusterMatchers(cluster) + ['job=~"$job"']),
           multi=multi, includeAll=multi,
           description='Host(s): the instance label of the iolat target.'),
+
+  // The disks of the host, busiest first (most completed I/Os over the time
+  // range shown): options from an instant query sorted by its value. No All:
+  // the saved selection is empty, so Grafana selects the first option, the
+  // busiest disk, whatever the host; pick others in the list.
+  busiestDevice(cluster='')::
+    query('device', 'Disk',
+          'query_result(sort_desc(sum by (device) (increase(iolat_block_completions_total{%s}[$__range]))))'
+          % std.join(', ', self.clusterMatchers(cluster) + ['job=~"$job"', 'instance=~"$instance"']),
+          multi=true, includeAll=false, current={}, regex='/device="(?<value>[^"]+)"/', sort=0,
+          description='The disk(s) the "Disk" rows show, the busiest of the time range first (the default).'),
 
   device(metric='iolat_block_completions_total')::
     query('device', 'Disk', 'label_values(%s{job=~"$job", instance=~"$instance"}, device)' % metric,

@@ -5,7 +5,9 @@
 #     sources render to (so the shipped files are the tested ones);
 #   - promtool check rules: both rule files clean;
 #   - promtool test rules: every alert fires where it should and only there;
-#   - every dashboard passes the headless Grafana model lint.
+#   - every dashboard passes the headless Grafana model lint;
+#   - rendered without a cluster label, with it hidden, or named otherwise,
+#     the rules still pass promtool check and the dashboards the lint.
 # What the queries return against real data: tests/integration/test_dashboards.sh.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -30,3 +32,14 @@ dashboards=(mixin/dashboards_out/*.json)
 python3 tests/mixin/lint_dashboards.py "${dashboards[@]}" ||
 	fail "dashboard lint"
 echo "ok: dashboards lint clean (${#dashboards[@]} dashboards)"
+for setting in "clusterLabel: ''" "showMultiCluster: false" "clusterLabel: 'region'"; do
+	printf "(import 'mixin.libsonnet') + { _config+:: { %s } }\n" "$setting" >"$out.jsonnet"
+	rm -rf "$out.variant"
+	bash scripts/render_mixin.sh "$out.variant" "$out.jsonnet" >"$out.log" 2>&1 ||
+		fail "cannot render with $setting: $(tail -5 "$out.log")"
+	promtool check rules "$out.variant"/*.yaml >"$out.log" 2>&1 ||
+		fail "promtool check rules with $setting: $(cat "$out.log")"
+	python3 tests/mixin/lint_dashboards.py "$out.variant"/dashboards_out/*.json ||
+		fail "dashboard lint with $setting"
+done
+echo "ok: rendered without a cluster label, with it hidden, or named region: rules and dashboards clean"

@@ -25,7 +25,19 @@ Checked:
     $__interval, $__range, $__auto, $__all are allowed), and every defined
     variable is used somewhere else than in its own definition;
   - query variables have a query, custom variables options including their
-    current value; parentheses, brackets and braces of each expr balance.
+    current value; parentheses, brackets and braces of each expr balance;
+  - made for hosts with hundreds of disks: no row or panel repeats over a
+    variable that can be All or is All by default, and on a one-host
+    dashboard (a single-select instance variable) the device variable is not
+    All by default;
+  - every heatmap panel has exactly one target, format heatmap, whose query
+    selects the native histogram and the classic buckets alike
+    ({__name__=~"NAME(_bucket)?"}): no empty twin;
+  - the dashboard links to the other iolat dashboards keeping the time range
+    and the variables; every data link goes to /d/UID of one of the
+    dashboards given, carries the time range (${__url_time_range}), and sets
+    (var-NAME=) or passes on (${NAME:queryparam}) only variables that the
+    target dashboard has (and, passed on, this one too).
 """
 
 import json
@@ -36,6 +48,11 @@ import sys
 # $var, ${var}, ${var:fmt}, [[var]], [[var:fmt]]
 VAR_RE = re.compile(r'\$\{(\w+)(?::[^}]*)?\}|\[\[(\w+)(?::[^\]]*)?\]\]|\$(\w+)')
 UID_RE = re.compile(r'^[A-Za-z0-9_-]{1,40}$')
+# A heatmap query of either histogram kind: {__name__=~"NAME(_bucket)?", ...}
+HEATMAP_RE = re.compile(r'\{__name__=~"\w+\(_bucket\)\?"')
+LINK_RE = re.compile(r'^/d/([A-Za-z0-9_-]+)\?(.*)$')
+QUERYPARAM_RE = re.compile(r'\$\{(\w+):queryparam\}')
+SETVAR_RE = re.compile(r'(?:^|&)var-(\w+)=')
 BUILTIN = {'timeFilter', 'interval', 'interval_ms', 'range', 'range_s', 'range_ms',
            'rate_interval', 'rate_interval_ms', 'from', 'to', 'dashboard', 'org',
            'user', 'name', 'all', 'auto', 'searchFilter'}
@@ -114,10 +131,10 @@ def lint(path):
             d = json.load(f)
     except (OSError, ValueError) as e:
         bad('file', 'not readable JSON: %s' % e)
-        return problems
+        return problems, None, set(), []
     if not isinstance(d, dict):
         bad('file', 'not a JSON object')
-        return problems
+        return problems, None, set(), []
 
     # Top level.
     for key, typ in (('title', str), ('uid', str), ('schemaVersion', int), ('panels', list),
@@ -193,6 +210,7 @@ def lint(path):
                 flat.append((q, False))
     ids = {}
     used = {}  # variable name -> where it is used
+    data_links = []  # (where, link)
 
     def use(text, where):
         for name in var_refs(text):
@@ -273,6 +291,37 @@ def lint(path):
             if not is_ds_var(tg.get('datasource')):
                 bad(tw, 'datasource is not {type: prometheus, uid: ${datasource}}: %r' % (tg.get('datasource'),))
 
+        if ptype == 'heatmap':
+            exprs = [tg.get('expr') for tg in targets or [] if isinstance(tg, dict)]
+            if len(exprs) != 1:
+                bad(where, 'a heatmap with %d targets (one, for native and classic alike)' % len(exprs))
+            elif not isinstance(exprs[0], str) or not HEATMAP_RE.search(exprs[0]):
+                bad(where, 'heatmap query does not select native and classic alike ({__name__=~"NAME(_bucket)?"})')
+            elif targets[0].get('format') != 'heatmap':
+                bad(where, 'heatmap target format is %r, not heatmap' % targets[0].get('format'))
+        field_links = ((p.get('fieldConfig') or {}).get('defaults') or {}).get('links') or []
+        for link in field_links:
+            data_links.append((where, link))
+
+    # Repeats: over a variable that is never All (hundreds of disks, or
+    # workloads, would each get a row).
+    for idx, (p, top) in enumerate(flat):
+        if not isinstance(p, dict) or not p.get('repeat') or p['repeat'] not in defined:
+            continue
+        var = defined[p['repeat']]
+        if var.get('includeAll') or is_all(var.get('current')):
+            bad('panel %r' % p.get('title'), 'repeats over $%s, which can be All' % p['repeat'])
+    inst = defined.get('instance')
+    devvar = defined.get('device')
+    if inst is not None and not inst.get('multi') and devvar is not None:
+        if is_all(devvar.get('current')) or (devvar.get('includeAll') and not (devvar.get('current') or {}).get('value')):
+            bad('variable device', 'All by default on a one-host dashboard')
+
+    # Links to the other dashboards keep the time range and the variables.
+    dlinks = d.get('links') if isinstance(d.get('links'), list) else []
+    if not any(isinstance(l, dict) and l.get('keepTime') and l.get('includeVars') for l in dlinks):
+        bad('dashboard', 'no link to the other dashboards that keeps the time range and the variables')
+
     # Top-level panels must not overlap.
     cells = {}
     for p in panels:
@@ -307,7 +356,42 @@ def lint(path):
         if name not in used:
             bad('variable %s' % name, 'defined but never used')
     # One line per problem, however many strings show it.
-    return list(dict.fromkeys(problems))
+    return list(dict.fromkeys(problems)), d.get('uid'), set(defined), data_links
+
+
+def is_all(current):
+    """Whether a variable's saved current value is All."""
+    if not isinstance(current, dict):
+        return False
+    value = current.get('value')
+    values = value if isinstance(value, list) else [value]
+    return '$__all' in values
+
+
+def lint_links(path, uid, own, links, dashboards):
+    """Problems of one dashboard's data links; dashboards: uid -> variables."""
+    problems = []
+    for where, link in links:
+        url = link.get('url') if isinstance(link, dict) else None
+        m = LINK_RE.match(url or '')
+        if not m:
+            problems.append('%s: %s: data link %r is not /d/UID?...' % (path, where, url))
+            continue
+        target, query = m.group(1), m.group(2)
+        if target not in dashboards:
+            problems.append('%s: %s: data link to unknown dashboard %s' % (path, where, target))
+            continue
+        params = query.split('&')
+        if '${__url_time_range}' not in params:
+            problems.append('%s: %s: data link to %s does not keep the time range' % (path, where, target))
+        for name in QUERYPARAM_RE.findall(query):
+            if name not in own or name not in dashboards[target]:
+                problems.append('%s: %s: data link passes on $%s, which %s does not have' %
+                                (path, where, name, uid if name not in own else target))
+        for name in SETVAR_RE.findall(query):
+            if name not in dashboards[target]:
+                problems.append('%s: %s: data link sets var-%s, which %s does not have' % (path, where, name, target))
+    return problems
 
 
 def main(argv):
@@ -316,8 +400,14 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     problems = []
+    results = []
     for path in argv[1:]:
-        problems.extend(lint(path))
+        found, uid, variables, links = lint(path)
+        problems.extend(found)
+        results.append((path, uid, variables, links))
+    dashboards = {uid: variables for _, uid, variables, _ in results if uid}
+    for path, uid, variables, links in results:
+        problems.extend(lint_links(path, uid, variables, links, dashboards))
     for line in problems:
         print(line)
     return 1 if problems else 0
