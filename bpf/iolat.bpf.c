@@ -824,42 +824,49 @@ static __always_inline int on_bio_complete(struct request_queue *q, struct bio *
 }
 
 /*
- * Counts a run of program prog; returns its slot if this run is one to
- * time (the first of every IOLAT_SELFCOST_EVERY on this CPU), else NULL.
- * The test is a mask on a per-CPU counter: a load, an add and a store.
+ * Counts a run of program prog; returns the clock if this run is one to
+ * time (the first of every IOLAT_SELFCOST_EVERY on this CPU), else 0. The
+ * test is a mask on a per-CPU counter: a load, an add and a store.
  */
-static __always_inline struct iolat_selfcost *selfcost_run(__u32 prog)
+static __always_inline __u64 selfcost_run(__u32 prog)
 {
 	struct iolat_selfcost *s = bpf_map_lookup_elem(&selfcost, &prog);
 
 	if (!s || (s->runs++ & (IOLAT_SELFCOST_EVERY - 1)))
-		return NULL;
-	return s;
+		return 0;
+	return bpf_ktime_get_ns();
 }
 
-static __always_inline void selfcost_add(struct iolat_selfcost *s, __u64 from_ns)
+/* The end of a timed run that began at from_ns. The slot is looked up
+ * again rather than kept: nothing but the clock then lives across the
+ * program's body, which spares the other runs a register or a spill. */
+static __always_inline void selfcost_add(__u32 prog, __u64 from_ns)
 {
-	s->sampled_ns += bpf_ktime_get_ns() - from_ns;
+	__u64 ns = bpf_ktime_get_ns() - from_ns;
+	struct iolat_selfcost *s = bpf_map_lookup_elem(&selfcost, &prog);
+
+	if (!s)
+		return;
+	s->sampled_ns += ns;
 	s->sampled_runs++;
 }
 
 /*
  * SELF_TIMED(prog, call): call's value, the run counted and, one in
  * IOLAT_SELFCOST_EVERY, timed from just before call to just after it.
- * What the two reads cannot see (docs/serve.md, "BPF cost"): the tracepoint's
- * dispatch into the program, the program's entry, the lookup and count above
- * and the adds after the second read; of the two reads' own cost about one
- * read's worth is inside. An interrupt's programs that run inside a timed
- * run are in its time.
+ * What the two reads cannot see (docs/serve.md, "BPF cost without
+ * --bpf.stats"): the tracepoint's dispatch into the program, the program's
+ * entry, the lookup and count above and the lookup and adds after the
+ * second read; of the two reads' own cost about one read's worth is inside.
+ * An interrupt's programs that run inside a timed run are in its time.
  */
 #define SELF_TIMED(prog, call)                                                                     \
 	({                                                                                         \
-		struct iolat_selfcost *timed_ = selfcost_run(prog);                                \
-		__u64 from_ = timed_ ? bpf_ktime_get_ns() : 0;                                     \
+		__u64 from_ = selfcost_run(prog);                                                  \
 		int rc_ = (call);                                                                  \
                                                                                                    \
-		if (timed_)                                                                        \
-			selfcost_add(timed_, from_);                                               \
+		if (from_)                                                                         \
+			selfcost_add(prog, from_);                                                 \
 		rc_;                                                                               \
 	})
 

@@ -24,7 +24,7 @@ BPFLOAD=$PWD/$OUT/bpfload
 BOUND=$PWD/$OUT/bench/bound.bpf.o
 ROUNDS=${ROUNDS:-5}
 IOS=${IOS:-40000}
-[ -x "$BPFLOAD" ] && [ -f "$BOUND" ] || fail "build the helpers first (make helpers)"
+if ! [ -x "$BPFLOAD" ] || ! [ -f "$BOUND" ]; then fail "build the helpers first (make helpers)"; fi
 ncpus=$(nproc --all)
 
 make_loop 64 "$WORK/selfcost.img"
@@ -56,8 +56,9 @@ prog=$(grep -o '^iolat_bpf_self_runs_total{program="rq_complete_[a-z]*"}' "$WORK
 # process_start_time_seconds: the Prometheus name of iolat_start_time_seconds.
 pst=$(metric "$WORK/m0" process_start_time_seconds)
 assert_eq "process_start_time_seconds" "$(metric "$WORK/m0" iolat_start_time_seconds)" "$pst"
-[ "$pst" -ge "$before" ] && [ "$pst" -le "$after" ] ||
+if [ "$pst" -lt "$before" ] || [ "$pst" -gt "$after" ]; then
 	fail "process_start_time_seconds $pst not in [$before, $after]"
+fi
 
 dirs=()
 for r in $(seq 1 "$ROUNDS"); do
