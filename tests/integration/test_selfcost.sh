@@ -11,12 +11,16 @@
 # sched_clock() reads around the call, ~75 ns here: an empty program at the
 # same hook, bound_empty, measured beside it) and the program's entry, the
 # run count and the lookup before the first read. Measured on kernel 6.18,
-# 2 vCPUs (BENCHMARKS.md, "BPF cost measured by iolat itself"): the self
-# figure is 0.77-0.98 of the kernel's (medians of 5 rounds ~0.85), and
-# 0.93-1.18 of the kernel's less the empty program's (median ~0.98). So the
-# test holds the median of rounds of the second within 10 %, and the first
-# within [0.6, 1.02] (never above the kernel's: it times a part of what the
-# kernel times).
+# 2 vCPUs shared with other jobs (BENCHMARKS.md, "BPF cost measured by iolat
+# itself"): per round the self figure is 0.76-0.97 of the kernel's, and the
+# median of 5 rounds 0.851-0.860 in four runs; against the kernel's less the
+# empty program's, 0.89-1.22 per round and medians 1.012-1.068 (biased up:
+# the empty program's charge includes a clock read's worth that the
+# in-program figure holds too). So 10 % against the raw figure is not
+# reachable: the test holds the median to 0.75-1.0 of it (never above: it
+# times a part of what the kernel times), and to 0.9-1.15 of the kernel's
+# less the empty program's (10 % below; above, the bias and the spread of a
+# median of 5 on a busy machine).
 source tests/integration/lib.sh
 source tests/integration/lib_serve.sh
 
@@ -111,10 +115,10 @@ read -r ratio ratio_net < <(python3 -c '
 import json, sys
 m = [json.loads(l) for l in open(sys.argv[1]) if "\"median\"" in l][0]["median"]
 print(m["self_over_kernel"], m["self_over_kernel_less_floor"])' "$WORK/cmp")
-python3 -c "import sys; sys.exit(0 if 0.9 <= $ratio_net <= 1.1 else 1)" ||
-	fail "self-measured time per run is $ratio_net of the kernel's less the empty program's (want 0.9-1.1)"
-python3 -c "import sys; sys.exit(0 if 0.6 <= $ratio <= 1.02 else 1)" ||
-	fail "self-measured time per run is $ratio of the kernel's (want 0.6-1.02)"
+python3 -c "import sys; sys.exit(0 if 0.9 <= $ratio_net <= 1.15 else 1)" ||
+	fail "self-measured time per run is $ratio_net of the kernel's less the empty program's (want 0.9-1.15)"
+python3 -c "import sys; sys.exit(0 if 0.75 <= $ratio <= 1.0 else 1)" ||
+	fail "self-measured time per run is $ratio of the kernel's (want 0.75-1.0)"
 stop_serve "serve --bpf.stats"
 
 # Without --bpf.stats the kernel keeps no times (unless someone else on the
