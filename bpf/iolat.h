@@ -221,8 +221,9 @@ enum iolat_prog {
  * Every program times 1 run in IOLAT_SELFCOST_EVERY of its own on each CPU
  * (two bpf_ktime_get_ns() reads around its body), so that iolat's cost is
  * known without the kernel's BPF statistics (CAP_SYS_ADMIN). Two clock
- * reads cost ~20-60 ns against a body of ~100-300 ns: 1 in 64 makes that
- * under 1 ns a run (BENCHMARKS.md, "BPF cost measured by iolat itself").
+ * reads cost up to ~110 ns against a completion of ~300 ns: 1 in 64 makes
+ * that under 2 ns a run, under 1 % (BENCHMARKS.md, "BPF cost measured by
+ * iolat itself"; the per-run count costs more than the reads).
  */
 #define IOLAT_SELFCOST_EVERY_LOG2 6
 #define IOLAT_SELFCOST_EVERY (1u << IOLAT_SELFCOST_EVERY_LOG2)
