@@ -202,4 +202,37 @@ enum iolat_stat {
 	IOLAT_STAT_COUNT,
 };
 
+/*
+ * The collector's programs, one slot each in its selfcost map; both forms
+ * of a program (tp_btf, raw_tp) share the slot. The order is core/probe.h's
+ * enum probe_tp (collector_stats.c checks it).
+ */
+enum iolat_prog {
+	IOLAT_PROG_RQ_COMPLETE = 0,
+	IOLAT_PROG_RQ_ISSUE,
+	IOLAT_PROG_IO_START,
+	IOLAT_PROG_RQ_INSERT,
+	IOLAT_PROG_BIO_QUEUE,
+	IOLAT_PROG_BIO_COMPLETE,
+	IOLAT_PROG_COUNT,
+};
+
+/*
+ * Every program times 1 run in IOLAT_SELFCOST_EVERY of its own on each CPU
+ * (two bpf_ktime_get_ns() reads around its body), so that iolat's cost is
+ * known without the kernel's BPF statistics (CAP_SYS_ADMIN). Two clock
+ * reads cost up to ~110 ns against a completion of ~300 ns: 1 in 64 makes
+ * that under 2 ns a run, under 1 % (BENCHMARKS.md, "BPF cost measured by
+ * iolat itself"; the per-run count costs more than the reads).
+ */
+#define IOLAT_SELFCOST_EVERY_LOG2 6
+#define IOLAT_SELFCOST_EVERY (1u << IOLAT_SELFCOST_EVERY_LOG2)
+
+/* One program's cost as it measures it, per CPU (selfcost map). */
+struct iolat_selfcost {
+	__u64 runs;	    /* every run */
+	__u64 sampled_runs; /* the runs it timed: the first of every IOLAT_SELFCOST_EVERY */
+	__u64 sampled_ns;   /* their time, from the first clock read to the second */
+};
+
 #endif /* IOLAT_H */

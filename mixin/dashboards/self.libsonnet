@@ -17,7 +17,7 @@ local t = g.target;
       local onHost = '{{instance}}';
       local gauge(metric, extra=[]) = 'max by (%s) (%s%s)' % [std.join(', ', hostBy + extra), metric, s];
       local buildInfo = 'max by (%s, version, kernel, attach) (iolat_build_info%s)' % [hostList, s];
-      local stats = 'Needs iolat serve --bpf.stats (kernel BPF statistics; CAP_SYS_ADMIN): without it the counters stay 0 and this panel is empty.';
+      local selfNote = 'Sampled: at a few I/Os a second, read it over minutes. A host with an iolat older than these series has no data here.';
 
       g.dashboard(
         uid='iolat-self',
@@ -34,14 +34,14 @@ local t = g.target;
             g.stat('Targets up', 'iolat targets Prometheus scraped successfully (up == 1) among the selected ones.',
                    [t('sum(up%s)' % s, 'up')], unit='short', graph=false),
             g.stat('Targets down', 'iolat targets whose last scrape failed (up == 0). Alert IolatDown.',
-                   [t('count(up%s == 0) or vector(0)' % s, 'down')], unit='short', steps=[[1, 'red']], graph=false),
+                   [t('sum(up%s == bool 0)' % s, 'down')], unit='short', steps=[[1, 'red']], graph=false),
             g.stat('Reloads refused', 'Hosts whose last configuration reload (SIGHUP) was refused (iolat_config_last_reload_successful == 0): they run the configuration from before it. Alert IolatConfigReloadFailed.',
-                   [t('count(iolat_config_last_reload_successful%s == 0) or vector(0)' % s, 'refused')], unit='short', steps=[[1, 'red']], graph=false),
-            g.stat('Users\' configs down', 'Users\' programs (--config.dir) that failed to load or run (iolat_user_config_up == 0). Alert IolatUserConfigDown.',
-                   [t('count(iolat_user_config_up%s == 0) or vector(0)' % s, 'down')], unit='short', steps=[[1, 'red']], graph=false),
+                   [t('sum(iolat_config_last_reload_successful%s == bool 0)' % s, 'refused')], unit='short', steps=[[1, 'red']], graph=false),
+            g.stat('Users\' configs down', 'Users\' programs (--config.dir) that failed to load or run (iolat_user_config_up == 0); no data where no host runs users\' programs. Alert IolatUserConfigDown.',
+                   [t('sum(iolat_user_config_up%s == bool 0)' % s, 'down')], unit='short', steps=[[1, 'red']], graph=false),
             g.stat('Versions', 'How many iolat versions run on the selected hosts (iolat_build_info{version}); more than one during an upgrade.',
                    [t('count(count by (version) (iolat_build_info%s))' % s, 'versions')], unit='short', steps=[[2, 'orange']], graph=false),
-            g.stat('iolat CPU', 'CPU used by the iolat processes in user space, all selected hosts together (process_cpu_seconds_total), in cores. The BPF programs\' time is in the kernel, below.',
+            g.stat('iolat CPU', 'CPU used by the iolat processes, all selected hosts together (process_cpu_seconds_total), in cores. The BPF programs\' time is not in it (the kernel charges it to whoever does the I/O): see BPF CPU time below.',
                    [t(p.rate('process_cpu_seconds_total', s, []), 'cores')], unit='percentunit'),
             g.table('Build info per host',
                     'One line per host: iolat version, kernel, the attach path in use (tp_btf, raw_tp; iolat_build_info), time since iolat started collecting (iolat_start_time_seconds), whether the last reload succeeded, and resident memory.',
@@ -55,25 +55,32 @@ local t = g.target;
                     units=['s', 'bool', 'bytes'],
                     h=8),
           ]),
-          g.row('BPF programs (needs --bpf.stats)', [
-            g.timeseries('BPF run time per run',
-                         'Average time one run of each of iolat\'s BPF programs takes (iolat_bpf_program_run_seconds_total / iolat_bpf_program_runs_total): the completion programs (rq_complete*, bio_complete*) run once per I/O, so theirs is iolat\'s cost per I/O. ' + stats,
-                         [t('%s\n/\n%s' % [p.rate('iolat_bpf_program_run_seconds_total', s, hostBy + ['program']), p.rate('iolat_bpf_program_runs_total', s, hostBy + ['program'])], '{{program}} on ' + onHost)],
+          g.row('BPF programs', [
+            g.timeseries('BPF time per run',
+                         'Average time one run of each of iolat\'s BPF programs takes, as the programs measure it themselves (iolat_bpf_sampled_seconds_total / iolat_bpf_sampled_runs_total: 1 run in 64 timed between two clock reads, without --bpf.stats too). The completion programs (rq_complete*, bio_complete*) run once per I/O. ' + selfNote,
+                         [t('%s\n/\n(%s > 0)' % [p.rate('iolat_bpf_sampled_seconds_total', s, hostBy + ['program']), p.rate('iolat_bpf_sampled_runs_total', s, hostBy + ['program'])], '{{program}} on ' + onHost)],
                          unit='s', w=8),
             g.timeseries('BPF time per completed I/O (all programs)',
-                         'Time in all of iolat\'s BPF programs per completed I/O (every program\'s run time over iolat_block_completions_total): what iolat adds to each I/O, issue and start programs included. ' + stats,
-                         [t('%s\n/\n%s' % [p.rate('iolat_bpf_program_run_seconds_total', s, hostBy), p.rate('iolat_block_completions_total', s, hostBy)], onHost)],
+                         'Time in all of iolat\'s BPF programs per completed I/O: the estimated time of every program (iolat_bpf_estimated_seconds_total, 64 times the sampled time) over iolat_block_completions_total. What iolat adds to each I/O, issue and start programs included. No data while a host completes no I/O. ' + selfNote,
+                         [t('%s\n/\n(%s > 0)' % [p.rate('iolat_bpf_estimated_seconds_total', s, hostBy), p.rate('iolat_block_completions_total', s, hostBy)], onHost)],
                          unit='s', w=8),
             g.timeseries('BPF CPU time',
-                         'Share of one CPU that each program takes (rate of iolat_bpf_program_run_seconds_total). ' + stats,
-                         [t(p.rate('iolat_bpf_program_run_seconds_total', s, hostBy + ['program']), '{{program}} on ' + onHost)],
+                         'Share of one CPU that each program takes (rate of iolat_bpf_estimated_seconds_total). The kernel charges it to whoever does the I/O, so it is not in process_cpu_seconds_total. ' + selfNote,
+                         [t(p.rate('iolat_bpf_estimated_seconds_total', s, hostBy + ['program']), '{{program}} on ' + onHost)],
                          unit='percentunit', w=8),
-            g.timeseries('BPF program runs', 'Runs per second of each program (iolat_bpf_program_runs_total); a completion program with no runs while the host does I/O is detached (alert IolatProgramsDetached). ' + stats,
-                         [t(p.rate('iolat_bpf_program_runs_total', s, hostBy + ['program']), '{{program}} on ' + onHost)],
-                         unit='ops'),
+            g.timeseries('BPF program runs', 'Runs per second of each program, counted by the program itself (iolat_bpf_self_runs_total); a completion program with no runs while the host does I/O is detached (alert IolatProgramsDetached).',
+                         [t(p.rate('iolat_bpf_self_runs_total', s, hostBy + ['program']), '{{program}} on ' + onHost)],
+                         unit='ops', w=8),
+            g.timeseries('BPF time per run: self-measured and kernel stats',
+                         'Per program, the self-measured time per run beside the kernel\'s BPF statistics (iolat_bpf_program_run_seconds_total / iolat_bpf_program_runs_total), which exist only with iolat serve --bpf.stats (CAP_SYS_ADMIN): without it the kernel line has no data. The kernel\'s figure is higher by what the program\'s own clock reads cannot see, mostly the ~70-80 ns the kernel\'s statistics charge any run (docs/serve.md, "BPF cost without --bpf.stats").',
+                         [
+                           t('%s\n/\n(%s > 0)' % [p.rate('iolat_bpf_sampled_seconds_total', s, hostBy + ['program']), p.rate('iolat_bpf_sampled_runs_total', s, hostBy + ['program'])], 'self: {{program}} on ' + onHost),
+                           t('%s\n/\n(%s > 0)' % [p.rate('iolat_bpf_program_run_seconds_total', s, hostBy + ['program']), p.rate('iolat_bpf_program_runs_total', s, hostBy + ['program'])], 'kernel: {{program}} on ' + onHost),
+                         ],
+                         unit='s', w=8),
             g.timeseries('BPF recursion misses', 'Runs the kernel skipped because the program was already running on that CPU (iolat_bpf_program_recursion_misses_total): those I/Os were not seen. Should stay 0.',
                          [t(p.rate('iolat_bpf_program_recursion_misses_total', s, hostBy + ['program']), '{{program}} on ' + onHost)],
-                         unit='ops'),
+                         unit='ops', w=8),
           ]),
           g.row('Kernel maps', [
             g.timeseries('Map fill (entries / capacity)',
@@ -118,8 +125,11 @@ local t = g.target;
                            t(gauge('process_open_fds'), 'open on ' + onHost),
                            t(gauge('process_max_fds'), 'limit on ' + onHost),
                          ], unit='short', log=true, w=8),
-            g.timeseries('CPU', 'CPU iolat uses in user and system time (rate of process_cpu_seconds_total), as a share of one CPU. Idle, iolat sleeps; it works at each scrape.',
-                         [t(p.rate('process_cpu_seconds_total', s, hostBy), onHost)], unit='percentunit', w=8),
+            g.timeseries('CPU', 'CPU iolat uses in user and system time (rate of process_cpu_seconds_total), as a share of one CPU, and beside it its BPF programs\' estimated time (iolat_bpf_estimated_seconds_total, all programs), which the kernel charges to whoever does the I/O and not to iolat. Idle, iolat sleeps; it works at each scrape.',
+                         [
+                           t(p.rate('process_cpu_seconds_total', s, hostBy), 'process on ' + onHost),
+                           t(p.rate('iolat_bpf_estimated_seconds_total', s, hostBy), 'BPF programs on ' + onHost),
+                         ], unit='percentunit', w=8),
           ]),
           g.row('Disks and workloads that come and go', [
             g.timeseries('Gone disks still exported', 'Disks that are gone but whose series iolat still exports (count of iolat_disks_gone_since_seconds); they leave disks.expire after they last changed.',

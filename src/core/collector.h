@@ -293,7 +293,10 @@ bool collector_stat_map(const struct collector *c, enum iolat_stat s, struct map
 
 struct prog_stats {
 	char name[32];
-	uint64_t run_cnt, run_time_ns, recursion_misses;
+	uint64_t run_cnt, run_time_ns, recursion_misses; /* kernel BPF stats */
+	/* What the program measured of itself (struct iolat_selfcost), summed
+	 * over CPUs: always there, with or without the kernel's stats. */
+	uint64_t self_runs, sampled_runs, sampled_ns;
 };
 
 /* Stats of the attached programs; returns how many were filled (<= max). */

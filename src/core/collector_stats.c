@@ -71,10 +71,41 @@ static int linked_prog_info(struct bpf_link *l, struct bpf_prog_info *info)
 	return rc;
 }
 
+/* The selfcost map's slots are the tracepoints' (bpf/iolat.h). */
+#define SAME_SLOT(tp, prog) ((int)(tp) == (int)(prog))
+_Static_assert(SAME_SLOT(TP_COUNT, IOLAT_PROG_COUNT) &&
+		   SAME_SLOT(TP_RQ_COMPLETE, IOLAT_PROG_RQ_COMPLETE) &&
+		   SAME_SLOT(TP_RQ_ISSUE, IOLAT_PROG_RQ_ISSUE) &&
+		   SAME_SLOT(TP_IO_START, IOLAT_PROG_IO_START) &&
+		   SAME_SLOT(TP_RQ_INSERT, IOLAT_PROG_RQ_INSERT) &&
+		   SAME_SLOT(TP_BIO_QUEUE, IOLAT_PROG_BIO_QUEUE) &&
+		   SAME_SLOT(TP_BIO_COMPLETE, IOLAT_PROG_BIO_COMPLETE),
+	       "enum iolat_prog must follow enum probe_tp");
+
+/* What every program measured of itself, summed over CPUs: 0 or -errno. */
+static int selfcost_sums(struct collector *c, struct iolat_selfcost out[IOLAT_PROG_COUNT])
+{
+	_Static_assert(sizeof(struct iolat_selfcost) == 3 * sizeof(uint64_t),
+		       "struct iolat_selfcost is three counters");
+	uint64_t sums[3];
+	int fd = bpf_map__fd(c->skel->maps.selfcost), rc = 0;
+
+	for (__u32 p = 0; p < IOLAT_PROG_COUNT; p++) {
+		rc = percpu_slot_sums(fd, p, c->ncpus, sums, 3);
+		if (rc)
+			return rc;
+		out[p] = (struct iolat_selfcost){ sums[0], sums[1], sums[2] };
+	}
+	return 0;
+}
+
 int collector_prog_stats(struct collector *c, struct prog_stats *out, int max)
 {
+	struct iolat_selfcost self[IOLAT_PROG_COUNT] = {};
 	int n = 0;
 
+	/* Without it, the programs' own figures are left 0. */
+	(void)selfcost_sums(c, self);
 	/* Loaded but not (yet) attached programs cost nothing: only the
 	 * attached ones. */
 	for (int i = 0; i < TP_COUNT && n < max; i++) {
@@ -86,6 +117,9 @@ int collector_prog_stats(struct collector *c, struct prog_stats *out, int max)
 		out[n].run_cnt = info.run_cnt;
 		out[n].run_time_ns = info.run_time_ns;
 		out[n].recursion_misses = info.recursion_misses;
+		out[n].self_runs = self[i].runs;
+		out[n].sampled_runs = self[i].sampled_runs;
+		out[n].sampled_ns = self[i].sampled_ns;
 		n++;
 	}
 	return n;

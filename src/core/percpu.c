@@ -23,3 +23,21 @@ int percpu_array_sums(int fd, int ncpus, uint64_t *out, uint32_t n)
 	free(vals);
 	return 0;
 }
+
+int percpu_slot_sums(int fd, uint32_t key, int ncpus, uint64_t *out, uint32_t words)
+{
+	uint64_t *vals = calloc((size_t)(ncpus > 0 ? ncpus : 1) * words, sizeof(*vals));
+	int rc = 0;
+
+	for (uint32_t w = 0; w < words; w++)
+		out[w] = 0;
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &key, vals))
+		rc = -errno;
+	for (int cpu = 0; !rc && cpu < ncpus; cpu++)
+		for (uint32_t w = 0; w < words; w++)
+			out[w] += vals[(size_t)cpu * words + w];
+	free(vals);
+	return rc;
+}

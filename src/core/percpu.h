@@ -12,4 +12,11 @@
  */
 int percpu_array_sums(int fd, int ncpus, uint64_t *out, uint32_t n);
 
+/*
+ * out[w] = word w of slot `key` of the per-CPU array map fd whose values are
+ * `words` u64 counters each, summed over ncpus possible CPUs, for w < words.
+ * 0, or -errno (out then left 0).
+ */
+int percpu_slot_sums(int fd, uint32_t key, int ncpus, uint64_t *out, uint32_t words);
+
 #endif

@@ -123,6 +123,51 @@ static int add_self(struct exporter *e, struct metric_set *set)
 	return rc ? -ENOMEM : 0;
 }
 
+/*
+ * What each attached program measured of its own cost (bpf/iolat.h,
+ * struct iolat_selfcost): there without the kernel's BPF statistics, which
+ * need CAP_SYS_ADMIN. Its sampled time times the sampling interval is the
+ * estimate: one counter to rate() and divide by the completions.
+ */
+static int add_selfcost(struct exporter *e, struct metric_set *set)
+{
+	static const char *const prog_l[] = { "program", NULL };
+	struct metric_family *runs, *sruns, *sseconds, *est;
+	struct prog_stats ps[16];
+	int np = collector_prog_stats(e->c, ps, 16), rc = 0;
+
+	_Static_assert(IOLAT_SELFCOST_EVERY == 64, "the selfcost helps say 1 in 64");
+	runs = metrics_family(set, "iolat_bpf_self_runs_total",
+			      "Runs of each attached BPF program, counted by the program itself "
+			      "(always, without --bpf.stats too).",
+			      METRIC_COUNTER, prog_l);
+	sruns = metrics_family(set, "iolat_bpf_sampled_runs_total",
+			       "Runs each program timed itself: 1 in 64 on each CPU.",
+			       METRIC_COUNTER, prog_l);
+	sseconds = metrics_family(
+	    set, "iolat_bpf_sampled_seconds_total",
+	    "Time of the runs each program timed, between two clock reads inside it: the "
+	    "tracepoint's dispatch and the program's entry and exit are not in it.",
+	    METRIC_COUNTER, prog_l);
+	est = metrics_family(set, "iolat_bpf_estimated_seconds_total",
+			     "Estimated time in each program: its sampled time times 64. Summed "
+			     "over programs and divided by iolat_block_completions_total, iolat's "
+			     "BPF time per I/O.",
+			     METRIC_COUNTER, prog_l);
+	if (!runs || !sruns || !sseconds || !est)
+		return -ENOMEM;
+	for (int i = 0; i < np; i++) {
+		const char *v[] = { ps[i].name };
+
+		rc |= metrics_set_value(runs, v, (double)ps[i].self_runs);
+		rc |= metrics_set_value(sruns, v, (double)ps[i].sampled_runs);
+		rc |= metrics_set_value(sseconds, v, (double)ps[i].sampled_ns / 1e9);
+		rc |= metrics_set_value(est, v,
+					(double)ps[i].sampled_ns * IOLAT_SELFCOST_EVERY / 1e9);
+	}
+	return rc ? -ENOMEM : 0;
+}
+
 /* The maintenance passes, which run on the daemon's own schedule. */
 static int add_maintenance(struct exporter *e, struct metric_set *set)
 {
@@ -149,10 +194,10 @@ static int add_maintenance(struct exporter *e, struct metric_set *set)
 		   : 0;
 }
 
-/* The process_* gauges every Prometheus client library exports, and the heap
- * (to tell a leak from memory the allocator keeps). Left out when /proc
- * cannot be read: nothing rather than zeros. */
-static int add_process(struct metric_set *set)
+/* The process_* figures read from /proc, and the heap (to tell a leak from
+ * memory the allocator keeps). Left out when /proc cannot be read: nothing
+ * rather than zeros. */
+static int add_process_proc(struct metric_set *set)
 {
 	static const struct {
 		const char *name, *help;
@@ -193,6 +238,21 @@ static int add_process(struct metric_set *set)
 		rc |= f ? metrics_set_value(f, NULL, v[i]) : -ENOMEM;
 	}
 	return rc ? -ENOMEM : 0;
+}
+
+/* The process_* gauges every Prometheus client library exports, and the heap
+ * (to tell a leak from memory the allocator keeps). Left out when /proc
+ * cannot be read: nothing rather than zeros; but the start time, which is
+ * not read there. */
+static int add_process(struct exporter *e, struct metric_set *set)
+{
+	struct metric_family *start = metrics_family(
+	    set, "process_start_time_seconds",
+	    "Start time of the process since unix epoch in seconds.", METRIC_GAUGE, NULL);
+
+	if (!start || metrics_set_value(start, NULL, (double)e->started))
+		return -ENOMEM;
+	return add_process_proc(set);
 }
 
 /* How the workload label sets are kept bounded. */
@@ -247,7 +307,9 @@ int exporter_self_metrics(struct exporter *e, struct metric_set *set, bool workl
 	if (!rc)
 		rc = add_maintenance(e, set);
 	if (!rc)
-		rc = add_process(set);
+		rc = add_selfcost(e, set);
+	if (!rc)
+		rc = add_process(e, set);
 	if (!rc && workloads)
 		rc = add_workload_self(e, set);
 	return rc;
