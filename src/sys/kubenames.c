@@ -82,7 +82,8 @@ static bool parse_pod(const char *name, void *item)
 	struct kpod *p = item;
 	const char *a = strchr(name, '_'), *b = a ? strchr(a + 1, '_') : NULL;
 
-	return b && !strchr(b + 1, '_') && take(name, (size_t)(a - name), p->n.ns, sizeof(p->n.ns)) &&
+	return b && !strchr(b + 1, '_') &&
+	       take(name, (size_t)(a - name), p->n.ns, sizeof(p->n.ns)) &&
 	       take(a + 1, (size_t)(b - a - 1), p->n.pod, sizeof(p->n.pod)) &&
 	       take(b + 1, strlen(b + 1), p->uid, sizeof(p->uid));
 }
@@ -120,8 +121,8 @@ static int by_key(const void *a, const void *b)
  * key (each zeroed before parse, so that equal lists compare equal byte
  * for byte). 0 or -errno.
  */
-static int read_items(const char *dir, bool (*parse)(const char *, void *), size_t size,
-		      void **out, size_t *n)
+static int read_items(const char *dir, bool (*parse)(const char *, void *), size_t size, void **out,
+		      size_t *n)
 {
 	char *items = NULL;
 	size_t cap = 0, count = 0;
