@@ -64,7 +64,7 @@ assert_counted "web-0's nginx reads" 7 "$(reads "$web")"
 assert_counted "db-0's postgres reads" 5 "$(reads "$db")"
 # Not in the directories: its UID, no Kubernetes labels at all.
 assert_counted "an unnamed pod's reads (by UID)" 3 "$(reads "kind=\"pod\",workload=\"$uid_new\"")"
-[ -z "$(series_of "$uid_new" | grep -F namespace=)" ] || fail "an unnamed pod has a namespace: $(series_of "$uid_new")"
+! series_of "$uid_new" | grep -qF namespace= || fail "an unnamed pod has a namespace: $(series_of "$uid_new")"
 # Workloads of other kinds have none either (empty labels are left out).
 grep -E '^iolat_workload_completions_total\{.*kind="(service|scope|cgroup)".*(namespace|pod|container)=' "$WORK/m" &&
 	fail "a workload that is no pod has Kubernetes labels"

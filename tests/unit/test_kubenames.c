@@ -52,9 +52,10 @@ static void test_cgroup_ids(void **state)
 	expect_ids("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_WEB_SYSTEMD
 		   ".slice/cri-containerd-" ID_NGINX ".scope",
 		   "pod", UID_WEB, ID_NGINX);
-	expect_ids("/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_WEB_SYSTEMD
-		   ".slice/crio-" ID_NGINX ".scope",
-		   "pod", UID_WEB, ID_NGINX);
+	expect_ids(
+	    "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_WEB_SYSTEMD
+	    ".slice/crio-" ID_NGINX ".scope",
+	    "pod", UID_WEB, ID_NGINX);
 	/* Guaranteed pods sit right under kubepods.slice. */
 	expect_ids("/kubepods.slice/kubepods-pod" UID_WEB_SYSTEMD ".slice/cri-containerd-" ID_NGINX
 		   ".scope",
@@ -132,7 +133,8 @@ static void node_make(struct node *n)
 	/* Not a pod's: no name, no UID. */
 	mkdirs(n->pods, "lost+found");
 	mkdirs(n->ctrs, "");
-	link_log(n, "web-0_default_nginx-" ID_NGINX ".log", "default_web-0_" UID_WEB "/nginx/0.log");
+	link_log(n, "web-0_default_nginx-" ID_NGINX ".log",
+		 "default_web-0_" UID_WEB "/nginx/0.log");
 	link_log(n, "web-0_default_istio-proxy-" ID_SIDECAR ".log",
 		 "default_web-0_" UID_WEB "/istio-proxy/0.log");
 	link_log(n, "coredns-5d78c9869d-x2x9q_kube-system_coredns-" ID_DNS ".log",
@@ -156,8 +158,8 @@ static void node_remove(struct node *n)
 	assert_int_equal(nftw(n->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 
-static void expect_names(const struct kubenames *k, const char *uid, const char *id,
-			 const char *ns, const char *pod, const char *container)
+static void expect_names(const struct kubenames *k, const char *uid, const char *id, const char *ns,
+			 const char *pod, const char *container)
 {
 	struct kube_names got;
 
@@ -171,7 +173,7 @@ static void test_names(void **state)
 {
 	struct kube_names got;
 	struct kubenames *k;
-	struct node n;
+	struct node n = { .root = "" };
 
 	(void)state;
 	node_make(&n);
@@ -213,7 +215,7 @@ static void test_refresh(void **state)
 	struct kube_names got;
 	struct kubenames *k;
 	char path[1024];
-	struct node n;
+	struct node n = { .root = "" };
 
 	(void)state;
 	node_make(&n);
@@ -245,7 +247,7 @@ static void test_refresh(void **state)
 
 /* A cgroup tree and a node, for the cache and the label sets. */
 struct fixture {
-	struct node n;
+	struct node n = { .root = "" };
 	char cg[64];
 	uint64_t nginx, dns, pod_slice;
 	struct workload_cache *c;
