@@ -247,7 +247,7 @@ static void test_refresh(void **state)
 
 /* A cgroup tree and a node, for the cache and the label sets. */
 struct fixture {
-	struct node n = { .root = "" };
+	struct node n;
 	char cg[64];
 	uint64_t nginx, dns, pod_slice;
 	struct workload_cache *c;
