@@ -237,8 +237,8 @@ static int build_family(struct fam_tree *t, const struct metric_family *f)
 		for (size_t k = 0; k < nlab; k++) {
 			pb_label *l = &t->label[i * nlab + k];
 
-			if (!s->values[k][0])
-				continue; /* as in the text: an empty value is no label */
+			if (!s->values[k][0] && (f->omit_empty >> k & 1))
+				continue; /* as in the text */
 			io__prometheus__client__label_pair__init(l);
 			l->name = (char *)f->labels[k];
 			l->value = (char *)s->values[k];

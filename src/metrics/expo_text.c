@@ -57,19 +57,15 @@ static void put_escaped(struct buf *b, const char *s, bool quote)
 	}
 }
 
-/*
- * a="x",b="y": the series' own labels, escaped. A label whose value is
- * empty is left out: Prometheus holds the two the same, and a family's
- * labels that only some series have (a pod's namespace) cost the others
- * nothing.
- */
+/* a="x",b="y": the series' own labels, escaped; those of f->omit_empty
+ * left out where empty. */
 static void put_label_pairs(struct buf *b, const struct metric_family *f,
 			    const struct metric_series *s)
 {
 	bool first = true;
 
 	for (int k = 0; k < f->nlabels; k++) {
-		if (!s->values[k][0])
+		if (!s->values[k][0] && (f->omit_empty >> k & 1))
 			continue;
 		if (!first)
 			buf_append(b, ",", 1);

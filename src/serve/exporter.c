@@ -387,9 +387,18 @@ void exporter_pass_done(struct exporter *e, double seconds)
 static int add_block_metrics(struct exporter *e, struct metric_set *set, char *err, size_t errlen)
 {
 	int rc = umetrics_collect(e->block, set, err, errlen);
+	size_t first = set->n;
 
 	if (!rc && e->views.labels && e->wl_metrics)
 		rc = umetrics_collect(e->wl_metrics, set, err, errlen);
+	/* A workload's Kubernetes names: left out where there are none (every
+	 * workload that is no pod), not written empty. */
+	for (size_t i = first; !rc && i < set->n; i++)
+		for (int k = 0; k < set->fam[i].nlabels; k++)
+			if (!strcmp(set->fam[i].labels[k], "namespace") ||
+			    !strcmp(set->fam[i].labels[k], "pod") ||
+			    !strcmp(set->fam[i].labels[k], "container"))
+				set->fam[i].omit_empty |= 1u << k;
 	return rc;
 }
 
