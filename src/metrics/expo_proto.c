@@ -232,15 +232,17 @@ static int build_family(struct fam_tree *t, const struct metric_family *f)
 
 		io__prometheus__client__metric__init(m);
 		t->metric_ptr[i] = m;
-		m->n_label = nlab;
+		m->n_label = 0;
 		m->label = &t->label_ptr[i * nlab];
 		for (size_t k = 0; k < nlab; k++) {
 			pb_label *l = &t->label[i * nlab + k];
 
+			if (!s->values[k][0] && (f->omit_empty >> k & 1))
+				continue; /* as in the text */
 			io__prometheus__client__label_pair__init(l);
 			l->name = (char *)f->labels[k];
 			l->value = (char *)s->values[k];
-			m->label[k] = l;
+			m->label[m->n_label++] = l;
 		}
 		if (t->counter) {
 			io__prometheus__client__counter__init(&t->counter[i]);

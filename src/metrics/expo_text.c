@@ -57,13 +57,19 @@ static void put_escaped(struct buf *b, const char *s, bool quote)
 	}
 }
 
-/* a="x",b="y": the series' own labels, escaped. */
+/* a="x",b="y": the series' own labels, escaped; those of f->omit_empty
+ * left out where empty. */
 static void put_label_pairs(struct buf *b, const struct metric_family *f,
 			    const struct metric_series *s)
 {
+	bool first = true;
+
 	for (int k = 0; k < f->nlabels; k++) {
-		if (k)
+		if (!s->values[k][0] && (f->omit_empty >> k & 1))
+			continue;
+		if (!first)
 			buf_append(b, ",", 1);
+		first = false;
 		buf_puts(b, f->labels[k]);
 		buf_append(b, "=\"", 2);
 		put_escaped(b, s->values[k], true);
@@ -170,12 +176,11 @@ size_t expo_format_fixed(char *out, size_t len, uint64_t num, uint64_t den)
 /* NAME SUFFIX{labels} VALUE: labels are the series' (st->labels), if any;
  * the value formatted (vlen chars). */
 static void put_sample_text(struct buf *b, const char *name, size_t namelen, const char *suffix,
-			    const struct metric_family *f, const struct series_text *st,
-			    const char *val, size_t vlen)
+			    const struct series_text *st, const char *val, size_t vlen)
 {
 	buf_append(b, name, namelen);
 	buf_puts(b, suffix);
-	if (f->nlabels) {
+	if (st->labels.len) {
 		buf_append(b, "{", 1);
 		buf_append(b, st->labels.data, st->labels.len);
 		buf_append(b, "}", 1);
@@ -186,11 +191,11 @@ static void put_sample_text(struct buf *b, const char *name, size_t namelen, con
 }
 
 static void put_sample(struct buf *b, const char *name, size_t namelen, const char *suffix,
-		       const struct metric_family *f, const struct series_text *st, double v)
+		       const struct series_text *st, double v)
 {
 	char num[40];
 
-	put_sample_text(b, name, namelen, suffix, f, st, num, format_value(num, sizeof(num), v));
+	put_sample_text(b, name, namelen, suffix, st, num, format_value(num, sizeof(num), v));
 }
 
 #define MAX_LE 512
@@ -256,7 +261,7 @@ static void put_histogram(struct buf *b, const struct metric_family *f, size_t n
 	buf_reset(&st->prefix);
 	buf_append(&st->prefix, f->name, namelen);
 	buf_append(&st->prefix, "_bucket{", 8);
-	if (f->nlabels) {
+	if (st->labels.len) {
 		buf_append(&st->prefix, st->labels.data, st->labels.len);
 		buf_append(&st->prefix, ",", 1);
 	}
@@ -282,8 +287,8 @@ static void put_histogram(struct buf *b, const struct metric_family *f, size_t n
 	n = t ? expo_format_ratio(num, sizeof(num), s->hist.sum_raw, t->per_base) : 0;
 	if (!n)
 		n = format_value(num, sizeof(num), s->hist.sum);
-	put_sample_text(b, f->name, namelen, "_sum", f, st, num, n);
-	put_sample(b, f->name, namelen, "_count", f, st, (double)s->hist.count);
+	put_sample_text(b, f->name, namelen, "_sum", st, num, n);
+	put_sample(b, f->name, namelen, "_count", st, (double)s->hist.count);
 }
 
 static const char *type_name(enum metric_type t)
@@ -335,7 +340,7 @@ static void put_family(struct buf *b, const struct metric_family *f, bool om, st
 		if (f->type == METRIC_HISTOGRAM)
 			put_histogram(b, f, namelen, s, le, st);
 		else
-			put_sample(b, f->name, namelen, "", f, st, s->value);
+			put_sample(b, f->name, namelen, "", st, s->value);
 	}
 }
 

@@ -57,6 +57,10 @@ struct metric_family {
 	enum metric_type type;
 	const char *labels[METRIC_MAX_LABELS]; /* label names, NULL-terminated */
 	int nlabels;
+	/* Labels (bit k: labels[k]) left out of a series whose value is empty
+	 * (Prometheus holds the two the same): ones only some series have,
+	 * such as a workload's Kubernetes names. */
+	uint32_t omit_empty;
 	/* Classic `le` bounds in raw table units (ns, bytes), ascending; the
 	 * +Inf bucket is implicit. Each must be a bound of the table. */
 	const uint64_t *le;

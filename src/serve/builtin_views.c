@@ -30,6 +30,9 @@ struct builtin_workload_key {
 	__u8 pad[3];
 	char kind[16];
 	char workload[128];
+	char ns[64];
+	char pod[256];
+	char container[64];
 };
 /* The key's strings are a label set's, copied whole (workload_entry): the
  * same sizes, or the copy would read past one or cut the other. */
@@ -39,6 +42,13 @@ _Static_assert(sizeof(((struct builtin_workload_key *)0)->kind) ==
 _Static_assert(sizeof(((struct builtin_workload_key *)0)->workload) ==
 		   sizeof(((struct wl_label *)0)->name),
 	       "workload name sizes differ");
+_Static_assert(sizeof(((struct builtin_workload_key *)0)->ns) ==
+		       sizeof(((struct wl_label *)0)->ns) &&
+		   sizeof(((struct builtin_workload_key *)0)->pod) ==
+		       sizeof(((struct wl_label *)0)->pod) &&
+		   sizeof(((struct builtin_workload_key *)0)->container) ==
+		       sizeof(((struct wl_label *)0)->container),
+	       "Kubernetes name sizes differ");
 
 struct builtin_untimed_key {
 	__u32 dev;
@@ -176,6 +186,9 @@ static int workload_entry(const struct iolat_key *key, const struct iolat_val *v
 	k.op = key->op;
 	memcpy(k.kind, l->kind, sizeof(k.kind));
 	memcpy(k.workload, l->name, sizeof(k.workload));
+	memcpy(k.ns, l->ns, sizeof(k.ns));
+	memcpy(k.pod, l->pod, sizeof(k.pod));
+	memcpy(k.container, l->container, sizeof(k.container));
 	v = value_of(val, span, view);
 	return fn(arg, &k, &v);
 }

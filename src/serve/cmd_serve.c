@@ -151,6 +151,8 @@ void serve_exporter_opts_of(const struct serve *s, const struct serve_config *cf
 	o->maintain_s = pass_interval_s(s);
 	o->rules = cfg->rules;
 	o->nrules = cfg->nrules;
+	memcpy(o->kube_pods_dir, cfg->kube_pods_dir, sizeof(o->kube_pods_dir));
+	memcpy(o->kube_containers_dir, cfg->kube_containers_dir, sizeof(o->kube_containers_dir));
 }
 
 /* The collector's own maintenance: attaches programs it came to need,

@@ -87,6 +87,7 @@ struct exporter_settings {
 	 * long as the exporter, so later settings keep the first ones. */
 	struct workload_cache *names_of;
 	struct wlabels *wl;
+	struct kubenames *kube; /* the names_of's Kubernetes names, to come */
 };
 
 /* Checks what workload series need, and makes their state the first time.
@@ -108,6 +109,11 @@ static int workloads_prepare(struct exporter *e, struct exporter_settings *st, c
 	for (size_t i = 0; i < o->nrules; i++)
 		if (workload_rule_check(&o->rules[i], err, len))
 			return -EINVAL;
+	st->kube = kubenames_new(o->kube_pods_dir, o->kube_containers_dir);
+	if (!st->kube) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
 	if (e->wl)
 		return 0;
 	st->names_of = workload_cache_new();
@@ -198,6 +204,7 @@ void exporter_settings_free(struct exporter_settings *st)
 	drop_builtin(&st->wl_conf, &st->wl_metrics);
 	wlabels_free(st->wl);
 	workload_cache_free(st->names_of);
+	kubenames_free(st->kube);
 	free(st);
 }
 
@@ -274,6 +281,8 @@ void exporter_apply(struct exporter *e, struct exporter_settings *st)
 
 		/* Checked in exporter_prepare: cannot fail here. */
 		workload_cache_set_rules(e->names_of, st->o.rules, st->o.nrules, err, sizeof(err));
+		workload_cache_set_kube(e->names_of, st->kube);
+		st->kube = NULL;
 		if (collector_keyed_by_process(e->c))
 			workload_cache_set_comm(e->names_of, comm_of, e->c);
 		wlabels_set_opts(e->wl, &st->o.wl);
@@ -381,9 +390,18 @@ void exporter_pass_done(struct exporter *e, double seconds)
 static int add_block_metrics(struct exporter *e, struct metric_set *set, char *err, size_t errlen)
 {
 	int rc = umetrics_collect(e->block, set, err, errlen);
+	size_t first = set->n;
 
 	if (!rc && e->views.labels && e->wl_metrics)
 		rc = umetrics_collect(e->wl_metrics, set, err, errlen);
+	/* A workload's Kubernetes names: left out where there are none (every
+	 * workload that is no pod), not written empty. */
+	for (size_t i = first; !rc && i < set->n; i++)
+		for (int k = 0; k < set->fam[i].nlabels; k++)
+			if (!strcmp(set->fam[i].labels[k], "namespace") ||
+			    !strcmp(set->fam[i].labels[k], "pod") ||
+			    !strcmp(set->fam[i].labels[k], "container"))
+				set->fam[i].omit_empty |= 1u << k;
 	return rc;
 }
 

@@ -31,6 +31,9 @@ struct exporter_opts {
 	struct wlabels_opts wl;
 	const struct workload_rule *rules; /* user naming rules; copied */
 	size_t nrules;
+	/* where Kubernetes pods are named from (sys/kubenames.h); "": not read */
+	char kube_pods_dir[512];
+	char kube_containers_dir[512];
 	unsigned int synthetic_disks; /* testing: this many fake disks' series */
 	unsigned int disk_expire_s;   /* disks.expire: how long a gone disk's series
 				       * stay; 0: 5m */

@@ -10,6 +10,7 @@
 #include "serve/serve_internal.h"
 #include "util/buf.h"
 #include "util/log.h"
+#include "util/monotonic.h"
 
 /* s in HTML text: listen addresses and paths come from a settings file. */
 static void put_html(struct buf *b, const char *s)
@@ -40,7 +41,7 @@ static const char *on_off(bool on)
  * stand for "the defaults".
  */
 static void put_bounds(struct buf *b, const char *what, const char *unit, const uint64_t *cfg,
-		       size_t ncfg, const uint64_t *dflt, size_t ndflt, double per_unit)
+		       size_t ncfg, const uint64_t *dflt, size_t ndflt, uint64_t per_unit)
 {
 	const uint64_t *le = ncfg ? cfg : dflt;
 	size_t n = ncfg ? ncfg : ndflt;
@@ -49,7 +50,8 @@ static void put_bounds(struct buf *b, const char *what, const char *unit, const 
 	buf_printf(b, "%s buckets: %zu (%s), le in %s:", what, n, ncfg ? "configured" : "default",
 		   unit);
 	for (size_t i = 0; i < n; i++) {
-		expo_format_double(num, sizeof(num), (double)le[i] / per_unit);
+		/* As the exposition spells `le`, so one can be searched for in the other. */
+		expo_format_fixed(num, sizeof(num), le[i], per_unit);
 		buf_printf(b, " %s", num);
 	}
 	buf_puts(b, " +Inf\n");
@@ -81,7 +83,7 @@ void serve_build_landing(const struct serve *s, const struct serve_config *cfg,
 		   on_off(cfg->total_view), on_off(cfg->size_view), on_off(cfg->op_label),
 		   on_off(cfg->size_label));
 	put_bounds(&b, "latency", "seconds", cfg->lat_le, cfg->nlat_le, buckets_default_le_ns,
-		   buckets_default_le_count, 1e9);
+		   buckets_default_le_count, NSEC_PER_SEC);
 	put_bounds(&b, "size", "bytes", cfg->size_le, cfg->nsize_le, buckets_default_size_le,
 		   buckets_default_size_le_count, 1);
 	buf_printf(&b,

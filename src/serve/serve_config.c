@@ -30,6 +30,9 @@ void config_defaults(struct serve_config *c)
 	c->workloads_max = MAPSIZE_DEFAULT_WORKLOADS;
 	c->workloads_expire_s = CONFIG_DEFAULT_EXPIRE_S;
 	c->disks_expire_s = CONFIG_DEFAULT_EXPIRE_S;
+	snprintf(c->kube_pods_dir, sizeof(c->kube_pods_dir), "%s", WORKLOAD_KUBE_PODS_DIR);
+	snprintf(c->kube_containers_dir, sizeof(c->kube_containers_dir), "%s",
+		 WORKLOAD_KUBE_CONTAINERS_DIR);
 }
 
 /*
@@ -321,6 +324,18 @@ static int disks_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg
 	return yamldoc_get_duration(x, v, 1, &c->disks_expire_s);
 }
 
+static int kubernetes_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
+{
+	struct serve_config *c = arg;
+
+	if (!strcmp(k, "pod_logs_dir"))
+		return yamldoc_get_strbuf(x, v, c->kube_pods_dir, sizeof(c->kube_pods_dir));
+	if (!strcmp(k, "container_logs_dir"))
+		return yamldoc_get_strbuf(x, v, c->kube_containers_dir,
+					  sizeof(c->kube_containers_dir));
+	return 1;
+}
+
 static int map_size_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 {
 	struct serve_config *c = arg;
@@ -356,6 +371,9 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 					workloads_key, c);
 	if (!strcmp(k, "disks"))
 		return yamldoc_each_key(x, v, "disks", "expire", disks_key, c);
+	if (!strcmp(k, "kubernetes"))
+		return yamldoc_each_key(x, v, "kubernetes", "pod_logs_dir, container_logs_dir",
+					kubernetes_key, c);
 	if (!strcmp(k, "bpf_stats"))
 		return yamldoc_get_bool(x, v, &c->bpf_stats);
 	if (!strcmp(k, "bpf_map_sizes"))
@@ -407,8 +425,8 @@ int config_load(const char *path, struct serve_config *c, char *err, size_t errl
 	root = yaml_document_get_root_node(&x.doc);
 	if (root)
 		rc = yamldoc_each_key(&x, root, "the settings",
-				      "web, views, buckets, labels, workloads, disks, bpf_stats, "
-				      "bpf_map_sizes, log_level, log_format",
+				      "web, views, buckets, labels, workloads, disks, kubernetes, "
+				      "bpf_stats, bpf_map_sizes, log_level, log_format",
 				      top_key, c);
 	yaml_document_delete(&x.doc);
 	return rc;
@@ -455,6 +473,10 @@ void config_changes(const struct serve_config *a, const struct serve_config *b, 
 	note_change(a->workloads_expire_s != b->workloads_expire_s, "workloads.expire", out, len);
 	note_change(rules, "workloads.rules", out, len);
 	note_change(a->disks_expire_s != b->disks_expire_s, "disks.expire", out, len);
+	note_change(strcmp(a->kube_pods_dir, b->kube_pods_dir), "kubernetes.pod_logs_dir", out,
+		    len);
+	note_change(strcmp(a->kube_containers_dir, b->kube_containers_dir),
+		    "kubernetes.container_logs_dir", out, len);
 	note_change(a->bpf_stats != b->bpf_stats, "bpf_stats", out, len);
 	note_change(memcmp(a->map_sizes, b->map_sizes, sizeof(a->map_sizes)), "bpf_map_sizes", out,
 		    len);

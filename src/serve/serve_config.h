@@ -79,6 +79,10 @@ struct serve_config {
 	struct workload_rule rules[WORKLOAD_MAX_RULES];
 	size_t nrules;
 	uint32_t map_sizes[MAPSIZE_COUNT]; /* bpf_map_sizes; 0: from the host */
+	/* kubernetes.pod_logs_dir, .container_logs_dir: where pods' names are
+	 * read (sys/kubenames.h); "": not read */
+	char kube_pods_dir[512];
+	char kube_containers_dir[512];
 };
 
 /* The defaults: ":9617", "/metrics", every view, default buckets. */

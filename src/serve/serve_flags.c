@@ -97,6 +97,11 @@ void serve_flags_usage(FILE *f)
 	    "                                 counts under workload=\"other\" (default 500)\n"
 	    "      --workloads.expire=DUR     a removed workload's series stay DUR (5m)\n"
 	    "      --disks.expire=DUR         a gone disk's series stay DUR (5m)\n"
+	    "      --kubernetes.pod-logs-dir=DIR  the kubelet's pod log directories,\n"
+	    "                                 which name pods' cgroups NAMESPACE/POD\n"
+	    "                                 (default /var/log/pods; \"\": not read)\n"
+	    "      --kubernetes.container-logs-dir=DIR  the CRI log links, which name\n"
+	    "                                 containers (default /var/log/containers)\n"
 	    "      --[no-]label.op            an op label (read, write, ...) on block\n"
 	    "                                 metrics; without it ops sum per disk (default on)\n"
 	    "      --[no-]label.size-class    a size label (%s, %s, %s,\n"
@@ -177,6 +182,8 @@ enum {
 	OPT_MAPSIZE,
 	OPT_LEASE,
 	OPT_MAINTAIN,
+	OPT_KPODS,
+	OPT_KCTRS,
 };
 
 /* --FLAG[=NAME]'s instance name (default serve) into *out, if it is one. */
@@ -331,7 +338,8 @@ static int userprogs_flag(struct serve_flags *f, int c, const char *arg)
 	return -EINVAL;
 }
 
-/* --workloads.by, --workloads.max, --workloads.expire and --disks.expire. */
+/* --workloads.by, --workloads.max, --workloads.expire, --disks.expire and
+ * the Kubernetes directories. */
 static int series_flag(struct serve_flags *f, int c, const char *arg)
 {
 	struct serve_config *s = &f->set;
@@ -367,6 +375,19 @@ static int series_flag(struct serve_flags *f, int c, const char *arg)
 			return -EINVAL;
 		}
 		return 0;
+	case OPT_KPODS:
+	case OPT_KCTRS: {
+		char *dir = c == OPT_KPODS ? s->kube_pods_dir : s->kube_containers_dir;
+
+		if (strlen(arg) >= sizeof(s->kube_pods_dir)) {
+			errorf(NULL, "--kubernetes.%s-logs-dir is longer than %zu bytes",
+			       c == OPT_KPODS ? "pod" : "container", sizeof(s->kube_pods_dir) - 1);
+			return -EINVAL;
+		}
+		snprintf(dir, sizeof(s->kube_pods_dir), "%s", arg);
+		*(c == OPT_KPODS ? &f->has_kube_pods : &f->has_kube_ctrs) = true;
+		return 0;
+	}
 	}
 	return -EINVAL;
 }
@@ -398,6 +419,8 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 	case OPT_WLMAX:
 	case OPT_WLEXP:
 	case OPT_DKEXP:
+	case OPT_KPODS:
+	case OPT_KCTRS:
 		return series_flag(f, c, arg);
 	case OPT_LISTEN:
 	case OPT_PATH:
@@ -520,6 +543,8 @@ const struct opt serve_flags_opts[] = {
 	{ "workloads.max", 0, OPT_VALUE, OPT_WLMAX },
 	{ "workloads.expire", 0, OPT_VALUE, OPT_WLEXP },
 	{ "disks.expire", 0, OPT_VALUE, OPT_DKEXP },
+	{ "kubernetes.pod-logs-dir", 0, OPT_VALUE, OPT_KPODS },
+	{ "kubernetes.container-logs-dir", 0, OPT_VALUE, OPT_KCTRS },
 	{ "label.op", 0, OPT_NO_VALUE, OPT_OPL },
 	{ "no-label.op", 0, OPT_NO_VALUE, OPT_NOOPL },
 	{ "label.size-class", 0, OPT_NO_VALUE, OPT_SZL },
@@ -641,6 +666,11 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 		out->workloads_expire_s = f->set.workloads_expire_s;
 	if (f->set.disks_expire_s)
 		out->disks_expire_s = f->set.disks_expire_s;
+	if (f->has_kube_pods)
+		memcpy(out->kube_pods_dir, f->set.kube_pods_dir, sizeof(out->kube_pods_dir));
+	if (f->has_kube_ctrs)
+		memcpy(out->kube_containers_dir, f->set.kube_containers_dir,
+		       sizeof(out->kube_containers_dir));
 	for (int m = 0; f->has_map_sizes && m < MAPSIZE_COUNT; m++)
 		if (f->set.map_sizes[m])
 			out->map_sizes[m] = f->set.map_sizes[m];

@@ -50,6 +50,7 @@ struct wlabels {
 	struct lset other;
 	uint64_t next_id;
 	struct wlabels_stats st;
+	uint64_t kube_gen; /* of the names the sets were given */
 };
 
 struct wlabels *wlabels_new(const struct wlabels_ops *ops, struct workload_cache *names,
@@ -93,39 +94,57 @@ void wlabels_set_opts(struct wlabels *w, const struct wlabels_opts *o)
 	w->o = *o; /* a lower cap applies to sets made from now on */
 }
 
-/* FNV-1a of kind and name; never 0 (idmap's empty mark). */
-static uint64_t name_hash(const char *kind, const char *name)
+/* FNV-1a of a label set's strings, each ended by its '\0'; never 0
+ * (idmap's empty mark). */
+static uint64_t name_hash(const struct wl_label *l)
 {
+	const char *const parts[] = { l->kind, l->name, l->ns, l->pod, l->container };
 	uint64_t h = 0xcbf29ce484222325ULL;
 
-	for (const char *p = kind; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-	h = (h ^ '/') * 0x100000001b3ULL;
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		for (const char *p = parts[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+		h *= 0x100000001b3ULL;
+	}
 	return h ? h : 1;
 }
 
-/* The set named kind/name, or NULL; *free_h: where by_name has room for it.
- * Collisions of the 64-bit hash are resolved by probing h+1, h+2... */
-static struct lset *set_named(const struct wlabels *w, const char *kind, const char *name,
-			      uint64_t *free_h)
+static bool same_label(const struct wl_label *a, const struct wl_label *b)
 {
-	uint64_t h = name_hash(kind, name);
+	return !strcmp(a->kind, b->kind) && !strcmp(a->name, b->name) && !strcmp(a->ns, b->ns) &&
+	       !strcmp(a->pod, b->pod) && !strcmp(a->container, b->container);
+}
+
+/* The label set workload n is given. */
+static void label_of(const struct workload *n, struct wl_label *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->kind, sizeof(out->kind), "%s", n->kind);
+	snprintf(out->name, sizeof(out->name), "%s", n->name);
+	snprintf(out->ns, sizeof(out->ns), "%s", n->kube.names.ns);
+	snprintf(out->pod, sizeof(out->pod), "%s", n->kube.names.pod);
+	snprintf(out->container, sizeof(out->container), "%s", n->kube.names.container);
+}
+
+/* The set labelled l, or NULL; *free_h: where by_name has room for it.
+ * Collisions of the 64-bit hash are resolved by probing h+1, h+2... */
+static struct lset *set_named(const struct wlabels *w, const struct wl_label *l, uint64_t *free_h)
+{
+	uint64_t h = name_hash(l);
 	struct lset *s;
 
 	for (; (s = idmap_get(&w->by_name, h)); h = h + 1 ? h + 1 : 1)
-		if (!strcmp(s->label.kind, kind) && !strcmp(s->label.name, name))
+		if (same_label(&s->label, l))
 			return s;
 	*free_h = h;
 	return NULL;
 }
 
-/* The set named n, made if the cap allows; &other if not. */
-static struct lset *set_for(struct wlabels *w, const struct workload *n)
+/* The set labelled l, made if the cap allows; &other if not. */
+static struct lset *set_for(struct wlabels *w, const struct wl_label *l)
 {
 	uint64_t h;
-	struct lset *s = set_named(w, n->kind, n->name, &h);
+	struct lset *s = set_named(w, l, &h);
 
 	if (s)
 		return s;
@@ -134,8 +153,7 @@ static struct lset *set_for(struct wlabels *w, const struct workload *n)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto fold;
-	snprintf(s->label.kind, sizeof(s->label.kind), "%s", n->kind);
-	snprintf(s->label.name, sizeof(s->label.name), "%s", n->name);
+	s->label = *l;
 	s->id = w->next_id++;
 	s->hash = h;
 	if (idmap_put(&w->sets, s->id, s) || idmap_put(&w->by_name, h, s)) {
@@ -147,12 +165,29 @@ static struct lset *set_for(struct wlabels *w, const struct workload *n)
 	return s;
 fold:
 	w->st.folded_cgroups++;
-	log_debug("workload folded into other", LOG_STR("kind", n->kind),
-		  LOG_STR("workload", n->name),
+	log_debug("workload folded into other", LOG_STR("kind", l->kind),
+		  LOG_STR("workload", l->name),
 		  LOG_STR("reason",
 			  w->st.sets >= w->o.max_sets ? "workloads.max reached" : "out of memory"),
 		  LOG_UINT("max", w->o.max_sets));
 	return &w->other;
+}
+
+/* Ids gathered while walking a map, acted on after the walk. */
+struct idlist {
+	uint64_t *id;
+	size_t n, cap;
+	int failed;
+	struct wlabels *w;
+	time_t now;
+};
+
+static void idlist_add(struct idlist *l, uint64_t id)
+{
+	if (array_make_room((void **)&l->id, &l->cap, l->n, sizeof(*l->id), 16))
+		l->failed = 1;
+	else
+		l->id[l->n++] = id;
 }
 
 /* Names a followed cgroup once the cache can: a cgroup younger than the
@@ -169,9 +204,57 @@ static void name_it(struct wlabels *w, uint64_t id, struct tracked *t, time_t no
 		log_debug("workload folded into other", LOG_UINT("cgroup", id),
 			  LOG_STR("reason", "cgroup gone before it was named"));
 	} else {
-		t->set = set_for(w, n);
+		struct wl_label l;
+
+		label_of(n, &l);
+		t->set = set_for(w, &l);
 	}
 	t->set->members++;
+}
+
+/* A cgroup leaves its set: an empty set starts to age. */
+static void leave_set(struct lset *s, time_t now)
+{
+	if (--s->members == 0)
+		s->empty_since = now;
+}
+
+/* Gathers the named Kubernetes cgroups (their sets are not "other"). */
+static void collect_pods(void *ctx, uint64_t id, void *val)
+{
+	struct idlist *l = ctx;
+	const struct tracked *t = val;
+
+	if (t->set && t->set != &l->w->other &&
+	    (t->set->label.pod[0] || !strcmp(t->set->label.kind, "pod")))
+		idlist_add(l, id);
+}
+
+/* The Kubernetes names changed: each pod's cgroup goes to the set of its
+ * names now (a pod gone from the directories back to its UID). */
+static int rename_pods(struct wlabels *w, time_t now)
+{
+	struct idlist pods = { .w = w, .now = now };
+
+	idmap_each(&w->cgroups, collect_pods, &pods);
+	for (size_t i = 0; i < pods.n; i++) {
+		struct tracked *t = idmap_get(&w->cgroups, pods.id[i]);
+		const struct workload *n = workload_lookup(w->names, pods.id[i]);
+		struct wl_label l;
+
+		if (workload_is_unknown(n))
+			continue;
+		label_of(n, &l);
+		if (same_label(&t->set->label, &l))
+			continue;
+		log_debug("workload renamed", LOG_UINT("cgroup", pods.id[i]),
+			  LOG_STR("from", t->set->label.name), LOG_STR("to", l.name));
+		leave_set(t->set, now);
+		t->set = set_for(w, &l);
+		t->set->members++;
+	}
+	free(pods.id);
+	return pods.failed ? -ENOMEM : 0;
 }
 
 static struct tracked *follow(struct wlabels *w, uint64_t id, time_t now)
@@ -192,6 +275,13 @@ static struct tracked *follow(struct wlabels *w, uint64_t id, time_t now)
 
 int wlabels_assign(struct wlabels *w, const struct snapshot *snap, time_t now)
 {
+	uint64_t gen = workload_cache_refresh(w->names);
+
+	if (gen != w->kube_gen) {
+		w->kube_gen = gen;
+		if (rename_pods(w, now))
+			return -ENOMEM;
+	}
 	for (size_t i = 0; i < snap->n; i++) {
 		uint64_t id = snap->s[i].key.cgroup;
 		struct tracked *t;
@@ -232,23 +322,6 @@ const struct wl_label *wlabels_of(struct wlabels *w, uint64_t cgroup)
 int wlabels_is_other(const struct wlabels *w, const struct wl_label *l)
 {
 	return l == &w->other.label;
-}
-
-/* Ids gathered while walking a map, acted on after the walk. */
-struct idlist {
-	uint64_t *id;
-	size_t n, cap;
-	int failed;
-	struct wlabels *w;
-	time_t now;
-};
-
-static void idlist_add(struct idlist *l, uint64_t id)
-{
-	if (array_make_room((void **)&l->id, &l->cap, l->n, sizeof(*l->id), 16))
-		l->failed = 1;
-	else
-		l->id[l->n++] = id;
 }
 
 /* A named cgroup with no I/O since the previous pass: it may be gone. */
@@ -330,8 +403,8 @@ static void unfollow(struct wlabels *w, uint64_t id, time_t now)
 
 	if (!t)
 		return;
-	if (t->set && --t->set->members == 0)
-		t->set->empty_since = now;
+	if (t->set)
+		leave_set(t->set, now);
 	log_debug("workload cgroup gone; kernel keys retired", LOG_UINT("cgroup", id),
 		  LOG_STR("kind", t->set ? t->set->label.kind : NULL),
 		  LOG_STR("workload", t->set ? t->set->label.name : NULL));
@@ -464,7 +537,10 @@ static int restore_set(struct wlabels *w, const struct wlstate *in, const struct
 	if (r->id < ID_FIRST_SET || r->id >= in->next_id || idmap_get(&w->sets, r->id) ||
 	    !terminated(r->label.kind, sizeof(r->label.kind)) ||
 	    !terminated(r->label.name, sizeof(r->label.name)) ||
-	    set_named(w, r->label.kind, r->label.name, &h))
+	    !terminated(r->label.ns, sizeof(r->label.ns)) ||
+	    !terminated(r->label.pod, sizeof(r->label.pod)) ||
+	    !terminated(r->label.container, sizeof(r->label.container)) ||
+	    set_named(w, &r->label, &h))
 		return -EPROTO;
 	s = calloc(1, sizeof(*s));
 	if (!s)

@@ -27,9 +27,14 @@ struct wlabels_opts {
 	unsigned int expire_s; /* how long a set with no live cgroup stays */
 };
 
+/* A label set: kind and workload, and for a Kubernetes pod's cgroups the
+ * namespace, pod and container names (workload.h; "" for the others). */
 struct wl_label {
 	char kind[16];
 	char name[128];
+	char ns[64];
+	char pod[256];
+	char container[64];
 };
 
 /*
@@ -63,7 +68,10 @@ void wlabels_free(struct wlabels *w);
 void wlabels_set_opts(struct wlabels *w, const struct wlabels_opts *o);
 
 /* Maintenance: follows and names the cgroups of a fresh snapshot
- * (collector_read). 0 or -ENOMEM. */
+ * (collector_read). When the Kubernetes names changed
+ * (workload_cache_refresh), a pod's cgroups already named move to the
+ * label set of their names now: their live series follow, what they
+ * retired stays with the old set. 0 or -ENOMEM. */
 int wlabels_assign(struct wlabels *w, const struct snapshot *snap, time_t now);
 
 /* The label set a snapshot series' cgroup id belongs to; NULL: not exported

@@ -14,7 +14,7 @@
 #define WLSTATE_MAGIC 0x776c6f69u /* "iolw" */
 /* Bump on any change to the header or the records: a file of another
  * format is not read (the next run names its workloads afresh). */
-#define WLSTATE_FORMAT 1
+#define WLSTATE_FORMAT 2 /* 2: label sets with Kubernetes names */
 
 /* The file: this header, nsets struct wlstate_set, ncgroups struct
  * wlstate_cgroup, then pin_hash of all that before it. */

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "sys/workload.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -107,6 +108,31 @@ static bool container_name(const char *c, const char *parent, char *name, size_t
 	return true;
 }
 
+/*
+ * A container's cgroup right under a pod's: cri-containerd-ID.scope,
+ * crio-ID.scope, docker-ID.scope (the systemd cgroup driver), ID or
+ * crio-ID (cgroupfs). CRI-O's crio-conmon-ID.scope is its monitor, not
+ * the container: no id.
+ */
+static void kube_container_id(const char *c, char *id, size_t len)
+{
+	static const char *const prefixes[] = { "cri-containerd-", "crio-", "docker-" };
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(c, prefixes[i], strlen(prefixes[i]))) {
+			c += strlen(prefixes[i]);
+			break;
+		}
+	n = strcspn(c, ".");
+	if ((c[n] && strcmp(c + n, ".scope")) || n < 12 || n >= len)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)c[i]))
+			return;
+	snprintf(id, len, "%.*s", (int)n, c);
+}
+
 /* Ranks: the most telling kind found anywhere on the path wins. */
 enum rank { R_CGROUP, R_SCOPE, R_SERVICE, R_CONTAINER, R_POD, R_VM };
 
@@ -117,7 +143,7 @@ void workload_classify(const char *path, struct workload *out)
 	};
 	char comp[256], prev[256] = "", name[128];
 	enum rank best = R_CGROUP;
-	bool kubepods = false;
+	bool kubepods = false, in_pod = false;
 	const char *p = path;
 
 	memset(out, 0, sizeof(*out));
@@ -132,11 +158,17 @@ void workload_classify(const char *path, struct workload *out)
 			break;
 		unescape(p, n, comp, sizeof(comp));
 		kubepods |= !strncmp(comp, "kubepods", 8);
-		if (vm_name(comp, name, sizeof(name)) && best < R_VM)
+		if (in_pod) /* the component right under a pod's */
+			kube_container_id(comp, out->kube.container_id,
+					  sizeof(out->kube.container_id));
+		in_pod = false;
+		if (vm_name(comp, name, sizeof(name)) && best < R_VM) {
 			best = R_VM;
-		else if (pod_name(comp, kubepods, name, sizeof(name)) && best < R_POD)
+		} else if (pod_name(comp, kubepods, name, sizeof(name)) && best < R_POD) {
 			best = R_POD;
-		else if (container_name(comp, prev, name, sizeof(name)) && best < R_CONTAINER)
+			in_pod = true;
+			snprintf(out->kube.pod_uid, sizeof(out->kube.pod_uid), "%s", name);
+		} else if (container_name(comp, prev, name, sizeof(name)) && best < R_CONTAINER)
 			best = R_CONTAINER;
 		else if (ends_with(comp, strlen(comp), ".service") && best < R_SERVICE) {
 			snprintf(name, sizeof(name), "%.*s", (int)(strlen(comp) - 8), comp);
@@ -154,6 +186,8 @@ void workload_classify(const char *path, struct workload *out)
 		p += n;
 	}
 	snprintf(out->kind, sizeof(out->kind), "%s", kinds[best]);
+	if (best != R_POD) /* a VM in a pod is a VM */
+		memset(&out->kube, 0, sizeof(out->kube));
 }
 
 struct rule {
@@ -170,6 +204,8 @@ struct workload_cache {
 	size_t nrules;
 	workload_comm_fn comm_of; /* names processes (keyed by process) */
 	void *comm_ctx;
+	struct kubenames *kube; /* NULL: pods keep their UIDs */
+	uint64_t kube_gen;	/* changes when kube's names do */
 };
 
 /* Expands \0-\9 in a rule's name template from the match groups. */
@@ -274,6 +310,48 @@ static void walk(struct workload_cache *c)
 		return;
 	c->walked = time(NULL);
 	cgroups_walk(c->root, remember, c);
+	workload_cache_refresh(c); /* new cgroups may be new pods' */
+}
+
+uint64_t workload_cache_refresh(struct workload_cache *c)
+{
+	if (c->kube && kubenames_refresh(c->kube))
+		c->kube_gen++;
+	return c->kube_gen;
+}
+
+void workload_cache_set_kube(struct workload_cache *c, struct kubenames *k)
+{
+	if (k)
+		kubenames_refresh(k);
+	kubenames_free(c->kube);
+	c->kube = k;
+	c->kube_gen++; /* every pod is named again, from k */
+}
+
+/* "A/B" or "A/B/C" into out, cut to its size. */
+static void join_names(char *out, size_t len, const char *a, const char *b, const char *c)
+{
+	if (snprintf(out, len, "%s/%s%s%s", a, b, c[0] ? "/" : "", c) >= (int)len)
+		out[len - 1] = '\0'; /* cut: a label set keeps the whole names apart */
+}
+
+/* Names a pod's cgroup by what the Kubernetes directories say now. */
+static void kube_name(const struct workload_cache *c, struct workload *w)
+{
+	struct workload_kube *k = &w->kube;
+
+	if (!k->pod_uid[0] || k->gen == c->kube_gen)
+		return;
+	k->gen = c->kube_gen;
+	if (!c->kube || !kubenames_find(c->kube, k->pod_uid, k->container_id, &k->names)) {
+		memset(&k->names, 0, sizeof(k->names));
+		snprintf(w->kind, sizeof(w->kind), "pod");
+		snprintf(w->name, sizeof(w->name), "%s", k->pod_uid);
+		return;
+	}
+	snprintf(w->kind, sizeof(w->kind), "%s", k->names.container[0] ? "container" : "pod");
+	join_names(w->name, sizeof(w->name), k->names.ns, k->names.pod, k->names.container);
 }
 
 struct workload_cache *workload_cache_new_at(const char *root)
@@ -285,6 +363,7 @@ struct workload_cache *workload_cache_new_at(const char *root)
 	snprintf(c->root, sizeof(c->root), "%s", root); /* "": nothing to walk */
 	snprintf(c->unattributed.kind, sizeof(c->unattributed.kind), "none");
 	snprintf(c->unattributed.name, sizeof(c->unattributed.name), "unattributed");
+	c->kube_gen = 1; /* a workload's names are of generation 0: none yet */
 	walk(c);
 	return c;
 }
@@ -292,9 +371,19 @@ struct workload_cache *workload_cache_new_at(const char *root)
 struct workload_cache *workload_cache_new(void)
 {
 	char root[4096];
+	struct workload_cache *c;
+	struct kubenames *k;
 
 	cgroups_io_root(root, sizeof(root)); /* "" if none */
-	return workload_cache_new_at(root);
+	c = workload_cache_new_at(root);
+	k = c ? kubenames_new(WORKLOAD_KUBE_PODS_DIR, WORKLOAD_KUBE_CONTAINERS_DIR) : NULL;
+	if (c && !k) {
+		workload_cache_free(c);
+		return NULL;
+	}
+	if (c)
+		workload_cache_set_kube(c, k);
+	return c;
 }
 
 void workload_cache_free(struct workload_cache *c)
@@ -303,6 +392,7 @@ void workload_cache_free(struct workload_cache *c)
 		return;
 	clear_rules(c);
 	idmap_free_all(&c->names);
+	kubenames_free(c->kube);
 	free(c);
 }
 
@@ -548,8 +638,10 @@ const struct workload *workload_lookup(struct workload_cache *c, uint64_t id)
 		walk(c);
 		w = idmap_get(&c->names, id);
 	}
-	if (w)
+	if (w) {
+		kube_name(c, (struct workload *)w); /* the cache's own entry */
 		return w;
+	}
 	snprintf(c->unknown.kind, sizeof(c->unknown.kind), "cgroup");
 	snprintf(c->unknown.name, sizeof(c->unknown.name), "cgroup-%" PRIu64, id);
 	snprintf(c->unknown.path, sizeof(c->unknown.path), "?");

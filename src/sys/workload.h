@@ -14,16 +14,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sys/kubenames.h"
+
+/* A Kubernetes pod's cgroup: the ids its path carries, and the names the
+ * node's log directories give them (kubenames.h). */
+struct workload_kube {
+	char pod_uid[48];	 /* "": not a pod's cgroup */
+	char container_id[72];	 /* "": the pod's own cgroup, or not a container's */
+	struct kube_names names; /* all "": not known (yet) */
+	uint64_t gen;		 /* the cache's names generation they are of */
+};
+
 struct workload {
 	char kind[16]; /* "vm", "pod", "container", "service", "scope", "cgroup" */
 	char name[128];
 	char path[512]; /* relative to the hierarchy's root, "/" for the root */
+	struct workload_kube kube;
 };
 
 /*
  * Names a cgroup path (relative to its hierarchy's root). Pure: no I/O.
  * Examples: "/machine.slice/machine-qemu\x2d3\x2dweb01.scope" -> vm web01;
- * "/system.slice/nginx.service" -> service nginx.
+ * "/system.slice/nginx.service" -> service nginx. A Kubernetes pod's cgroup
+ * (or one of its containers') is pod UID, with the pod UID and container id
+ * noted in out->kube for a cache to name (containerd's
+ * cri-containerd-ID.scope, CRI-O's crio-ID.scope under a pod's slice, or a
+ * bare ID or crio-ID under cgroupfs' /kubepods/QOS/podUID).
  */
 void workload_classify(const char *path, struct workload *out);
 
@@ -51,6 +67,25 @@ const struct workload *workload_lookup(struct workload_cache *c, uint64_t id);
  */
 typedef int (*workload_comm_fn)(void *ctx, uint32_t pid, char *out, size_t len);
 void workload_cache_set_comm(struct workload_cache *c, workload_comm_fn fn, void *ctx);
+
+/*
+ * Kubernetes names from k (kubenames.h), which the cache takes (NULL:
+ * none, pods keep their UIDs). workload_cache_new reads the kubelet's
+ * WORKLOAD_KUBE_PODS_DIR and WORKLOAD_KUBE_CONTAINERS_DIR; workload_cache_new_at
+ * nothing. A pod's cgroup whose pod k names is "pod NAMESPACE/POD", or
+ * "container NAMESPACE/POD/CONTAINER" when its container is named too; else,
+ * as before, "pod UID".
+ */
+#define WORKLOAD_KUBE_PODS_DIR "/var/log/pods"
+#define WORKLOAD_KUBE_CONTAINERS_DIR "/var/log/containers"
+void workload_cache_set_kube(struct workload_cache *c, struct kubenames *k);
+
+/*
+ * Rereads the Kubernetes directories if they changed (kubenames_refresh):
+ * a lookup after it names pods by what they say now. The names' generation,
+ * which changes when a name did. (Walks refresh them too.)
+ */
+uint64_t workload_cache_refresh(struct workload_cache *c);
 
 /* A cgroup a lookup could not name (never seen in a walk: already gone). */
 bool workload_is_unknown(const struct workload *w);

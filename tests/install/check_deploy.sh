@@ -344,6 +344,12 @@ def check_workload(where, part, objs):
     for path in HANDOVER:
         if path not in seen:
             err("%s: DaemonSet: --handover needs the host's %s mounted" % (where, path))
+    # Pods' names (iolat's --kubernetes.*-logs-dir defaults): read-only at
+    # the host's paths.
+    for path in ("/var/log/pods", "/var/log/containers"):
+        if seen.get(path, {}).get("mountPath") != path:
+            err("%s: DaemonSet: the host's %s is not mounted at %s: pods would be named by UID"
+                % (where, path, path))
     if seen.get("/sys/fs/bpf", {}).get("mountPropagation") != "HostToContainer":
         err("%s: DaemonSet: /sys/fs/bpf is not mounted with mountPropagation HostToContainer" % where)
     us = spec.get("updateStrategy") or {}

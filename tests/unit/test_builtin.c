@@ -163,6 +163,9 @@ static int setup(void **state)
 	f->snap.n = 1;
 	snprintf(f->label.kind, sizeof(f->label.kind), "vm");
 	snprintf(f->label.name, sizeof(f->label.name), "web01");
+	snprintf(f->label.ns, sizeof(f->label.ns), "kube-system");
+	snprintf(f->label.pod, sizeof(f->label.pod), "virt-launcher-web01-x7k2p");
+	snprintf(f->label.container, sizeof(f->label.container), "compute");
 	f->labels[0] = &f->label;
 	f->views = (struct builtin_views){ .snap = &f->snap,
 					   .lat = &f->lat,
@@ -192,8 +195,14 @@ static const char *want_label(const char *name, size_t series)
 	static const struct {
 		const char *label, *value;
 	} want[] = {
-		{ "device", "4095:7" }, { "op", "discard" },	 { "size", "16-64KiB" },
-		{ "kind", "vm" },	{ "workload", "web01" },
+		{ "device", "4095:7" },
+		{ "op", "discard" },
+		{ "size", "16-64KiB" },
+		{ "kind", "vm" },
+		{ "workload", "web01" },
+		{ "namespace", "kube-system" },
+		{ "pod", "virt-launcher-web01-x7k2p" },
+		{ "container", "compute" },
 	};
 
 	if (!strcmp(name, "view"))
@@ -272,10 +281,11 @@ static void test_block_layout(void **state)
 	collect(*state, 0, 7, 3);
 }
 
-/* builtin/workloads.yaml over the views: device, op, kind, workload. */
+/* builtin/workloads.yaml over the views: device, op, kind, workload,
+ * namespace, pod, container. */
 static void test_workload_layout(void **state)
 {
-	collect(*state, 1, 6, 4);
+	collect(*state, 1, 6, 7);
 }
 
 int main(void)

@@ -348,6 +348,36 @@ static void test_families(void **state)
 }
 
 /* Two histogram series (one never observed) around an empty family. */
+/* A label of the family's omit_empty with an empty value is left out, as
+ * in the text; others stay, empty. */
+static void test_empty_labels(void **state)
+{
+	struct metric_set set = { 0 };
+	struct metric_family *f;
+	struct buf out = { 0 };
+	struct stream st;
+
+	(void)state;
+	f = metrics_family(&set, "iolat_requests_total", "Requests.", METRIC_COUNTER,
+			   counter_labels);
+	assert_non_null(f);
+	f->omit_empty = 1u << 1; /* op */
+	metrics_series(f, (const char *const[]){ "sda", "" }, NULL)->value = 1;
+	metrics_series(f, (const char *const[]){ "", "" }, NULL)->value = 2;
+	assert_int_equal(expo_proto(&set, &out), 0);
+	decode(&out, &st);
+	assert_int_equal(st.n, 1);
+	assert_int_equal(st.fam[0]->n_metric, 2);
+	assert_int_equal(st.fam[0]->metric[0]->n_label, 1);
+	assert_label(st.fam[0]->metric[0], 0, "disk", "sda");
+	assert_int_equal(st.fam[0]->metric[1]->n_label, 1);
+	assert_label(st.fam[0]->metric[1], 0, "disk", "");
+	assert_true(st.fam[0]->metric[1]->counter->value == 2);
+	stream_free(&st);
+	buf_free(&out);
+	metrics_clear(&set);
+}
+
 static void test_two_series_empty_family(void **state)
 {
 	static const struct obs a[] = {
@@ -517,6 +547,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_empty_labels),
 		cmocka_unit_test(test_two_series_empty_family),
 		cmocka_unit_test(test_empty_set),
 		cmocka_unit_test(test_many_series),

@@ -521,6 +521,46 @@ static void test_too_many_labels(void **state)
 	metrics_clear(&set);
 }
 
+/* A label of the family's omit_empty with an empty value is left out, as
+ * Prometheus holds it absent; others stay, empty. A series with none left
+ * has no braces, and its buckets only le. */
+static void test_empty_labels(void **state)
+{
+	static const double ule[] = { 1 };
+	static const char *const three[] = { "kind", "namespace", "pod", NULL };
+	struct metric_set set = { 0 };
+	struct metric_family *c, *h;
+	struct metric_series *s;
+	struct buf b = { 0 };
+
+	(void)state;
+	c = metrics_family(&set, "w_total", "W.", METRIC_COUNTER, three);
+	c->omit_empty = 1u << 1 | 1u << 2; /* namespace, pod; not kind */
+	metrics_series(c, (const char *const[]){ "pod", "shop", "web-0" }, NULL)->value = 1;
+	metrics_series(c, (const char *const[]){ "service", "", "" }, NULL)->value = 2;
+	metrics_series(c, (const char *const[]){ "", "", "" }, NULL)->value = 3;
+	h = metrics_family(&set, "w_seconds", "S.", METRIC_HISTOGRAM, three);
+	h->ule = ule;
+	h->nule = 1;
+	h->omit_empty = 7;
+	s = metrics_series(h, (const char *const[]){ "", "", "" }, NULL);
+	assert_int_equal(metrics_uhist_add(h, s, 0, 4), 0);
+	assert_int_equal(expo_text(&set, false, &b), 0);
+	assert_string_equal(b.data, "# HELP w_total W.\n"
+				    "# TYPE w_total counter\n"
+				    "w_total{kind=\"pod\",namespace=\"shop\",pod=\"web-0\"} 1\n"
+				    "w_total{kind=\"service\"} 2\n"
+				    "w_total{kind=\"\"} 3\n"
+				    "# HELP w_seconds S.\n"
+				    "# TYPE w_seconds histogram\n"
+				    "w_seconds_bucket{le=\"1\"} 4\n"
+				    "w_seconds_bucket{le=\"+Inf\"} 4\n"
+				    "w_seconds_sum 0\n"
+				    "w_seconds_count 4\n");
+	buf_free(&b);
+	metrics_clear(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,7 +571,7 @@ int main(void)
 		cmocka_unit_test(test_own_buckets),    cmocka_unit_test(test_many_series),
 		cmocka_unit_test(test_units),	       cmocka_unit_test(test_too_many_labels),
 		cmocka_unit_test(test_format_ratio),   cmocka_unit_test(test_slot_spans),
-		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_reserve),	       cmocka_unit_test(test_empty_labels),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -698,7 +698,8 @@ static void test_builtin_configs(void **state)
 					      strlen(builtin_workloads_yaml), &c, err, sizeof(err)),
 			 0);
 	assert_int_equal(c.nmetrics, 6);
-	assert_int_equal(c.metric[0].nfields, 4);
+	assert_int_equal(c.metric[0].nfields,
+			 7); /* device, op, kind, workload, namespace, pod, container */
 	uconfig_free(&c);
 }
 

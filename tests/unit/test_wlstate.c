@@ -160,7 +160,8 @@ static void test_truncated(void **state)
 static void test_wrong_format(void **state)
 {
 	struct fixture *f = *state;
-	uint32_t other = 2, magic = 0x736c6f69u; /* a series file's */
+	uint32_t other = 1,
+		 magic = 0x736c6f69u; /* format 1: no Kubernetes names; a series file's magic */
 
 	for (long off = 0; off < 16; off += 4) {
 		uint32_t was;
