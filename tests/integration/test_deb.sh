@@ -91,6 +91,9 @@ grep -qx 'EnvironmentFile=-/etc/default/iolat' "$unit" ||
 	fail "the unit does not read /etc/default/iolat: $(grep ^EnvironmentFile= "$unit")"
 { out=$(systemd-analyze verify "$unit" 2>&1) && [ -z "$out" ]; } || fail "systemd-analyze verify $unit: $out"
 man -w iolat-serve >/dev/null 2>&1 || ! command -v man >/dev/null || fail "man -w iolat-serve finds no page"
+# The mixin's alerts link to the runbooks there (runbookURLBase): plain, not .gz.
+grep -q '^## IolatDiskLatencySLOBurnFast' /usr/share/doc/iolat/runbooks.md ||
+	fail "/usr/share/doc/iolat/runbooks.md, the alerts' runbook_url, is missing or compressed"
 bash -c 'source /usr/share/bash-completion/completions/iolat && complete -p iolat' >/dev/null 2>&1 ||
 	fail "the bash completion defines no completion for iolat"
 # Enabled by the package (deb-systemd-helper's links, made without systemd).
