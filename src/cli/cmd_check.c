@@ -416,6 +416,8 @@ static void print_disks(void)
 	struct disk_info *d;
 	int n = disks_list_new(&d);
 
+	for (int i = 0; i < n; i++)
+		disks_ids_fill(&d[i]);
 	printf("\nDisks   (start_time_ns needs iostats or a scheduler; io_start_time_ns "
 	       "needs queue stats, e.g. wbt)\n");
 	for (int i = 0; i < n; i++) {

@@ -20,9 +20,10 @@ struct exporter_disks {
 	struct decoder_env *env;
 	struct disklife *life;
 	/* The list of disks the info series come from: too big for the
-	 * stack, and kept from one scrape to the next, so that a scrape
-	 * re-reads sysfs for it (~40 files a disk) only when /sys/block names
-	 * other disks than last time, or it is DISK_INFO_MAX_AGE_S old. */
+	 * stack, and kept from one maintenance pass to the next, so that a
+	 * pass re-reads sysfs for it (~40 files a disk) only when /sys/block
+	 * names other disks than last time, or it is DISK_INFO_MAX_AGE_S old.
+	 * A scrape only reads it. */
 	struct disk_info *listed;
 	int nlisted; /* < 0: not listed yet, or the listing failed */
 	char listed_names[4096];
@@ -66,6 +67,34 @@ static void renamed(void *ctx, uint32_t dev)
 		decoder_env_forget_disk(d->env, dev);
 }
 
+/*
+ * Re-reads the disk list when /sys/block names other disks than last time
+ * or it is DISK_INFO_MAX_AGE_S old (see struct exporter_disks): at start and
+ * on the maintenance pass, never in a scrape, which only reads the list.
+ */
+static void refresh_list(struct exporter_disks *d, time_t now)
+{
+	char names[sizeof(d->listed_names)];
+	/* Names that do not fit (-ENOSPC) or cannot be read: always re-read. */
+	bool named = disks_names(names, sizeof(names)) == 0;
+	struct disk_info *fresh;
+	int n;
+
+	if (named && d->nlisted >= 0 && !strcmp(names, d->listed_names) &&
+	    now - d->listed_at < DISK_INFO_MAX_AGE_S)
+		return;
+	n = disks_list_new(&fresh);
+	if (n < 0)
+		return; /* the last list stays: better old names than none */
+	for (int i = 0; i < n; i++)
+		disks_ids_fill(&fresh[i]);
+	free(d->listed);
+	d->listed = fresh;
+	d->nlisted = n;
+	d->listed_at = now;
+	snprintf(d->listed_names, sizeof(d->listed_names), "%s", named ? names : "");
+}
+
 struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_env *env)
 {
 	struct exporter_disks *d = calloc(1, sizeof(*d));
@@ -77,12 +106,12 @@ struct exporter_disks *exporter_disks_new(struct collector *c, struct decoder_en
 	d->env = env;
 	d->nlisted = -1;
 	d->life = disklife_new("/sys/dev/block", &ops);
-	d->listed = calloc(DISKS_LIST_MAX, sizeof(*d->listed));
 	d->held = calloc(HOLDERS_MAX, sizeof(*d->held));
-	if (!d->life || !d->listed || !d->held) {
+	if (!d->life || !d->held) {
 		exporter_disks_free(d);
 		return NULL;
 	}
+	refresh_list(d, time(NULL)); /* the first scrapes have the disks' names */
 	return d;
 }
 
@@ -223,24 +252,6 @@ static int add_holders(struct exporter_disks *d, struct metric_set *set)
 	return 0;
 }
 
-/* The disk list, re-read only when /sys/block changed or it is old (see
- * struct exporter_disks). The count, or -errno. */
-static int current_list(struct exporter_disks *d)
-{
-	char names[sizeof(d->listed_names)];
-	time_t now = time(NULL);
-	/* Names that do not fit (-ENOSPC) or cannot be read: always re-read. */
-	bool named = disks_names(names, sizeof(names)) == 0;
-
-	if (named && d->nlisted >= 0 && !strcmp(names, d->listed_names) &&
-	    now - d->listed_at < DISK_INFO_MAX_AGE_S)
-		return d->nlisted;
-	d->nlisted = disks_list(d->listed, DISKS_LIST_MAX);
-	d->listed_at = now;
-	snprintf(d->listed_names, sizeof(d->listed_names), "%s", named ? names : "");
-	return d->nlisted;
-}
-
 /*
  * Per disk: what it is (iolat_block_device_info, to group disks by model in
  * a fleet and find them by serial), the volume it stands for if it is one
@@ -277,7 +288,7 @@ static int add_disk_info(struct exporter_disks *d, struct metric_set *set)
 
 	if (!f.stack || !f.device || !f.volume)
 		return -ENOMEM;
-	n = current_list(d);
+	n = d->nlisted;
 	for (int i = 0; !rc && i < n; i++)
 		rc = add_one_disk(&f, &d->listed[i]);
 	return rc ? rc : add_holders(d, set);
@@ -318,6 +329,7 @@ int exporter_disks_metrics(struct exporter_disks *d, struct metric_set *set)
 int exporter_disks_prune(struct exporter_disks *d, const struct snapshot *snap, time_t now,
 			 unsigned int expire_s)
 {
+	refresh_list(d, now);
 	refresh_holders(d, now);
 	return disklife_prune(d->life, snap, now, expire_s ? expire_s : CONFIG_DEFAULT_EXPIRE_S);
 }

@@ -308,6 +308,40 @@ static void read_id(const char *sysdir, const char *file, char *out, size_t len)
 }
 
 /*
+ * A virtio disk's serial, as udev recorded it when the disk came
+ * (udevdir/bMAJ:MIN, "E:ID_SERIAL=..."), only for disks that have one in
+ * sysfs. Never read from sysfs here: the kernel keeps no copy of it, and
+ * each read of /sys/block/vdX/serial sends the device a request (virtio_blk's
+ * serial_show, VIRTIO_BLK_T_GET_ID), which block_rq_issue, and so users'
+ * programs, would count as the disk's I/O. Without udev's record: "".
+ */
+static void read_udev_serial(const char *sysdir, const char *udevdir, char *out, size_t len)
+{
+	char path[PATH_MAX], dev[32], line[256];
+	static const char key[] = "E:ID_SERIAL=";
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/serial", sysdir);
+	if (access(path, F_OK))
+		return;
+	snprintf(path, sizeof(path), "%s/dev", sysdir);
+	if (read_line(path, dev, sizeof(dev)))
+		return;
+	dev[strcspn(dev, "\n")] = '\0';
+	snprintf(path, sizeof(path), "%s/b%s", udevdir, dev);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, sizeof(key) - 1)) {
+			clean_id(line + sizeof(key) - 1, strlen(line + sizeof(key) - 1), out, len);
+			break;
+		}
+	fclose(f);
+}
+
+/*
  * A SCSI disk's serial from its VPD page 0x80 (SPC-4 7.8.19: byte 1 the
  * page code, bytes 2-3 the length, the serial after them), which sysfs
  * hands over raw.
@@ -363,7 +397,8 @@ static void read_md_name(const char *name, const char *mddir, char *out, size_t 
 		snprintf(out, len, "%s", name + 3);
 }
 
-void disks_ids_read(const char *sysdir, const char *name, const char *mddir, struct disk_ids *out)
+void disks_ids_read(const char *sysdir, const char *name, const char *mddir, const char *udevdir,
+		    struct disk_ids *out)
 {
 	char path[PATH_MAX], uuid[160];
 
@@ -381,7 +416,7 @@ void disks_ids_read(const char *sysdir, const char *name, const char *mddir, str
 	if (!strncmp(name, "nvme", 4))
 		read_id(sysdir, "nsid", out->nvme_nsid, sizeof(out->nvme_nsid));
 	/* virtio-blk has it on the disk, NVMe on its controller (device/). */
-	read_id(sysdir, "serial", out->serial, sizeof(out->serial));
+	read_udev_serial(sysdir, udevdir, out->serial, sizeof(out->serial));
 	if (!out->serial[0])
 		read_id(sysdir, "device/serial", out->serial, sizeof(out->serial));
 	if (!out->serial[0])
@@ -389,6 +424,14 @@ void disks_ids_read(const char *sysdir, const char *name, const char *mddir, str
 	read_id(sysdir, "wwid", out->wwid, sizeof(out->wwid));
 	if (!out->wwid[0])
 		read_id(sysdir, "device/wwid", out->wwid, sizeof(out->wwid));
+}
+
+void disks_ids_fill(struct disk_info *d)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/block/%s", d->name);
+	disks_ids_read(path, d->name, "/dev/md", "/run/udev/data", &d->ids);
 }
 
 int disks_whole(uint32_t dev, uint32_t *whole)
@@ -445,7 +488,7 @@ int disks_list(struct disk_info *out, size_t max)
 			continue;
 		fill_info(&out[n], e->d_name);
 		disks_stack(out[n].dev, &out[n].stack);
-		disks_ids_read(path, e->d_name, "/dev/md", &out[n].ids);
+		memset(&out[n].ids, 0, sizeof(out[n].ids));
 		n++;
 	}
 	closedir(dir);

@@ -101,10 +101,13 @@ int disks_lvm_split(const char *name, char *vg, size_t vglen, char *lv, size_t l
 
 /*
  * The names of the disk whose sysfs directory is sysdir (/sys/block/NAME),
- * its kernel name name; mddir holds the md arrays' links by name (/dev/md).
- * Whatever sysfs does not have stays "".
+ * its kernel name name; mddir holds the md arrays' links by name (/dev/md),
+ * udevdir udev's records of devices (/run/udev/data), where a virtio
+ * disk's serial is read (reading sysfs' would send the disk a request).
+ * Whatever they do not have stays "". Reads only what the kernel keeps.
  */
-void disks_ids_read(const char *sysdir, const char *name, const char *mddir, struct disk_ids *out);
+void disks_ids_read(const char *sysdir, const char *name, const char *mddir, const char *udevdir,
+		    struct disk_ids *out);
 
 /*
  * The whole disk a device number belongs to (itself for a disk, its disk
@@ -126,8 +129,14 @@ struct disk_info {
 	struct disk_ids ids;
 };
 
-/* Lists the disks in /sys/block. Returns the count (<= max) or -errno. */
+/* Lists the disks in /sys/block, their ids left empty (disks_ids_fill reads
+ * them, for the commands that show them). Returns the count (<= max) or
+ * -errno. */
 int disks_list(struct disk_info *out, size_t max);
+
+/* d->ids, read for the listed disk d (as disks_ids_read, from /sys/block,
+ * /dev/md and /run/udev/data). */
+void disks_ids_fill(struct disk_info *d);
 
 /* Disks a listing holds at most: DISKS_LIST_MAX struct disk_info take
  * over 100 KiB, too much for a stack (disks_list_new). */

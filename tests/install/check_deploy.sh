@@ -350,6 +350,8 @@ def check_workload(where, part, objs):
         if seen.get(path, {}).get("mountPath") != path:
             err("%s: DaemonSet: the host's %s is not mounted at %s: pods would be named by UID"
                 % (where, path, path))
+    if seen.get("/run/udev/data", {}).get("mountPath") != "/run/udev/data":
+        err("%s: DaemonSet: the host's /run/udev/data is not mounted there: virtio disks would have no serial" % where)
     if seen.get("/sys/fs/bpf", {}).get("mountPropagation") != "HostToContainer":
         err("%s: DaemonSet: /sys/fs/bpf is not mounted with mountPropagation HostToContainer" % where)
     us = spec.get("updateStrategy") or {}

@@ -419,11 +419,12 @@ static void fixture_file(const char *disk, const char *file, const char *text, s
 
 static void read_ids(const char *disk, struct disk_ids *ids)
 {
-	char dir[4200], md[4200];
+	char dir[4200], md[4200], udev[4200];
 
 	snprintf(dir, sizeof(dir), "%s/sys/%s", tmpdir, disk);
 	snprintf(md, sizeof(md), "%s/dev-md", tmpdir);
-	disks_ids_read(dir, disk, md, ids);
+	snprintf(udev, sizeof(udev), "%s/udev", tmpdir);
+	disks_ids_read(dir, disk, md, udev, ids);
 }
 
 static void test_ids(void **state)
@@ -474,8 +475,15 @@ static void test_ids(void **state)
 	assert_string_equal(ids.serial, "S4EWNX0R123456");
 	assert_string_equal(ids.wwid, "eui.0025388b71b1e0a2");
 	assert_string_equal(ids.dm_name, "");
-	/* virtio-blk: the disk's own serial; SCSI: VPD 0x80 and device/wwid. */
-	fixture_file("vdb", "serial", "vm7-disk1\n", 0);
+	/* virtio-blk: the serial udev read when the disk came, never sysfs'
+	 * (each read of it is a request to the disk); none without udev's
+	 * record. SCSI: VPD 0x80 and device/wwid. */
+	fixture_file("vdb", "serial", "from-the-device\n", 0);
+	fixture_file("vdb", "dev", "254:16\n", 0);
+	read_ids("vdb", &ids);
+	assert_string_equal(ids.serial, "");
+	fixture_file("../udev", "b254:16", "S:disk/by-id/virtio-vm7-disk1\nE:ID_SERIAL=vm7-disk1\n",
+		     0);
 	read_ids("vdb", &ids);
 	assert_string_equal(ids.serial, "vm7-disk1");
 	assert_string_equal(ids.nvme_nsid, "");
