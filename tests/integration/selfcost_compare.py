@@ -39,11 +39,13 @@ def round_of(prog, d):
     k_runs, k_s = delta("iolat_bpf_program_runs_total"), delta("iolat_bpf_program_run_seconds_total")
     s_runs, s_n = delta("iolat_bpf_self_runs_total"), delta("iolat_bpf_sampled_runs_total")
     s_s = delta("iolat_bpf_sampled_seconds_total")
+    # bpftool leaves run_time_ns and run_cnt out while run_time_ns is 0: on
+    # a quiet machine the floor program has not run yet when f1 is taken.
     f_runs = e2.get("run_cnt", 0) - e1.get("run_cnt", 0)
     if not (k_runs and s_n and f_runs):
         sys.exit("%s: no runs to compare (kernel %d, sampled %d, floor %d)" % (d, k_runs, s_n, f_runs))
     kernel = k_s / k_runs * 1e9
-    floor = (e2["run_time_ns"] - e1["run_time_ns"]) / f_runs
+    floor = (e2.get("run_time_ns", 0) - e1.get("run_time_ns", 0)) / f_runs
     self_ns = s_s / s_n * 1e9
     return {
         "kernel_runs": int(k_runs),
