@@ -42,6 +42,7 @@ const volatile bool key_cgroup = false;
 const volatile bool key_size_class = false;
 const volatile bool key_process = false;  /* submitting process, from block_io_start */
 const volatile bool force_rq_map = false; /* testing: ignore struct request times */
+const volatile bool restamp = false;	  /* plug-clock kernel: see "Restamping" */
 /* QUEUE_FLAG_STATS, or IOLAT_QUEUE_STATS_BIT_UNKNOWN */
 const volatile __u32 queue_stats_bit = IOLAT_QUEUE_STATS_BIT_UNKNOWN;
 
@@ -174,6 +175,126 @@ struct {
 
 /* Source of a zeroed value when a key is first seen (too big for the stack). */
 static struct iolat_kval zero_val;
+
+/*
+ * Restamping. Since 6.9 (commit 06b23f92af87 and its parent, "block: cache
+ * current nsec time in struct blk_plug") the block layer's clock
+ * (blk_time_get_ns, block/blk.h) returns, in task context inside a plug,
+ * the plug's cached time (cur_ktime), read once and kept until the task
+ * schedules. A request created and issued in one plug then carries that
+ * one time in both stamps: the total view is the device view, and both
+ * start early. The kernel writes each stamp just after a tracepoint
+ * (io_start_time_ns after block_rq_issue in blk_mq_start_request;
+ * start_time_ns after block_io_start in blk_account_io_start since 6.10,
+ * at request init just before it in 6.9), so there the stamp about to be
+ * written is predictable: the plug's cur_ktime when it is non-zero. Then,
+ * and only then, the program reads the clock itself and records, per view,
+ * the cached value and its own time. At completion a view whose stamp
+ * equals the recorded cached value is timed from the recorded time.
+ *
+ * The record is a slot of a direct-mapped array indexed by a hash of the
+ * request's address: no hashing helper, no allocation; a request whose slot
+ * another took keeps the kernel's stamp, and its completion says so
+ * (untrue_stamps). In interrupt context the kernel ignores the plug
+ * (in_task()), so a prediction made there does not match the stamp and is
+ * not used. Two CPUs writing one slot at once may leave a mix of two
+ * requests' records; the check of rq and of the cached value against the
+ * stamp keeps that from timing a request by another's times unless both
+ * came from one plug, a few microseconds apart at worst.
+ */
+#define RESTAMP_SLOTS_LOG2 13
+#define RESTAMP_SLOTS (1u << RESTAMP_SLOTS_LOG2)
+/* cached[IOLAT_VIEW_TOTAL] when the creation found the plug's clock unset:
+ * the kernel reads a fresh time for the start stamp, which is true. */
+#define RESTAMP_FRESH 1
+
+struct restamp_rec {
+	__u64 rq;			/* the request (rq_id); 0: none */
+	__u64 cached[IOLAT_VIEW_COUNT]; /* the stamp the kernel was about to write */
+	__u64 now[IOLAT_VIEW_COUNT];	/* iolat's clock at the tracepoint */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RESTAMP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct restamp_rec);
+} restamps SEC(".maps");
+
+/*
+ * A number that names rq in the restamps table. raw_tp hands the address
+ * over as a number; tp_btf as a typed pointer, on which the verifier allows
+ * no arithmetic but the difference of two pointers (for a program that may
+ * read kernel pointers, as tracing programs must): its distance from a
+ * global of ours, the same for every request. One collector loads one form,
+ * so its numbers never mix.
+ */
+static __always_inline __u64 rq_id(struct request *rq, bool direct)
+{
+	__u64 id = (__u64)rq;
+
+	if (direct)
+		asm volatile("%0 -= %1" : "+r"(id) : "r"(&zero_val));
+	return id;
+}
+
+/* id's slot: Fibonacci hashing spreads the requests of a tag set (evenly
+ * spaced addresses) over distinct slots. */
+static __always_inline struct restamp_rec *restamp_slot(__u64 id)
+{
+	__u32 i = (__u32)((id * 0x9E3779B97F4A7C15ULL) >> (64 - RESTAMP_SLOTS_LOG2));
+
+	return bpf_map_lookup_elem(&restamps, &i);
+}
+
+/* The plug's cached clock of the current task: 0 when it has no plug or
+ * the plug holds no time (the kernel then reads a fresh one); -1 when it
+ * has a plug without one yet (the next stamp is fresh and true). */
+static __always_inline __u64 plug_cached_ns(bool direct)
+{
+	struct blk_plug *plug;
+	__u64 cached;
+
+	if (!bpf_core_field_exists(struct blk_plug, cur_ktime))
+		return 0;
+	if (direct) {
+		plug = bpf_get_current_task_btf()->plug;
+		if (!plug)
+			return 0;
+		cached = plug->cur_ktime;
+		return cached ? cached : (__u64)-1;
+	}
+	plug = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), plug);
+	if (!plug)
+		return 0;
+	cached = BPF_CORE_READ(plug, cur_ktime);
+	return cached ? cached : (__u64)-1;
+}
+
+/* At the tracepoint before the kernel writes rq's stamp of `view`. */
+static __always_inline void restamp_note(struct request *rq, int view, bool direct)
+{
+	__u64 cached = plug_cached_ns(direct), id;
+	struct restamp_rec *r;
+
+	if (!cached || (cached == (__u64)-1 && view != IOLAT_VIEW_TOTAL))
+		return;
+	id = rq_id(rq, direct);
+	r = restamp_slot(id);
+	if (!r)
+		return;
+	if (r->rq != id) {
+		/* Another request's: this one's now. */
+		r->rq = id;
+		r->cached[IOLAT_VIEW_COUNT - 1 - view] = 0;
+	}
+	if (cached == (__u64)-1) {
+		r->cached[view] = RESTAMP_FRESH;
+		return;
+	}
+	r->cached[view] = cached;
+	r->now[view] = bpf_ktime_get_ns();
+}
 
 static __always_inline __u32 lat_slot(__u64 ns)
 {
@@ -490,8 +611,11 @@ struct rq_facts {
 	bool data;	 /* a read or a write */
 	__u64 start_ns;	 /* the kernel's stamps; 0 where it wrote none */
 	__u64 issue_ns;
-	__u64 began_ns; /* start_time_ns as the request holds it, stamped or not:
-			 * what every collector handing over decides by */
+	__u64 began_ns;	  /* start_time_ns as the request holds it, stamped or not:
+			   * what every collector handing over decides by */
+	bool same_stamps; /* the kernel's two stamps equal */
+	bool restamped;	  /* a view's stamp replaced by iolat's time */
+	bool untrue;	  /* issue stamp at or before the start stamp, not made true */
 };
 
 static __always_inline void read_rq(struct request *rq, struct rq_facts *f, bool direct)
@@ -518,6 +642,39 @@ static __always_inline void read_rq(struct request *rq, struct rq_facts *f, bool
 		f->issue_ns = 0;
 		f->sectors = 0;
 	}
+	f->same_stamps = f->issue_ns && f->issue_ns == f->start_ns;
+	f->untrue = f->issue_ns && f->start_ns && f->issue_ns <= f->start_ns;
+	f->restamped = false;
+}
+
+/*
+ * Restamping's completion side: each view whose stamp is the cached value
+ * the tracepoint recorded for this request is timed from the tracepoint's
+ * own time. Stamps out of order (issue at or before start: one cached
+ * clock) stay untrue unless the issue stamp was replaced and the start
+ * stamp was either replaced or a fresh read (RESTAMP_FRESH).
+ */
+static __always_inline void restamp_rq(struct request *rq, struct rq_facts *f, bool direct)
+{
+	__u64 id = rq_id(rq, direct);
+	struct restamp_rec *r = restamp_slot(id);
+	bool issue_fixed = false, start_true = false;
+
+	if (!r || r->rq != id)
+		return;
+	if (f->issue_ns && r->cached[IOLAT_VIEW_DEVICE] == f->issue_ns) {
+		f->issue_ns = r->now[IOLAT_VIEW_DEVICE];
+		issue_fixed = true;
+	}
+	if (f->start_ns && r->cached[IOLAT_VIEW_TOTAL] == f->start_ns) {
+		f->start_ns = r->now[IOLAT_VIEW_TOTAL];
+		start_true = f->restamped = true;
+	} else if (r->cached[IOLAT_VIEW_TOTAL] == RESTAMP_FRESH) {
+		start_true = true;
+	}
+	f->restamped |= issue_fixed;
+	if (issue_fixed && start_true)
+		f->untrue = false;
 }
 
 /*
@@ -558,8 +715,12 @@ static __always_inline bool rq_key(struct request *rq, struct iolat_key *key, __
 static __always_inline void count_rq(struct iolat_key *key, const struct rq_facts *f,
 				     const struct io_done *c)
 {
-	if (c->issue_ns && c->issue_ns == c->start_ns)
+	if (f->same_stamps)
 		stat_inc(&stats, IOLAT_STAT_SAME_STAMPS);
+	if (f->restamped)
+		stat_inc(&stats, IOLAT_STAT_RESTAMPED);
+	if (f->untrue)
+		stat_inc(&stats, IOLAT_STAT_UNTRUE_STAMPS);
 	key->op = f->op;
 	if (key_flags)
 		key->flags = flags_of(f->cmd_flags);
@@ -661,6 +822,8 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 		return 0;
 	}
 	read_rq(rq, &f, direct);
+	if (restamp)
+		restamp_rq(rq, &f, direct);
 	if (!rq_plain(&f))
 		return count_rq_other(rq, &f, error, nr_bytes, direct);
 	if (!in_window(f.began_ns))
@@ -699,12 +862,27 @@ static __always_inline void note_submitter(struct rq_times *s)
  * block_rq_insert mostly is (a plug flushed by its owner). at_creation: the
  * block_io_start one, which sees every request (block_rq_insert misses those
  * issued directly), so only it marks when the map's filling began. */
+/*
+ * Whether the request map is filled: keyed by process, forced, or once a
+ * completion lacked a stamp. On plug-clock kernels the issue and creation
+ * programs run from the start for restamping; the map's work waits for this.
+ */
+static __always_inline bool rq_map_wanted(void)
+{
+	return key_process || force_rq_map || saw_unstamped;
+}
+
 static __always_inline int on_rq_start(struct request *rq, bool direct, bool at_creation)
 {
-	bool stamped =
-	    !force_rq_map && start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags));
+	bool stamped;
 	struct rq_times *s;
 
+	if (restamp && at_creation)
+		restamp_note(rq, IOLAT_VIEW_TOTAL, direct);
+	if (!rq_map_wanted())
+		return 0;
+	stamped =
+	    !force_rq_map && start_stamped(direct ? rq->rq_flags : BPF_CORE_READ(rq, rq_flags));
 	if (at_creation && !rq_created_since_ns)
 		rq_created_since_ns = bpf_ktime_get_ns();
 	if (stamped && !key_process)
@@ -726,6 +904,10 @@ static __always_inline int on_rq_issue(struct request *rq, bool direct)
 {
 	struct rq_times *s;
 
+	if (restamp)
+		restamp_note(rq, IOLAT_VIEW_DEVICE, direct);
+	if (!rq_map_wanted())
+		return 0;
 	/* One jiffy later than now: a request whose tracepoint fired just
 	 * before the attach can arm its timer a jiffy later. */
 	if (!rq_issued_since_jiffies)

@@ -169,9 +169,9 @@ _Static_assert(__builtin_offsetof(struct iolat_kval, lat_slots) == 64,
  * appended (make LAYOUT_NEXT=1) and back.
  */
 #ifndef IOLAT_TEST_LAYOUT_NEXT
-#define IOLAT_LAYOUT_VERSION 1
+#define IOLAT_LAYOUT_VERSION 2 /* 2: restamped, untrue_stamps; the restamps map */
 #else
-#define IOLAT_LAYOUT_VERSION 2 /* make LAYOUT_NEXT=1 (Makefile) */
+#define IOLAT_LAYOUT_VERSION 3 /* make LAYOUT_NEXT=1 (Makefile) */
 #endif
 
 /*
@@ -199,6 +199,14 @@ enum iolat_stat {
 	IOLAT_STAT_SAME_STAMPS,	  /* kernel start and issue stamps equal: since 6.9 both
 				   * can be one plug's cached clock, so the total and
 				   * device views of such a request are the same time */
+	/* Layout 2: */
+	IOLAT_STAT_RESTAMPED,	  /* timed from iolat's own clock in a view (or both)
+				   * because the kernel's stamp was the plug's cached
+				   * time (6.9+, bpf/iolat.bpf.c "Restamping") */
+	IOLAT_STAT_UNTRUE_STAMPS, /* kernel issue stamp at or before the start stamp
+				   * (one cached clock) and not made true: no record
+				   * of the request's own times (its table slot was
+				   * taken, or it began before the programs ran) */
 	IOLAT_STAT_COUNT,
 };
 

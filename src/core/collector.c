@@ -111,6 +111,11 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	c->key_process = o->key_process;
 	ro->key_size_class = o->key_size_class;
 	ro->force_rq_map = c->force_rq_map;
+	/* Forced, the request map times every request by iolat's clock. */
+	c->plug_clock = pr->plug_clock;
+	c->restamp = pr->plug_clock && pr->tp_exists[TP_RQ_ISSUE] && pr->tp_exists[TP_IO_START] &&
+		     !c->force_rq_map && !o->no_restamp;
+	ro->restamp = c->restamp;
 	PROBE_SET_BLOCK_RODATA(ro, pr);
 	ro->queue_stats_bit =
 	    pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : IOLAT_QUEUE_STATS_BIT_UNKNOWN;
@@ -133,6 +138,9 @@ int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name
 
 	if (m && !strcmp(m, "1"))
 		o->force_rq_map = true;
+	m = env("IOLAT_TEST_NO_RESTAMP");
+	if (m && !strcmp(m, "1"))
+		o->no_restamp = true;
 	if (d && disks_resolve(d, &o->filter_dev, NULL, 0)) {
 		snprintf(err, len, "IOLAT_TEST_DISK: no such disk '%s'", d);
 		return -ENOENT;
@@ -408,7 +416,17 @@ void collector_hist_map(const struct collector *c, struct hist_map_info *out)
 
 bool collector_fallback_attached(const struct collector *c)
 {
-	return c->link[TP_RQ_ISSUE];
+	return c->fallback_on;
+}
+
+bool collector_plug_clock(const struct collector *c)
+{
+	return c->plug_clock;
+}
+
+bool collector_restamping(const struct collector *c)
+{
+	return c->restamp;
 }
 
 const struct bucket_table *collector_lat_table(const struct collector *c)

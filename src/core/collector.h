@@ -41,7 +41,8 @@ struct collector_opts {
 	bool key_cgroup;
 	bool key_size_class;
 	enum attach_mode attach;
-	bool force_rq_map;		  /* ignore struct request times (testing) */
+	bool force_rq_map; /* ignore struct request times (testing) */
+	bool no_restamp;   /* keep the plug's cached stamps (testing: IOLAT_TEST_NO_RESTAMP) */
 	unsigned int disk_rescan_s;	  /* look for new bio-based disks this often; 0: 1 s */
 	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
 	size_t nextra_lat_bounds;
@@ -95,7 +96,8 @@ struct collector_opts {
  * disk (filter_dev, so a test's counts are its own on a shared machine),
  * IOLAT_TEST_MAX_ENTRIES=MAP=N[,MAP=N...] sets map capacities
  * (test_max_entries, so a test can fill one), IOLAT_TEST_HANDOVER_GRACE_S
- * (1 to 60) shortens a handover (handover_grace_s). 0, or -errno with the
+ * (1 to 60) shortens a handover (handover_grace_s), IOLAT_TEST_NO_RESTAMP=1
+ * keeps the plug clock's cached stamps (no_restamp). 0, or -errno with the
  * variable and what is wrong in err.
  */
 int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name), char *err,
@@ -164,6 +166,12 @@ struct hist_map_info {
 };
 void collector_hist_map(const struct collector *c, struct hist_map_info *out);
 bool collector_fallback_attached(const struct collector *c);
+
+/* The kernel caches its clock in the plug (6.9+): stamps may be one time. */
+bool collector_plug_clock(const struct collector *c);
+/* And the collector replaces such stamps by its own times (bpf/iolat.bpf.c,
+ * "Restamping"); false on a plug-clock kernel leaves them untrue. */
+bool collector_restamping(const struct collector *c);
 
 /*
  * The collector's maps as collector_open would size them with opts on host

@@ -72,7 +72,9 @@ void collector_detach_all(struct collector *c)
 	}
 }
 
-/* The request-map fallback: issue and creation times for unstamped requests. */
+/* The request-map fallback: issue and creation times for unstamped requests.
+ * Restamping attached its programs already; they fill the map from the
+ * first completion that lacked a stamp on (bpf/iolat.bpf.c, rq_map_wanted). */
 static int attach_fallback(struct collector *c)
 {
 	int rc = collector_attach_tp(c, TP_RQ_ISSUE);
@@ -81,6 +83,8 @@ static int attach_fallback(struct collector *c)
 		rc = collector_attach_tp(c, TP_IO_START);
 	if (!rc)
 		rc = collector_attach_tp(c, TP_RQ_INSERT);
+	if (!rc)
+		c->fallback_on = true;
 	return rc;
 }
 
@@ -109,7 +113,9 @@ static int attach_bio(struct collector *c)
  * per I/O by default: the fallback programs join once a completion shows a
  * request the kernel did not stamp (IOLAT_FORCE_RQ_MAP makes every request
  * look unstamped, so tests take this same path), the bio-layer programs
- * once a bio-based disk has a size. Until then they cost nothing.
+ * once a bio-based disk has a size. Until then they cost nothing. On a
+ * kernel that caches its clock in the plug (6.9+) the issue and creation
+ * programs run from the start, to restamp (bpf/iolat.bpf.c, "Restamping").
  */
 int collector_attach_needed(struct collector *c)
 {
@@ -119,6 +125,10 @@ int collector_attach_needed(struct collector *c)
 	if (!rc && c->key_process)
 		rc = collector_attach_tp(c, c->prog[TP_IO_START] ? TP_IO_START : TP_RQ_INSERT);
 
+	if (!rc && c->restamp)
+		rc = collector_attach_tp(c, TP_RQ_ISSUE);
+	if (!rc && c->restamp)
+		rc = collector_attach_tp(c, TP_IO_START);
 	if (!rc && c->skel->bss->saw_unstamped)
 		rc = attach_fallback(c);
 	if (!rc && !c->link[TP_BIO_QUEUE] && bio_disk_active())
@@ -309,7 +319,7 @@ int collector_maintain(struct collector *c)
 		done |= COLLECTOR_NOW_HANDED_OVER;
 	}
 
-	if (c->prog[TP_RQ_ISSUE] && !c->link[TP_RQ_ISSUE] && c->skel->bss->saw_unstamped) {
+	if (c->prog[TP_RQ_ISSUE] && !c->fallback_on && c->skel->bss->saw_unstamped) {
 		rc = attach_fallback(c);
 		if (rc)
 			return rc;

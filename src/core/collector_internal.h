@@ -20,7 +20,10 @@ struct collector {
 	struct iolat_bpf *skel;
 	enum attach_mode mode;
 	bool force_rq_map;
-	bool key_cgroup; /* keys carry a cgroup or a process: shared values */
+	bool plug_clock;  /* probe_result.plug_clock */
+	bool restamp;	  /* the programs restamp (plug clock, both tracepoints) */
+	bool fallback_on; /* the request map is filled: its programs attached */
+	bool key_cgroup;  /* keys carry a cgroup or a process: shared values */
 	bool key_process;
 	struct bpf_program *prog[TP_COUNT]; /* loaded programs of the chosen mode */
 	struct bpf_link *link[TP_COUNT];    /* attached ones */

@@ -35,10 +35,11 @@ static const char *const size_class_names[IOLAT_SIZE_CLASSES] = {
 };
 
 static const char *const stat_names[IOLAT_STAT_COUNT] = {
-	[IOLAT_STAT_HIST_FULL] = "hist_map_full",  [IOLAT_STAT_RQMAP_MISS] = "rq_map_miss",
-	[IOLAT_STAT_BIOMAP_MISS] = "bio_map_miss", [IOLAT_STAT_PARTIAL] = "partial_completion",
-	[IOLAT_STAT_RQMAP_FULL] = "rq_map_full",   [IOLAT_STAT_BIOMAP_FULL] = "bio_map_full",
-	[IOLAT_STAT_SAME_STAMPS] = "same_stamps",
+	[IOLAT_STAT_HIST_FULL] = "hist_map_full",     [IOLAT_STAT_RQMAP_MISS] = "rq_map_miss",
+	[IOLAT_STAT_BIOMAP_MISS] = "bio_map_miss",    [IOLAT_STAT_PARTIAL] = "partial_completion",
+	[IOLAT_STAT_RQMAP_FULL] = "rq_map_full",      [IOLAT_STAT_BIOMAP_FULL] = "bio_map_full",
+	[IOLAT_STAT_SAME_STAMPS] = "same_stamps",     [IOLAT_STAT_RESTAMPED] = "restamped",
+	[IOLAT_STAT_UNTRUE_STAMPS] = "untrue_stamps",
 };
 
 const char *names_op(int op)
