@@ -244,7 +244,8 @@ static int group_interval(const struct hist_args *a, const struct snapshot *now,
 	return rc;
 }
 
-static void print_text(const struct hist_args *a, struct collector *c, const struct grouping *g)
+static void print_text(const struct hist_args *a, struct collector *c, const struct grouping *g,
+		       uint64_t *untrue_seen)
 {
 	const struct bucket_table *lat = collector_lat_table(c);
 	enum iolat_view view = a->total ? IOLAT_VIEW_TOTAL : IOLAT_VIEW_DEVICE;
@@ -271,6 +272,7 @@ static void print_text(const struct hist_args *a, struct collector *c, const str
 			render_size_text(stdout, s->val.size_slots, collector_size_table(c));
 		}
 	}
+	render_untrue_text(stdout, c, untrue_seen);
 	putchar('\n');
 }
 
@@ -440,7 +442,7 @@ static int run(const struct hist_args *a, struct collector *c)
 	struct snapshot before = {}, now = {}, tmp;
 	struct grouping g = {};
 	struct kernel_side k;
-	uint64_t started;
+	uint64_t started, untrue_seen = 0;
 	int rc = kernel_side_init(&k, a);
 
 	cmd_say_tracing("block device I/O", !a->count);
@@ -459,7 +461,7 @@ static int run(const struct hist_args *a, struct collector *c)
 		if (a->json)
 			print_json((double)(monotonic_ns() - started) / NSEC_PER_SEC, c, &g, &k);
 		else
-			print_text(a, c, &g);
+			print_text(a, c, &g, &untrue_seen);
 		fflush(stdout);
 		tmp = before;
 		before = now;

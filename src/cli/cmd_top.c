@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli/cmdutil.h"
+#include "cli/render.h"
 #include "commands.h"
 #include "core/collector.h"
 #include "core/histo.h"
@@ -321,7 +322,7 @@ static int name_width(const struct table *t)
 	return room > TEXT_NAME_MIN ? room : TEXT_NAME_MIN;
 }
 
-static void print_text(const struct table *t)
+static void print_text(const struct table *t, struct collector *c, uint64_t *untrue_seen)
 {
 	char ts[16];
 	time_t now = time(NULL);
@@ -343,6 +344,7 @@ static void print_text(const struct table *t)
 		       v[COL_RMBS], v[COL_WMBS], v[COL_AVGBS], v[COL_RP50], v[COL_RP90],
 		       v[COL_RP99], v[COL_WP50], v[COL_WP90], v[COL_WP99]);
 	}
+	render_untrue_text(stdout, c, untrue_seen);
 	putchar('\n');
 }
 
@@ -426,7 +428,7 @@ static int run(struct top_args *a, struct collector *c)
 {
 	struct snapshot before = { 0 }, now = { 0 }, tmp;
 	struct table t = { .a = a, .lat = collector_lat_table(c) };
-	uint64_t start = monotonic_ns(), last = start, end, now_ns;
+	uint64_t start = monotonic_ns(), last = start, end, now_ns, untrue_seen = 0;
 	int rc = 0;
 
 	t.names = workload_cache_new();
@@ -435,6 +437,7 @@ static int run(struct top_args *a, struct collector *c)
 	if (a->process)
 		workload_cache_set_comm(t.names, comm_of, c);
 	rc = collector_read(c, &before); /* the baseline: only I/O from now on */
+	render_untrue_text(NULL, c, &untrue_seen);
 	for (uint64_t i = 0; !rc && (!a->count || i < a->count) && !cmd_stop; i++) {
 		/* From the start, not from the last read: intervals do not drift. */
 		end = start + (uint64_t)(a->interval * (double)(i + 1) * NSEC_PER_SEC);
@@ -461,7 +464,7 @@ static int run(struct top_args *a, struct collector *c)
 		else if (a->csv)
 			print_csv(&t, i == 0);
 		else
-			print_text(&t);
+			print_text(&t, c, &untrue_seen);
 		fflush(stdout);
 		tmp = before;
 		before = now;

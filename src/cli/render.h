@@ -60,4 +60,16 @@ void render_kernel_json(struct json *j, const struct kernel_row *rows, size_t n)
 void render_series_json(struct json *j, const struct shown_series *s,
 			const struct bucket_table *lat, const struct bucket_table *size);
 
+struct collector;
+
+/*
+ * The line hist and top print under an interval whose I/O could not all be
+ * timed true: the completions since *seen whose kernel stamps were the plug
+ * clock's cached time and were not replaced (untrue_stamps), or every one
+ * if the kernel caches its clock and the collector does not restamp.
+ * Nothing when there are none. *seen becomes the count now; f NULL only
+ * takes it (the baseline).
+ */
+void render_untrue_text(FILE *f, struct collector *c, uint64_t *seen);
+
 #endif

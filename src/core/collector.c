@@ -141,6 +141,13 @@ int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name
 	m = env("IOLAT_TEST_NO_RESTAMP");
 	if (m && !strcmp(m, "1"))
 		o->no_restamp = true;
+	m = env("IOLAT_TEST_RESTAMP_SLOTS");
+	if (m && parse_uint(m, 1, 8192, &s)) {
+		snprintf(err, len, "IOLAT_TEST_RESTAMP_SLOTS: want 1 to 8192, got '%s'", m);
+		return -EINVAL;
+	}
+	if (m)
+		o->test_restamp_slots = (uint32_t)s;
 	if (d && disks_resolve(d, &o->filter_dev, NULL, 0)) {
 		snprintf(err, len, "IOLAT_TEST_DISK: no such disk '%s'", d);
 		return -ENOENT;
@@ -221,6 +228,8 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	}
 	configure(c, at->o, pr);
 	test_map_sizes(c, at->o->test_max_entries);
+	if (at->o->test_restamp_slots)
+		bpf_map__set_max_entries(c->skel->maps.restamps, at->o->test_restamp_slots);
 	choose_tps(pr, want);
 	n = pairs_of(c->skel, pairs);
 	for (int i = 0; i < n; i++)

@@ -43,6 +43,9 @@ struct collector_opts {
 	enum attach_mode attach;
 	bool force_rq_map; /* ignore struct request times (testing) */
 	bool no_restamp;   /* keep the plug's cached stamps (testing: IOLAT_TEST_NO_RESTAMP) */
+	/* Testing: the restamps table cut to this many slots, so that most
+	 * requests find none (IOLAT_TEST_RESTAMP_SLOTS); 0: whole. */
+	uint32_t test_restamp_slots;
 	unsigned int disk_rescan_s;	  /* look for new bio-based disks this often; 0: 1 s */
 	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
 	size_t nextra_lat_bounds;
@@ -97,8 +100,9 @@ struct collector_opts {
  * IOLAT_TEST_MAX_ENTRIES=MAP=N[,MAP=N...] sets map capacities
  * (test_max_entries, so a test can fill one), IOLAT_TEST_HANDOVER_GRACE_S
  * (1 to 60) shortens a handover (handover_grace_s), IOLAT_TEST_NO_RESTAMP=1
- * keeps the plug clock's cached stamps (no_restamp). 0, or -errno with the
- * variable and what is wrong in err.
+ * keeps the plug clock's cached stamps (no_restamp), IOLAT_TEST_RESTAMP_SLOTS
+ * (1 to 8192) cuts the restamps table (test_restamp_slots). 0, or -errno
+ * with the variable and what is wrong in err.
  */
 int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name), char *err,
 			 size_t len);
