@@ -90,8 +90,10 @@ static void print_tracepoints(const struct probe_result *pr)
 	for (int i = 0; i < TP_COUNT; i++) {
 		static const char *const roles[TP_COUNT] = {
 			[TP_RQ_COMPLETE] = "required: times every request at completion",
-			[TP_RQ_ISSUE] = "fallback: issue time where the queue keeps no stats",
-			[TP_IO_START] = "fallback: creation time where start_time_ns is unset",
+			[TP_RQ_ISSUE] = "issue time: restamping (6.9+), or where the queue keeps "
+					"no stats",
+			[TP_IO_START] = "creation time: restamping (6.9+), or where "
+					"start_time_ns is unset",
 			[TP_RQ_INSERT] = "fallback for block_io_start on kernels before 6.5",
 			[TP_BIO_QUEUE] = "bio-based disks: start",
 			[TP_BIO_COMPLETE] = "bio-based disks: completion",
@@ -115,11 +117,10 @@ static void print_tracepoints(const struct probe_result *pr)
 	if (pr->plug_clock)
 		printf(
 		    "  plug clock: yes (6.9+): a request created and issued inside one plug gets\n"
-		    "    one cached time for both stamps, so its total time equals its device "
-		    "time\n"
-		    "    and both include the time it waited in the plug; iolat counts such\n"
-		    "    completions as %s\n",
-		    names_stat(IOLAT_STAT_SAME_STAMPS));
+		    "    one cached time for both stamps; where the plug holds one, iolat reads\n"
+		    "    its own clock at block_io_start and block_rq_issue and times those views\n"
+		    "    from it (%s); stamps it could not replace are counted as %s\n",
+		    names_stat(IOLAT_STAT_RESTAMPED), names_stat(IOLAT_STAT_UNTRUE_STAMPS));
 	else
 		printf("  plug clock: no: start and issue stamps are each read when they happen\n");
 	if (pr->queue_stats_bit >= 0)
