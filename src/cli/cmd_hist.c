@@ -272,7 +272,8 @@ static void print_text(const struct hist_args *a, struct collector *c, const str
 			render_size_text(stdout, s->val.size_slots, collector_size_table(c));
 		}
 	}
-	render_untrue_text(stdout, c, untrue_seen);
+	render_untrue_text(stdout, collector_stat_growth(c, IOLAT_STAT_UNTRUE_STAMPS, untrue_seen),
+			   collector_plug_clock(c) && !collector_restamping(c));
 	putchar('\n');
 }
 

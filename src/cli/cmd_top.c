@@ -344,7 +344,8 @@ static void print_text(const struct table *t, struct collector *c, uint64_t *unt
 		       v[COL_RMBS], v[COL_WMBS], v[COL_AVGBS], v[COL_RP50], v[COL_RP90],
 		       v[COL_RP99], v[COL_WP50], v[COL_WP90], v[COL_WP99]);
 	}
-	render_untrue_text(stdout, c, untrue_seen);
+	render_untrue_text(stdout, collector_stat_growth(c, IOLAT_STAT_UNTRUE_STAMPS, untrue_seen),
+			   collector_plug_clock(c) && !collector_restamping(c));
 	putchar('\n');
 }
 
@@ -437,7 +438,11 @@ static int run(struct top_args *a, struct collector *c)
 	if (a->process)
 		workload_cache_set_comm(t.names, comm_of, c);
 	rc = collector_read(c, &before); /* the baseline: only I/O from now on */
-	render_untrue_text(NULL, c, &untrue_seen);
+	collector_stat_growth(c, IOLAT_STAT_UNTRUE_STAMPS, &untrue_seen);
+	/* Said once the baseline is read: I/O that follows the line counts. */
+	cmd_say_tracing(a->process ? "block device I/O per process"
+				   : "block device I/O per workload",
+			!a->count);
 	for (uint64_t i = 0; !rc && (!a->count || i < a->count) && !cmd_stop; i++) {
 		/* From the start, not from the last read: intervals do not drift. */
 		end = start + (uint64_t)(a->interval * (double)(i + 1) * NSEC_PER_SEC);
@@ -498,8 +503,6 @@ int cmd_top(int argc, char **argv)
 	rc = cmd_open_collector(&c, &o);
 	if (rc)
 		return rc;
-	cmd_say_tracing(
-	    a.process ? "block device I/O per process" : "block device I/O per workload", !a.count);
 	rc = run(&a, c);
 	collector_close(c);
 	if (rc) {

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/collector.h"
 #include "core/histo.h"
 #include "core/names.h"
 #include "sys/blockstat.h"
@@ -269,23 +268,15 @@ void render_kernel_json(struct json *j, const struct kernel_row *rows, size_t n)
 	json_end_array(j);
 }
 
-void render_untrue_text(FILE *f, struct collector *c, uint64_t *seen)
+void render_untrue_text(FILE *f, uint64_t untrue, bool restamp_off)
 {
-	uint64_t st[IOLAT_STAT_COUNT], n;
-
-	if (collector_stats(c, st))
-		return;
-	n = st[IOLAT_STAT_UNTRUE_STAMPS] - *seen;
-	*seen = st[IOLAT_STAT_UNTRUE_STAMPS];
-	if (!f)
-		return;
-	if (collector_plug_clock(c) && !collector_restamping(c))
+	if (restamp_off)
 		fprintf(f,
 			"note: this kernel caches its clock in the plug (6.9+) and iolat does not "
 			"restamp: device times may start early, total times equal device times\n");
-	else if (n)
+	else if (untrue)
 		fprintf(f,
 			"note: %" PRIu64 " I/O kept the plug clock's cached stamps (%s): their "
 			"device time may start early, their total time equal their device time\n",
-			n, names_stat(IOLAT_STAT_UNTRUE_STAMPS));
+			untrue, names_stat(IOLAT_STAT_UNTRUE_STAMPS));
 }

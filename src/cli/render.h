@@ -60,16 +60,12 @@ void render_kernel_json(struct json *j, const struct kernel_row *rows, size_t n)
 void render_series_json(struct json *j, const struct shown_series *s,
 			const struct bucket_table *lat, const struct bucket_table *size);
 
-struct collector;
-
 /*
  * The line hist and top print under an interval whose I/O could not all be
- * timed true: the completions since *seen whose kernel stamps were the plug
- * clock's cached time and were not replaced (untrue_stamps), or every one
- * if the kernel caches its clock and the collector does not restamp.
- * Nothing when there are none. *seen becomes the count now; f NULL only
- * takes it (the baseline).
+ * timed true: `untrue` completions kept the plug clock's cached stamps
+ * (untrue_stamps), or, restamp_off, the kernel caches its clock and the
+ * collector does not replace such stamps. Nothing when neither.
  */
-void render_untrue_text(FILE *f, struct collector *c, uint64_t *seen);
+void render_untrue_text(FILE *f, uint64_t untrue, bool restamp_off);
 
 #endif

@@ -291,6 +291,10 @@ int collector_refold(struct collector *c, uint64_t from, uint64_t into);
 /* Collector-wide counters (enum iolat_stat), summed over CPUs. */
 int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT]);
 
+/* How far counter `stat` went since *seen (0 if it cannot be read now);
+ * *seen becomes its value. For a command's per-interval count. */
+uint64_t collector_stat_growth(struct collector *c, enum iolat_stat stat, uint64_t *seen);
+
 /* Their names are names_stat's (core/names.h). */
 
 struct map_stats;

@@ -52,6 +52,17 @@ int collector_stats(struct collector *c, uint64_t out[IOLAT_STAT_COUNT])
 	return rc;
 }
 
+uint64_t collector_stat_growth(struct collector *c, enum iolat_stat stat, uint64_t *seen)
+{
+	uint64_t st[IOLAT_STAT_COUNT], grew;
+
+	if (collector_stats(c, st))
+		return 0;
+	grew = st[stat] - *seen;
+	*seen = st[stat];
+	return grew;
+}
+
 /* The program link l runs (an adopted link runs the program of the run
  * that attached it, not this run's copy): its info, 0 or -errno. */
 static int linked_prog_info(struct bpf_link *l, struct bpf_prog_info *info)
