@@ -857,11 +857,6 @@ static __always_inline void note_submitter(struct rq_times *s)
 	bpf_map_update_elem(&comms, &tgid, &name, BPF_ANY);
 }
 
-/* Request created (block_io_start, or block_rq_insert on older kernels),
- * in the submitter's context: block_io_start is (blk_mq_submit_bio), and
- * block_rq_insert mostly is (a plug flushed by its owner). at_creation: the
- * block_io_start one, which sees every request (block_rq_insert misses those
- * issued directly), so only it marks when the map's filling began. */
 /*
  * Whether the request map is filled: keyed by process, forced, or once a
  * completion lacked a stamp. On plug-clock kernels the issue and creation
@@ -872,6 +867,11 @@ static __always_inline bool rq_map_wanted(void)
 	return key_process || force_rq_map || saw_unstamped;
 }
 
+/* Request created (block_io_start, or block_rq_insert on older kernels),
+ * in the submitter's context: block_io_start is (blk_mq_submit_bio), and
+ * block_rq_insert mostly is (a plug flushed by its owner). at_creation: the
+ * block_io_start one, which sees every request (block_rq_insert misses those
+ * issued directly), so only it marks when the map's filling began. */
 static __always_inline int on_rq_start(struct request *rq, bool direct, bool at_creation)
 {
 	bool stamped;
