@@ -10,20 +10,21 @@
 #     guest's own /sys/block/vda/stat, and so does a user program served
 #     through its config (examples/biosize);
 #   - the views' truth (issue 29): `hist --json` and `trace --json`
-#     attached together over the same I/O on vda (virtio-blk behind
-#     mq-deadline), for three workloads: direct 4 KiB reads one at a time
-#     (dio read), 1 MiB direct reads the block layer splits into 128 KiB
-#     requests inside one plug (dd, max_sectors_kb lowered), and 4 KiB
-#     reads kept 32 in flight and submitted 16 at a time by one io_submit,
-#     inside one plug (dio aread). stamp_truth.py sets hist's device and
-#     total p50/p90/p99 against the times trace took at the tracepoints for
-#     the same requests; a view outside its bound on any kernel fails the
-#     test, after every kernel's lines are printed. Beside it, per
-#     workload, how far the kernel's own request stamps (which hist times
-#     from) are from the tracepoints: the creation stamp from G
-#     (block_getrq), the issue stamp from D (block_rq_issue); on a kernel
-#     with the plug clock (6.9+) the two stamps of a plugged request are
-#     one time.
+#     attached together (hist first) over the same I/O on vda (virtio-blk
+#     behind mq-deadline), for three workloads: the direct 4 KiB reads one
+#     at a time of hist's run above (dio read), 4 KiB reads kept 32 in
+#     flight and submitted 16 at a time by one io_submit, inside one plug
+#     (dio aread), and 1 MiB direct reads the block layer splits into 128
+#     KiB requests inside one plug (dd, max_sectors_kb lowered); the last
+#     two in one run, apart by hist -S's size classes. stamp_truth.py sets
+#     hist's device and total p50/p90/p99 against the times trace took at
+#     the tracepoints for the same requests; a view outside its bound on
+#     any kernel fails the test, after every kernel's lines are printed.
+#     Beside it, per workload, how far the kernel's own request stamps
+#     (which hist times from) are from the tracepoints: the creation stamp
+#     from G (block_getrq), the issue stamp from D (block_rq_issue); on a
+#     kernel with the plug clock (6.9+) the two stamps of a plugged
+#     request are one time.
 # Each guest's `IOLAT-GUEST` lines (its uptime after each part) are printed.
 source tests/integration/lib.sh
 source tests/vm/guest.sh
@@ -81,19 +82,33 @@ if [ $rc != 0 ]; then
 fi
 t "check done"
 
-# hist: until SIGINT, then one JSON object.
+# hist: until SIGINT, then one JSON object; trace beside it over the same
+# I/O (every I/O of the disk, one JSON record each): its own counts, and
+# the plain reads' truth below. hist attaches first: where two programs
+# share a tracepoint the first one's clock is read before the other's
+# program runs (MACHINE.md: the tool under test first).
 iolat hist -D -O --json >/tmp/hist 2>/tmp/hist.err &
 pid=$!
 wait_for /tmp/hist.err Tracing
+iolat trace --json --max-rate 0 -d vda >/tmp/trace 2>/tmp/trace.err &
+tpid=$!
+wait_for /tmp/trace.err Tracing
 stat_of hist-FROM
+stat_of trace-FROM
 io
 stat_of hist-TO
-kill -INT $pid
+stat_of trace-TO
+sleep 0.5
+kill -INT $pid $tpid
 wait $pid
 echo "IOLAT-hist-RC: $?"
+wait $tpid
+echo "IOLAT-trace-RC: $?"
 tag hist /tmp/hist
 tag hist-ERR /tmp/hist.err
-t "hist done"
+tag trace /tmp/trace
+tag trace-ERR /tmp/trace.err
+t "hist and trace done"
 
 # serve: one scrape after the I/O.
 iolat serve --web.listen-address=127.0.0.1:9400 --no-collector.workloads \
@@ -126,62 +141,37 @@ tag top /tmp/top
 tag top-ERR /tmp/top.err
 t "top done"
 
-# trace: every I/O of the disk, one JSON record each.
-iolat trace --json -d vda >/tmp/trace 2>/tmp/trace.err &
-pid=$!
-wait_for /tmp/trace.err Tracing
-stat_of trace-FROM
-io
-stat_of trace-TO
-sleep 0.5
-kill -INT $pid
-wait $pid
-echo "IOLAT-trace-RC: $?"
-tag trace /tmp/trace
-tag trace-ERR /tmp/trace.err
-t "trace done"
-
-# The views' truth (issue 29): hist and trace attached together over the
-# same I/O; the host sets hist's percentiles against the tracepoint times
-# trace records (stamp_truth.py) and the kernel's stamps against them.
-# Two runs of both, not three: hist -S keeps the plain 4 KiB reads
-# (<=4KiB) apart from the pieces of the split 1 MiB reads (128 KiB with
-# max_sectors_kb at 128, so that each read is split into 8 requests inside
-# dd's plug); the batched reads, 4 KiB too, need a run of their own.
-sync_and_split() {
-	dio read /dev/vda 100 4096 >/dev/null || echo "IOLAT-ERROR: dio read"
+# The views' truth (issue 29) for the plugged loads: hist -S and trace
+# attached together over 4 KiB reads kept 32 in flight and submitted 16 at
+# a time by one io_submit (one plug each), then 1 MiB direct reads split
+# into 128 KiB requests (max_sectors_kb 128) inside dd's plug; the size
+# classes (<=4KiB, 64KiB-1MiB) keep the two apart. The plain reads' truth
+# comes from the hist and trace run above.
+plugged() {
+	dio aread /dev/vda 512 4096 32 16 || echo "IOLAT-ERROR: dio aread"
 	msk=$(cat /sys/block/vda/queue/max_sectors_kb)
 	echo 128 >/sys/block/vda/queue/max_sectors_kb
 	dd if=/dev/vda of=/dev/null bs=1M count=16 iflag=direct 2>/dev/null || echo "IOLAT-ERROR: dd"
 	echo "$msk" >/sys/block/vda/queue/max_sectors_kb
 }
-batched() {
-	dio aread /dev/vda 512 4096 32 16 || echo "IOLAT-ERROR: dio aread"
-}
-# truth NAME HIST_FLAGS WORKLOAD: hist (HIST_FLAGS) and trace, uncapped,
-# both on vda, attached before WORKLOAD runs and stopped after it.
-truth() {
-	iolat hist $2 --json -d vda >/tmp/th 2>/tmp/th.err &
-	hp=$!
-	iolat trace --json --max-rate 0 -d vda >/tmp/tt 2>/tmp/tt.err &
-	tp=$!
-	wait_for /tmp/th.err Tracing
-	wait_for /tmp/tt.err Tracing
-	$3
-	sleep 0.5
-	kill -INT $hp $tp
-	wait $hp
-	echo "IOLAT-truth-$1-hist-RC: $?"
-	wait $tp
-	echo "IOLAT-truth-$1-trace-RC: $?"
-	tag truth-$1-hist /tmp/th
-	tag truth-$1-trace /tmp/tt
-	tag truth-$1-ERR /tmp/tt.err
-	t "truth $1 done"
-}
 echo "IOLAT-truth-SCHED: $(cat /sys/block/vda/queue/scheduler)"
-truth split -S sync_and_split
-truth aread "" batched
+iolat hist -S --json -d vda >/tmp/th 2>/tmp/th.err &
+pid=$!
+wait_for /tmp/th.err Tracing
+iolat trace --json --max-rate 0 -d vda >/tmp/tt 2>/tmp/tt.err &
+tpid=$!
+wait_for /tmp/tt.err Tracing
+plugged
+sleep 0.5
+kill -INT $pid $tpid
+wait $pid
+echo "IOLAT-truth-hist-RC: $?"
+wait $tpid
+echo "IOLAT-truth-trace-RC: $?"
+tag truth-hist /tmp/th
+tag truth-trace /tmp/tt
+tag truth-ERR /tmp/tt.err
+t "truth done"
 
 # trace --syscalls: 64 buffered 4 KiB writes to the raw disk, flushed by
 # sync (and dd's close): followed through the page cache where the kernel
@@ -301,39 +291,38 @@ print(sum(r["bytes"] for r in rs if r["type"] == "page_cache" and r["comm"] == "
 		echo "ok: $k: dd's 64 buffered writes linked through the page cache"
 	fi
 
-
 	# The views' truth: each workload's hist series and trace records apart
 	# (truth-K-W.hist, .trace), then stamp_truth.py on each, and how far
-	# the kernel's stamps are from the same tracepoints.
+	# the kernel's stamps are from the same tracepoints. The plain reads
+	# are those of hist's and trace's run above (vda's reads, 4 KiB).
 	case $(tagged truth-SCHED) in
 	*"[mq-deadline]"*) ;;
 	*) fail "$k: vda's scheduler is not mq-deadline: $(tagged truth-SCHED)" ;;
 	esac
-	for w in split aread; do
-		for tool in hist trace; do
-			assert_eq "$k: truth $w: $tool exit status" 0 "$(tagged "truth-$w-$tool-RC")"
-			tagged "truth-$w-$tool" >"$WORK/truth-$k-$w-$tool"
-		done
+	for tool in hist trace; do
+		assert_eq "$k: truth: $tool exit status" 0 "$(tagged "truth-$tool-RC")"
+		tagged "truth-$tool" >"$WORK/truth-$k-$tool"
 	done
 	python3 - "$WORK" "$k" <<'PY' || fail "$k: the truth runs' outputs"
 import json, statistics, sys
 work, k = sys.argv[1:]
-def objects(name):
-    return [json.loads(l) for l in open(f"{work}/truth-{k}-{name}") if l.startswith("{")]
-def last_hist(name):
-    objs = objects(name)
-    return objs[-1] if objs else {"series": []}
-split = last_hist("split-hist")
+def objects(path):
+    return [json.loads(l) for l in open(path) if l.startswith("{")]
+def last_series(path):
+    objs = objects(path)
+    return objs[-1]["series"] if objs else []
+ios = lambda path: [r for r in objects(path) if r["type"] == "io"]
+plain, plugged = f"{work}/trace-{k}.json", f"{work}/truth-{k}-trace"
 # workload: (hist series, trace requests, what the stamps line calls it)
 workloads = {
-    "sync": ([s for s in split["series"] if s.get("size_class") == "<=4KiB"],
-             [r for r in objects("split-trace") if r["type"] == "io" and r["rq_bytes"] == 4096],
+    "sync": ([s for s in last_series(f"{work}/hist-{k}.json") if (s["disk"], s["op"]) == ("vda", "read")],
+             [r for r in ios(plain) if r["rwbs"].startswith("R")],
              "4 KiB reads, one at a time"),
-    "split": ([s for s in split["series"] if s.get("size_class") == "64KiB-1MiB"],
-              [r for r in objects("split-trace") if r["type"] == "io" and r["rq_bytes"] > 4096],
+    "split": ([s for s in last_series(f"{work}/truth-{k}-hist") if s["size_class"] == "64KiB-1MiB"],
+              [r for r in ios(plugged) if r["rq_bytes"] > 4096],
               "1 MiB reads, split"),
-    "aread": (last_hist("aread-hist")["series"],
-              [r for r in objects("aread-trace") if r["type"] == "io"],
+    "aread": ([s for s in last_series(f"{work}/truth-{k}-hist") if s["size_class"] == "<=4KiB"],
+              [r for r in ios(plugged) if r["rq_bytes"] == 4096],
               "4 KiB reads, QD32, batches of 16"),
 }
 for w, (series, records, name) in workloads.items():
