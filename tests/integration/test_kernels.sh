@@ -325,7 +325,11 @@ workloads = {
               [r for r in ios(plugged) if r["rq_bytes"] == 4096],
               "4 KiB reads, QD32, batches of 16"),
 }
+# Exactly the requests the guest made: 512 batched reads, 16 x 8 pieces.
+want = {"split": 128, "aread": 512}
 for w, (series, records, name) in workloads.items():
+    got = [x["ios"] for x in series]
+    assert w not in want or got == [want[w]], f"{w}: hist counted {got} requests, not {want[w]}"
     with open(f"{work}/truth-{k}-{w}.hist", "w") as f:
         print(json.dumps({"series": series}), file=f)
     with open(f"{work}/truth-{k}-{w}.trace", "w") as f:
