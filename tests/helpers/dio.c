@@ -1,65 +1,107 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * dio.c - issues an exact number of O_DIRECT reads or writes, one at a time,
- * so the block layer sees exactly that many requests of exactly that size
- * (synchronous direct I/O is neither merged nor read ahead).
+ * dio.c - issues an exact number of O_DIRECT reads or writes, so the block
+ * layer sees exactly that many requests of exactly that size (direct I/O is
+ * not read ahead, and these are never merged).
  *
  * Usage: dio read|write DEVICE COUNT SIZE [--eio-ok]
- * I/O i goes to offset (i * SIZE) modulo the device size.
+ *        dio aread DEVICE COUNT SIZE DEPTH BATCH
+ * read, write: one I/O at a time (synchronous); I/O i goes to offset
+ * (i * SIZE) modulo the device size.
  * --eio-ok: an I/O that fails with an I/O error (EIO, or ENODATA: the
  * kernel's errno for a medium error) does not stop the run; at the end
  * "eio N" (how many failed) is printed on stdout.
+ * aread: asynchronous reads through Linux AIO, DEPTH kept in flight and
+ * submitted BATCH at a time by one io_submit, which runs inside one block
+ * plug for more than two I/Os (fs/aio.c, AIO_PLUG_THRESHOLD): the requests
+ * of a batch are created and issued in one plug, as fio's batched
+ * submission makes them. I/O i goes to offset (2 * i * SIZE) modulo the
+ * device size: a gap between neighbours, so that the plug and the I/O
+ * scheduler merge none of them. Raw system calls, not libaio, so that the
+ * helper links statically for the test guests.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/aio_abi.h>
 #include <linux/fs.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-static long long number(const char *s)
+#define USAGE                                                                                      \
+	"usage: dio read|write DEVICE COUNT SIZE [--eio-ok]\n"                                     \
+	"       dio aread DEVICE COUNT SIZE DEPTH BATCH\n"
+
+static long long number(const char *what, const char *s)
 {
 	char *end;
-	long long v = strtoll(s, &end, 10);
+	long long v;
 
-	if (*end || v <= 0) {
-		fprintf(stderr, "dio: '%s' is not a positive number\n", s);
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end || !*s || errno || v <= 0) {
+		fprintf(stderr, "dio: %s '%s' is not a positive number\n%s", what, s, USAGE);
 		exit(2);
 	}
 	return v;
 }
 
-int main(int argc, char **argv)
+/* The device opened for direct I/O, with its size; exits if it cannot be. */
+static int open_device(const char *path, int flags, long long size, unsigned long long *devsize)
+{
+	int fd;
+
+	errno = 0;
+	fd = open(path, flags | O_DIRECT);
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, devsize) || *devsize < (unsigned long long)size) {
+		fprintf(stderr, "dio: %s: %s\n", path, strerror(errno ? errno : EINVAL));
+		exit(1);
+	}
+	return fd;
+}
+
+static void *buffer(long long size)
+{
+	void *buf;
+
+	if (posix_memalign(&buf, 4096, (size_t)size)) {
+		fprintf(stderr, "dio: cannot allocate a %lld-byte buffer\n", size);
+		exit(1);
+	}
+	memset(buf, 0xa5, (size_t)size);
+	return buf;
+}
+
+/* The offset of I/O i when I/Os are STRIDE bytes apart, wrapped to the device. */
+static off_t offset_of(long long i, unsigned long long stride, unsigned long long devsize)
+{
+	return (off_t)(((unsigned long long)i * stride) % (devsize / stride * stride));
+}
+
+static int sync_io(int argc, char **argv)
 {
 	unsigned long long devsize = 0;
 	long long count, size, eio = 0;
-	int writing, fd;
-	bool eio_ok = argc == 6 && !strcmp(argv[5], "--eio-ok");
+	bool writing = !strcmp(argv[1], "write"), eio_ok = argc == 6;
+	int fd;
 	void *buf;
 
-	if ((argc != 5 && !eio_ok) || (strcmp(argv[1], "read") && strcmp(argv[1], "write"))) {
-		fprintf(stderr, "usage: dio read|write DEVICE COUNT SIZE [--eio-ok]\n");
+	if (argc == 6 && strcmp(argv[5], "--eio-ok")) {
+		fprintf(stderr, "dio: unknown option '%s'\n%s", argv[5], USAGE);
 		return 2;
 	}
-	writing = !strcmp(argv[1], "write");
-	count = number(argv[3]);
-	size = number(argv[4]);
-	fd = open(argv[2], (writing ? O_WRONLY : O_RDONLY) | O_DIRECT);
-	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &devsize) || devsize < (unsigned long long)size) {
-		fprintf(stderr, "dio: %s: %s\n", argv[2], strerror(errno ? errno : EINVAL));
-		return 1;
-	}
-	if (posix_memalign(&buf, 4096, (size_t)size))
-		return 1;
-	memset(buf, 0xa5, (size_t)size);
+	count = number("COUNT", argv[3]);
+	size = number("SIZE", argv[4]);
+	fd = open_device(argv[2], writing ? O_WRONLY : O_RDONLY, size, &devsize);
+	buf = buffer(size);
 	for (long long i = 0; i < count; i++) {
-		off_t off =
-		    (off_t)(((unsigned long long)i * (unsigned long long)size) %
-			    (devsize / (unsigned long long)size * (unsigned long long)size));
+		off_t off = offset_of(i, (unsigned long long)size, devsize);
 		ssize_t n = writing ? pwrite(fd, buf, (size_t)size, off)
 				    : pread(fd, buf, (size_t)size, off);
 
@@ -77,4 +119,150 @@ int main(int argc, char **argv)
 	if (eio_ok)
 		printf("eio %lld\n", eio);
 	return close(fd) ? 1 : 0;
+}
+
+/* What one asynchronous read run needs between its submissions. */
+struct aread {
+	aio_context_t ctx;
+	int fd;
+	long long size, count, next, depth, batch;
+	unsigned long long devsize;
+	char *bufs;		 /* depth buffers of size bytes, one per slot */
+	struct iocb *iocbs;	 /* depth control blocks, one per slot */
+	struct iocb **batch_cbs; /* the batch one io_submit takes */
+	struct io_event *events; /* depth completions, as io_getevents returns them */
+	long long *free_slots;	 /* a stack of the slots not in flight */
+	long long nfree;
+};
+
+/*
+ * Submits up to the run's batch of reads in one io_submit, from the free
+ * slots, numbering them on from ar->next. Returns how many it submitted, or
+ * -1 (message printed) if the kernel refused or took only part of them: a
+ * partial submission would change the batches the test asked for.
+ */
+static long long submit_batch(struct aread *ar)
+{
+	long long n = 0;
+	long rc;
+
+	while (n < ar->batch && ar->nfree && ar->next < ar->count) {
+		long long slot = ar->free_slots[--ar->nfree];
+		struct iocb *cb = &ar->iocbs[slot];
+
+		memset(cb, 0, sizeof(*cb));
+		cb->aio_fildes = (uint32_t)ar->fd;
+		cb->aio_lio_opcode = IOCB_CMD_PREAD;
+		cb->aio_buf = (uint64_t)(uintptr_t)(ar->bufs + slot * ar->size);
+		cb->aio_nbytes = (uint64_t)ar->size;
+		cb->aio_offset = offset_of(ar->next, 2 * (unsigned long long)ar->size, ar->devsize);
+		cb->aio_data = (uint64_t)slot;
+		ar->batch_cbs[n++] = cb;
+		ar->next++;
+	}
+	if (!n)
+		return 0;
+	rc = syscall(SYS_io_submit, ar->ctx, (long)n, ar->batch_cbs);
+	if (rc != n) {
+		fprintf(stderr, "dio: io_submit of %lld reads: %s\n", n,
+			rc < 0 ? strerror(errno) : "only part taken");
+		return -1;
+	}
+	return n;
+}
+
+/* Reaps at least min completions; returns how many, or -1 (message printed). */
+static long long reap(struct aread *ar, long long min)
+{
+	struct io_event *events = ar->events;
+	long rc;
+
+	do
+		rc = syscall(SYS_io_getevents, ar->ctx, (long)min, (long)ar->depth, events, NULL);
+	while (rc < 0 && errno == EINTR);
+	if (rc < 0) {
+		fprintf(stderr, "dio: io_getevents: %s\n", strerror(errno));
+		return -1;
+	}
+	for (long i = 0; i < rc; i++) {
+		long long slot = (long long)events[i].data;
+
+		if (events[i].res != ar->size) {
+			fprintf(stderr, "dio: read at %lld: %s\n",
+				(long long)ar->iocbs[slot].aio_offset,
+				events[i].res < 0 ? strerror((int)-events[i].res) : "short");
+			return -1;
+		}
+		ar->free_slots[ar->nfree++] = slot;
+	}
+	return rc;
+}
+
+/*
+ * Keeps DEPTH reads in flight, BATCH per io_submit: the first DEPTH go out
+ * in batches, then each time BATCH have completed (fewer at the end) they
+ * go out again as one batch, until COUNT have completed.
+ */
+static int aread(int argc, char **argv)
+{
+	struct aread ar = { 0 };
+	long long done = 0, inflight = 0, n;
+
+	if (argc != 7) {
+		fprintf(stderr, "dio: aread takes DEVICE COUNT SIZE DEPTH BATCH\n%s", USAGE);
+		return 2;
+	}
+	ar.count = number("COUNT", argv[3]);
+	ar.size = number("SIZE", argv[4]);
+	ar.depth = number("DEPTH", argv[5]);
+	ar.batch = number("BATCH", argv[6]);
+	if (ar.batch > ar.depth || ar.depth > 4096) {
+		fprintf(stderr,
+			"dio: BATCH (%lld) must be at most DEPTH (%lld), DEPTH at most 4096\n",
+			ar.batch, ar.depth);
+		return 2;
+	}
+	ar.fd = open_device(argv[2], O_RDONLY, 2 * ar.size, &ar.devsize);
+	ar.bufs = buffer(ar.depth * ar.size);
+	ar.iocbs = calloc((size_t)ar.depth, sizeof(*ar.iocbs));
+	ar.free_slots = calloc((size_t)ar.depth, sizeof(*ar.free_slots));
+	ar.batch_cbs = calloc((size_t)ar.batch, sizeof(*ar.batch_cbs));
+	ar.events = calloc((size_t)ar.depth, sizeof(*ar.events));
+	if (!ar.iocbs || !ar.free_slots || !ar.batch_cbs || !ar.events ||
+	    syscall(SYS_io_setup, (long)ar.depth, &ar.ctx)) {
+		fprintf(stderr, "dio: io_setup(%lld): %s\n", ar.depth, strerror(errno));
+		return 1;
+	}
+	for (long long slot = ar.depth - 1; slot >= 0; slot--)
+		ar.free_slots[ar.nfree++] = slot;
+	while (done < ar.count) {
+		while (ar.nfree && ar.next < ar.count) {
+			if ((n = submit_batch(&ar)) < 0)
+				return 1;
+			inflight += n;
+		}
+		n = reap(&ar, inflight < ar.batch ? inflight : ar.batch);
+		if (n < 0)
+			return 1;
+		inflight -= n;
+		done += n;
+	}
+	syscall(SYS_io_destroy, ar.ctx);
+	free(ar.events);
+	free(ar.batch_cbs);
+	free(ar.free_slots);
+	free(ar.iocbs);
+	free(ar.bufs);
+	return close(ar.fd) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "aread"))
+		return aread(argc, argv);
+	if ((argc != 5 && argc != 6) || (strcmp(argv[1], "read") && strcmp(argv[1], "write"))) {
+		fprintf(stderr, USAGE);
+		return 2;
+	}
+	return sync_io(argc, argv);
 }

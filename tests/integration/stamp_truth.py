@@ -38,6 +38,13 @@ QUEUE_ABS_NS = ABS_NS
 QUEUE_REL = 0.5
 
 
+def bad_input(message):
+    """Exits 2, as the header says for bad input (sys.exit(message) exits 1,
+    which a caller would take for a view off)."""
+    print(f"stamp_truth: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def last_object(path):
     obj = None
     with open(path) as f:
@@ -46,7 +53,7 @@ def last_object(path):
             if line.startswith("{"):
                 obj = json.loads(line)
     if obj is None:
-        sys.exit(f"stamp_truth: no JSON object in {path}: run `iolat hist --json -d DISK`")
+        bad_input(f"no JSON object in {path}: run `iolat hist --json -d DISK`")
     return obj
 
 
@@ -131,12 +138,12 @@ def main():
     a = ap.parse_args()
     h = last_object(a.hist)
     if len(h.get("series", [])) != 1:
-        sys.exit(f"stamp_truth: {a.hist} has {len(h.get('series', []))} series, not 1: "
-                 "run hist with -d DISK and no split")
+        bad_input(f"{a.hist} has {len(h.get('series', []))} series, not 1: "
+                  "run hist with -d DISK and no split")
     s = h["series"][0]
     device, total, queue = reference(a.trace)
     if not device:
-        sys.exit(f"stamp_truth: no completed requests with tracepoint times in {a.trace}")
+        bad_input(f"no completed requests with tracepoint times in {a.trace}")
     rows, ok = [], True
     counts = {"hist": s["ios"], "trace_device": len(device), "trace_total": len(total)}
     if counts["hist"] != len(device):

@@ -9,13 +9,23 @@
 #     direct reads and writes done on /dev/vda while they run, against the
 #     guest's own /sys/block/vda/stat, and so does a user program served
 #     through its config (examples/biosize);
-#   - the stamp comparison: on the same I/Os (`trace`, direct 4 KiB reads one
-#     at a time, and 1 MiB direct reads the block layer splits into several
-#     requests inside one plug), how far the kernel's own request stamps,
-#     which hist and serve time from, are from the tracepoint times: the
-#     creation stamp from G (block_getrq), the issue stamp from D
-#     (block_rq_issue). Printed per kernel; on a kernel with the plug clock
-#     (6.9+) the two stamps of a plugged request are one time.
+#   - the views' truth (issue 29): `hist --json` and `trace --json`
+#     attached together (hist first) over the same I/O on vda (virtio-blk
+#     behind mq-deadline), for three workloads: the direct 4 KiB reads one
+#     at a time of hist's run above (dio read), 4 KiB reads kept 32 in
+#     flight and submitted 16 at a time by one io_submit, inside one plug
+#     (dio aread), and 1 MiB direct reads the block layer splits into 128
+#     KiB requests inside one plug (dd, max_sectors_kb lowered); the last
+#     two in one run, apart by hist -S's size classes. stamp_truth.py sets
+#     hist's device and total p50/p90/p99 against the times trace took at
+#     the tracepoints for the same requests; a view outside its bound on
+#     any kernel fails the test, after every kernel's lines are printed.
+#     Beside it, per workload, how far the kernel's own request stamps
+#     (which hist times from) are from the tracepoints: the creation stamp
+#     from G (block_getrq), the issue stamp from D (block_rq_issue); on a
+#     kernel with the plug clock (6.9+) the two stamps of a plugged
+#     request are one time.
+# Each guest's `IOLAT-GUEST` lines (its uptime after each part) are printed.
 source tests/integration/lib.sh
 source tests/vm/guest.sh
 
@@ -72,19 +82,33 @@ if [ $rc != 0 ]; then
 fi
 t "check done"
 
-# hist: until SIGINT, then one JSON object.
+# hist: until SIGINT, then one JSON object; trace beside it over the same
+# I/O (every I/O of the disk, one JSON record each): its own counts, and
+# the plain reads' truth below. hist attaches first: where two programs
+# share a tracepoint the first one's clock is read before the other's
+# program runs (MACHINE.md: the tool under test first).
 iolat hist -D -O --json >/tmp/hist 2>/tmp/hist.err &
 pid=$!
 wait_for /tmp/hist.err Tracing
+iolat trace --json --max-rate 0 -d vda >/tmp/trace 2>/tmp/trace.err &
+tpid=$!
+wait_for /tmp/trace.err Tracing
 stat_of hist-FROM
+stat_of trace-FROM
 io
 stat_of hist-TO
-kill -INT $pid
+stat_of trace-TO
+sleep 0.5
+kill -INT $pid $tpid
 wait $pid
 echo "IOLAT-hist-RC: $?"
+wait $tpid
+echo "IOLAT-trace-RC: $?"
 tag hist /tmp/hist
 tag hist-ERR /tmp/hist.err
-t "hist done"
+tag trace /tmp/trace
+tag trace-ERR /tmp/trace.err
+t "hist and trace done"
 
 # serve: one scrape after the I/O.
 iolat serve --web.listen-address=127.0.0.1:9400 --no-collector.workloads \
@@ -117,32 +141,37 @@ tag top /tmp/top
 tag top-ERR /tmp/top.err
 t "top done"
 
-# trace: every I/O of the disk, one JSON record each.
-iolat trace --json -d vda >/tmp/trace 2>/tmp/trace.err &
+# The views' truth (issue 29) for the plugged loads: hist -S and trace
+# attached together over 4 KiB reads kept 32 in flight and submitted 16 at
+# a time by one io_submit (one plug each), then 1 MiB direct reads split
+# into 128 KiB requests (max_sectors_kb 128) inside dd's plug; the size
+# classes (<=4KiB, 64KiB-1MiB) keep the two apart. The plain reads' truth
+# comes from the hist and trace run above.
+plugged() {
+	dio aread /dev/vda 512 4096 32 16 || echo "IOLAT-ERROR: dio aread"
+	msk=$(cat /sys/block/vda/queue/max_sectors_kb)
+	echo 128 >/sys/block/vda/queue/max_sectors_kb
+	dd if=/dev/vda of=/dev/null bs=1M count=16 iflag=direct 2>/dev/null || echo "IOLAT-ERROR: dd"
+	echo "$msk" >/sys/block/vda/queue/max_sectors_kb
+}
+echo "IOLAT-truth-SCHED: $(cat /sys/block/vda/queue/scheduler)"
+iolat hist -S --json -d vda >/tmp/th 2>/tmp/th.err &
 pid=$!
-wait_for /tmp/trace.err Tracing
-stat_of trace-FROM
-io
-stat_of trace-TO
+wait_for /tmp/th.err Tracing
+iolat trace --json --max-rate 0 -d vda >/tmp/tt 2>/tmp/tt.err &
+tpid=$!
+wait_for /tmp/tt.err Tracing
+plugged
 sleep 0.5
-kill -INT $pid
+kill -INT $pid $tpid
 wait $pid
-echo "IOLAT-trace-RC: $?"
-tag trace /tmp/trace
-tag trace-ERR /tmp/trace.err
-t "trace done"
-
-# The stamps against the tracepoints.
-iolat trace --json -d vda >/tmp/stamps 2>/tmp/stamps.err &
-pid=$!
-wait_for /tmp/stamps.err Tracing
-dio read /dev/vda 100 4096 >/dev/null
-dd if=/dev/vda of=/dev/null bs=1M count=16 iflag=direct 2>/dev/null
-sleep 0.5
-kill -INT $pid
-wait $pid
-tag stamps /tmp/stamps
-t "stamps done"
+echo "IOLAT-truth-hist-RC: $?"
+wait $tpid
+echo "IOLAT-truth-trace-RC: $?"
+tag truth-hist /tmp/th
+tag truth-trace /tmp/tt
+tag truth-ERR /tmp/tt.err
+t "truth done"
 
 # trace --syscalls: 64 buffered 4 KiB writes to the raw disk, flushed by
 # sync (and dd's close): followed through the page cache where the kernel
@@ -170,6 +199,7 @@ stat_delta() {
 	echo $((to - from))
 }
 
+OFF=()
 for k in $KERNELS; do
 	vm_series "$k"
 	vm_prepare
@@ -261,23 +291,67 @@ print(sum(r["bytes"] for r in rs if r["type"] == "page_cache" and r["comm"] == "
 		echo "ok: $k: dd's 64 buffered writes linked through the page cache"
 	fi
 
-	tagged stamps >"$WORK/stamps-$k.json"
-	python3 - "$WORK/stamps-$k.json" "$k" <<'PY' || fail "$k: stamp comparison"
-import json, sys, statistics
-path, k = sys.argv[1:]
-rs = [r for r in (json.loads(l) for l in open(path) if l.startswith("{")) if r["type"] == "io"]
-def row(name, sel):
-    sel = [r for r in sel if r["k_issue_ns"] and r["k_start_ns"] and r["ts_ns"]["d"] and r["ts_ns"]["g"]]
-    assert sel, name
+	# The views' truth: each workload's hist series and trace records apart
+	# (truth-K-W.hist, .trace), then stamp_truth.py on each, and how far
+	# the kernel's stamps are from the same tracepoints. The plain reads
+	# are those of hist's and trace's run above (vda's reads, 4 KiB).
+	case $(tagged truth-SCHED) in
+	*"[mq-deadline]"*) ;;
+	*) fail "$k: vda's scheduler is not mq-deadline: $(tagged truth-SCHED)" ;;
+	esac
+	for tool in hist trace; do
+		assert_eq "$k: truth: $tool exit status" 0 "$(tagged "truth-$tool-RC")"
+		tagged "truth-$tool" >"$WORK/truth-$k-$tool"
+	done
+	python3 - "$WORK" "$k" <<'PY' || fail "$k: the truth runs' outputs"
+import json, statistics, sys
+work, k = sys.argv[1:]
+def objects(path):
+    return [json.loads(l) for l in open(path) if l.startswith("{")]
+def last_series(path):
+    objs = objects(path)
+    return objs[-1]["series"] if objs else []
+ios = lambda path: [r for r in objects(path) if r["type"] == "io"]
+plain, plugged = f"{work}/trace-{k}.json", f"{work}/truth-{k}-trace"
+# workload: (hist series, trace requests, what the stamps line calls it)
+workloads = {
+    "sync": ([s for s in last_series(f"{work}/hist-{k}.json") if (s["disk"], s["op"]) == ("vda", "read")],
+             [r for r in ios(plain) if r["rwbs"].startswith("R")],
+             "4 KiB reads, one at a time"),
+    "split": ([s for s in last_series(f"{work}/truth-{k}-hist") if s["size_class"] == "64KiB-1MiB"],
+              [r for r in ios(plugged) if r["rq_bytes"] > 4096],
+              "1 MiB reads, split"),
+    "aread": ([s for s in last_series(f"{work}/truth-{k}-hist") if s["size_class"] == "<=4KiB"],
+              [r for r in ios(plugged) if r["rq_bytes"] == 4096],
+              "4 KiB reads, QD32, batches of 16"),
+}
+# Exactly the requests the guest made: 512 batched reads, 16 x 8 pieces.
+want = {"split": 128, "aread": 512}
+for w, (series, records, name) in workloads.items():
+    got = [x["ios"] for x in series]
+    assert w not in want or got == [want[w]], f"{w}: hist counted {got} requests, not {want[w]}"
+    with open(f"{work}/truth-{k}-{w}.hist", "w") as f:
+        print(json.dumps({"series": series}), file=f)
+    with open(f"{work}/truth-{k}-{w}.trace", "w") as f:
+        for r in records:
+            print(json.dumps(r), file=f)
+    sel = [r for r in records if r["k_issue_ns"] and r["k_start_ns"] and r["ts_ns"]["d"] and r["ts_ns"]["g"]]
+    assert sel, f"{w}: no request with both stamps and both tracepoint times"
     di = [(r["k_issue_ns"] - r["ts_ns"]["d"]) / 1e3 for r in sel]
     dg = [(r["k_start_ns"] - r["ts_ns"]["g"]) / 1e3 for r in sel]
     same = sum(r["k_issue_ns"] == r["k_start_ns"] for r in sel)
     print(f"stamps {k} {name}: {len(sel)} requests; issue stamp - D: median {statistics.median(di):+.1f} us, "
           f"max |{max(abs(x) for x in di):.1f}| us; start stamp - G: median {statistics.median(dg):+.1f} us; "
           f"start = issue stamp: {same}")
-    return sel
-row("4 KiB reads, one at a time", [r for r in rs if r["bytes"] == 4096])
-row("1 MiB reads, split", [r for r in rs if r["bytes"] > 4096 or r["parent"]])
 PY
-	tagged stamps | grep -c . >/dev/null
+	for w in sync split aread; do
+		python3 tests/integration/stamp_truth.py --label "truth $k $w: " \
+			"$WORK/truth-$k-$w.hist" "$WORK/truth-$k-$w.trace" || OFF+=("$k $w")
+	done
+	echo "guest time, $k:"
+	sed -n 's/^IOLAT-GUEST: /  /p' "$L"
 done
+# Every kernel's lines first, then the verdict: a view off on any kernel
+# fails the test.
+[ ${#OFF[@]} -eq 0 ] || fail "a view is not the tracepoints' times (stamp_truth.py) on: ${OFF[*]}"
+echo "ok: on every kernel, hist's device and total p50/p90/p99 are within their bounds of the tracepoint times"
