@@ -99,8 +99,8 @@ static int cmp_u64(const void *a, const void *b)
 
 /* One walk of the whole map: entries seen, or -errno. Adds every value's
  * 64-bit words into *sum, as a reader that uses them would touch them. */
-static long walk(int fd, const struct bpf_map_info *info, void *keys, uint64_t *vals,
-		 size_t vwords, uint64_t *sum)
+static long walk(int fd, const struct bpf_map_info *info, void *keys, uint64_t *vals, size_t vwords,
+		 uint64_t *sum)
 {
 	uint64_t in = 0, out = 0;
 	long total = 0;
@@ -109,10 +109,10 @@ static long walk(int fd, const struct bpf_map_info *info, void *keys, uint64_t *
 	for (;;) {
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 		uint32_t count = info->max_entries;
-		int e = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &count,
-					     &opts)
-			    ? errno
-			    : 0;
+		int e =
+		    bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &count, &opts)
+			? errno
+			: 0;
 
 		if (e && e != ENOENT)
 			return -e;
