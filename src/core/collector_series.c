@@ -37,11 +37,11 @@ static void unfold_key(struct collector *c, const struct iolat_key *k, struct io
 }
 
 /* Bytes of keys and values one BPF_MAP_LOOKUP_BATCH call may return, at
- * most: ~200 keys a call with 2 CPUs, so 500 workloads' keys in 3 calls;
- * at 192 CPUs (~1 MiB a key) two keys a call, still half the syscalls of
+ * most: ~100 keys a call with 2 CPUs, so 500 workloads' keys in 6 calls;
+ * at 192 CPUs (~1 MiB a key) a key a call, still half the syscalls of
  * a lookup per key after a get_next_key each. Pages are resident only as
  * far as a fold fills them. */
-#define FOLD_BATCH_BYTES (2u << 20)
+#define FOLD_BATCH_BYTES (1u << 20)
 
 void collector_fold_batch_free(struct fold_batch *b)
 {
