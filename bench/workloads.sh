@@ -48,7 +48,8 @@ NPORT=$((PORT + 1))
 PID='' LOOP='' NPID=''
 cleanup() {
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-	[ -n "$NPID" ] && kill "$NPID" 2>/dev/null && wait "$NPID" 2>/dev/null
+	# node-exporter ends with 143 on SIGTERM: no status may stop the rest
+	if [ -n "$NPID" ]; then kill "$NPID" 2>/dev/null; wait "$NPID" 2>/dev/null || true; fi
 	[ -d "$BASE" ] && find "$BASE" -depth -type d -exec rmdir {} + 2>/dev/null
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	rm -f "$IMG"
