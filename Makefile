@@ -105,6 +105,8 @@ HELPER_BINS += $(OUT)/uprog_dump $(TEST_BPF_OBJS)
 # bench/cost.sh's lower bounds: programs that do the least a latency
 # histogram can, each loaded alone by bpfload.
 HELPER_BINS += $(OUT)/bpfload $(OUT)/bench/bound.bpf.o
+# bench/userprogs.sh's floor: a bare batch walk of the map iolat reads.
+HELPER_BINS += $(OUT)/mapwalk
 # libFuzzer targets (fuzz/), each run for FUZZ_SECONDS by `make fuzz` and for
 # TEST_FUZZ_SECONDS by `make test`; they need clang.
 FUZZ_TARGETS := uconfig http webconfig
@@ -255,6 +257,10 @@ $(OUT)/cmdtable_dump: tests/helpers/cmdtable_dump.c $(LIB_OBJS) $(filter-out $(O
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUT)/bpfload: tests/helpers/bpfload.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LDLIBS) -o $@
+
+$(OUT)/mapwalk: tests/helpers/mapwalk.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LDLIBS) -o $@
 

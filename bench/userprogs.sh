@@ -13,6 +13,12 @@
 # through a BPF map-element iterator (the default), with
 # BPF_MAP_LOOKUP_BATCH (IOLAT_MAP_READ=batch) and key by key
 # (IOLAT_MAP_READ=keys); the order rotates per round.
+#
+# The floor (issue 29): in the counter runs, between each two scrapes,
+# build/mapwalk walks the same map (many_counts, the one serve holds) with
+# BPF_MAP_LOOKUP_BATCH as a bare reader would, buffers sized once; the
+# report sets each run's median scrape against the median walk of the same
+# run (target: 10 000 series <= 1.3x the walk).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +27,8 @@ ROUNDS=${ROUNDS:-3}
 SCRAPES=${SCRAPES:-20}
 IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
 MANY=${MANY:-$ROOT/build-bench/test-data/many.bpf.o}
+MAPWALK=${MAPWALK:-$(dirname "$IOLAT")/mapwalk}
+WALKS=${WALKS:-5}
 CMDLINE="bash bench/userprogs.sh${*:+ $*}"
 
 usage() {
@@ -30,10 +38,14 @@ Usage: bash bench/userprogs.sh [--rounds N] [--scrapes K]
 Scrape time of iolat serve with users' maps: built-in metrics only, then
 10 000 counters and 1 000 histograms from tests/data/many.bpf.o, each read
 through a map iterator, in batches, and key by key. Needs root, and
-'make OUT=build-bench all helpers' (env IOLAT, MANY override the paths).
+'make OUT=build-bench all helpers' (env IOLAT, MANY, MAPWALK override the
+paths; WALKS: floor walks between two scrapes, default 5).
 
   --rounds N    rounds of all runs, order rotating (default 3; env ROUNDS)
   --scrapes K   scrapes per run (default 20; env SCRAPES)
+
+env RUNS picks runs, e.g. RUNS="builtin counters-iter" (builtin is the base
+the user maps' share is taken from).
 EOF
 }
 
@@ -51,7 +63,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$(id -u)" = 0 ] || die "needs root (iolat loads BPF programs)"
-{ [ -x "$IOLAT" ] && [ -f "$MANY" ]; } || die "build first: make OUT=build-bench all helpers"
+{ [ -x "$IOLAT" ] && [ -f "$MANY" ] && [ -x "$MAPWALK" ]; } || die "build first: make OUT=build-bench all helpers"
 command -v bpftool >/dev/null || die "bpftool missing"
 
 WORK=$(mktemp -d /dev/shm/iolat-bench.XXXXXX)
@@ -77,6 +89,17 @@ fill() {
 		sleep 0.2
 	done
 	die "bpftool batch file $1 failed"
+}
+
+# floor NAME: WALKS bare batch walks of the counter map serve $PID holds;
+# appends "NAME-floor seconds entries" (their median). The map must hold
+# the 10 000 counters the run filled, or the floor is of another map.
+floor() {
+	local out _w _n _e entries _m ns _rest
+	out=$("$MAPWALK" -n "$WALKS" "pid:$PID:many_counts") || die "mapwalk failed"
+	read -r _w _n _e entries _m ns _rest <<<"$out"
+	[ "$entries" = 10000 ] || die "mapwalk saw $entries entries in many_counts, not 10000"
+	echo "$1-floor $(awk -v ns="$ns" 'BEGIN { printf "%.9f", ns / 1e9 }') $entries" >>"$WORK/results"
 }
 
 # run NAME: one serve instance; appends "NAME seconds lines" per scrape.
@@ -108,13 +131,17 @@ run() {
 		lines=$(wc -l <"$WORK/body")
 		awk -v n="$name" -v l="$lines" '$1 == "iolat_scrape_duration_seconds" { print n, $2, l }' \
 			"$WORK/body" >>"$WORK/results"
+		case $name in
+		counters*) floor "$name" ;;
+		esac
 	done
 	kill -TERM "$PID"
 	wait "$PID" || true
 	PID=
 }
 
-RUNS=(builtin counters-iter counters-batch counters-keys hists-iter hists-batch hists-keys)
+# env RUNS: a subset, in this spelling (builtin is the base of the share).
+read -r -a RUNS <<<"${RUNS:-builtin counters-iter counters-batch counters-keys hists-iter hists-batch hists-keys}"
 for ((r = 0; r < ROUNDS; r++)); do
 	for ((k = 0; k < ${#RUNS[@]}; k++)); do
 		run "${RUNS[$(((k + r) % ${#RUNS[@]}))]}"
@@ -131,13 +158,19 @@ for l in open(sys.argv[1]):
     lines[name] = int(n)
 base = statistics.median(rows["builtin"])
 print("`%s` (%s rounds x %s scrapes; medians)\n" % (sys.argv[2], sys.argv[3], sys.argv[4]))
-print("| run | sample lines | scrape ms (median) | p90 ms | user maps' share ms |")
-print("| --- | --- | --- | --- | --- |")
+print("| run | sample lines | scrape ms (median) | p90 ms | user maps' share ms | floor ms | scrape / floor | share / floor |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- |")
 for name in ("builtin", "counters-iter", "counters-batch", "counters-keys", "hists-iter",
              "hists-batch", "hists-keys"):
+    if name not in rows:
+        continue
     v = sorted(rows[name])
     med = statistics.median(v)
     p90 = v[int(len(v) * 0.9) - 1]
-    print("| %s | %d | %.2f | %.2f | %s |" % (name, lines[name], med, p90,
-          "-" if name == "builtin" else "%.2f" % (med - base)))
+    floor = rows.get(name + "-floor")
+    fmed = statistics.median(floor) if floor else None
+    print("| %s | %d | %.2f | %.2f | %s | %s | %s | %s |" % (
+        name, lines[name], med, p90, "-" if name == "builtin" else "%.2f" % (med - base),
+        "%.2f" % fmed if fmed else "-", "%.2fx" % (med / fmed) if fmed else "-",
+        "%.2fx" % ((med - base) / fmed) if fmed else "-"))
 PY

@@ -16,7 +16,12 @@
 # iolat's own time, median, p90, p99 and max, and on builds that report
 # them the maintenance passes run meanwhile and the last one's duration),
 # IDLE (then that many seconds with no scrape: the CPU time serve's threads
-# used meanwhile, from /proc/PID/task/*/schedstat, and the passes run).
+# used meanwhile, from /proc/PID/task/*/schedstat, and the passes run),
+# NODE_EXPORTER (prometheus-node-exporter's binary, default the Debian
+# package's if installed; empty: none): with its defaults beside iolat,
+# scraped in text once after each iolat text scrape, so both are timed in
+# the same run; the last columns are curl's time per 1 000 sample lines of
+# each and iolat's over node-exporter's (issue 29: <= 0.1).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -28,6 +33,8 @@ SERVE_ARGS=${SERVE_ARGS:-}
 SETTLE=${SETTLE:-1.2}
 TIGHT=${TIGHT:-0}
 IDLE=${IDLE:-0}
+NODE_EXPORTER=${NODE_EXPORTER-/usr/bin/prometheus-node-exporter}
+[ -x "$NODE_EXPORTER" ] || NODE_EXPORTER=
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(50 200 500)
 [ "$(id -u)" = 0 ] || { echo "workloads.sh: needs root" >&2; exit 1; }
@@ -37,9 +44,12 @@ if mountpoint -q /sys/fs/cgroup/blkio; then CGROOT=/sys/fs/cgroup/blkio; else CG
 BASE=$CGROOT/iolat-bench-wl-$$
 IMG=/dev/shm/iolat-bench-wl.$$.img
 PORT=$((40000 + RANDOM % 20000))
-PID='' LOOP=''
+NPORT=$((PORT + 1))
+PID='' LOOP='' NPID=''
 cleanup() {
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	# node-exporter ends with 143 on SIGTERM: no status may stop the rest
+	if [ -n "$NPID" ]; then kill "$NPID" 2>/dev/null; wait "$NPID" 2>/dev/null || true; fi
 	[ -d "$BASE" ] && find "$BASE" -depth -type d -exec rmdir {} + 2>/dev/null
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	rm -f "$IMG"
@@ -53,6 +63,11 @@ mkdir "$BASE"
 "$IOLAT" serve --web.listen-address=127.0.0.1:$PORT --workloads.max=100000 $SERVE_ARGS 2>/dev/null &
 PID=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/-/healthy" >/dev/null && break; sleep 0.1; done
+if [ -n "$NODE_EXPORTER" ]; then
+	"$NODE_EXPORTER" --web.listen-address=127.0.0.1:$NPORT >/dev/null 2>&1 &
+	NPID=$!
+	for _ in $(seq 50); do curl -sf "http://127.0.0.1:$NPORT/metrics" >/dev/null && break; sleep 0.1; done
+fi
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 # tight: TIGHT scrapes back to back; prints their times' distribution.
@@ -103,7 +118,9 @@ idle() {
 	echo
 }
 made=0
-printf '%9s %9s %10s %12s %12s %12s %9s %7s\n' workloads lines body_KiB render_ms_txt render_ms_pb curl_ms_txt RSS_MiB keys
+printf '%9s %9s %10s %12s %12s %12s %9s %7s' workloads lines body_KiB render_ms_txt render_ms_pb curl_ms_txt RSS_MiB keys
+[ -z "$NPID" ] || printf ' %10s %12s %12s %12s %8s' node_lines node_curl_ms us_1k_iolat us_1k_node ratio
+echo
 for n in "${SIZES[@]}"; do
 	for ((i = made + 1; i <= n; i++)); do
 		mkdir "$BASE/w$i.service"
@@ -112,10 +129,11 @@ for n in "${SIZES[@]}"; do
 	made=$n
 	sleep "$SETTLE"
 	curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null
-	rt=() rp=() ct=()
+	rt=() rp=() ct=() nt=()
 	for ((k = 0; k < SCRAPES; k++)); do
 		ct+=("$(curl -sf -o /tmp/iolat-wl-body.$$ -w '%{time_total}' "http://127.0.0.1:$PORT/metrics")")
 		rt+=("$(awk '$1 == "iolat_scrape_duration_seconds" { print $2 }' /tmp/iolat-wl-body.$$)")
+		[ -z "$NPID" ] || nt+=("$(curl -sf -o /tmp/iolat-wl-node.$$ -w '%{time_total}' "http://127.0.0.1:$NPORT/metrics")")
 		curl -sf -o /dev/null -H 'Accept: application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited' "http://127.0.0.1:$PORT/metrics"
 		curl -sf -o /tmp/iolat-wl-body.$$ "http://127.0.0.1:$PORT/metrics"
 		rp+=("$(awk '$1 == "iolat_scrape_duration_seconds" { print $2 }' /tmp/iolat-wl-body.$$)")
@@ -124,11 +142,20 @@ for n in "${SIZES[@]}"; do
 	kib=$(($(stat -c %s /tmp/iolat-wl-body.$$) / 1024))
 	keys=$(awk '$1 == "iolat_bpf_map_entries{map=\"hists_shared\"}" { print $2 }' /tmp/iolat-wl-body.$$)
 	rss=$(awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' /proc/$PID/status)
-	printf '%9s %9s %10s %12.2f %12.2f %12.2f %9s %7s\n' "$n" "$lines" "$kib" \
+	ctm=$(printf '%s\n' "${ct[@]}" | median | awk '{ print $1 * 1000 }')
+	printf '%9s %9s %10s %12.2f %12.2f %12.2f %9s %7s' "$n" "$lines" "$kib" \
 		"$(printf '%s\n' "${rt[@]}" | median | awk '{ print $1 * 1000 }')" \
 		"$(printf '%s\n' "${rp[@]}" | median | awk '{ print $1 * 1000 }')" \
-		"$(printf '%s\n' "${ct[@]}" | median | awk '{ print $1 * 1000 }')" "$rss" "$keys"
+		"$ctm" "$rss" "$keys"
+	if [ -n "$NPID" ]; then
+		nlines=$(grep -vc '^#' /tmp/iolat-wl-node.$$)
+		ntm=$(printf '%s\n' "${nt[@]}" | median | awk '{ print $1 * 1000 }')
+		awk -v nl="$nlines" -v nt="$ntm" -v il="$lines" -v it="$ctm" 'BEGIN {
+			a = it * 1e6 / il; b = nt * 1e6 / nl
+			printf " %10d %12.2f %12.1f %12.1f %8.3f", nl, nt, a, b, a / b }'
+	fi
+	echo
 	if [ "$TIGHT" -gt 0 ]; then tight; fi
 	if [ "$IDLE" -gt 0 ]; then idle; fi
 done
-rm -f /tmp/iolat-wl-body.$$
+rm -f /tmp/iolat-wl-body.$$ /tmp/iolat-wl-node.$$

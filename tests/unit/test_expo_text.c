@@ -561,6 +561,65 @@ static void test_empty_labels(void **state)
 	metrics_clear(&set);
 }
 
+/*
+ * Counter and gauge lines are built in one piece (expo_text.c's
+ * put_simple_line), and a line too long for that takes the general path:
+ * both must write what the general path always wrote. Values: whole ones
+ * as digits (0, -0, 1e15 - 1), the rest as expo_format_double spells them;
+ * label values escaped anywhere in them; no braces when every label is
+ * left out.
+ */
+static void test_simple_lines(void **state)
+{
+	static const char *const one[] = { "v", NULL };
+	struct metric_set set = { 0 };
+	struct metric_family *c, *g;
+	struct buf b = { 0 }, want = { 0 };
+	char *longv = malloc(3001);
+
+	(void)state;
+	assert_non_null(longv);
+	memset(longv, 'x', 3000);
+	longv[3000] = '\0';
+	longv[1500] = '"';
+	c = metrics_family(&set, "c_total", "C.", METRIC_COUNTER, one);
+	c->omit_empty = 1;
+	metrics_series(c, (const char *const[]){ "\\a\"\nb\\" }, NULL)->value = 0;
+	metrics_series(c, (const char *const[]){ "" }, NULL)->value = 999999999999999.0;
+	metrics_series(c, (const char *const[]){ "big" }, NULL)->value = 1e15;
+	metrics_series(c, (const char *const[]){ longv }, NULL)->value = 12;
+	g = metrics_family(&set, "g", "G.", METRIC_GAUGE, labels);
+	metrics_series(g, (const char *const[]){ "a", "" }, NULL)->value = -0.0;
+	metrics_series(g, (const char *const[]){ "b", "x" }, NULL)->value = -3;
+	metrics_series(g, (const char *const[]){ "c", "x" }, NULL)->value = 0.1;
+	metrics_series(g, (const char *const[]){ "d", "x" }, NULL)->value = 1.0 / 0.0;
+	metrics_series(g, (const char *const[]){ "e", "x" }, NULL)->value = 0.0 / 0.0;
+	metrics_series(g, (const char *const[]){ "f", "x" }, NULL)->value = 1.5e300;
+	assert_int_equal(expo_text(&set, false, &b), 0);
+	memset(longv + 1500, 0, 1);
+	buf_puts(&want, "# HELP c_total C.\n# TYPE c_total counter\n"
+			"c_total{v=\"\\\\a\\\"\\nb\\\\\"} 0\n"
+			"c_total 999999999999999\n"
+			"c_total{v=\"big\"} 1e+15\n"
+			"c_total{v=\"");
+	buf_puts(&want, longv);
+	buf_puts(&want, "\\\"");
+	buf_puts(&want, longv + 1501);
+	buf_puts(&want, "\"} 12\n"
+			"# HELP g G.\n# TYPE g gauge\n"
+			"g{device=\"a\",op=\"\"} 0\n"
+			"g{device=\"b\",op=\"x\"} -3\n"
+			"g{device=\"c\",op=\"x\"} 0.1\n"
+			"g{device=\"d\",op=\"x\"} +Inf\n"
+			"g{device=\"e\",op=\"x\"} NaN\n"
+			"g{device=\"f\",op=\"x\"} 1.5e+300\n");
+	assert_string_equal(b.data, want.data);
+	free(longv);
+	buf_free(&b);
+	buf_free(&want);
+	metrics_clear(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_units),	       cmocka_unit_test(test_too_many_labels),
 		cmocka_unit_test(test_format_ratio),   cmocka_unit_test(test_slot_spans),
 		cmocka_unit_test(test_reserve),	       cmocka_unit_test(test_empty_labels),
+		cmocka_unit_test(test_simple_lines),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
