@@ -64,7 +64,12 @@ none iolat iolat-serve iolat-trace1000 iolat-inert biolatency bpftrace floor
 the lower bounds of bench/bound.bpf.c, each one program at block_rq_complete
 loaded by bpfload (both built by 'make helpers' beside iolat; env BPFLOAD,
 BOUND): bound-empty (nothing), bound-clock (one clock read), bound-slot (an
-exact one-series histogram), bound-disk (the same per disk and op, hashed).
+exact one-series histogram), bound-disk (the same per disk and op, hashed),
+bound-dense (per disk and op, a per-CPU array indexed by the queue's id),
+bound-kval (bound-disk with iolat's key and 5 KiB value), bound-views (that
+with both views, sums, maxima, size slot and bytes: iolat's account() by bit
+length) and bound-cgroup (bound-views keyed by cgroup too, one shared value
+per key, atomic adds: serve's shape).
 
 Examples:
   bash bench/cost.sh                          3 rounds x 10 s, about 3 minutes
@@ -72,6 +77,7 @@ Examples:
   bash bench/cost.sh --no-stats               IOPS with no measurement overhead
   TOOLS="iolat iolat-serve floor" bash bench/cost.sh --contention
   TOOLS="iolat floor bound-empty bound-clock bound-slot bound-disk" bash bench/cost.sh
+  TOOLS="iolat iolat-serve bound-slot bound-disk bound-dense bound-views bound-cgroup" bash bench/cost.sh
 EOF
 }
 
