@@ -23,8 +23,6 @@ ROUNDS=${ROUNDS:-3}
 RUNTIME=${RUNTIME:-10}
 IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
 BIOLATENCY=${BIOLATENCY:-/usr/sbin/biolatency}
-BPFLOAD=${BPFLOAD:-$(dirname "$IOLAT")/bpfload}
-BOUND=${BOUND:-$(dirname "$IOLAT")/bench/bound.bpf.o}
 SIZE_MIB=${SIZE_MIB:-1024}
 STATS=1
 CONTENTION=0
@@ -117,6 +115,9 @@ done
 [ -x "$BIOLATENCY" ] || die "$BIOLATENCY not found (apt-get install libbpf-tools)"
 [ -x "$IOLAT" ] || die "$IOLAT not found or not executable (make OUT=build-bench)"
 IOLAT=$(cd "$(dirname "$IOLAT")" && pwd)/$(basename "$IOLAT")
+# Beside the iolat measured, --iolat's too (after the options are read).
+BPFLOAD=${BPFLOAD:-$(dirname "$IOLAT")/bpfload}
+BOUND=${BOUND:-$(dirname "$IOLAT")/bench/bound.bpf.o}
 if [ -n "${IOLAT_OLD:-}" ]; then
 	[ -x "$IOLAT_OLD" ] || die "$IOLAT_OLD not found or not executable"
 	IOLAT_OLD=$(cd "$(dirname "$IOLAT_OLD")" && pwd)/$(basename "$IOLAT_OLD")
