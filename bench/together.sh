@@ -101,6 +101,7 @@ cleanup() {
 	detach_all
 	[ -z "$LOOP" ] || losetup -d "$LOOP"
 	rm -f "$IMG"
+	rm -rf "$WORK"
 	sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
 }
 trap cleanup EXIT
