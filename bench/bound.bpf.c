@@ -14,6 +14,22 @@
  *                length: an exact histogram of a single series
  *   bound_disk   that, but the series found by disk and operation in a
  *                per-CPU hash: the least a per-disk, per-op histogram costs
+ *   bound_dense  bound_disk with the series found in a per-CPU array by the
+ *                request queue's id (q->id, which the kernel hands out
+ *                densely from an ida) and the operation: direct indexing,
+ *                the alternative to the hash
+ *   bound_kval   bound_disk with iolat's key and value (struct iolat_key,
+ *                16 bytes; struct iolat_kval, 5 KiB): what iolat's shapes
+ *                cost the hash and the caches, with the same one counter
+ *   bound_views  bound_kval adding what iolat's account() adds for one
+ *                completion: both views' slots, sums and maxima, the size
+ *                slot and bytes (slots by bit length, not iolat's cells)
+ *   bound_cgroup bound_views keyed by the bio's cgroup too, in one shared
+ *                value per key with atomic adds: the least serve's
+ *                per-workload keys cost
+ *
+ * Between bound_views and iolat's `hist -D -O` lie only iolat's path: the
+ * window and stamp tests, the cell lookups, its own cost counters.
  *
  * None of them is correct on every kernel (no flush sequences, partial
  * completions or unstamped requests): they only bound what is possible.
@@ -56,6 +72,35 @@ struct {
 } per_disk SEC(".maps");
 
 static struct slots zero;
+
+/* Queue ids below this are indexed directly; iolat's maps hold 256 keys by
+ * default, and the ida gives out the lowest free id. */
+#define DENSE_QUEUES 64
+/* Slots per queue: enum iolat_op fits in 8. */
+#define DENSE_OPS 8
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DENSE_QUEUES * DENSE_OPS);
+	__type(key, __u32);
+	__type(value, struct slots);
+} per_queue SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 256);
+	__type(key, struct iolat_key);
+	__type(value, struct iolat_kval);
+} per_key SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, struct iolat_key);
+	__type(value, struct iolat_kval);
+} per_key_shared SEC(".maps");
+
+static struct iolat_kval zero_kval;
 
 /* The issue-to-completion time: one clock read and one load. */
 static __always_inline __u64 device_ns(struct request *rq)
@@ -108,5 +153,115 @@ int BPF_PROG(bound_disk, struct request *rq, int error, unsigned int nr_bytes)
 			return 0;
 	}
 	s->n[iolat_bit_length(device_ns(rq)) & (BOUND_SLOTS - 1)]++;
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(bound_dense, struct request *rq, int error, unsigned int nr_bytes)
+{
+	__u32 q = rq->q->id, k;
+	struct slots *s;
+
+	if (q >= DENSE_QUEUES)
+		return 0;
+	k = q * DENSE_OPS + op_of(rq->cmd_flags);
+	s = bpf_map_lookup_elem(&per_queue, &k);
+	if (s)
+		s->n[iolat_bit_length(device_ns(rq)) & (BOUND_SLOTS - 1)]++;
+	return 0;
+}
+
+/* The value of key in map (per_key or per_key_shared), created zeroed if new. */
+static __always_inline struct iolat_kval *kval_of(void *map, const struct iolat_key *key)
+{
+	struct iolat_kval *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, &zero_kval, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, key);
+}
+
+static __always_inline __u32 lat_bit_slot(__u64 ns)
+{
+	return iolat_bit_length(ns) & (IOLAT_LAT_SLOTS - 1);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(bound_kval, struct request *rq, int error, unsigned int nr_bytes)
+{
+	struct iolat_key k = {
+	    .dev = disk_dev(rq_disk(rq, true), true),
+	    .op = op_of(rq->cmd_flags),
+	};
+	struct iolat_kval *v = kval_of(&per_key, &k);
+
+	if (v)
+		v->lat_slots[IOLAT_VIEW_DEVICE][lat_bit_slot(device_ns(rq))]++;
+	return 0;
+}
+
+/* Both views, the size and the sums and maxima of one completion, per CPU. */
+static __always_inline void views_add(struct iolat_kval *v, struct request *rq, __u64 bytes)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u64 dev = now - rq->io_start_time_ns, tot = now - rq->start_time_ns;
+
+	v->bytes += bytes;
+	v->size_slots[iolat_bit_length(bytes) & (IOLAT_SIZE_SLOTS - 1)]++;
+	v->lat[IOLAT_VIEW_DEVICE].sum_ns += dev;
+	if (dev > v->lat[IOLAT_VIEW_DEVICE].max_ns)
+		v->lat[IOLAT_VIEW_DEVICE].max_ns = dev;
+	v->lat_slots[IOLAT_VIEW_DEVICE][lat_bit_slot(dev)]++;
+	v->lat[IOLAT_VIEW_TOTAL].sum_ns += tot;
+	if (tot > v->lat[IOLAT_VIEW_TOTAL].max_ns)
+		v->lat[IOLAT_VIEW_TOTAL].max_ns = tot;
+	v->lat_slots[IOLAT_VIEW_TOTAL][lat_bit_slot(tot)]++;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(bound_views, struct request *rq, int error, unsigned int nr_bytes)
+{
+	struct iolat_key k = {
+	    .dev = disk_dev(rq_disk(rq, true), true),
+	    .op = op_of(rq->cmd_flags),
+	};
+	struct iolat_kval *v = kval_of(&per_key, &k);
+
+	if (v)
+		views_add(v, rq, nr_bytes);
+	return 0;
+}
+
+/* views_add for a value all CPUs share: atomic adds, a racy maximum. */
+static __always_inline void views_add_shared(struct iolat_kval *v, struct request *rq, __u64 bytes)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u64 dev = now - rq->io_start_time_ns, tot = now - rq->start_time_ns;
+
+	__sync_fetch_and_add(&v->bytes, bytes);
+	__sync_fetch_and_add(&v->size_slots[iolat_bit_length(bytes) & (IOLAT_SIZE_SLOTS - 1)], 1);
+	__sync_fetch_and_add(&v->lat[IOLAT_VIEW_DEVICE].sum_ns, dev);
+	if (dev > *(volatile __u64 *)&v->lat[IOLAT_VIEW_DEVICE].max_ns)
+		*(volatile __u64 *)&v->lat[IOLAT_VIEW_DEVICE].max_ns = dev;
+	__sync_fetch_and_add(&v->lat_slots[IOLAT_VIEW_DEVICE][lat_bit_slot(dev)], 1);
+	__sync_fetch_and_add(&v->lat[IOLAT_VIEW_TOTAL].sum_ns, tot);
+	if (tot > *(volatile __u64 *)&v->lat[IOLAT_VIEW_TOTAL].max_ns)
+		*(volatile __u64 *)&v->lat[IOLAT_VIEW_TOTAL].max_ns = tot;
+	__sync_fetch_and_add(&v->lat_slots[IOLAT_VIEW_TOTAL][lat_bit_slot(tot)], 1);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(bound_cgroup, struct request *rq, int error, unsigned int nr_bytes)
+{
+	struct iolat_key k = {
+	    .cgroup = bio_cgroup(rq->bio, true),
+	    .dev = disk_dev(rq_disk(rq, true), true),
+	    .op = op_of(rq->cmd_flags),
+	};
+	struct iolat_kval *v = kval_of(&per_key_shared, &k);
+
+	if (v)
+		views_add_shared(v, rq, nr_bytes);
 	return 0;
 }

@@ -23,8 +23,6 @@ ROUNDS=${ROUNDS:-3}
 RUNTIME=${RUNTIME:-10}
 IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
 BIOLATENCY=${BIOLATENCY:-/usr/sbin/biolatency}
-BPFLOAD=${BPFLOAD:-$(dirname "$IOLAT")/bpfload}
-BOUND=${BOUND:-$(dirname "$IOLAT")/bench/bound.bpf.o}
 SIZE_MIB=${SIZE_MIB:-1024}
 STATS=1
 CONTENTION=0
@@ -64,7 +62,12 @@ none iolat iolat-serve iolat-trace1000 iolat-inert biolatency bpftrace floor
 the lower bounds of bench/bound.bpf.c, each one program at block_rq_complete
 loaded by bpfload (both built by 'make helpers' beside iolat; env BPFLOAD,
 BOUND): bound-empty (nothing), bound-clock (one clock read), bound-slot (an
-exact one-series histogram), bound-disk (the same per disk and op, hashed).
+exact one-series histogram), bound-disk (the same per disk and op, hashed),
+bound-dense (per disk and op, a per-CPU array indexed by the queue's id),
+bound-kval (bound-disk with iolat's key and 5 KiB value), bound-views (that
+with both views, sums, maxima, size slot and bytes: iolat's account() by bit
+length) and bound-cgroup (bound-views keyed by cgroup too, one shared value
+per key, atomic adds: serve's shape).
 
 Examples:
   bash bench/cost.sh                          3 rounds x 10 s, about 3 minutes
@@ -72,6 +75,7 @@ Examples:
   bash bench/cost.sh --no-stats               IOPS with no measurement overhead
   TOOLS="iolat iolat-serve floor" bash bench/cost.sh --contention
   TOOLS="iolat floor bound-empty bound-clock bound-slot bound-disk" bash bench/cost.sh
+  TOOLS="iolat iolat-serve bound-slot bound-disk bound-dense bound-views bound-cgroup" bash bench/cost.sh
 EOF
 }
 
@@ -111,6 +115,9 @@ done
 [ -x "$BIOLATENCY" ] || die "$BIOLATENCY not found (apt-get install libbpf-tools)"
 [ -x "$IOLAT" ] || die "$IOLAT not found or not executable (make OUT=build-bench)"
 IOLAT=$(cd "$(dirname "$IOLAT")" && pwd)/$(basename "$IOLAT")
+# Beside the iolat measured, --iolat's too (after the options are read).
+BPFLOAD=${BPFLOAD:-$(dirname "$IOLAT")/bpfload}
+BOUND=${BOUND:-$(dirname "$IOLAT")/bench/bound.bpf.o}
 if [ -n "${IOLAT_OLD:-}" ]; then
 	[ -x "$IOLAT_OLD" ] || die "$IOLAT_OLD not found or not executable"
 	IOLAT_OLD=$(cd "$(dirname "$IOLAT_OLD")" && pwd)/$(basename "$IOLAT_OLD")

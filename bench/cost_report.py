@@ -20,6 +20,11 @@ import sys
 BASELINE = "none"
 REFERENCE = "biolatency"
 FLOOR = "floor"
+# bench/bound.bpf.c's programs, cheapest first: each adds one part of the work.
+BOUNDS = ("bound-empty", "bound-clock", "bound-slot", "bound-dense", "bound-disk", "bound-kval",
+          "bound-views", "bound-cgroup")
+# Issue 29's targets are ratios to this bound (one clock read, one counter).
+SLOT_BOUND = "bound-slot"
 
 
 def load_progs(path):
@@ -77,6 +82,7 @@ def table(path):
                 r = json.loads(line)
                 runs.setdefault(r["tool"], []).append(r)
     order = [t for t in (BASELINE, "iolat", "iolat-serve", "iolat-trace1000", REFERENCE, "bpftrace", FLOOR) if t in runs]
+    order += [t for t in BOUNDS if t in runs]
     order += sorted(t for t in runs if t not in order)
     # A tool has cost figures only if BPF stats were on (its programs ran).
     traced = {t: any(per_io(r, "run_cnt") for r in runs[t]) for t in order}
@@ -97,8 +103,10 @@ def table(path):
             sum(p["run_time_ns"] for p in r["progs"]) / sum(p["run_cnt"] for p in r["progs"])
             for r in runs[FLOOR] if sum(p["run_cnt"] for p in r["progs"]))
 
-    hdr = ("tool", "ns/IO med", "ns/IO min-max", "progs/IO", "net ns/IO", "x floor", "IOPS med",
-           "IOPS min-max", "IOPS vs none", "cost vs biolat", "cpu wait %")
+    slot_ns = med[SLOT_BOUND]["ns"] if traced.get(SLOT_BOUND) else None
+
+    hdr = ("tool", "ns/IO med", "ns/IO min-max", "progs/IO", "net ns/IO", "x floor", "x slot",
+           "IOPS med", "IOPS min-max", "IOPS vs none", "cost vs biolat", "cpu wait %")
     rows = []
     for t in order:
         rs = runs[t]
@@ -114,6 +122,7 @@ def table(path):
             f"{med[t]['cnt']:.2f}" if on else "-",
             f"{round(net):d}" if net is not None else "-",
             f"{med[t]['ns'] / floor:.2f}" if on and floor else "-",
+            f"{med[t]['ns'] / slot_ns:.2f}" if on and slot_ns else "-",
             f"{med[t]['iops'] / 1000:.1f}k",
             span(iops, lambda v: f"{v / 1000:.1f}k"),
             f"{med[t]['iops'] / base_iops:.3f}" if base_iops else "-",
@@ -134,6 +143,9 @@ def table(path):
               " the trace record a classic tracepoint builds before any BPF runs.)\n"
               f"net ns/IO: ns/IO - progs/IO x {floor:.0f} ns, the cost left when that per-run"
               " charge is taken out.\nx floor: ns/IO / the floor's ns per run.")
+    if slot_ns is not None:
+        print(f"x slot: ns/IO / {SLOT_BOUND}'s ({slot_ns:.0f}): issue 29's targets are"
+              " hist <= 1.25x, serve <= 1.4x, both below bound-disk.")
 
     for t in order:
         if not traced[t] or t == FLOOR:

@@ -45,20 +45,38 @@ _Static_assert(IOLAT_CELL_TABLE >= IOLAT_CELLS, "IOLAT_CELL_TABLE must hold ever
 /* Bounds a cell may hold and still be looked up by compares. */
 #define IOLAT_CELL_MAX_INSIDE 2
 
-/* Number of significant bits of v (0 for 0): no branches, as BPF has no
- * count-leading-zeros instruction. Smear the top bit down, count the ones. */
+/*
+ * Where each bit length n (1..64) lands among the 64 values
+ * ((2^n - 1) * IOLAT_DEBRUIJN) >> 58: the multiplier is a de Bruijn
+ * sequence, whose every 6-bit window differs, so no two n share an index.
+ */
+#define IOLAT_DEBRUIJN 0x03f79d71b4cb0a89ULL
+static const __u8 iolat_bit_length_at[64] = {
+	1,  48, 2,  57, 49, 28, 3,  61, 58, 50, 42, 38, 29, 17, 4,  62, 55, 59, 36, 53, 51, 43,
+	22, 45, 39, 33, 30, 24, 18, 12, 5,  63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44,
+	32, 23, 11, 46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9,  13, 8,  7,	6,  64,
+};
+
+/*
+ * Number of significant bits of v (0 for 0), without branches, as BPF has
+ * no count-leading-zeros instruction: smear the top bit down, making
+ * 2^n - 1, and look n up by its de Bruijn index (0, smeared, is 0, which
+ * the table takes for 1: hence the last factor). Three of these run per
+ * completion (its slot in each view and its size's): 43 instructions fewer
+ * in all than the population count they replaced, ~13 ns of ~325 a
+ * completion here (bench/together.sh --rotate, 9 runs, every one lower).
+ */
 static __always_inline __u32 iolat_bit_length(__u64 v)
 {
+	__u32 nonzero = (__u32)((v | -v) >> 63);
+
 	v |= v >> 1;
 	v |= v >> 2;
 	v |= v >> 4;
 	v |= v >> 8;
 	v |= v >> 16;
 	v |= v >> 32;
-	v = v - ((v >> 1) & 0x5555555555555555ULL);
-	v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
-	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-	return (__u32)((v * 0x0101010101010101ULL) >> 56);
+	return iolat_bit_length_at[(v * IOLAT_DEBRUIJN) >> 58] * nonzero;
 }
 
 /*
