@@ -164,10 +164,13 @@ run_one() {
 	queue_for "$1"
 	"$IOLAT" hist --json -d "$DISK" >"$base.hist" 2>"$base.hist.err" &
 	HIST_PID=$!
+	# hist attaches first: programs at one tracepoint run in the order they
+	# were attached, so its clock reads come before trace's; trace's
+	# heavier completion program between them would add ~3 us to hist.
+	wait_banner "$HIST_PID" "$base.hist.err"
 	"$IOLAT" trace --json --max-rate 0 --ringbuf-kib 65536 -d "$DISK" >"$base.trace" \
 		2>"$base.trace.err" &
 	TRACE_PID=$!
-	wait_banner "$HIST_PID" "$base.hist.err"
 	wait_banner "$TRACE_PID" "$base.trace.err"
 	run_workload "$1" "$base"
 	sleep 0.5 # the last records through the ring buffer
