@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# stamp_truth.py [--label L] [--json] [--allow-us N] HIST_JSON TRACE_JSON - whether the
+# stamp_truth.py [--label L] [--json] [--allow-us N] [--shown-only pNN]... HIST_JSON TRACE_JSON - whether the
 # latency views of `iolat hist` are the times the block tracepoints give the
 # same I/Os: the device view against block_rq_issue -> block_rq_complete,
 # the total view against the request's creation (block_getrq, which fires
@@ -137,6 +137,10 @@ def main():
     # trace's programs at one tracepoint read their clocks one program's
     # run apart, ~0.1 us on the host but 10-40 us under qemu/TCG.
     ap.add_argument("--allow-us", type=float, default=0.0)
+    # Percentiles printed but not held to the bound: under qemu/TCG the
+    # guest's vCPU can stop for hundreds of us between two programs' clock
+    # reads, and the p99 of a few hundred requests is one or two of them.
+    ap.add_argument("--shown-only", action="append", default=[], choices=[q for q, _ in QUANTILES])
     ap.add_argument("hist")
     ap.add_argument("trace")
     a = ap.parse_args()
@@ -162,11 +166,13 @@ def main():
         rows.append(mean_row("queue", view_mean(s["total"]) - view_mean(s["device"]), queue,
                              allow, QUEUE_ABS_NS, QUEUE_REL))
     for r in rows:
-        ok &= r["ok"]
+        if r["q"] in a.shown_only:
+            r["ok"] = r["ok"] or None  # None: outside the bound, not held to it
+        ok &= r["ok"] is not False
         print(f"{a.label}{r['view']} {r['q']}: tracepoints {r['ref_ns'] / 1e3:.2f} us, iolat "
               f"{r['iolat_ns'] / 1e3:.2f} us ({r['diff_ns'] / 1e3:+.2f} us, "
               f"{100 * r['diff_ns'] / r['ref_ns'] if r['ref_ns'] else 0:+.1f} %), bound {r['bound_ns'] / 1e3:.2f} us: "
-              f"{'ok' if r['ok'] else 'OFF'}")
+              f"{'ok' if r['ok'] else 'off (shown only)' if r['ok'] is None else 'OFF'}")
     if a.json:
         print(json.dumps({"label": a.label, "counts": counts, "rows": rows, "ok": ok}))
     return 0 if ok else 1
