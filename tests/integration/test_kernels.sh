@@ -346,15 +346,16 @@ for w, (series, records, name) in workloads.items():
           f"max |{max(abs(x) for x in di):.1f}| us; start stamp - G: median {statistics.median(dg):+.1f} us; "
           f"start = issue stamp: {same}")
 PY
-	# --allow-us 40: under TCG hist's completion program runs 10-40 us
+	# --allow-us 60: under TCG hist's completion program runs 10-40 us
 	# before trace's reads its clock (5.10 and 6.1, whose stamps are within
-	# ~3 us of the tracepoints, read 10-12 us low on the split reads' mean);
-	# the plug clock's error it must catch on 6.12 is hundreds of us.
+	# ~3 us of the tracepoints, read 10-23 us low on the split reads' mean
+	# and up to 49 us low at p90, in three runs); the plug clock's error it
+	# must catch on 6.12 is hundreds of us (batched reads' p50 +335 us).
 	# --shown-only p99: the p99 of 128 or 512 requests is one or two of
 	# them, and a vCPU stopped by the host between two programs' clock
 	# reads moved one by 130-270 us (6.1, split reads, exact stamps).
 	for w in split aread; do
-		python3 tests/integration/stamp_truth.py --allow-us 40 --shown-only p99 --label "truth $k $w: " \
+		python3 tests/integration/stamp_truth.py --allow-us 60 --shown-only p99 --label "truth $k $w: " \
 			"$WORK/truth-$k-$w.hist" "$WORK/truth-$k-$w.trace" || OFF+=("$k $w")
 	done
 	# The plain reads' lines are shown, not held to the bound: under TCG a
