@@ -116,6 +116,8 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	c->restamp = pr->plug_clock && pr->tp_exists[TP_RQ_ISSUE] && pr->tp_exists[TP_IO_START] &&
 		     !c->force_rq_map && !o->no_restamp;
 	ro->restamp = c->restamp;
+	c->fold.refused = o->test_fold_no_batch;
+	c->fold.first_chunk = o->test_fold_batch_keys;
 	PROBE_SET_BLOCK_RODATA(ro, pr);
 	ro->queue_stats_bit =
 	    pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : IOLAT_QUEUE_STATS_BIT_UNKNOWN;
@@ -148,6 +150,16 @@ int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name
 	}
 	if (m)
 		o->test_restamp_slots = (uint32_t)s;
+	if (env("IOLAT_FORCE_NO_BATCH"))
+		o->test_fold_no_batch = true;
+	m = env("IOLAT_FOLD_BATCH_KEYS");
+	if (m && parse_uint(m, 1, UINT32_MAX, &s)) {
+		snprintf(err, len, "IOLAT_FOLD_BATCH_KEYS: want a number of keys from 1, got '%s'",
+			 m);
+		return -EINVAL;
+	}
+	if (m)
+		o->test_fold_batch_keys = (uint32_t)s;
 	if (d && disks_resolve(d, &o->filter_dev, NULL, 0)) {
 		snprintf(err, len, "IOLAT_TEST_DISK: no such disk '%s'", d);
 		return -ENOENT;

@@ -46,6 +46,11 @@ struct collector_opts {
 	/* Testing: the restamps table cut to this many slots, so that most
 	 * requests find none (IOLAT_TEST_RESTAMP_SLOTS); 0: whole. */
 	uint32_t test_restamp_slots;
+	/* Testing: the fold reads key by key, as without batch lookups
+	 * (IOLAT_FORCE_NO_BATCH); its batches start at this many keys, as on a
+	 * host of ~200 CPUs (IOLAT_FOLD_BATCH_KEYS); 0: as the buffer holds. */
+	bool test_fold_no_batch;
+	uint32_t test_fold_batch_keys;
 	unsigned int disk_rescan_s;	  /* look for new bio-based disks this often; 0: 1 s */
 	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
 	size_t nextra_lat_bounds;
@@ -101,7 +106,10 @@ struct collector_opts {
  * (test_max_entries, so a test can fill one), IOLAT_TEST_HANDOVER_GRACE_S
  * (1 to 60) shortens a handover (handover_grace_s), IOLAT_TEST_NO_RESTAMP=1
  * keeps the plug clock's cached stamps (no_restamp), IOLAT_TEST_RESTAMP_SLOTS
- * (1 to 8192) cuts the restamps table (test_restamp_slots). 0, or -errno
+ * (1 to 8192) cuts the restamps table (test_restamp_slots),
+ * IOLAT_FORCE_NO_BATCH (set) folds key by key (test_fold_no_batch) and
+ * IOLAT_FOLD_BATCH_KEYS (1 or more) starts the fold's batches at that many
+ * keys (test_fold_batch_keys). 0, or -errno
  * with the variable and what is wrong in err.
  */
 int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name), char *err,

@@ -20,10 +20,11 @@
  * fold to fold (a buffer made at every scrape costs a page fault a page). */
 struct fold_batch {
 	struct iolat_key *keys;
-	unsigned char *vals; /* chunk keys' values, nvals kernel values each */
-	uint32_t chunk;	     /* keys the buffers hold */
-	size_t per;	     /* bytes of values per key they were made for */
-	bool refused;	     /* the kernel has no batch lookups for the map */
+	unsigned char *vals;  /* chunk keys' values, nvals kernel values each */
+	uint32_t chunk;	      /* keys the buffers hold */
+	size_t per;	      /* bytes of values per key they were made for */
+	bool refused;	      /* the kernel has no batch lookups for the map */
+	uint32_t first_chunk; /* testing: keys the first buffers hold; 0: what fits */
 };
 
 struct collector {

@@ -99,11 +99,8 @@ static int fold_batches(struct collector *c, struct snapshot_store *st)
 		uint32_t chunk = fit < max ? (uint32_t)fit : max;
 		/* Tests start from a key a call, as on a host of ~200 CPUs, to
 		 * take the growth at a bucket of more keys than that. */
-		const char *keys = getenv("IOLAT_FOLD_BATCH_KEYS");
-
-		if (keys && atoi(keys) > 0 && (uint32_t)atoi(keys) < chunk)
-			chunk = (uint32_t)atoi(keys);
-
+		if (b->first_chunk && b->first_chunk < chunk)
+			chunk = b->first_chunk;
 		if (fold_batch_size(b, chunk ? chunk : 1, per))
 			return -ENOMEM;
 	}
@@ -159,13 +156,9 @@ static int fold_keys(struct collector *c, struct snapshot_store *st)
  */
 static int fold_map(struct collector *c, struct snapshot_store *st)
 {
-	int rc;
-
-	/* Tests take the older kernels' path here with IOLAT_FORCE_NO_BATCH,
-	 * as users' maps do (uprog.h). */
-	if (!c->fold.per && getenv("IOLAT_FORCE_NO_BATCH"))
-		c->fold.refused = true;
-	rc = c->fold.refused ? 1 : fold_batches(c, st);
+	/* refused from the start: tests take the older kernels' path
+	 * (collector_test_knobs), as users' maps do (uprog.h). */
+	int rc = c->fold.refused ? 1 : fold_batches(c, st);
 
 	if (rc <= 0)
 		return rc;
