@@ -24,6 +24,10 @@
  *   bound_views  bound_kval adding what iolat's account() adds for one
  *                completion: both views' slots, sums and maxima, the size
  *                slot and bytes (slots by bit length, not iolat's cells)
+ *   bound_views_dense  bound_views with the series found by direct index,
+ *                as iolat's dense rows do: a shared array by q->id x 8 + op
+ *                names the disk and its row, a per-CPU array holds the rows:
+ *                the floor of iolat's work with a dense index
  *   bound_cgroup bound_views keyed by the bio's cgroup too, in one shared
  *                value per key with atomic adds: the least serve's
  *                per-workload keys cost
@@ -228,6 +232,53 @@ int BPF_PROG(bound_views, struct request *rq, int error, unsigned int nr_bytes)
 	};
 	struct iolat_kval *v = kval_of(&per_key, &k);
 
+	if (v)
+		views_add(v, rq, nr_bytes);
+	return 0;
+}
+
+/* A dense index entry: the disk a queue id's op slot belongs to, its row + 1. */
+struct dense_entry {
+	__u32 dev;
+	__u32 row1;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DENSE_QUEUES * DENSE_OPS);
+	__type(key, __u32);
+	__type(value, struct dense_entry);
+} dense_index SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DENSE_QUEUES * DENSE_OPS);
+	__type(key, __u32);
+	__type(value, struct iolat_kval);
+} dense_rows SEC(".maps");
+
+/* No user space assigns rows here: the first completion of a (disk, op)
+ * names itself in the index (a bench has one disk; a race only makes two
+ * writers agree). The dev check stays, as iolat's must. */
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(bound_views_dense, struct request *rq, int error, unsigned int nr_bytes)
+{
+	__u32 q = rq->q->id, dev = disk_dev(rq_disk(rq, true), true), k, row;
+	struct dense_entry *e;
+	struct iolat_kval *v;
+
+	if (q >= DENSE_QUEUES)
+		return 0;
+	k = q * DENSE_OPS + op_of(rq->cmd_flags);
+	e = bpf_map_lookup_elem(&dense_index, &k);
+	if (!e)
+		return 0;
+	if (e->row1 == 0 || e->dev != dev) {
+		e->dev = dev;
+		e->row1 = k + 1;
+	}
+	row = e->row1 - 1;
+	v = bpf_map_lookup_elem(&dense_rows, &row);
 	if (v)
 		views_add(v, rq, nr_bytes);
 	return 0;

@@ -66,7 +66,8 @@ exact one-series histogram), bound-disk (the same per disk and op, hashed),
 bound-dense (per disk and op, a per-CPU array indexed by the queue's id),
 bound-kval (bound-disk with iolat's key and 5 KiB value), bound-views (that
 with both views, sums, maxima, size slot and bytes: iolat's account() by bit
-length) and bound-cgroup (bound-views keyed by cgroup too, one shared value
+length), bound-views-dense (bound-views found by a dense index by queue id
+and op, as iolat's rows are) and bound-cgroup (bound-views keyed by cgroup too, one shared value
 per key, atomic adds: serve's shape).
 
 Examples:
@@ -75,7 +76,7 @@ Examples:
   bash bench/cost.sh --no-stats               IOPS with no measurement overhead
   TOOLS="iolat iolat-serve floor" bash bench/cost.sh --contention
   TOOLS="iolat floor bound-empty bound-clock bound-slot bound-disk" bash bench/cost.sh
-  TOOLS="iolat iolat-serve bound-slot bound-disk bound-dense bound-views bound-cgroup" bash bench/cost.sh
+  TOOLS="iolat iolat-serve bound-slot bound-disk bound-dense bound-views bound-views-dense bound-cgroup" bash bench/cost.sh
 EOF
 }
 
@@ -196,7 +197,7 @@ start_tool() {
 	bound-*)
 		{ [ -x "$BPFLOAD" ] && [ -f "$BOUND" ]; } ||
 			die "no $BPFLOAD or $BOUND: build them with 'make OUT=$(dirname "$IOLAT") helpers'"
-		"$BPFLOAD" "$BOUND" "bound_${tool#bound-}" >"$log" 2>&1 &
+		"$BPFLOAD" "$BOUND" "$(echo "bound_${tool#bound-}" | tr - _)" >"$log" 2>&1 &
 		banner="attached" ;;
 	esac
 	TOOL_PID=$!

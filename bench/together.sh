@@ -34,6 +34,7 @@ Bounds (bench/bound.bpf.c says what each does): bound-empty, bound-clock,
 bound-slot (one series), bound-disk (per disk and op, hashed), bound-dense
 (the same, a per-CPU array by queue id), bound-kval (bound-disk with iolat's
 key and value), bound-views (that with account()'s work by bit length),
+bound-views-dense (bound-views by a dense index by queue id, iolat's rows),
 bound-cgroup (bound-views by cgroup too, shared values: serve's shape).
 
 Options:
@@ -55,7 +56,7 @@ bench/bound.bpf.o are, from 'make OUT=build-bench helpers').
 Examples:
   bash bench/together.sh build-bench/iolat /tmp/old/build-bench/iolat bound-disk
   bash bench/together.sh --rotate --runs 6 build-bench/iolat bound-slot bound-disk \
-      bound-dense bound-kval bound-views
+      bound-dense bound-kval bound-views bound-views-dense
   bash bench/together.sh --serve --rotate --runs 4 build-bench/iolat bound-slot bound-disk \
       bound-cgroup
 EOF
@@ -135,7 +136,7 @@ attach_tool() {
 	log=$WORK/$i.log
 	case "$t" in
 	bound-*)
-		"$BUILD/bpfload" "$BUILD/bench/bound.bpf.o" "bound_${t#bound-}" >"$log" 2>&1 &
+		"$BUILD/bpfload" "$BUILD/bench/bound.bpf.o" "$(echo "bound_${t#bound-}" | tr - _)" >"$log" 2>&1 &
 		;;
 	*)
 		if [ "$MODE" = serve ]; then
