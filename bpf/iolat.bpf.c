@@ -47,6 +47,7 @@ const volatile bool restamp = false;	  /* plug-clock kernel: see "Restamping" */
 const volatile __u32 queue_stats_bit = IOLAT_QUEUE_STATS_BIT_UNKNOWN;
 
 const volatile bool shared_values = false; /* count in hists_shared, atomically */
+const volatile bool dense_rows = false;	   /* keys are disk and op only: "Dense rows" */
 
 /*
  * Per-CPU values make the hot path free of atomics, but cost 5 KiB (struct
@@ -75,6 +76,52 @@ struct {
 	__type(key, struct iolat_key);
 	__type(value, struct iolat_kval);
 } hists_shared SEC(".maps");
+
+/*
+ * Dense rows. Keyed by disk and op only (hist -D -O, the default), a
+ * completion finds its series without hashing: disk_rows, indexed by the
+ * request queue's id x IOLAT_ROW_OPS + op (iolat.h), names the disk and its
+ * row in hists_rows (per-CPU values) or hists_rows_shared (shared, atomic
+ * adds; the unused one has one entry). A hash lookup of the 16-byte key
+ * costs ~40-50 ns a completion that two array lookups do not
+ * (BENCHMARKS.md, bound-views against bound-views-dense).
+ *
+ * User space assigns the rows: an entry that is empty or names another
+ * disk (a queue id reused) sends the completion down the hash path and,
+ * once, asks for a row through the wakeups ring buffer, leaving the entry
+ * as (dev, 0) so that it asks no more. User space writes the row's key to
+ * row_keys, then the entry; it never gives a row to another (dev, op) while
+ * the collector lives, so a series is its hash value plus its row's, and a
+ * key that leaves the map takes its row out of use (RETIRED). Rows run
+ * out: the hash path, exact and only slower.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IOLAT_ROW_INDEX);
+	__type(key, __u32);
+	__type(value, __u64);
+} disk_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct iolat_row_key);
+} row_keys SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct iolat_kval);
+} hists_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct iolat_kval);
+} hists_rows_shared SEC(".maps");
 
 /* Fallback start times, for requests whose struct request times are unset. */
 struct rq_times {
@@ -371,13 +418,51 @@ struct io_done {
 	__u64 issue_ns; /* 0: not seen */
 	__u64 bytes;
 	int error;
+	__u32 queue; /* the request queue's id, with dense rows */
 };
 
+/* The request queue's id, which indexes disk_rows. */
+static __always_inline __u32 queue_id(struct request_queue *q, bool direct)
+{
+	return direct ? (__u32)q->id : (__u32)BPF_CORE_READ(q, id);
+}
+
+/* Key's dense row, or NULL: none yet (asked for once), or its queue's id
+ * is past the index. */
+static __always_inline struct iolat_kval *row_of(const struct iolat_key *key, __u32 queue)
+{
+	void *rows = shared_values ? (void *)&hists_rows_shared : (void *)&hists_rows;
+	__u32 index = queue * IOLAT_ROW_OPS + (key->op & (IOLAT_ROW_OPS - 1)), row;
+	struct iolat_wake ask = { .why = IOLAT_WAKE_ROW, .dev = key->dev };
+	__u64 *entry, seen;
+
+	if (queue >= IOLAT_ROW_QUEUES)
+		return NULL;
+	entry = bpf_map_lookup_elem(&disk_rows, &index);
+	if (!entry)
+		return NULL;
+	seen = *(volatile __u64 *)entry;
+	if ((seen >> 32) == key->dev) {
+		if (!(__u32)seen)
+			return NULL; /* asked for, not given (yet, or rows ran out) */
+		row = (__u32)seen - 1;
+		return bpf_map_lookup_elem(rows, &row);
+	}
+	ask.index = index;
+	if (!bpf_ringbuf_output(&wakeups, &ask, sizeof(ask), 0))
+		*(volatile __u64 *)entry = IOLAT_ROW_ENTRY(key->dev, 0);
+	return NULL;
+}
+
 /* The value of key in the map in use, created zeroed if new; NULL if full. */
-static __always_inline struct iolat_kval *value_of(const struct iolat_key *key)
+static __always_inline struct iolat_kval *value_of(const struct iolat_key *key, __u32 queue)
 {
 	void *map = shared_values ? (void *)&hists_shared : (void *)&hists;
-	struct iolat_kval *v = bpf_map_lookup_elem(map, key);
+	struct iolat_kval *v = dense_rows ? row_of(key, queue) : NULL;
+
+	if (v)
+		return v;
+	v = bpf_map_lookup_elem(map, key);
 
 	if (v)
 		return v;
@@ -419,7 +504,7 @@ static __always_inline void lat_add_shared(struct iolat_kval *v, int view, __u64
  * not kept apart: user space has it from the device view (iolat.h). */
 static __always_inline void account(const struct iolat_key *key, const struct io_done *c)
 {
-	struct iolat_kval *v = value_of(key);
+	struct iolat_kval *v = value_of(key, c->queue);
 	__u32 slot = size_slot(c->bytes);
 
 	if (!v)
@@ -752,6 +837,8 @@ static __always_inline int count_rq_other(struct request *rq, const struct rq_fa
 		seq_found = take_rq_start(rq, &seq, &tgid, &seq_cgroup);
 	if (!rq_key(rq, &key, seq_cgroup, direct))
 		return 0;
+	if (dense_rows)
+		c.queue = queue_id(direct ? rq->q : BPF_CORE_READ(rq, q), direct);
 	c.now = bpf_ktime_get_ns();
 	c.error = error;
 	c.start_ns = f->start_ns;
@@ -777,7 +864,7 @@ static __always_inline int count_rq_other(struct request *rq, const struct rq_fa
 	need_start = !c.start_ns;
 	need_issue = !c.issue_ns;
 	if ((need_start || need_issue) && !saw_unstamped) {
-		__u32 why = 1;
+		__u32 why = IOLAT_WAKE_UNSTAMPED;
 
 		saw_unstamped = true;
 		bpf_ringbuf_output(&wakeups, &why, sizeof(why), 0);
@@ -830,6 +917,7 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 		return 0;
 	if (!rq_key(rq, &key, 0, direct))
 		return 0;
+	c.queue = dense_rows ? queue_id(direct ? rq->q : BPF_CORE_READ(rq, q), direct) : 0;
 	c.now = bpf_ktime_get_ns();
 	c.start_ns = f.start_ns;
 	c.issue_ns = f.issue_ns;
@@ -1001,6 +1089,8 @@ static __always_inline int on_bio_complete(struct request_queue *q, struct bio *
 		key.flags = flags_of(opf);
 	if (key_size_class)
 		key.size_class = size_class_of(c.bytes);
+	if (dense_rows)
+		c.queue = queue_id(q, direct);
 	account(&key, &c);
 	return 0;
 }

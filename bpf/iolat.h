@@ -169,10 +169,54 @@ _Static_assert(__builtin_offsetof(struct iolat_kval, lat_slots) == 64,
  * appended (make LAYOUT_NEXT=1) and back.
  */
 #ifndef IOLAT_TEST_LAYOUT_NEXT
-#define IOLAT_LAYOUT_VERSION 2 /* 2: restamped, untrue_stamps; the restamps map */
+/* 2: restamped, untrue_stamps; the restamps map. 3: the dense rows (disk_rows,
+ * row_keys, hists_rows, hists_rows_shared). */
+#define IOLAT_LAYOUT_VERSION 3
 #else
-#define IOLAT_LAYOUT_VERSION 3 /* make LAYOUT_NEXT=1 (Makefile) */
+#define IOLAT_LAYOUT_VERSION 4 /* make LAYOUT_NEXT=1 (Makefile) */
 #endif
+
+/*
+ * Dense rows (bpf/iolat.bpf.c, "Dense rows"): where keys are disk and op
+ * only, a completion finds its series at index q->id x IOLAT_ROW_OPS + op
+ * of disk_rows, for request queue ids below IOLAT_ROW_QUEUES (the kernel
+ * hands them out densely, the lowest free first); others take the hash.
+ * An index entry is one 64-bit word, so a reader never sees half of one:
+ * the disk's dev in the high half, its row + 1 in the low (0: none yet).
+ */
+#define IOLAT_ROW_QUEUES 256
+#define IOLAT_ROW_OPS 8 /* enum iolat_op fits */
+#define IOLAT_ROW_INDEX (IOLAT_ROW_QUEUES * IOLAT_ROW_OPS)
+#define IOLAT_ROW_ENTRY(dev, row1) (((__u64)(dev) << 32) | (__u32)(row1))
+
+/* Whom a row counts for (row_keys, written by user space only, so that a
+ * successor reading the pins knows each row's key). */
+enum iolat_row_state {
+	IOLAT_ROW_FREE = 0,
+	IOLAT_ROW_LIVE,	   /* counts for (dev, op) */
+	IOLAT_ROW_RETIRED, /* its key left the map: folded, never used again */
+};
+
+struct iolat_row_key {
+	__u32 dev;
+	__u16 index; /* its entry in disk_rows */
+	__u8 op;
+	__u8 state; /* enum iolat_row_state */
+};
+
+/* What the programs write to the wakeups ring buffer. The first word says
+ * why; a row request carries the index entry and the disk. */
+enum iolat_wake_why {
+	IOLAT_WAKE_UNSTAMPED = 1, /* a completion lacked a kernel stamp: __u32 only */
+	IOLAT_WAKE_ROW,		  /* a disk and op want a dense row: struct iolat_wake */
+};
+
+struct iolat_wake {
+	__u32 why;
+	__u32 index; /* into disk_rows */
+	__u32 dev;
+	__u32 pad;
+};
 
 /*
  * A collector's window (bpf/iolat.bpf.c, the map of section .data.window):

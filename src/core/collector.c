@@ -68,6 +68,7 @@ static void size_maps(struct iolat_bpf *skel, const struct collector_opts *o,
 				  .key_workload = o->key_cgroup || o->key_process,
 				  .key_process = o->key_process,
 				  .key_size_class = o->key_size_class,
+				  .dense_rows = collector_rows_wanted(o),
 				  .workloads = o->workloads };
 
 	memcpy(w.set, o->map_size, sizeof(w.set));
@@ -76,10 +77,13 @@ static void size_maps(struct iolat_bpf *skel, const struct collector_opts *o,
 		w.value_size[m] = bpf_map__value_size(maps[m]);
 	}
 	mapsize_plan(h, &w, p);
+	if (o->test_rows && p->rows)
+		p->rows = o->test_rows;
 	maps[MAPSIZE_HISTS] = p->shared ? skel->maps.hists_shared : skel->maps.hists;
 	bpf_map__set_max_entries(p->shared ? skel->maps.hists : skel->maps.hists_shared, 1);
 	for (int m = 0; m < MAPSIZE_COUNT; m++)
 		bpf_map__set_max_entries(maps[m], p->entries[m]);
+	collector_rows_size(skel, p);
 }
 
 /* The host to size the maps for: the one described in o, or this one. */
@@ -125,6 +129,7 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	size_maps(c->skel, o, &host, &c->plan);
 	c->shared = c->plan.shared;
 	ro->shared_values = c->shared;
+	ro->dense_rows = c->plan.rows > 0;
 	c->hists = c->shared ? c->skel->maps.hists_shared : c->skel->maps.hists;
 	c->nvals = c->shared ? 1 : c->ncpus;
 }
@@ -160,6 +165,14 @@ int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name
 	}
 	if (m)
 		o->test_fold_batch_keys = (uint32_t)s;
+	m = env("IOLAT_TEST_ROWS");
+	if (m && parse_uint(m, 1, MAPSIZE_ROWS_MAX, &s)) {
+		snprintf(err, len, "IOLAT_TEST_ROWS: want 1 to %d rows, got '%s'", MAPSIZE_ROWS_MAX,
+			 m);
+		return -EINVAL;
+	}
+	if (m)
+		o->test_rows = (uint32_t)s;
 	if (d && disks_resolve(d, &o->filter_dev, NULL, 0)) {
 		snprintf(err, len, "IOLAT_TEST_DISK: no such disk '%s'", d);
 		return -ENOENT;
@@ -271,7 +284,9 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 			goto fail;
 		}
 	}
-	rc = collector_setup_wait(c);
+	rc = collector_rows_start(c);
+	if (!rc)
+		rc = collector_setup_wait(c);
 	if (!rc)
 		rc = collector_attach_needed(c);
 	if (!rc && c->prev)
@@ -283,6 +298,7 @@ static int try_mode(void *ctx, enum attach_mode mode, char *err, size_t len)
 	}
 	return 0;
 fail:
+	rows_free(&c->rows);
 	collector_teardown_wait(c);
 	/* Pins this attempt made go with it; adopted ones stay for the next,
 	 * and so does a collector taken over (c->prev). */
@@ -390,6 +406,7 @@ void collector_close(struct collector *c)
 	iolat_bpf__destroy(c->skel);
 	snapshot_store_free(&c->series);
 	collector_fold_batch_free(&c->fold);
+	rows_free(&c->rows);
 	free(c->percpu);
 	free(c);
 }

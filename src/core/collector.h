@@ -51,7 +51,8 @@ struct collector_opts {
 	 * host of ~200 CPUs (IOLAT_FOLD_BATCH_KEYS); 0: as the buffer holds. */
 	bool test_fold_no_batch;
 	uint32_t test_fold_batch_keys;
-	unsigned int disk_rescan_s;	  /* look for new bio-based disks this often; 0: 1 s */
+	uint32_t test_rows;	    /* testing: dense rows, where keys allow them; 0: planned */
+	unsigned int disk_rescan_s; /* look for new bio-based disks this often; 0: 1 s */
 	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
 	size_t nextra_lat_bounds;
 	const uint64_t *extra_size_bounds; /* more size bounds (bytes) */
@@ -109,7 +110,8 @@ struct collector_opts {
  * (1 to 8192) cuts the restamps table (test_restamp_slots),
  * IOLAT_FORCE_NO_BATCH (set) folds key by key (test_fold_no_batch) and
  * IOLAT_FOLD_BATCH_KEYS (1 or more) starts the fold's batches at that many
- * keys (test_fold_batch_keys). 0, or -errno
+ * keys (test_fold_batch_keys), IOLAT_TEST_ROWS (1 to 64) gives the dense
+ * rows that many (test_rows, so that a test runs out of them). 0, or -errno
  * with the variable and what is wrong in err.
  */
 int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name), char *err,

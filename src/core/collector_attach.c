@@ -137,10 +137,15 @@ int collector_attach_needed(struct collector *c)
 	return rc;
 }
 
+/* A row request gets its row; the rest only wake collector_wait. A row
+ * that cannot be given is no error: its key counts in the hash. */
 static int on_wakeup(void *ctx, void *data, size_t len)
 {
-	(void)ctx, (void)data, (void)len;
-	return 0; /* waking collector_wait is all it is for */
+	const struct iolat_wake *w = data;
+
+	if (len >= sizeof(*w) && w->why == IOLAT_WAKE_ROW)
+		collector_rows_assign(ctx, w);
+	return 0;
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/collector.h"
+#include "core/collector_rows.h"
 #include "core/handover.h"
 #include "iolat.skel.h"
 
@@ -50,6 +51,7 @@ struct collector {
 	struct mapsize_plan plan;  /* every sized map's entries and why (configure) */
 	struct iolat_kval *percpu; /* ncpus kernel values: scratch for reads */
 	struct fold_batch fold;	   /* the fold's batch buffers (collector_series.c) */
+	struct rows rows;	   /* the dense rows (collector_rows.c); cap 0: none */
 	/*
 	 * Every series, in one array that collector_series hands out as it is.
 	 * Live: what each key in the kernel map has counted since load, folded
@@ -88,6 +90,32 @@ struct prog_pair {
 	enum probe_tp tp;
 	struct bpf_program *prog[ATTACH_FORMS];
 };
+
+/* Whether o's keys are disk and op only, so the programs use dense rows. */
+bool collector_rows_wanted(const struct collector_opts *o);
+
+/* Sizes the rows maps of skel as the plan says (size_maps). */
+void collector_rows_size(struct iolat_bpf *skel, const struct mapsize_plan *p);
+
+/* After load: reads the rows given out (adopted pins) or none (new). 0 or
+ * -ENOMEM. */
+int collector_rows_start(struct collector *c);
+
+/* A program asked for a row (struct iolat_wake): gives the disk and op its
+ * row, or a free one, if any is left. 0 or -errno. */
+int collector_rows_assign(struct collector *c, const struct iolat_wake *w);
+
+/* Points back any index entry a racing request left without its row. */
+void collector_rows_repoint(struct collector *c);
+
+/* Key k leaves the map: its index entry is cleared (completions go to the
+ * hash), and its row, or -1, returned, for collector_rows_retire once its
+ * value is folded. */
+int collector_rows_detach(struct collector *c, const struct iolat_key *k);
+
+/* Row `row` (-1: none) is out of use for good: its key's series took what
+ * it counted. */
+void collector_rows_retire(struct collector *c, int row);
 
 /* Frees the fold's batch buffers (collector_close). */
 void collector_fold_batch_free(struct fold_batch *b);

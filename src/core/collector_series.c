@@ -16,16 +16,43 @@
 #include "util/buf.h"
 #include "util/monotonic.h"
 
-/* Folds the kernel values `raw` (c->nvals of them) of key k into its live
- * series in st: the series, or NULL on allocation failure. */
+/* Folds the kernel values `raw` (c->nvals of them) of key k, and its dense
+ * row's value if it has one, into its live series in st: the series, or
+ * NULL on allocation failure. */
 static struct series *fold_key(struct collector *c, struct snapshot_store *st,
 			       const struct iolat_key *k, const struct iolat_kval *raw)
 {
 	struct series *s = snapshot_store_live(st, k);
+	int row = rows_find(&c->rows, k);
 
-	if (s)
+	if (s && row >= 0) {
+		c->rows.folded[row] = true;
+		histo_fold_spans(&s->val, rows_add(&c->rows, raw, c->nvals, row), 1, s->span);
+	} else if (s) {
 		histo_fold_spans(&s->val, raw, c->nvals, s->span);
+	}
 	return s;
+}
+
+/* Folds the live rows whose keys the hash no longer (or not yet) holds: a
+ * key's value is its hash value plus its row's, and either may be 0. */
+static int fold_rows_rest(struct collector *c, struct snapshot_store *st)
+{
+	static const struct iolat_kval none;
+	struct rows *r = &c->rows;
+
+	for (uint32_t i = 0; i < r->cap; i++) {
+		struct iolat_key k = { .dev = r->key[i].dev, .op = r->key[i].op };
+		struct series *s;
+
+		if (r->key[i].state != IOLAT_ROW_LIVE || r->folded[i] || rows_empty(&r->val[i]))
+			continue;
+		s = snapshot_store_live(st, &k);
+		if (!s)
+			return -ENOMEM;
+		histo_fold_spans(&s->val, rows_add(r, &none, 1, (int)i), 1, s->span);
+	}
+	return 0;
 }
 
 /* Removes key k's live series, adding what it counted to `into` (if
@@ -158,13 +185,16 @@ static int fold_map(struct collector *c, struct snapshot_store *st)
 {
 	/* refused from the start: tests take the older kernels' path
 	 * (collector_test_knobs), as users' maps do (uprog.h). */
-	int rc = c->fold.refused ? 1 : fold_batches(c, st);
+	int rc = rows_read(&c->rows);
 
-	if (rc <= 0)
-		return rc;
-	c->fold.refused = true;
-	collector_fold_batch_free(&c->fold);
-	return fold_keys(c, st);
+	if (!rc)
+		rc = c->fold.refused ? 1 : fold_batches(c, st);
+	if (rc == 1) {
+		c->fold.refused = true;
+		collector_fold_batch_free(&c->fold);
+		rc = fold_keys(c, st);
+	}
+	return rc ? rc : fold_rows_rest(c, st);
 }
 
 /* Folds the kernel map into the collector's series; pinned, saves them when
@@ -173,6 +203,7 @@ int collector_fold(struct collector *c)
 {
 	int rc = fold_map(c, &c->series);
 
+	collector_rows_repoint(c);
 	if (!rc && c->prev)
 		rc = handover_fold(c->prev, &c->series);
 	if (rc)
@@ -220,11 +251,14 @@ const struct snapshot *collector_series(const struct collector *c)
  * Takes key k out of the kernel map, and its series out of c->folded into
  * *out (zeroed first): 1, 0 if the map had no such key, or -errno. Atomic
  * on 5.14+ (lookup-and-delete); before that a completion between the lookup
- * and the delete is lost.
+ * and the delete is lost. A dense row goes out of use with its key: its
+ * index entry is cleared first, and its value read after the hash's, so
+ * that a completion that found the row before the clear is in it (one that
+ * runs on past the map calls between is the exception: a program's run).
  */
 static int take_key(struct collector *c, const struct iolat_key *k, struct iolat_val *out)
 {
-	int fd = bpf_map__fd(c->hists), rc = 1;
+	int fd = bpf_map__fd(c->hists), rc = 1, row = collector_rows_detach(c, k);
 
 	memset(out, 0, sizeof(*out));
 	if (bpf_map_lookup_and_delete_elem(fd, k, c->percpu)) {
@@ -233,9 +267,17 @@ static int take_key(struct collector *c, const struct iolat_key *k, struct iolat
 		else
 			bpf_map_delete_elem(fd, k);
 	}
+	if (row >= 0) {
+		rows_read_one(&c->rows, (uint32_t)row);
+		if (!rc && !rows_empty(&c->rows.val[row])) {
+			memset(c->percpu, 0, (size_t)c->nvals * sizeof(*c->percpu));
+			rc = 1; /* counted in its row alone */
+		}
+	}
 	if (rc > 0 && !fold_key(c, &c->series, k, c->percpu))
 		rc = -ENOMEM;
 	unfold_key(c, k, rc > 0 ? out : NULL);
+	collector_rows_retire(c, row);
 	return rc;
 }
 
@@ -261,13 +303,42 @@ int collector_retire(struct collector *c, const struct iolat_key *k, uint64_t in
 
 int collector_forget(struct collector *c, const struct iolat_key *k)
 {
+	int row = collector_rows_detach(c, k);
+
+	collector_rows_retire(c, row);
 	if (bpf_map_delete_elem(bpf_map__fd(c->hists), k) && errno != ENOENT)
 		return -errno;
 	unfold_key(c, k, NULL);
 	return 0;
 }
 
-/* The kernel map's keys of disk dev, in *out (malloc'd; *n of them). */
+/* Adds to the *n keys of disk dev in *keys those only its live rows hold. */
+static int disk_row_keys(struct collector *c, uint32_t dev, struct iolat_key **keys, size_t *n)
+{
+	size_t cap = *n;
+
+	for (uint32_t i = 0; i < c->rows.cap; i++) {
+		struct iolat_key k = { .dev = dev, .op = c->rows.key[i].op };
+		bool have = false;
+
+		if (c->rows.key[i].state != IOLAT_ROW_LIVE || c->rows.key[i].dev != dev)
+			continue;
+		for (size_t j = 0; j < *n && !have; j++)
+			have = !memcmp(&(*keys)[j], &k, sizeof(k));
+		if (have)
+			continue;
+		if (array_make_room((void **)keys, &cap, *n, sizeof(**keys), 16)) {
+			free(*keys);
+			*keys = NULL;
+			return -ENOMEM;
+		}
+		(*keys)[(*n)++] = k;
+	}
+	return 0;
+}
+
+/* The kernel map's keys of disk dev, in *out (malloc'd; *n of them), and
+ * those only a dense row holds. */
 static int disk_keys(struct collector *c, uint32_t dev, struct iolat_key **out, size_t *n)
 {
 	int fd = bpf_map__fd(c->hists);
@@ -288,7 +359,7 @@ static int disk_keys(struct collector *c, uint32_t dev, struct iolat_key **out, 
 		keys[(*n)++] = key;
 	}
 	*out = keys;
-	return 0;
+	return disk_row_keys(c, dev, out, n);
 }
 
 int collector_retire_disk(struct collector *c, uint32_t dev)
@@ -318,6 +389,7 @@ int collector_drop_disk(struct collector *c, uint32_t dev)
 	int rc = disk_keys(c, dev, &keys, &n);
 
 	for (size_t i = 0; !rc && i < n; i++) {
+		collector_rows_retire(c, collector_rows_detach(c, &keys[i]));
 		if (bpf_map_delete_elem(fd, &keys[i]) && errno != ENOENT)
 			rc = -errno;
 		unfold_key(c, &keys[i], NULL);

@@ -212,6 +212,22 @@ static void size_hists(const struct mapsize_host *h, const struct mapsize_want *
 	p->entries[MAPSIZE_HISTS] = fit_hists(w, cpus, others, keys, p);
 }
 
+/* The dense rows' share of the histogram's keys (mapsize.h); none when
+ * keys are more than disk and op, or the operator sized the map. */
+static void size_rows(const struct mapsize_want *w, struct mapsize_plan *p)
+{
+	uint32_t keys = p->entries[MAPSIZE_HISTS], rows = keys / MAPSIZE_ROWS_SHARE;
+	size_t at = strlen(p->why[MAPSIZE_HISTS]);
+
+	p->rows = 0;
+	if (!w->dense_rows || w->set[MAPSIZE_HISTS] || !rows)
+		return;
+	p->rows = rows < MAPSIZE_ROWS_MAX ? rows : MAPSIZE_ROWS_MAX;
+	p->entries[MAPSIZE_HISTS] = keys - p->rows;
+	snprintf(p->why[MAPSIZE_HISTS] + at, sizeof(p->why[0]) - at,
+		 "; %u of them as dense rows (keys by disk and op)", p->rows);
+}
+
 void mapsize_plan(const struct mapsize_host *h, const struct mapsize_want *w,
 		  struct mapsize_plan *out)
 {
@@ -224,6 +240,7 @@ void mapsize_plan(const struct mapsize_host *h, const struct mapsize_want *w,
 	if (out->mem_limit)
 		fit_starts(w, cpus, out);
 	size_hists(h, w, cpus, out);
+	size_rows(w, out);
 	for (int m = 0; m < MAPSIZE_COUNT; m++) {
 		if (w->set[m]) {
 			snprintf(out->why[m], sizeof(out->why[0]),

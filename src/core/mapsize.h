@@ -44,6 +44,11 @@ enum mapsize_map {
 #define MAPSIZE_DISKS_PER_WORKLOAD 2
 #define MAPSIZE_SIZE_CLASSES 5
 #define MAPSIZE_HIST_STEP 1024
+/* Keyed by disk and op only, the histogram's budget holds the dense rows
+ * too (bpf/iolat.bpf.c): an eighth of the keys it fits, at most this many
+ * (a disk takes a row per op it does), taken from the hash's keys. */
+#define MAPSIZE_ROWS_MAX 64
+#define MAPSIZE_ROWS_SHARE 8
 /* LRU hashes (rq_starts, bio_starts, comms): each CPU keeps up to this
  * many free entries of its own (LOCAL_FREE_TARGET, kernel/bpf/bpf_lru_list.c),
  * which the other CPUs cannot use, so they are added to what is needed. */
@@ -78,6 +83,7 @@ struct mapsize_want {
 	bool key_workload;	     /* keys carry a cgroup or a process: shared values */
 	bool key_process;	     /* comms is used */
 	bool key_size_class;	     /* keys carry a size class */
+	bool dense_rows;	     /* keys are disk and op only: rows by queue id */
 	uint32_t workloads;	     /* keyed by workload, the cap (serve's workloads.max);
 				      * 0: no cap, the budget alone sizes the keys */
 	uint32_t set[MAPSIZE_COUNT]; /* the operator's sizes; 0: choose */
@@ -88,6 +94,7 @@ struct mapsize_want {
 struct mapsize_plan {
 	uint32_t entries[MAPSIZE_COUNT];
 	bool shared;		       /* histogram values: one per key, not per CPU */
+	uint32_t rows;		       /* dense rows (hists_rows*); 0: unused */
 	uint64_t bytes[MAPSIZE_COUNT]; /* each one's kernel memory (mapmem) */
 	char why[MAPSIZE_COUNT][320];  /* how each size was reached, in words */
 	bool set[MAPSIZE_COUNT];       /* the operator's size */
