@@ -144,12 +144,27 @@ void collector_rows_size(struct iolat_bpf *skel, const struct mapsize_plan *p)
 				 1);
 }
 
+/* Adopted pins: the requests the run before left unanswered (entries
+ * (dev, 0)) are cleared, so that those disks ask again. */
+static void forget_requests(struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.disk_rows);
+	__u64 entry, none = 0;
+
+	for (uint32_t i = 0; i < IOLAT_ROW_INDEX; i++)
+		if (!bpf_map_lookup_elem(fd, &i, &entry) && entry && !(__u32)entry)
+			bpf_map_update_elem(fd, &i, &none, BPF_ANY);
+}
+
 int collector_rows_start(struct collector *c)
 {
-	struct bpf_map *vals = c->shared ? c->skel->maps.hists_rows_shared : c->skel->maps.hists_rows;
+	struct bpf_map *vals =
+	    c->shared ? c->skel->maps.hists_rows_shared : c->skel->maps.hists_rows;
 
-	return rows_open(&c->rows, bpf_map__fd(c->skel->maps.row_keys), bpf_map__fd(vals),
-			 c->nvals, sizeof(struct iolat_kval),
+	if (c->pins.adopted && c->plan.rows)
+		forget_requests(c);
+	return rows_open(&c->rows, bpf_map__fd(c->skel->maps.row_keys), bpf_map__fd(vals), c->nvals,
+			 sizeof(struct iolat_kval),
 			 c->plan.rows ? bpf_map__max_entries(c->skel->maps.row_keys) : 0);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/collector_rows.h"
 #include "core/handover_bounds.h"
 #include "core/histo.h"
 #include "core/percpu.h"
@@ -36,6 +37,7 @@ struct handover {
 	struct pinned pin[HANDOVER_MAX_PINS];
 	int npins;
 	struct old_hists hists[2]; /* hists, hists_shared */
+	struct rows rows[2];	   /* their dense rows (hists_rows, _shared); layout 3+ */
 	int stats_fd, window_fd;
 	int ncpus;
 	/* Its series as of the last fold: what it saved, then each fold's. */
@@ -113,6 +115,27 @@ static int hists_layout(struct handover *h, struct old_hists *m, const char *nam
 	return 0;
 }
 
+/* Its dense rows of map `name` (the pair of hists[i]), read in its own
+ * layout; none before layout 3. 0, -EPROTO if laid out unlike ours, or
+ * -ENOMEM. */
+static int rows_layout(struct handover *h, struct rows *r, const char *name, int ncpus)
+{
+	int keys_fd = pinned_fd(h, "row_keys"), fd = pinned_fd(h, name);
+	struct bpf_map_info info = {}, kinfo = {};
+	__u32 len = sizeof(info), klen = sizeof(kinfo);
+
+	if (keys_fd < 0 || fd < 0)
+		return rows_open(r, -1, -1, 0, 0, 0);
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    bpf_obj_get_info_by_fd(keys_fd, &kinfo, &klen))
+		return -errno;
+	if (info.value_size > sizeof(struct iolat_kval) ||
+	    kinfo.value_size != sizeof(struct iolat_row_key))
+		return -EPROTO;
+	return rows_open(r, keys_fd, fd, info.type == BPF_MAP_TYPE_PERCPU_ARRAY ? ncpus : 1,
+			 (info.value_size + 7) & ~7u, kinfo.max_entries);
+}
+
 int handover_open(struct handover **out, const char *dir, const struct pin_control *ctl,
 		  const char *series_path, int ncpus, char *why, size_t len)
 {
@@ -139,6 +162,10 @@ int handover_open(struct handover **out, const char *dir, const struct pin_contr
 	rc = hists_layout(h, &h->hists[0], "hists", ncpus);
 	if (!rc)
 		rc = hists_layout(h, &h->hists[1], "hists_shared", ncpus);
+	if (!rc)
+		rc = rows_layout(h, &h->rows[0], "hists_rows", ncpus);
+	if (!rc)
+		rc = rows_layout(h, &h->rows[1], "hists_rows_shared", ncpus);
 	if (rc) {
 		snprintf(why, len, "its histogram maps are laid out unlike any this iolat reads");
 		goto fail;
@@ -249,15 +276,41 @@ int handover_map_slots(struct handover *h, const struct bucket_table *lat,
 	return 0;
 }
 
-/* Folds one of its maps into `mine` (its series: its own, or a peek's copy
- * of them), and what each key gained into into's kept series. */
-static int fold_map(struct handover *h, const struct old_hists *m, struct snapshot_store *mine,
-		    struct snapshot_store *into)
+/* Folds its live rows whose keys its map of them did not hold this pass
+ * into `mine`, and what each gained into into's kept series. */
+static int fold_rows_rest(struct handover *h, struct rows *r, struct snapshot_store *mine,
+			  struct snapshot_store *into)
+{
+	static const struct iolat_kval none;
+	int rc = 0;
+
+	for (uint32_t i = 0; !rc && i < r->cap; i++) {
+		struct iolat_key key = { .dev = r->key[i].dev, .op = r->key[i].op };
+		struct iolat_val before;
+		struct series *s;
+
+		if (r->key[i].state != IOLAT_ROW_LIVE || r->folded[i] || rows_empty(&r->val[i]))
+			continue;
+		s = snapshot_store_live(mine, &key);
+		if (!s)
+			return -ENOMEM;
+		before = s->val;
+		histo_fold(&s->val, rows_add(r, &none, 1, (int)i), 1);
+		rc = keep_change(h, into, s, &before);
+	}
+	return rc;
+}
+
+/* Folds one of its maps, with its rows (a key's value is the two summed),
+ * into `mine` (its series: its own, or a peek's copy of them), and what
+ * each key gained into into's kept series. */
+static int fold_map(struct handover *h, const struct old_hists *m, struct rows *rows,
+		    struct snapshot_store *mine, struct snapshot_store *into)
 {
 	struct iolat_key key, next;
 	struct iolat_val before;
 	void *prev = NULL;
-	int rc = 0;
+	int rc = rows_read(rows), row;
 
 	memset(&next, 0, sizeof(next));
 	while (!rc && bpf_map_get_next_key(m->fd, prev, &next) == 0) {
@@ -272,10 +325,16 @@ static int fold_map(struct handover *h, const struct old_hists *m, struct snapsh
 		if (!s)
 			return -ENOMEM;
 		before = s->val;
-		histo_fold(&s->val, h->vals, m->nvals);
+		row = rows_find(rows, &key);
+		if (row >= 0) {
+			rows->folded[row] = true;
+			histo_fold(&s->val, rows_add(rows, h->vals, m->nvals, row), 1);
+		} else {
+			histo_fold(&s->val, h->vals, m->nvals);
+		}
 		rc = keep_change(h, into, s, &before);
 	}
-	return rc;
+	return rc ? rc : fold_rows_rest(h, rows, mine, into);
 }
 
 /* handover_fold's work on `mine`, its series or a copy; *folded: whether
@@ -294,7 +353,7 @@ static int fold_into(struct handover *h, struct snapshot_store *mine, bool *fold
 		return rc;
 	*folded = true;
 	for (int i = 0; i < 2 && !rc; i++)
-		rc = fold_map(h, &h->hists[i], mine, into);
+		rc = fold_map(h, &h->hists[i], &h->rows[i], mine, into);
 	return rc;
 }
 
@@ -358,6 +417,8 @@ void handover_free(struct handover *h)
 		if (h->pin[i].fd >= 0)
 			close(h->pin[i].fd);
 	snapshot_store_free(&h->series);
+	rows_free(&h->rows[0]);
+	rows_free(&h->rows[1]);
 	free(h->raw);
 	free(h->vals);
 	free(h->slots);

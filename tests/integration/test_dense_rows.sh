@@ -13,8 +13,9 @@ cg=$CG
 
 # our_map NAME: the id of the BPF map NAME that our iolat holds.
 our_map() {
-	local id
-	for id in $(grep -rhs '^map_id:' "/proc/$IOLAT_PID/fdinfo/" | awk '{ print $2 }' | sort -u); do
+	local id ids
+	mapfile -t ids < <(grep -rhs '^map_id:' "/proc/$IOLAT_PID/fdinfo/" | awk '{ print $2 }' | sort -u)
+	for id in "${ids[@]}"; do
 		bpftool map show id "$id" 2>/dev/null | grep -q " name $1 " && { echo "$id"; return; }
 	done
 	fail "iolat holds no map $1"
@@ -47,7 +48,8 @@ wait_row() {
 # row_ios ROW: the completions row ROW holds, over the CPUs (device view:
 # timed and unseen; iolat.h).
 row_ios() {
-	bpftool map lookup id "$(our_map hists_rows)" key $(printf '%d 0 0 0' "$1") -j | python3 -c '
+	# The key: the row as four bytes, little-endian (rows stay below 256).
+	bpftool map lookup id "$(our_map hists_rows)" key "$1" 0 0 0 -j | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 vals = d["formatted"]["values"] if "formatted" in d else d["values"]
