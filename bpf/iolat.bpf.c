@@ -8,7 +8,9 @@
  * The hot path is one program at request completion. It reads the start
  * times the block layer already keeps in struct request (start_time_ns set
  * when the request is created, io_start_time_ns when it is issued), so the
- * common case needs no per-request map. Where the kernel leaves those unset,
+ * common case needs no per-request map; keyed by disk and op only, it finds
+ * the series by the queue's id in a dense row, not by hashing ("Dense
+ * rows"). Where the kernel leaves those unset,
  * small issue-side programs remember the times in a bounded LRU map.
  * Bio-based disks (zram, dm, md) make no request events; they are timed from
  * block_bio_queue to block_bio_complete.
@@ -81,7 +83,7 @@ struct {
  * Dense rows. Keyed by disk and op only (hist -D -O, the default), a
  * completion finds its series without hashing: disk_rows, indexed by the
  * request queue's id x IOLAT_ROW_OPS + op (iolat.h), names the disk and its
- * row in hists_rows (per-CPU values) or hists_rows_shared (shared, atomic
+ * row in rows (per-CPU values) or rows_shared (shared, atomic
  * adds; the unused one has one entry). A hash lookup of the 16-byte key
  * costs ~40-50 ns a completion that two array lookups do not
  * (BENCHMARKS.md, bound-views against bound-views-dense).
@@ -114,14 +116,14 @@ struct {
 	__uint(max_entries, 64);
 	__type(key, __u32);
 	__type(value, struct iolat_kval);
-} hists_rows SEC(".maps");
+} rows SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 64);
 	__type(key, __u32);
 	__type(value, struct iolat_kval);
-} hists_rows_shared SEC(".maps");
+} rows_shared SEC(".maps");
 
 /* Fallback start times, for requests whose struct request times are unset. */
 struct rq_times {
@@ -431,7 +433,7 @@ static __always_inline __u32 queue_id(struct request_queue *q, bool direct)
  * is past the index. */
 static __always_inline struct iolat_kval *row_of(const struct iolat_key *key, __u32 queue)
 {
-	void *rows = shared_values ? (void *)&hists_rows_shared : (void *)&hists_rows;
+	void *map = shared_values ? (void *)&rows_shared : (void *)&rows;
 	__u32 index = queue * IOLAT_ROW_OPS + (key->op & (IOLAT_ROW_OPS - 1)), row;
 	struct iolat_wake ask = { .why = IOLAT_WAKE_ROW, .dev = key->dev };
 	__u64 *entry, seen;
@@ -446,7 +448,7 @@ static __always_inline struct iolat_kval *row_of(const struct iolat_key *key, __
 		if (!(__u32)seen)
 			return NULL; /* asked for, not given (yet, or rows ran out) */
 		row = (__u32)seen - 1;
-		return bpf_map_lookup_elem(rows, &row);
+		return bpf_map_lookup_elem(map, &row);
 	}
 	ask.index = index;
 	if (!bpf_ringbuf_output(&wakeups, &ask, sizeof(ask), 0))

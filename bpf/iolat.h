@@ -170,7 +170,7 @@ _Static_assert(__builtin_offsetof(struct iolat_kval, lat_slots) == 64,
  */
 #ifndef IOLAT_TEST_LAYOUT_NEXT
 /* 2: restamped, untrue_stamps; the restamps map. 3: the dense rows (disk_rows,
- * row_keys, hists_rows, hists_rows_shared). */
+ * row_keys, rows, rows_shared). */
 #define IOLAT_LAYOUT_VERSION 3
 #else
 #define IOLAT_LAYOUT_VERSION 4 /* make LAYOUT_NEXT=1 (Makefile) */

@@ -138,10 +138,8 @@ void collector_rows_size(struct iolat_bpf *skel, const struct mapsize_plan *p)
 	uint32_t rows = p->rows ? p->rows : 1;
 
 	bpf_map__set_max_entries(skel->maps.row_keys, rows);
-	bpf_map__set_max_entries(p->shared ? skel->maps.hists_rows_shared : skel->maps.hists_rows,
-				 rows);
-	bpf_map__set_max_entries(p->shared ? skel->maps.hists_rows : skel->maps.hists_rows_shared,
-				 1);
+	bpf_map__set_max_entries(p->shared ? skel->maps.rows_shared : skel->maps.rows, rows);
+	bpf_map__set_max_entries(p->shared ? skel->maps.rows : skel->maps.rows_shared, 1);
 }
 
 /* Adopted pins: the requests the run before left unanswered (entries
@@ -158,8 +156,7 @@ static void forget_requests(struct collector *c)
 
 int collector_rows_start(struct collector *c)
 {
-	struct bpf_map *vals =
-	    c->shared ? c->skel->maps.hists_rows_shared : c->skel->maps.hists_rows;
+	struct bpf_map *vals = c->shared ? c->skel->maps.rows_shared : c->skel->maps.rows;
 
 	if (c->pins.adopted && c->plan.rows)
 		forget_requests(c);

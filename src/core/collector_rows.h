@@ -17,7 +17,7 @@
 
 struct rows {
 	int keys_fd;		   /* row_keys */
-	int vals_fd;		   /* the rows map (hists_rows or hists_rows_shared) */
+	int vals_fd;		   /* the rows map (rows or rows_shared) */
 	int nvals;		   /* values per row: CPUs, or 1 if shared */
 	size_t stride;		   /* one value as a lookup returns it */
 	uint32_t cap;		   /* rows the maps hold; 0: no rows */

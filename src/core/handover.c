@@ -37,7 +37,7 @@ struct handover {
 	struct pinned pin[HANDOVER_MAX_PINS];
 	int npins;
 	struct old_hists hists[2]; /* hists, hists_shared */
-	struct rows rows[2];	   /* their dense rows (hists_rows, _shared); layout 3+ */
+	struct rows rows[2];	   /* their dense rows (rows, _shared); layout 3+ */
 	int stats_fd, window_fd;
 	int ncpus;
 	/* Its series as of the last fold: what it saved, then each fold's. */
@@ -163,9 +163,9 @@ int handover_open(struct handover **out, const char *dir, const struct pin_contr
 	if (!rc)
 		rc = hists_layout(h, &h->hists[1], "hists_shared", ncpus);
 	if (!rc)
-		rc = rows_layout(h, &h->rows[0], "hists_rows", ncpus);
+		rc = rows_layout(h, &h->rows[0], "rows", ncpus);
 	if (!rc)
-		rc = rows_layout(h, &h->rows[1], "hists_rows_shared", ncpus);
+		rc = rows_layout(h, &h->rows[1], "rows_shared", ncpus);
 	if (rc) {
 		snprintf(why, len, "its histogram maps are laid out unlike any this iolat reads");
 		goto fail;

@@ -94,7 +94,7 @@ struct mapsize_want {
 struct mapsize_plan {
 	uint32_t entries[MAPSIZE_COUNT];
 	bool shared;		       /* histogram values: one per key, not per CPU */
-	uint32_t rows;		       /* dense rows (hists_rows*); 0: unused */
+	uint32_t rows;		       /* dense rows (rows, rows_shared); 0: unused */
 	uint64_t bytes[MAPSIZE_COUNT]; /* each one's kernel memory (mapmem) */
 	char why[MAPSIZE_COUNT][320];  /* how each size was reached, in words */
 	bool set[MAPSIZE_COUNT];       /* the operator's size */

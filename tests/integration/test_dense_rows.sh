@@ -5,7 +5,10 @@
 # Proved on loop devices: the row takes every I/O after the first (which asks
 # for it), a disk added after start gets rows too, and a disk and op left
 # without a row (rows run out: IOLAT_TEST_ROWS=1) still count exactly.
+# Then serve --handover with per-disk keys only, under fio: adopted by a
+# restart and taken over by other settings, its rows' counts go on exactly.
 source tests/integration/lib.sh
+source tests/integration/lib_serve.sh
 
 N=200 RSIZE=4096 M=30 WSIZE=65536
 make_cgroup dense
@@ -49,7 +52,7 @@ wait_row() {
 # timed and unseen; iolat.h).
 row_ios() {
 	# The key: the row as four bytes, little-endian (rows stay below 256).
-	bpftool map lookup id "$(our_map hists_rows)" key "$1" 0 0 0 -j | python3 -c '
+	bpftool map lookup id "$(our_map rows)" key "$1" 0 0 0 -j | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 vals = d["formatted"]["values"] if "formatted" in d else d["values"]
@@ -136,3 +139,70 @@ assert_eq "keyed by flags: no row" -1 "$(row_of "$(kdev "$first")" 0)"
 stop_iolat INT
 assert_detached
 echo "ok: no rows when keyed by flags"
+
+# serve --handover with rows: a restart adopts them, other settings take
+# them over; the disk's completions equal the kernel's over the whole run.
+command -v fio >/dev/null || skip "no fio"
+NAME=test-dense-$$
+PINS=/sys/fs/bpf/iolat/$NAME
+if ! mountpoint -q /sys/fs/bpf; then on_exit "umount /sys/fs/bpf"; fi
+on_exit "rm -rf $PINS /run/iolat/$NAME"
+export IOLAT_TEST_HANDOVER_GRACE_S=2
+make_loop 128
+disk=${LOOP#/dev/}
+export IOLAT_TEST_DISK=$disk
+port=$(free_port)
+scrape() { curl -sf "http://127.0.0.1:$port/metrics" >"$1" || fail "scrape failed"; }
+serve_on() {
+	start_serve "$WORK/serve.$1.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME \
+		--no-collector.workloads "${@:2}"
+}
+# pinned_rows: the live rows of our disk in the pinned row_keys, as op:row.
+pinned_rows() {
+	bpftool map dump pinned "$PINS/row_keys" -j | python3 -c '
+import json, sys
+dev = int(sys.argv[1])
+print(" ".join(sorted("%d:%d" % (e["formatted"]["value"]["op"], e["formatted"]["key"])
+    for e in json.load(sys.stdin)
+    if e["formatted"]["value"]["state"] == 1 and e["formatted"]["value"]["dev"] == dev)))' \
+		"$(kdev "$LOOP")"
+}
+serve_on 0
+scrape "$WORK/h.0"
+d0=$(diskstats_ios "$disk") i0=$(scraped_ios "$WORK/h.0" "$disk")
+fio --name=dense --filename="$LOOP" --rw=randrw --bs=4k --direct=1 --ioengine=psync \
+	--rate_iops=1500 --time_based --runtime=600 >/dev/null 2>&1 &
+FIO=$!
+on_exit "kill $FIO"
+sleep 1
+rows=$(pinned_rows)
+assert_eq "rows for reads and writes" 2 "$(wc -w <<<"$rows")"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve: exit status after SIGTERM"
+serve_on 1
+grep -q 'msg="adopted the pinned collector"' "$WORK/serve.1.log" || fail "not adopted: $(cat "$WORK/serve.1.log")"
+sleep 1
+assert_eq "adopted: the same rows" "$rows" "$(pinned_rows)"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve: exit status after SIGTERM"
+serve_on 2 --bpf.map-size=rq_starts=8192
+grep -q 'msg="taking over the pinned collector"' "$WORK/serve.2.log" || fail "no takeover: $(cat "$WORK/serve.2.log")"
+for _ in $(seq 100); do
+	grep -q "handover done" "$WORK/serve.2.log" && break
+	sleep 0.1
+done
+grep -q "handover done" "$WORK/serve.2.log" || fail "the handover did not end"
+sleep 1
+assert_eq "taken over: rows for reads and writes" 2 "$(wc -w <<<"$(pinned_rows)")"
+kill "$FIO"
+wait "$FIO" 2>/dev/null
+sleep 0.5
+d1=$(diskstats_ios "$disk")
+scrape "$WORK/h.end"
+[ $((d1 - d0)) -gt 1000 ] || fail "fio did only $((d1 - d0)) I/Os"
+assert_counted "completions over an adoption and a takeover, in rows" $((d1 - d0)) \
+	"$(($(scraped_ios "$WORK/h.end" "$disk") - i0))"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID" || fail "serve: exit status after SIGTERM"
+"$IOLAT" serve --unpin=$NAME >/dev/null || fail "serve --unpin failed"
+echo "ok: $((d1 - d0)) completions counted in rows across an adoption and a takeover"

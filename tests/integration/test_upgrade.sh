@@ -110,7 +110,7 @@ grep -q 'size="<=4KiB"' "$WORK/m.1b" || fail "1: no size-class label after the t
 
 # 2. The next release, a field more in every kernel value.
 restart 2 "$NEXT/iolat"
-grep -q "made_by=[^ ]* layout=2 our_layout=3 " "$WORK/serve.2.log" ||
+grep -q "made_by=[^ ]* layout=3 our_layout=4 " "$WORK/serve.2.log" ||
 	fail "2: the takeover does not name the layouts: $(cat "$WORK/serve.2.log")"
 scrape "$WORK/m.2"
 [ "$(scraped_ios "$WORK/m.2" "$disk")" -ge "$(scraped_ios "$WORK/m.1b" "$disk")" ] || fail "2: completions went back at the upgrade"
@@ -140,14 +140,14 @@ done_ios=$((d1 - d0))
 [ "$done_ios" -gt 1000 ] || fail "fio did only $done_ios I/Os"
 assert_counted "completions over two takeovers and a restart" "$done_ios" \
 	"$(($(scraped_ios "$WORK/m.end" "$disk") - i0))"
-echo "ok: $done_ios completions across a settings change, an upgrade to layout 3 and a restart, counted exactly"
+echo "ok: $done_ios completions across a settings change, an upgrade to layout 4 and a restart, counted exactly"
 
-# Rollback: the current build cannot read layout 3; it says so and starts
+# Rollback: the current build cannot read layout 4; it says so and starts
 # afresh (its counts begin again), with one collector attached.
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID"
 IOLAT=$CURRENT start_serve "$WORK/serve.4.log" --web.listen-address=127.0.0.1:"$port" --handover=$NAME
-grep -q "level=warn msg=\"replaced the pinned collector\" dir=/sys/fs/bpf/iolat/$NAME reason=\"iolat 9.9.9-next's collector has map layout 3, which this iolat cannot read (it reads layouts 1 to 2)" \
+grep -q "level=warn msg=\"replaced the pinned collector\" dir=/sys/fs/bpf/iolat/$NAME reason=\"iolat 9.9.9-next's collector has map layout 4, which this iolat cannot read (it reads layouts 1 to 3)" \
 	"$WORK/serve.4.log" || fail "rollback: no clear refusal: $(cat "$WORK/serve.4.log")"
 ! grep -q "adopted\|taking over" "$WORK/serve.4.log" || fail "rollback: took the newer layout's maps"
 scrape "$WORK/m.4"
