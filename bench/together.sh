@@ -59,6 +59,10 @@ Examples:
       bound-dense bound-kval bound-views bound-views-dense
   bash bench/together.sh --serve --rotate --runs 4 build-bench/iolat bound-slot bound-disk \
       bound-cgroup
+  IOLAT_TEST_NO_RESTAMP=1 bash bench/together.sh --rotate --runs 6 build-bench/iolat \
+      OLD/build-bench/iolat bound-slot bound-dense bound-views-dense
+                 (the stamp path: the completion program alone, as on
+                 kernels without the plug clock)
 EOF
 }
 
