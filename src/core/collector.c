@@ -79,6 +79,8 @@ static void size_maps(struct iolat_bpf *skel, const struct collector_opts *o,
 	mapsize_plan(h, &w, p);
 	if (o->test_rows && p->rows)
 		p->rows = o->test_rows;
+	if (o->test_shared_values)
+		p->shared = true; /* the per-CPU plan's keys: fewer */
 	maps[MAPSIZE_HISTS] = p->shared ? skel->maps.hists_shared : skel->maps.hists;
 	bpf_map__set_max_entries(p->shared ? skel->maps.hists : skel->maps.hists_shared, 1);
 	for (int m = 0; m < MAPSIZE_COUNT; m++)
@@ -165,6 +167,9 @@ int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name
 	}
 	if (m)
 		o->test_fold_batch_keys = (uint32_t)s;
+	m = env("IOLAT_TEST_SHARED_VALUES");
+	if (m && !strcmp(m, "1"))
+		o->test_shared_values = true;
 	m = env("IOLAT_TEST_ROWS");
 	if (m && parse_uint(m, 1, MAPSIZE_ROWS_MAX, &s)) {
 		snprintf(err, len, "IOLAT_TEST_ROWS: want 1 to %d rows, got '%s'", MAPSIZE_ROWS_MAX,

@@ -52,6 +52,7 @@ struct collector_opts {
 	bool test_fold_no_batch;
 	uint32_t test_fold_batch_keys;
 	uint32_t test_rows;	    /* testing: dense rows, where keys allow them; 0: planned */
+	bool test_shared_values;    /* testing: shared values, as on a host of many CPUs */
 	unsigned int disk_rescan_s; /* look for new bio-based disks this often; 0: 1 s */
 	const uint64_t *extra_lat_bounds; /* more latency bounds (ns) */
 	size_t nextra_lat_bounds;
@@ -111,7 +112,9 @@ struct collector_opts {
  * IOLAT_FORCE_NO_BATCH (set) folds key by key (test_fold_no_batch) and
  * IOLAT_FOLD_BATCH_KEYS (1 or more) starts the fold's batches at that many
  * keys (test_fold_batch_keys), IOLAT_TEST_ROWS (1 to 64) gives the dense
- * rows that many (test_rows, so that a test runs out of them). 0, or -errno
+ * rows that many (test_rows, so that a test runs out of them) and
+ * IOLAT_TEST_SHARED_VALUES=1 counts in shared values, atomically, as on a
+ * host of many CPUs (test_shared_values). 0, or -errno
  * with the variable and what is wrong in err.
  */
 int collector_test_knobs(struct collector_opts *o, char *(*env)(const char *name), char *err,

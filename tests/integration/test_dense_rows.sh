@@ -49,14 +49,16 @@ wait_row() {
 }
 
 # row_ios ROW: the completions row ROW holds, over the CPUs (device view:
-# timed and unseen; iolat.h).
+# timed and unseen; iolat.h), in rows or, with shared values, rows_shared.
 row_ios() {
+	local map=rows
+	[ "${IOLAT_TEST_SHARED_VALUES:-0}" = 1 ] && map=rows_shared
 	# The key: the row as four bytes, little-endian (rows stay below 256).
-	bpftool map lookup id "$(our_map rows)" key "$1" 0 0 0 -j | python3 -c '
+	bpftool map lookup id "$(our_map $map)" key "$1" 0 0 0 -j | python3 -c '
 import json, sys
-d = json.load(sys.stdin)
-vals = d["formatted"]["values"] if "formatted" in d else d["values"]
-print(sum(sum(v["value"]["lat_slots"][0]) + v["value"]["unseen"][0] for v in vals))'
+d = json.load(sys.stdin)["formatted"]
+vals = [v["value"] for v in d["values"]] if "values" in d else [d["value"]]
+print(sum(sum(v["lat_slots"][0]) + v["unseen"][0] for v in vals))'
 }
 
 # The kernel's encoding of a disk's dev (major << 20 | minor).
@@ -130,6 +132,15 @@ EXPECT_NO_WRITE_ROW=1 check_disk "one row" "$first"
 stop_iolat INT
 assert_detached
 check_counts "$WORK/one.json" "one row" "${first#/dev/}"
+
+# Shared values (a host of many CPUs): the rows are shared too, atomic adds.
+export IOLAT_TEST_SHARED_VALUES=1
+start_iolat "$WORK/shared.json" hist -D -O --json -c "$cg" -d "${first#/dev/}"
+check_disk "shared values" "$first"
+stop_iolat INT
+assert_detached
+check_counts "$WORK/shared.json" "shared values" "${first#/dev/}"
+unset IOLAT_TEST_SHARED_VALUES
 
 # Keyed by more than disk and op, there are no rows.
 start_iolat "$WORK/flags.json" hist -D -O -F --json -c "$cg" -d "${first#/dev/}"
