@@ -14,18 +14,8 @@
 
 #include "core/collector.h"
 #include "core/handover.h"
+#include "core/mapbatch.h"
 #include "iolat.skel.h"
-
-/* The fold reads the histogram map in batches through these, kept from
- * fold to fold (a buffer made at every scrape costs a page fault a page). */
-struct fold_batch {
-	struct iolat_key *keys;
-	unsigned char *vals;  /* chunk keys' values, nvals kernel values each */
-	uint32_t chunk;	      /* keys the buffers hold */
-	size_t per;	      /* bytes of values per key they were made for */
-	bool refused;	      /* the kernel has no batch lookups for the map */
-	uint32_t first_chunk; /* testing: keys the first buffers hold; 0: what fits */
-};
 
 struct collector {
 	struct iolat_bpf *skel;
@@ -49,7 +39,7 @@ struct collector {
 	bool shared;		   /* one value per key, counted with atomics */
 	struct mapsize_plan plan;  /* every sized map's entries and why (configure) */
 	struct iolat_kval *percpu; /* ncpus kernel values: scratch for reads */
-	struct fold_batch fold;	   /* the fold's batch buffers (collector_series.c) */
+	struct mapbatch fold;	   /* the fold's batch buffers (collector_series.c) */
 	/*
 	 * Every series, in one array that collector_series hands out as it is.
 	 * Live: what each key in the kernel map has counted since load, folded
@@ -88,9 +78,6 @@ struct prog_pair {
 	enum probe_tp tp;
 	struct bpf_program *prog[ATTACH_FORMS];
 };
-
-/* Frees the fold's batch buffers (collector_close). */
-void collector_fold_batch_free(struct fold_batch *b);
 
 /* Attaches tp's program, or takes its link from the pins if an earlier run
  * attached it; a new link is pinned (when pinning) for the next run. */
