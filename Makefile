@@ -260,9 +260,9 @@ $(OUT)/bpfload: tests/helpers/bpfload.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LDLIBS) -o $@
 
-$(OUT)/mapwalk: tests/helpers/mapwalk.c | $(OUT)
+$(OUT)/mapwalk: tests/helpers/mapwalk.c $(OUT)/mapbatch.o | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUT)/bench:
 	$(Q)mkdir -p $@

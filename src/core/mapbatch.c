@@ -97,7 +97,8 @@ int mapbatch_walk(struct mapbatch *b, const struct mapbatch_map *m, mapbatch_fn 
 			    : 0;
 
 		if (e == ENOSPC && !count && b->chunk < m->max_entries) {
-			uint32_t twice = b->chunk < m->max_entries / 2 ? b->chunk * 2 : m->max_entries;
+			uint32_t twice =
+			    b->chunk < m->max_entries / 2 ? b->chunk * 2 : m->max_entries;
 
 			if (mapbatch_size(b, m, twice))
 				return -ENOMEM;

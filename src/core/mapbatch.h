@@ -18,7 +18,7 @@ struct mapbatch {
 	uint32_t chunk;			     /* entries the buffers hold */
 	size_t key_size, val_size;	     /* per entry, as they were made for */
 	bool refused;			     /* the kernel has no batch lookups for the map */
-	uint32_t first_chunk;		     /* testing: entries the first buffers hold; 0: what fits */
+	uint32_t first_chunk; /* testing: entries the first buffers hold; 0: what fits */
 };
 
 /* The map a walk reads. val_size is what the kernel copies out per entry:

@@ -81,6 +81,29 @@ static void arena_free(struct metric_family *f)
 	f->arena = NULL;
 }
 
+/* Empties f's blocks for the next scrape: one block as big as all of them,
+ * so a family like the last one fits in it without a malloc. */
+static void arena_reset(struct metric_family *f)
+{
+	struct arena_block *b = f->arena;
+	size_t cap = 0;
+
+	if (b && !b->next) {
+		b->used = 0;
+		return;
+	}
+	for (; b; b = b->next)
+		cap += b->cap;
+	arena_free(f);
+	b = cap ? malloc(sizeof(*b) + cap) : NULL;
+	if (!b)
+		return; /* arena_copy makes one when needed */
+	b->next = NULL;
+	b->used = 0;
+	b->cap = cap;
+	f->arena = b;
+}
+
 static uint64_t hash_values(const char *const *values, int n)
 {
 	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -108,8 +131,19 @@ struct metric_family *metrics_family(struct metric_set *set, const char *name, c
 	 * fail it (the scrape says so) rather than drop labels without a word. */
 	if (set->n == METRIC_MAX_FAMILIES || nlabels > METRIC_MAX_LABELS)
 		return NULL;
-	f = &set->fam[set->n++];
-	memset(f, 0, sizeof(*f));
+	f = &set->fam[set->n];
+	if (set->n < set->nkept) { /* metrics_reset's: emptied, kept */
+		struct metric_family kept = *f;
+
+		memset(f, 0, sizeof(*f));
+		f->series = kept.series;
+		f->cap = kept.cap;
+		f->index = kept.index;
+		f->arena = kept.arena;
+	} else {
+		memset(f, 0, sizeof(*f));
+	}
+	set->n++;
 	f->name = name;
 	f->help = help;
 	f->type = type;
@@ -348,21 +382,49 @@ int metrics_uhist_add(const struct metric_family *f, struct metric_series *s, si
 	return 0;
 }
 
+/* Frees what f's histogram series own (their summed slots). */
+static void free_owned(struct metric_family *f)
+{
+	/* Only histograms own memory: no walk of 10 000 counters. */
+	for (size_t k = 0; f->type == METRIC_HISTOGRAM && k < f->n; k++)
+		free(f->series[k].hist.owned);
+}
+
 void metrics_clear(struct metric_set *set)
+{
+	size_t n = set->n > set->nkept ? set->n : set->nkept;
+
+	for (size_t i = 0; i < n; i++) {
+		struct metric_family *f = &set->fam[i];
+		struct series_index *ix = index_of(f);
+
+		if (i < set->n)
+			free_owned(f);
+		free(f->series);
+		f->series = NULL;
+		arena_free(f);
+		if (ix)
+			free(ix->slot);
+		free(ix);
+		f->index = NULL;
+	}
+	set->n = set->nkept = 0;
+}
+
+void metrics_reset(struct metric_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		struct metric_family *f = &set->fam[i];
 		struct series_index *ix = index_of(f);
 
-		/* Only histograms own memory: no walk of 10 000 counters. */
-		for (size_t k = 0; f->type == METRIC_HISTOGRAM && k < f->n; k++)
-			free(f->series[k].hist.owned);
-		free(f->series);
-		arena_free(f);
-		if (ix)
-			free(ix->slot);
-		free(ix);
+		free_owned(f);
+		if (ix && f->n)
+			memset(ix->slot, 0, ix->cap * sizeof(*ix->slot));
+		arena_reset(f);
+		f->n = 0;
 	}
+	if (set->n > set->nkept)
+		set->nkept = set->n;
 	set->n = 0;
 }
 
