@@ -140,6 +140,7 @@ struct metric_family *metrics_family(struct metric_set *set, const char *name, c
 		f->cap = kept.cap;
 		f->index = kept.index;
 		f->arena = kept.arena;
+		f->kept_n = kept.kept_n;
 	} else {
 		memset(f, 0, sizeof(*f));
 	}
@@ -248,27 +249,87 @@ static struct metric_series *append_series(struct metric_family *f, const char *
 	return s;
 }
 
+/*
+ * The next series as the last scrape had it in the same place, if its label
+ * values are these: the scrape so far came in the last one's order, whose
+ * series were distinct, so it is no series of this scrape yet and needs no
+ * index. Its values stay where they are, the arena's next bytes (laid out
+ * in the same order); NULL when anything differs.
+ */
+static struct metric_series *take_kept(struct metric_family *f, const char *const *values,
+				       const struct bucket_table *table)
+{
+	struct metric_series *s = &f->series[f->n];
+	struct arena_block *b = f->arena;
+	size_t at = b ? b->used : 0;
+
+	for (int k = 0; k < f->nlabels; k++) {
+		size_t n = strlen(values[k]) + 1;
+
+		if (!b || s->values[k] != b->data + at || n > b->cap - at ||
+		    memcmp(s->values[k], values[k], n))
+			return NULL;
+		at += n;
+	}
+	if (b)
+		b->used = at;
+	s->value = 0;
+	memset(&s->hist, 0, sizeof(s->hist));
+	s->hist.table = table;
+	f->n++;
+	return s;
+}
+
+/* Indexes the series taken in order (take_kept), once one came out of it. */
+static int index_catch_up(struct metric_family *f)
+{
+	struct series_index *ix = index_of(f);
+
+	if ((!ix || !index_fits(f->n + 1, ix->cap)) && index_grow(f, 64))
+		return -1;
+	ix = index_of(f);
+	for (; f->indexed < f->n; f->indexed++) {
+		const struct metric_series *s = &f->series[f->indexed];
+		uint64_t hash = hash_values((const char *const *)s->values, f->nlabels);
+		size_t h;
+
+		for (h = hash & (ix->cap - 1); ix->slot[h].n; h = (h + 1) & (ix->cap - 1))
+			;
+		ix->slot[h] = (struct index_slot){ (uint32_t)hash, (uint32_t)(f->indexed + 1) };
+	}
+	return 0;
+}
+
 struct metric_series *metrics_series(struct metric_family *f, const char *const *values,
 				     const struct bucket_table *table)
 {
-	struct series_index *ix = index_of(f);
-	uint64_t hash = hash_values(values, f->nlabels);
+	struct series_index *ix;
+	uint64_t hash;
 	struct metric_series *s;
 	size_t h;
 
-	if ((!ix || !index_fits(f->n + 1, ix->cap)) && index_grow(f, 64))
-		return NULL;
 	if (f->n >= UINT32_MAX)
 		return NULL;
+	if (f->n < f->kept_n) {
+		s = take_kept(f, values, table);
+		if (s)
+			return s;
+		f->kept_n = 0; /* out of order from here: through the index */
+	}
+	if (index_catch_up(f))
+		return NULL;
 	ix = index_of(f);
+	hash = hash_values(values, f->nlabels);
 	for (h = hash & (ix->cap - 1); ix->slot[h].n; h = (h + 1) & (ix->cap - 1)) {
 		s = &f->series[ix->slot[h].n - 1];
 		if (ix->slot[h].hash == (uint32_t)hash && same_values(f, s, values))
 			return s;
 	}
 	s = append_series(f, values, table);
-	if (s)
+	if (s) {
 		ix->slot[h] = (struct index_slot){ (uint32_t)hash, (uint32_t)f->n };
+		f->indexed = f->n;
+	}
 	return s;
 }
 
@@ -418,10 +479,14 @@ void metrics_reset(struct metric_set *set)
 		struct series_index *ix = index_of(f);
 
 		free_owned(f);
-		if (ix && f->n)
+		if (ix && f->indexed)
 			memset(ix->slot, 0, ix->cap * sizeof(*ix->slot));
+		/* One block kept as it was: the series' values are still in it,
+		 * for the next scrape to take in the same order. */
+		f->kept_n = f->arena && !((struct arena_block *)f->arena)->next ? f->n : 0;
 		arena_reset(f);
 		f->n = 0;
+		f->indexed = 0;
 	}
 	if (set->n > set->nkept)
 		set->nkept = set->n;

@@ -75,6 +75,10 @@ struct metric_family {
 	size_t n, cap;
 	void *index; /* finds series by label values (metrics.c) */
 	void *arena; /* holds the series' label values (metrics.c) */
+	/* After metrics_reset: series the last scrape left in place, which
+	 * this one takes again while its series come in the same order; and
+	 * how many of this scrape's series the index holds (metrics.c). */
+	size_t kept_n, indexed;
 };
 
 /* Families live in a fixed array, so a family pointer stays valid while the

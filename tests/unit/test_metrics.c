@@ -61,9 +61,8 @@ static void build(struct metric_set *set, int counters, int seed, bool hist_firs
 			s->value += i + seed;
 		}
 	}
-	assert_int_equal(metrics_set_value(metrics_family(set, "up", "Up.", METRIC_GAUGE, NULL),
-					   NULL, seed),
-			 0);
+	assert_int_equal(
+	    metrics_set_value(metrics_family(set, "up", "Up.", METRIC_GAUGE, NULL), NULL, seed), 0);
 }
 
 /* The text of a new set built as build() says. */
@@ -136,11 +135,76 @@ static void test_reset_keeps_memory(void **state)
 	metrics_clear(&set);
 }
 
+/* A counter family whose series are labels[0..n) in that order, with the
+ * label at `dup` counted once more at the end (-1: none). */
+static void build_order(struct metric_set *set, const char *const *names, int n, int dup)
+{
+	struct metric_family *f = metrics_family(set, "reads_total", "Reads.", METRIC_COUNTER, one);
+
+	assert_non_null(f);
+	for (int i = 0; i <= n; i++) {
+		struct metric_series *s;
+
+		if (i == n && dup < 0)
+			break;
+		s = metrics_series(f, (const char *const[]){ names[i == n ? dup : i] }, NULL);
+		assert_non_null(s);
+		s->value += i + 1;
+	}
+}
+
+static void assert_same_text(struct metric_set *got, struct metric_set *want)
+{
+	struct buf a = { 0 }, b = { 0 };
+
+	assert_int_equal(expo_text(got, false, &a), 0);
+	assert_int_equal(expo_text(want, false, &b), 0);
+	assert_string_equal(a.data, b.data);
+	buf_free(&a);
+	buf_free(&b);
+}
+
+/* A scrape takes the last one's series in order while they come in it
+ * (no index): one that comes out of order, one added in the middle and one
+ * seen again after them are found and counted as a new set counts them. */
+static void test_reset_out_of_order(void **state)
+{
+	static const char *const first[] = { "a", "b", "c", "d", "e" };
+	static const char *const second[] = { "a", "b", "x", "c", "d", "e" };
+	static const char *const third[] = { "a", "a", "b" };
+	struct metric_set set = { 0 }, fresh = { 0 };
+
+	(void)state;
+	build_order(&set, first, 5, -1);
+	metrics_reset(&set);
+	build_order(&set, second, 6, 1); /* "x" breaks the order; "b" again at the end */
+	build_order(&fresh, second, 6, 1);
+	assert_int_equal(set.fam[0].n, 6);
+	assert_true(set.fam[0].series[1].value == 2 + 7);
+	assert_same_text(&set, &fresh);
+	metrics_reset(&set);
+	metrics_clear(&fresh);
+	build_order(&set, first, 5, 0); /* in order, then "a" again: one series */
+	build_order(&fresh, first, 5, 0);
+	assert_int_equal(set.fam[0].n, 5);
+	assert_true(set.fam[0].series[0].value == 1 + 6);
+	assert_same_text(&set, &fresh);
+	metrics_reset(&set);
+	metrics_clear(&fresh);
+	build_order(&set, third, 3, -1); /* a series twice in a row, taken in order */
+	build_order(&fresh, third, 3, -1);
+	assert_int_equal(set.fam[0].n, 2);
+	assert_same_text(&set, &fresh);
+	metrics_clear(&set);
+	metrics_clear(&fresh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reset_renders_as_new),
 		cmocka_unit_test(test_reset_keeps_memory),
+		cmocka_unit_test(test_reset_out_of_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
