@@ -242,11 +242,7 @@ int main(int argc, char **argv)
 	if (!ns || open_walker(&w, argv[optind]))
 		return 1;
 	n = walk_once(&w, &sum);
-	if (w.iolat && w.batch.refused) {
-		printf("refused\n");
-		return 0;
-	}
-	for (int i = 0; n >= 0 && i < walks; i++) {
+	for (int i = 0; n >= 0 && !w.batch.refused && i < walks; i++) {
 		uint64_t t0 = now_ns();
 
 		n = walk_once(&w, &sum);
@@ -258,12 +254,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	qsort(ns, (size_t)walks, sizeof(*ns), cmp_u64);
-	printf("walks %d entries %ld median_ns %llu min_ns %llu sum %llu", walks, n,
-	       (unsigned long long)ns[walks / 2], (unsigned long long)ns[0],
-	       (unsigned long long)sum);
-	if (w.iolat)
-		printf(" chunk %u", w.batch.chunk);
-	printf("\n");
+	if (w.batch.refused) {
+		printf("refused\n");
+	} else {
+		printf("walks %d entries %ld median_ns %llu min_ns %llu sum %llu", walks, n,
+		       (unsigned long long)ns[walks / 2], (unsigned long long)ns[0],
+		       (unsigned long long)sum);
+		if (w.iolat)
+			printf(" chunk %u", w.batch.chunk);
+		printf("\n");
+	}
 	mapbatch_free(&w.batch);
 	free(w.keys);
 	free(w.vals);
