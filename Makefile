@@ -246,7 +246,7 @@ $(OUT)/slowfs: tests/helpers/slowfs.c | $(OUT)
 	$(Q)$(CC) $(CFLAGS) $(shell pkg-config --cflags fuse3) $< $(shell pkg-config --libs fuse3) -o $@
 
 $(OUT)/uprog_dump: tests/helpers/uprog_dump.c $(OUT)/uprog.o $(OUT)/uprog_read.o $(OUT)/uprog_perf.o \
-		   $(OUT)/mapiter.o \
+		   $(OUT)/mapiter.o $(OUT)/mapbatch.o \
 		   $(OUT)/buf.o $(OUT)/verifier_log.o $(OUT)/libbpf_log.o $(OUT)/log.o | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
@@ -260,9 +260,9 @@ $(OUT)/bpfload: tests/helpers/bpfload.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LDLIBS) -o $@
 
-$(OUT)/mapwalk: tests/helpers/mapwalk.c | $(OUT)
+$(OUT)/mapwalk: tests/helpers/mapwalk.c $(OUT)/mapbatch.o | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUT)/bench:
 	$(Q)mkdir -p $@

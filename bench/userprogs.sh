@@ -19,6 +19,10 @@
 # BPF_MAP_LOOKUP_BATCH as a bare reader would, buffers sized once; the
 # report sets each run's median scrape against the median walk of the same
 # run (target: 10 000 series <= 1.3x the walk).
+#
+# --iolat-old BINARY: every run is made with that build too, right after
+# the same run of IOLAT, and the table has a row for each (old/, new/), so
+# a change is measured against its base in the same conditions.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -29,11 +33,12 @@ IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
 MANY=${MANY:-$ROOT/build-bench/test-data/many.bpf.o}
 MAPWALK=${MAPWALK:-$(dirname "$IOLAT")/mapwalk}
 WALKS=${WALKS:-5}
+IOLAT_OLD=${IOLAT_OLD:-}
 CMDLINE="bash bench/userprogs.sh${*:+ $*}"
 
 usage() {
 	cat <<EOF
-Usage: bash bench/userprogs.sh [--rounds N] [--scrapes K]
+Usage: bash bench/userprogs.sh [--rounds N] [--scrapes K] [--iolat-old BINARY]
 
 Scrape time of iolat serve with users' maps: built-in metrics only, then
 10 000 counters and 1 000 histograms from tests/data/many.bpf.o, each read
@@ -43,6 +48,8 @@ paths; WALKS: floor walks between two scrapes, default 5).
 
   --rounds N    rounds of all runs, order rotating (default 3; env ROUNDS)
   --scrapes K   scrapes per run (default 20; env SCRAPES)
+  --iolat-old BINARY   each run with this build too, right after IOLAT's
+                (rows old/ and new/; env IOLAT_OLD)
 
 env RUNS picks runs, e.g. RUNS="builtin counters-iter" (builtin is the base
 the user maps' share is taken from).
@@ -58,12 +65,14 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--rounds) [ $# -ge 2 ] || die "--rounds needs a value"; ROUNDS=$2; shift 2 ;;
 	--scrapes) [ $# -ge 2 ] || die "--scrapes needs a value"; SCRAPES=$2; shift 2 ;;
+	--iolat-old) [ $# -ge 2 ] || die "--iolat-old needs a binary"; IOLAT_OLD=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
 done
 [ "$(id -u)" = 0 ] || die "needs root (iolat loads BPF programs)"
 { [ -x "$IOLAT" ] && [ -f "$MANY" ] && [ -x "$MAPWALK" ]; } || die "build first: make OUT=build-bench all helpers"
+[ -z "$IOLAT_OLD" ] || [ -x "$IOLAT_OLD" ] || die "--iolat-old: no binary $IOLAT_OLD"
 command -v bpftool >/dev/null || die "bpftool missing"
 
 WORK=$(mktemp -d /dev/shm/iolat-bench.XXXXXX)
@@ -102,9 +111,10 @@ floor() {
 	echo "$1-floor $(awk -v ns="$ns" 'BEGIN { printf "%.9f", ns / 1e9 }') $entries" >>"$WORK/results"
 }
 
-# run NAME: one serve instance; appends "NAME seconds lines" per scrape.
+# run NAME BINARY TAG: one serve instance of BINARY; appends "TAG/NAME
+# seconds lines" per scrape (and TAG/NAME-floor lines).
 run() {
-	local name=$1 p args=() env=() lines
+	local name=$1 bin=$2 tag=$3 p args=() env=() lines
 	p=$(port)
 	case $name in
 	builtin) ;;
@@ -114,7 +124,7 @@ run() {
 	*-batch) env=(IOLAT_MAP_READ=batch) ;;
 	*-keys) env=(IOLAT_MAP_READ=keys) ;;
 	esac
-	env "${env[@]}" "$IOLAT" serve --web.listen-address="127.0.0.1:$p" "${args[@]}" \
+	env "${env[@]}" "$bin" serve --web.listen-address="127.0.0.1:$p" "${args[@]}" \
 		2>"$WORK/serve.log" &
 	PID=$!
 	for _ in $(seq 1 100); do
@@ -129,10 +139,10 @@ run() {
 	for _ in $(seq 1 "$SCRAPES"); do
 		curl -sf "http://127.0.0.1:$p/metrics" >"$WORK/body"
 		lines=$(wc -l <"$WORK/body")
-		awk -v n="$name" -v l="$lines" '$1 == "iolat_scrape_duration_seconds" { print n, $2, l }' \
+		awk -v n="$tag/$name" -v l="$lines" '$1 == "iolat_scrape_duration_seconds" { print n, $2, l }' \
 			"$WORK/body" >>"$WORK/results"
 		case $name in
-		counters*) floor "$name" ;;
+		counters*) floor "$tag/$name" ;;
 		esac
 	done
 	kill -TERM "$PID"
@@ -144,7 +154,8 @@ run() {
 read -r -a RUNS <<<"${RUNS:-builtin counters-iter counters-batch counters-keys hists-iter hists-batch hists-keys}"
 for ((r = 0; r < ROUNDS; r++)); do
 	for ((k = 0; k < ${#RUNS[@]}; k++)); do
-		run "${RUNS[$(((k + r) % ${#RUNS[@]}))]}"
+		run "${RUNS[$(((k + r) % ${#RUNS[@]}))]}" "$IOLAT" new
+		[ -z "$IOLAT_OLD" ] || run "${RUNS[$(((k + r) % ${#RUNS[@]}))]}" "$IOLAT_OLD" old
 	done
 done
 
@@ -156,21 +167,23 @@ for l in open(sys.argv[1]):
     name, secs, n = l.split()
     rows[name].append(float(secs) * 1e3)
     lines[name] = int(n)
-base = statistics.median(rows["builtin"])
+tags = [t for t in ("old", "new") if t + "/builtin" in rows]
 print("`%s` (%s rounds x %s scrapes; medians)\n" % (sys.argv[2], sys.argv[3], sys.argv[4]))
 print("| run | sample lines | scrape ms (median) | p90 ms | user maps' share ms | floor ms | scrape / floor | share / floor |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-for name in ("builtin", "counters-iter", "counters-batch", "counters-keys", "hists-iter",
-             "hists-batch", "hists-keys"):
+runs = [t + "/" + n for n in ("builtin", "counters-iter", "counters-batch", "counters-keys",
+                               "hists-iter", "hists-batch", "hists-keys") for t in tags]
+for name in runs:
     if name not in rows:
         continue
+    base = statistics.median(rows[name.split("/")[0] + "/builtin"])
     v = sorted(rows[name])
     med = statistics.median(v)
     p90 = v[int(len(v) * 0.9) - 1]
     floor = rows.get(name + "-floor")
     fmed = statistics.median(floor) if floor else None
     print("| %s | %d | %.2f | %.2f | %s | %s | %s | %s |" % (
-        name, lines[name], med, p90, "-" if name == "builtin" else "%.2f" % (med - base),
+        name, lines[name], med, p90, "-" if name.endswith("/builtin") else "%.2f" % (med - base),
         "%.2f" % fmed if fmed else "-", "%.2fx" % (med / fmed) if fmed else "-",
         "%.2fx" % ((med - base) / fmed) if fmed else "-"))
 PY

@@ -6,7 +6,7 @@
 # reads on a loop device; then iolat is scraped K times in text and
 # protobuf. Prints, per N: sample lines, body size, iolat's own render time
 # (iolat_scrape_duration_seconds, median), curl's time, RSS and kernel keys.
-# Usage: bash bench/workloads.sh [N...]   (default 50 200 500; root)
+# Usage: bash bench/workloads.sh [--iolat-old BINARY] [N...]   (default 50 200 500; root)
 # Env: IOLAT, DIO (the binaries), SCRAPES (K, default 15), SERVE_ARGS (more
 # serve flags, e.g. --maintenance.interval=100ms), SETTLE (seconds to wait
 # after the cgroups' reads before scraping, default 1.2: past the hierarchy
@@ -22,6 +22,10 @@
 # scraped in text once after each iolat text scrape, so both are timed in
 # the same run; the last columns are curl's time per 1 000 sample lines of
 # each and iolat's over node-exporter's (issue 29: <= 0.1).
+# --iolat-old BINARY (env IOLAT_OLD): that build serves beside IOLAT, over
+# the same workloads, and each N has a row for each (build old, new),
+# measured one after the other, so a change is set against its base in the
+# same run.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -35,19 +39,29 @@ TIGHT=${TIGHT:-0}
 IDLE=${IDLE:-0}
 NODE_EXPORTER=${NODE_EXPORTER-/usr/bin/prometheus-node-exporter}
 [ -x "$NODE_EXPORTER" ] || NODE_EXPORTER=
+IOLAT_OLD=${IOLAT_OLD:-}
+if [ "${1:-}" = --iolat-old ]; then
+	[ $# -ge 2 ] || { echo "workloads.sh: --iolat-old needs a binary" >&2; exit 1; }
+	IOLAT_OLD=$2
+	shift 2
+fi
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(50 200 500)
 [ "$(id -u)" = 0 ] || { echo "workloads.sh: needs root" >&2; exit 1; }
 { [ -x "$IOLAT" ] && [ -x "$DIO" ]; } || { echo "build first: make OUT=build-bench all helpers" >&2; exit 1; }
+[ -z "$IOLAT_OLD" ] || [ -x "$IOLAT_OLD" ] || { echo "workloads.sh: --iolat-old: no binary $IOLAT_OLD" >&2; exit 1; }
+BINS=("$IOLAT") TAGS=(new)
+[ -z "$IOLAT_OLD" ] || { BINS+=("$IOLAT_OLD"); TAGS+=(old); }
 
 if mountpoint -q /sys/fs/cgroup/blkio; then CGROOT=/sys/fs/cgroup/blkio; else CGROOT=/sys/fs/cgroup; fi
 BASE=$CGROOT/iolat-bench-wl-$$
 IMG=/dev/shm/iolat-bench-wl.$$.img
-PORT=$((40000 + RANDOM % 20000))
-NPORT=$((PORT + 1))
-PID='' LOOP='' NPID=''
+PORT0=$((40000 + RANDOM % 20000))
+NPORT=$((PORT0 + 2))
+PIDS=() PID='' PORT='' LOOP='' NPID=''
 cleanup() {
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 	# node-exporter ends with 143 on SIGTERM: no status may stop the rest
 	if [ -n "$NPID" ]; then kill "$NPID" 2>/dev/null; wait "$NPID" 2>/dev/null || true; fi
 	[ -d "$BASE" ] && find "$BASE" -depth -type d -exec rmdir {} + 2>/dev/null
@@ -59,10 +73,13 @@ truncate -s 64M "$IMG"
 LOOP=$(losetup --direct-io=on -f --show "$IMG")
 mkdir "$BASE"
 
-# shellcheck disable=SC2086 # SERVE_ARGS: flags, split on blanks
-"$IOLAT" serve --web.listen-address=127.0.0.1:$PORT --workloads.max=100000 $SERVE_ARGS 2>/dev/null &
-PID=$!
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/-/healthy" >/dev/null && break; sleep 0.1; done
+for b in "${!BINS[@]}"; do
+	# shellcheck disable=SC2086 # SERVE_ARGS: flags, split on blanks
+	"${BINS[$b]}" serve --web.listen-address=127.0.0.1:$((PORT0 + b)) --workloads.max=100000 \
+		$SERVE_ARGS 2>/dev/null &
+	PIDS+=($!)
+	for _ in $(seq 50); do curl -sf "http://127.0.0.1:$((PORT0 + b))/-/healthy" >/dev/null && break; sleep 0.1; done
+done
 if [ -n "$NODE_EXPORTER" ]; then
 	"$NODE_EXPORTER" --web.listen-address=127.0.0.1:$NPORT >/dev/null 2>&1 &
 	NPID=$!
@@ -117,18 +134,9 @@ idle() {
 	fi
 	echo
 }
-made=0
-printf '%9s %9s %10s %12s %12s %12s %9s %7s' workloads lines body_KiB render_ms_txt render_ms_pb curl_ms_txt RSS_MiB keys
-[ -z "$NPID" ] || printf ' %10s %12s %12s %12s %8s' node_lines node_curl_ms us_1k_iolat us_1k_node ratio
-echo
-for n in "${SIZES[@]}"; do
-	for ((i = made + 1; i <= n; i++)); do
-		mkdir "$BASE/w$i.service"
-		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$1" read "$2" 4 4096' "$BASE/w$i.service" "$DIO" "$LOOP"
-	done
-	made=$n
-	sleep "$SETTLE"
-	curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null
+# row N: SCRAPES scrapes of the serve on $PORT ($PID), one row of the table.
+row() {
+	local n=$1 tag=$2 lines kib keys rss ctm nlines ntm
 	rt=() rp=() ct=() nt=()
 	for ((k = 0; k < SCRAPES; k++)); do
 		ct+=("$(curl -sf -o /tmp/iolat-wl-body.$$ -w '%{time_total}' "http://127.0.0.1:$PORT/metrics")")
@@ -141,9 +149,9 @@ for n in "${SIZES[@]}"; do
 	lines=$(grep -vc '^#' /tmp/iolat-wl-body.$$)
 	kib=$(($(stat -c %s /tmp/iolat-wl-body.$$) / 1024))
 	keys=$(awk '$1 == "iolat_bpf_map_entries{map=\"hists_shared\"}" { print $2 }' /tmp/iolat-wl-body.$$)
-	rss=$(awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' /proc/$PID/status)
+	rss=$(awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' /proc/"$PID"/status)
 	ctm=$(printf '%s\n' "${ct[@]}" | median | awk '{ print $1 * 1000 }')
-	printf '%9s %9s %10s %12.2f %12.2f %12.2f %9s %7s' "$n" "$lines" "$kib" \
+	printf '%9s %5s %9s %10s %12.2f %12.2f %12.2f %9s %7s' "$n" "$tag" "$lines" "$kib" \
 		"$(printf '%s\n' "${rt[@]}" | median | awk '{ print $1 * 1000 }')" \
 		"$(printf '%s\n' "${rp[@]}" | median | awk '{ print $1 * 1000 }')" \
 		"$ctm" "$rss" "$keys"
@@ -157,5 +165,22 @@ for n in "${SIZES[@]}"; do
 	echo
 	if [ "$TIGHT" -gt 0 ]; then tight; fi
 	if [ "$IDLE" -gt 0 ]; then idle; fi
+}
+made=0
+printf '%9s %5s %9s %10s %12s %12s %12s %9s %7s' workloads build lines body_KiB render_ms_txt render_ms_pb curl_ms_txt RSS_MiB keys
+[ -z "$NPID" ] || printf ' %10s %12s %12s %12s %8s' node_lines node_curl_ms us_1k_iolat us_1k_node ratio
+echo
+for n in "${SIZES[@]}"; do
+	for ((i = made + 1; i <= n; i++)); do
+		mkdir "$BASE/w$i.service"
+		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$1" read "$2" 4 4096' "$BASE/w$i.service" "$DIO" "$LOOP"
+	done
+	made=$n
+	sleep "$SETTLE"
+	for b in "${!BINS[@]}"; do
+		PORT=$((PORT0 + b)) PID=${PIDS[$b]}
+		curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null
+		row "$n" "${TAGS[$b]}"
+	done
 done
 rm -f /tmp/iolat-wl-body.$$ /tmp/iolat-wl-node.$$

@@ -386,7 +386,7 @@ int collector_open(struct collector **out, const struct collector_opts *opts,
 	return 0;
 fail:
 	handover_free(c->prev); /* its programs stop: nothing can count on */
-	collector_fold_batch_free(&c->fold);
+	mapbatch_free(&c->fold);
 	free(c->percpu);
 	free(c);
 	return rc;
@@ -410,7 +410,7 @@ void collector_close(struct collector *c)
 	collector_detach_all(c);
 	iolat_bpf__destroy(c->skel);
 	snapshot_store_free(&c->series);
-	collector_fold_batch_free(&c->fold);
+	mapbatch_free(&c->fold);
 	rows_free(&c->rows);
 	free(c->percpu);
 	free(c);

@@ -15,18 +15,8 @@
 #include "core/collector.h"
 #include "core/collector_rows.h"
 #include "core/handover.h"
+#include "core/mapbatch.h"
 #include "iolat.skel.h"
-
-/* The fold reads the histogram map in batches through these, kept from
- * fold to fold (a buffer made at every scrape costs a page fault a page). */
-struct fold_batch {
-	struct iolat_key *keys;
-	unsigned char *vals;  /* chunk keys' values, nvals kernel values each */
-	uint32_t chunk;	      /* keys the buffers hold */
-	size_t per;	      /* bytes of values per key they were made for */
-	bool refused;	      /* the kernel has no batch lookups for the map */
-	uint32_t first_chunk; /* testing: keys the first buffers hold; 0: what fits */
-};
 
 struct collector {
 	struct iolat_bpf *skel;
@@ -50,7 +40,7 @@ struct collector {
 	bool shared;		   /* one value per key, counted with atomics */
 	struct mapsize_plan plan;  /* every sized map's entries and why (configure) */
 	struct iolat_kval *percpu; /* ncpus kernel values: scratch for reads */
-	struct fold_batch fold;	   /* the fold's batch buffers (collector_series.c) */
+	struct mapbatch fold;	   /* the fold's batch buffers (collector_series.c) */
 	struct rows rows;	   /* the dense rows (collector_rows.c); cap 0: none */
 	/*
 	 * Every series, in one array that collector_series hands out as it is.
@@ -116,9 +106,6 @@ int collector_rows_detach(struct collector *c, const struct iolat_key *k);
 /* Row `row` (-1: none) is out of use for good: its key's series took what
  * it counted. */
 void collector_rows_retire(struct collector *c, int row);
-
-/* Frees the fold's batch buffers (collector_close). */
-void collector_fold_batch_free(struct fold_batch *b);
 
 /* Attaches tp's program, or takes its link from the pins if an earlier run
  * attached it; a new link is pinned (when pinning) for the next run. */

@@ -63,98 +63,32 @@ static void unfold_key(struct collector *c, const struct iolat_key *k, struct io
 	snapshot_store_unlive(&c->series, k, into);
 }
 
-/* Bytes of keys and values one BPF_MAP_LOOKUP_BATCH call may return, at
- * most: ~100 keys a call with 2 CPUs, so 500 workloads' keys in 6 calls;
- * at 192 CPUs (~1 MiB a key) a key a call, still half the syscalls of
- * a lookup per key after a get_next_key each. Pages are resident only as
- * far as a fold fills them. */
-#define FOLD_BATCH_BYTES (1u << 20)
+/* mapbatch_walk's callback: one entry of the kernel map into the store. */
+struct fold_walk {
+	struct collector *c;
+	struct snapshot_store *st;
+};
 
-void collector_fold_batch_free(struct fold_batch *b)
+static int fold_entry(void *arg, const void *key, const void *vals)
 {
-	free(b->keys);
-	free(b->vals);
-	b->keys = NULL;
-	b->vals = NULL;
-	b->chunk = 0;
-	b->per = 0;
+	struct fold_walk *w = arg;
+
+	return fold_key(w->c, w->st, key, vals) ? 0 : -ENOMEM;
 }
 
-/* Sizes b's buffers for `chunk` keys of `per` bytes of values each. 0 or
- * -ENOMEM (b then holds what it had, freed at close). */
-static int fold_batch_size(struct fold_batch *b, uint32_t chunk, size_t per)
-{
-	void *keys = realloc(b->keys, (size_t)chunk * sizeof(*b->keys)), *vals;
-
-	if (!keys)
-		return -ENOMEM;
-	b->keys = keys;
-	vals = realloc(b->vals, (size_t)chunk * per);
-	if (!vals)
-		return -ENOMEM;
-	b->vals = vals;
-	b->chunk = chunk;
-	b->per = per;
-	return 0;
-}
-
-/* Whether errno e from a first batch call says the kernel has no batch
- * lookups for this map (before 5.6; ENOTSUPP is the kernel's 524, which
- * has no name in user space). */
-static bool batch_refused(int e)
-{
-	return e == EINVAL || e == EOPNOTSUPP || e == 524;
-}
-
-/*
- * Folds the map in BPF_MAP_LOOKUP_BATCH calls: 0, -errno, or 1 when the
- * kernel refused the first call (nothing folded; the caller walks keys).
- * A bucket the buffers cannot hold whole (ENOSPC before any entry) makes
- * them twice as big and the call is made again.
- */
+/* Folds the map in BPF_MAP_LOOKUP_BATCH calls (core/mapbatch.h): 0 or
+ * -errno; c->fold.refused when the kernel has none (nothing folded). */
 static int fold_batches(struct collector *c, struct snapshot_store *st)
 {
-	struct fold_batch *b = &c->fold;
-	size_t per = (size_t)c->nvals * sizeof(struct iolat_kval);
-	uint32_t max = bpf_map__max_entries(c->hists), in = 0, out = 0;
-	bool first = true;
+	const struct mapbatch_map m = {
+		.fd = bpf_map__fd(c->hists),
+		.key_size = sizeof(struct iolat_key),
+		.max_entries = bpf_map__max_entries(c->hists),
+		.val_size = (size_t)c->nvals * sizeof(struct iolat_kval),
+	};
+	struct fold_walk w = { c, st };
 
-	/* Made at the first fold; again if the map in use changed (settings
-	 * tried again in another mode: shared values, one per key). */
-	if (b->per != per) {
-		size_t fit = FOLD_BATCH_BYTES / (per + sizeof(*b->keys));
-		uint32_t chunk = fit < max ? (uint32_t)fit : max;
-		/* Tests start from a key a call, as on a host of ~200 CPUs, to
-		 * take the growth at a bucket of more keys than that. */
-		if (b->first_chunk && b->first_chunk < chunk)
-			chunk = b->first_chunk;
-		if (fold_batch_size(b, chunk ? chunk : 1, per))
-			return -ENOMEM;
-	}
-	for (;;) {
-		LIBBPF_OPTS(bpf_map_batch_opts, opts);
-		uint32_t count = b->chunk;
-		int e = bpf_map_lookup_batch(bpf_map__fd(c->hists), first ? NULL : &in, &out,
-					     b->keys, b->vals, &count, &opts)
-			    ? errno
-			    : 0;
-
-		if (e == ENOSPC && !count && b->chunk < max) {
-			if (fold_batch_size(b, b->chunk * 2, per))
-				return -ENOMEM;
-			continue;
-		}
-		if (e && e != ENOENT)
-			return first && batch_refused(e) ? 1 : -e;
-		for (uint32_t i = 0; i < count; i++)
-			if (!fold_key(c, st, &b->keys[i],
-				      (const struct iolat_kval *)(b->vals + i * per)))
-				return -ENOMEM;
-		if (e == ENOENT)
-			return 0;
-		in = out;
-		first = false;
-	}
+	return mapbatch_walk(&c->fold, &m, fold_entry, &w);
 }
 
 /* Folds the map a key at a time: get_next_key, then a lookup. */
@@ -188,12 +122,9 @@ static int fold_map(struct collector *c, struct snapshot_store *st)
 	int rc = rows_read(&c->rows);
 
 	if (!rc)
-		rc = c->fold.refused ? 1 : fold_batches(c, st);
-	if (rc == 1) {
-		c->fold.refused = true;
-		collector_fold_batch_free(&c->fold);
+		rc = fold_batches(c, st);
+	if (!rc && c->fold.refused)
 		rc = fold_keys(c, st);
-	}
 	return rc ? rc : fold_rows_rest(c, st);
 }
 

@@ -81,6 +81,29 @@ static void arena_free(struct metric_family *f)
 	f->arena = NULL;
 }
 
+/* Empties f's blocks for the next scrape: one block as big as all of them,
+ * so a family like the last one fits in it without a malloc. */
+static void arena_reset(struct metric_family *f)
+{
+	struct arena_block *b = f->arena;
+	size_t cap = 0;
+
+	if (b && !b->next) {
+		b->used = 0;
+		return;
+	}
+	for (; b; b = b->next)
+		cap += b->cap;
+	arena_free(f);
+	b = cap ? malloc(sizeof(*b) + cap) : NULL;
+	if (!b)
+		return; /* arena_copy makes one when needed */
+	b->next = NULL;
+	b->used = 0;
+	b->cap = cap;
+	f->arena = b;
+}
+
 static uint64_t hash_values(const char *const *values, int n)
 {
 	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -108,8 +131,20 @@ struct metric_family *metrics_family(struct metric_set *set, const char *name, c
 	 * fail it (the scrape says so) rather than drop labels without a word. */
 	if (set->n == METRIC_MAX_FAMILIES || nlabels > METRIC_MAX_LABELS)
 		return NULL;
-	f = &set->fam[set->n++];
-	memset(f, 0, sizeof(*f));
+	f = &set->fam[set->n];
+	if (set->n < set->nkept) { /* metrics_reset's: emptied, kept */
+		struct metric_family kept = *f;
+
+		memset(f, 0, sizeof(*f));
+		f->series = kept.series;
+		f->cap = kept.cap;
+		f->index = kept.index;
+		f->arena = kept.arena;
+		f->kept_n = kept.kept_n;
+	} else {
+		memset(f, 0, sizeof(*f));
+	}
+	set->n++;
 	f->name = name;
 	f->help = help;
 	f->type = type;
@@ -214,27 +249,87 @@ static struct metric_series *append_series(struct metric_family *f, const char *
 	return s;
 }
 
+/*
+ * The next series as the last scrape had it in the same place, if its label
+ * values are these: the scrape so far came in the last one's order, whose
+ * series were distinct, so it is no series of this scrape yet and needs no
+ * index. Its values stay where they are, the arena's next bytes (laid out
+ * in the same order); NULL when anything differs.
+ */
+static struct metric_series *take_kept(struct metric_family *f, const char *const *values,
+				       const struct bucket_table *table)
+{
+	struct metric_series *s = &f->series[f->n];
+	struct arena_block *b = f->arena;
+	size_t at = b ? b->used : 0;
+
+	for (int k = 0; k < f->nlabels; k++) {
+		size_t n = strlen(values[k]) + 1;
+
+		if (!b || s->values[k] != b->data + at || n > b->cap - at ||
+		    memcmp(s->values[k], values[k], n))
+			return NULL;
+		at += n;
+	}
+	if (b)
+		b->used = at;
+	s->value = 0;
+	memset(&s->hist, 0, sizeof(s->hist));
+	s->hist.table = table;
+	f->n++;
+	return s;
+}
+
+/* Indexes the series taken in order (take_kept), once one came out of it. */
+static int index_catch_up(struct metric_family *f)
+{
+	struct series_index *ix = index_of(f);
+
+	if ((!ix || !index_fits(f->n + 1, ix->cap)) && index_grow(f, 64))
+		return -1;
+	ix = index_of(f);
+	for (; f->indexed < f->n; f->indexed++) {
+		const struct metric_series *s = &f->series[f->indexed];
+		uint64_t hash = hash_values((const char *const *)s->values, f->nlabels);
+		size_t h;
+
+		for (h = hash & (ix->cap - 1); ix->slot[h].n; h = (h + 1) & (ix->cap - 1))
+			;
+		ix->slot[h] = (struct index_slot){ (uint32_t)hash, (uint32_t)(f->indexed + 1) };
+	}
+	return 0;
+}
+
 struct metric_series *metrics_series(struct metric_family *f, const char *const *values,
 				     const struct bucket_table *table)
 {
-	struct series_index *ix = index_of(f);
-	uint64_t hash = hash_values(values, f->nlabels);
+	struct series_index *ix;
+	uint64_t hash;
 	struct metric_series *s;
 	size_t h;
 
-	if ((!ix || !index_fits(f->n + 1, ix->cap)) && index_grow(f, 64))
-		return NULL;
 	if (f->n >= UINT32_MAX)
 		return NULL;
+	if (f->n < f->kept_n) {
+		s = take_kept(f, values, table);
+		if (s)
+			return s;
+		f->kept_n = 0; /* out of order from here: through the index */
+	}
+	if (index_catch_up(f))
+		return NULL;
 	ix = index_of(f);
+	hash = hash_values(values, f->nlabels);
 	for (h = hash & (ix->cap - 1); ix->slot[h].n; h = (h + 1) & (ix->cap - 1)) {
 		s = &f->series[ix->slot[h].n - 1];
 		if (ix->slot[h].hash == (uint32_t)hash && same_values(f, s, values))
 			return s;
 	}
 	s = append_series(f, values, table);
-	if (s)
+	if (s) {
 		ix->slot[h] = (struct index_slot){ (uint32_t)hash, (uint32_t)f->n };
+		f->indexed = f->n;
+	}
 	return s;
 }
 
@@ -348,21 +443,53 @@ int metrics_uhist_add(const struct metric_family *f, struct metric_series *s, si
 	return 0;
 }
 
+/* Frees what f's histogram series own (their summed slots). */
+static void free_owned(struct metric_family *f)
+{
+	/* Only histograms own memory: no walk of 10 000 counters. */
+	for (size_t k = 0; f->type == METRIC_HISTOGRAM && k < f->n; k++)
+		free(f->series[k].hist.owned);
+}
+
 void metrics_clear(struct metric_set *set)
+{
+	size_t n = set->n > set->nkept ? set->n : set->nkept;
+
+	for (size_t i = 0; i < n; i++) {
+		struct metric_family *f = &set->fam[i];
+		struct series_index *ix = index_of(f);
+
+		if (i < set->n)
+			free_owned(f);
+		free(f->series);
+		f->series = NULL;
+		arena_free(f);
+		if (ix)
+			free(ix->slot);
+		free(ix);
+		f->index = NULL;
+	}
+	set->n = set->nkept = 0;
+}
+
+void metrics_reset(struct metric_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		struct metric_family *f = &set->fam[i];
 		struct series_index *ix = index_of(f);
 
-		/* Only histograms own memory: no walk of 10 000 counters. */
-		for (size_t k = 0; f->type == METRIC_HISTOGRAM && k < f->n; k++)
-			free(f->series[k].hist.owned);
-		free(f->series);
-		arena_free(f);
-		if (ix)
-			free(ix->slot);
-		free(ix);
+		free_owned(f);
+		if (ix && f->indexed)
+			memset(ix->slot, 0, ix->cap * sizeof(*ix->slot));
+		/* One block kept as it was: the series' values are still in it,
+		 * for the next scrape to take in the same order. */
+		f->kept_n = f->arena && !((struct arena_block *)f->arena)->next ? f->n : 0;
+		arena_reset(f);
+		f->n = 0;
+		f->indexed = 0;
 	}
+	if (set->n > set->nkept)
+		set->nkept = set->n;
 	set->n = 0;
 }
 

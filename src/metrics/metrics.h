@@ -75,6 +75,10 @@ struct metric_family {
 	size_t n, cap;
 	void *index; /* finds series by label values (metrics.c) */
 	void *arena; /* holds the series' label values (metrics.c) */
+	/* After metrics_reset: series the last scrape left in place, which
+	 * this one takes again while its series come in the same order; and
+	 * how many of this scrape's series the index holds (metrics.c). */
+	size_t kept_n, indexed;
 };
 
 /* Families live in a fixed array, so a family pointer stays valid while the
@@ -85,6 +89,7 @@ struct metric_family {
 struct metric_set {
 	struct metric_family fam[METRIC_MAX_FAMILIES];
 	size_t n;
+	size_t nkept; /* fam[0..nkept) hold memory metrics_reset kept */
 };
 
 /* Adds a family (NULL when METRIC_MAX_FAMILIES are in use or labels names
@@ -145,6 +150,14 @@ int metrics_uhist_add(const struct metric_family *f, struct metric_series *s, si
 
 /* Frees every family and series; the set can be reused after. */
 void metrics_clear(struct metric_set *set);
+
+/*
+ * Empties the set as metrics_clear does, but keeps each family's series
+ * array, index and label blocks for the family added in its place next:
+ * a scrape like the last one (serve's) then allocates and faults in no
+ * new memory, and its index is warm. metrics_clear frees what it kept.
+ */
+void metrics_reset(struct metric_set *set);
 
 /*
  * Cumulative count of a histogram series for classic bound `le` (raw

@@ -172,19 +172,43 @@ static void maintain_collector(struct serve *s)
 			log_info(collector_now_reason(bit));
 }
 
+/* Slack the heap may keep free between scrapes, past what a scrape takes
+ * again (bodies like the last ones). */
+#define TRIM_SLACK_BYTES (4u << 20)
+
+/*
+ * Gives the heap's free memory back to the system when it holds much more
+ * than the next scrape will take again, so the daemon's RSS between scrapes
+ * stays near its working set (a reload that dropped users' maps, a burst
+ * of workloads gone). In the maintenance pass, not in a scrape (asking
+ * glibc what it holds walks its free lists), and not every time: the next
+ * scrape would fault in again each page of the last body.
+ */
+static void trim_heap(size_t bodies)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	if (mi.fordblks > TRIM_SLACK_BYTES + bodies)
+		malloc_trim(0);
+}
+
 /* One maintenance pass: the exporter's (folds, names, retires, expires,
  * saves), then the collector's; timed for iolat_maintenance_*. */
 static void maintain(struct serve *s)
 {
 	double t0 = monotonic_s();
+	size_t bodies = 0;
 	int rc;
 
 	pthread_mutex_lock(&s->state_lock);
 	rc = exporter_maintain(s->e);
+	for (size_t i = 0; i < sizeof(s->body_len) / sizeof(s->body_len[0]); i++)
+		bodies += s->body_len[i];
 	pthread_mutex_unlock(&s->state_lock);
 	if (rc)
 		log_error("exporter maintenance failed", LOG_STR("err", strerror(-rc)));
 	maintain_collector(s);
+	trim_heap(bodies);
 	pthread_mutex_lock(&s->state_lock);
 	exporter_pass_done(s->e, monotonic_s() - t0);
 	pthread_mutex_unlock(&s->state_lock);
@@ -197,9 +221,6 @@ int serve_render(void *ctx, enum expo_format fmt, struct buf *out)
 	char err[256] = "";
 	int rc;
 
-	/* Give back what the previous scrape's body and series took, so the
-	 * daemon's RSS between scrapes stays near its working set. */
-	malloc_trim(0);
 	pthread_mutex_lock(&s->state_lock);
 	rc = exporter_render(s->e, &s->set, err, sizeof(err));
 	if (!rc)

@@ -440,7 +440,7 @@ int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_
 
 	if (errlen)
 		err[0] = '\0';
-	metrics_clear(set);
+	metrics_reset(set); /* a scrape like the last: its memory kept */
 	e->folded_ios = 0;
 	exporter_kstat_sample(e->kstat); /* before the peek: see exporter_kstat.h */
 	rc = collector_peek(e->c, &e->peeked);

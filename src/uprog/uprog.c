@@ -283,7 +283,7 @@ void uprog_close(struct uprog *p)
 	free(p->prog);
 	for (size_t i = 0; i < p->nmaps; i++) {
 		mapiter_close(p->iter[i]);
-		uprog_batch_free(&p->batch[i]);
+		mapbatch_free(&p->batch[i]);
 	}
 	free(p->batch);
 	free(p->map_fd);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/mapbatch.h"
 #include "uprog/uprog.h"
 #include "uprog/uprog_perf.h"
 
@@ -17,12 +18,6 @@
  * iterator (mapiter.c) where the kernel can, else in batches, else key by
  * key. */
 enum read_state { READ_UNKNOWN, READ_ITER, READ_BATCH, READ_KEYS };
-
-/* One map's buffers for BPF_MAP_LOOKUP_BATCH, made at its first batch read. */
-struct batch_buf {
-	unsigned char *keys, *vals, *tokens; /* chunk keys, chunk values, in and out */
-	uint32_t chunk;
-};
 
 struct uprog_prog {
 	struct bpf_link *link;
@@ -39,7 +34,7 @@ struct uprog {
 	int *map_fd;
 	enum read_state *how;
 	struct mapiter **iter;
-	struct batch_buf *batch;
+	struct mapbatch *batch; /* made at a map's first batch read */
 	size_t nmaps;
 	int ncpus;
 };
@@ -47,8 +42,5 @@ struct uprog {
 /* Words a failure into err; returns rc, its -errno. */
 int uprog_fail(int rc, char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-
-/* Frees a map's batch buffers (uprog_read.c makes them), leaving it empty. */
-void uprog_batch_free(struct batch_buf *b);
 
 #endif /* IOLAT_UPROG_INTERNAL_H */

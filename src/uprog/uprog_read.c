@@ -14,23 +14,6 @@
 #include "uprog/mapiter.h"
 #include "uprog/uprog_internal.h"
 
-/* Entries asked for per BPF_MAP_LOOKUP_BATCH call, at most: the whole map
- * up to this (one call; a hash bucket never overflows the buffer, ENOSPC),
- * bounding the buffers at a few MiB for big maps. */
-#define BATCH_CHUNK 65536
-/* A map's batch buffers stay between reads up to this size (a chunk fewer
- * entries if need be): reallocated at every scrape, and given back by the
- * scrape's malloc_trim, they cost a page fault a page each time. */
-#define BATCH_BYTES (1u << 20)
-
-void uprog_batch_free(struct batch_buf *b)
-{
-	free(b->keys);
-	free(b->vals);
-	free(b->tokens);
-	memset(b, 0, sizeof(*b));
-}
-
 /* One walk over a map: buffers sized for it, and where values go. */
 struct walk {
 	const struct uprog_map *m;
@@ -38,6 +21,7 @@ struct walk {
 	unsigned ncpus;
 	uprog_entry_fn fn;
 	void *arg;
+	bool stopped; /* fn returned nonzero: its return, not the walk's error */
 };
 
 static uint64_t value_of(const struct walk *w, const unsigned char *v)
@@ -65,71 +49,35 @@ static int index_of(const struct uprog *p, int fd)
 	return -1;
 }
 
-/* Makes b's buffers for w's map, if it has none yet. 0 or -ENOMEM. */
-static int batch_alloc(struct batch_buf *b, const struct walk *w)
+/* Per entry of a batch or an iterator: the value summed, to fn. */
+static int raw_entry(void *arg, const void *key, const void *value)
 {
-	const struct uprog_map *m = w->m;
-	size_t per = (size_t)m->key_size + w->vstride, fit = BATCH_BYTES / per;
-	size_t tok = m->key_size > 8 ? m->key_size : 8;
+	struct walk *w = arg;
+	int rc = w->fn(w->arg, key, value_of(w, value));
 
-	if (b->keys)
-		return 0;
-	b->chunk = m->max_entries < BATCH_CHUNK ? m->max_entries : BATCH_CHUNK;
-	if (b->chunk > fit)
-		b->chunk = fit ? (uint32_t)fit : 1;
-	b->keys = malloc((size_t)b->chunk * m->key_size);
-	b->vals = malloc((size_t)b->chunk * w->vstride);
-	b->tokens = calloc(2, tok);
-	if (b->keys && b->vals && b->tokens)
-		return 0;
-	uprog_batch_free(b);
-	return -ENOMEM;
+	w->stopped = rc != 0;
+	return rc;
 }
 
 /*
- * BPF_MAP_LOOKUP_BATCH in chunks, through b's buffers. Returns 0, fn's
- * return or -1 with err set; *refused when the kernel refused the first
- * call (no entries seen yet), and the caller falls back.
+ * BPF_MAP_LOOKUP_BATCH through b's buffers (core/mapbatch.h). Returns 0,
+ * fn's return or -errno with err set; b->refused when the kernel refused
+ * the first call (no entries seen yet), and the caller falls back.
  */
-static int walk_batch(struct walk *w, struct batch_buf *b, bool *refused, char *err, size_t errlen)
+static int walk_batch(struct walk *w, struct mapbatch *b, char *err, size_t errlen)
 {
 	const struct uprog_map *m = w->m;
-	size_t tok = m->key_size > 8 ? m->key_size : 8;
-	unsigned char *in, *out;
-	bool first = true;
-	int rc = 0;
+	const struct mapbatch_map bm = {
+		.fd = m->fd,
+		.key_size = m->key_size,
+		.max_entries = m->max_entries,
+		.val_size = w->vstride,
+	};
+	int rc = mapbatch_walk(b, &bm, raw_entry, w);
 
-	if (!m->max_entries)
-		return 0;
-	if (batch_alloc(b, w))
-		return uprog_fail(-ENOMEM, err, errlen, "map %s: %s", m->name, strerror(ENOMEM));
-	in = b->tokens;
-	out = in + tok;
-	for (;;) {
-		LIBBPF_OPTS(bpf_map_batch_opts, opts);
-		uint32_t count = b->chunk;
-		int e = bpf_map_lookup_batch(m->fd, first ? NULL : in, out, b->keys, b->vals,
-					     &count, &opts)
-			    ? errno
-			    : 0;
-
-		if (e && e != ENOENT) {
-			if (first)
-				*refused = true;
-			else
-				rc = uprog_fail(-e, err, errlen, "map %s: batch lookup: %s",
-						m->name, strerror(e));
-			break;
-		}
-		for (uint32_t i = 0; i < count && !rc; i++)
-			rc = w->fn(w->arg, b->keys + (size_t)i * m->key_size,
-				   value_of(w, b->vals + (size_t)i * w->vstride));
-		if (rc || e == ENOENT)
-			break;
-		memcpy(in, out, tok);
-		first = false;
-	}
-	return rc;
+	if (!rc || w->stopped)
+		return rc;
+	return uprog_fail(rc, err, errlen, "map %s: batch lookup: %s", m->name, strerror(-rc));
 }
 
 /* get_next_key + lookup: any map with keys, on any kernel. */
@@ -180,13 +128,6 @@ static int walk_index(struct walk *w, char *err, size_t errlen)
 	return rc;
 }
 
-static int iter_entry(void *arg, const void *key, const void *value)
-{
-	struct walk *w = arg;
-
-	return w->fn(w->arg, key, value_of(w, value));
-}
-
 /* Through an iterator: loaded at the map's first read, kept. */
 static int walk_iter(struct uprog *p, int i, struct walk *w, bool *refused)
 {
@@ -195,7 +136,7 @@ static int walk_iter(struct uprog *p, int i, struct walk *w, bool *refused)
 		*refused = true;
 		return 0;
 	}
-	return mapiter_read(p->iter[i], iter_entry, w);
+	return mapiter_read(p->iter[i], raw_entry, w);
 }
 
 int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn, void *arg,
@@ -225,11 +166,8 @@ int uprog_map_read(struct uprog *p, const struct uprog_map *m, uprog_entry_fn fn
 	}
 	if (*how == READ_BATCH) {
 		/* Only p's own maps get here (others are read key by key). */
-		refused = false;
-		rc = walk_batch(&w, &p->batch[i], &refused, err, errlen);
-		if (refused)
-			uprog_batch_free(&p->batch[i]); /* not needed again */
-		if (!refused)
+		rc = walk_batch(&w, &p->batch[i], err, errlen);
+		if (!p->batch[i].refused)
 			return rc;
 		/* Refused on its first call: this kernel or map type has no batch ops. */
 		*how = READ_KEYS;

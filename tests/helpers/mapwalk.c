@@ -5,10 +5,17 @@
  * whole map, every value summed, nothing else) and prints the time per
  * walk, so bench/userprogs.sh can set iolat's scrape beside it.
  *
- * Usage: mapwalk [-n WALKS] MAP
+ * Usage: mapwalk [-n WALKS] [-b FIRST] MAP
  * MAP: id:ID, pid:PID:NAME (the map named NAME that process PID holds
  * open), or a pinned map's path.
  * Prints one line: "walks N entries E median_ns M min_ns L sum S".
+ *
+ * -b FIRST walks through iolat's own walker instead (core/mapbatch.c), its
+ * buffers starting at FIRST entries, so a test can hold it to the bare walk
+ * (the same entries and sum) and see it grow at a hash bucket bigger than
+ * its buffers; the line then ends "chunk C" (entries its buffers hold at
+ * the end), or is "refused" when the kernel has no batch lookups for the
+ * map (exit 0: the callers fall back).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -21,6 +28,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "core/mapbatch.h"
 
 static uint64_t now_ns(void)
 {
@@ -126,66 +135,139 @@ static long walk(int fd, const struct bpf_map_info *info, void *keys, uint64_t *
 	}
 }
 
-int main(int argc, char **argv)
+/* mapbatch_walk's callback: sums the value's 64-bit words, counts the entry. */
+struct sum_walk {
+	size_t vwords;
+	uint64_t *sum;
+	long entries;
+};
+
+static int sum_entry(void *arg, const void *key, const void *value)
 {
-	struct bpf_map_info info = { 0 };
-	uint32_t len = sizeof(info);
-	int walks = 20, fd, opt, ncpus = libbpf_num_possible_cpus();
-	uint64_t *ns, *vals, sum = 0;
+	struct sum_walk *w = arg;
+	uint64_t x;
+
+	(void)key;
+	for (size_t i = 0; i < w->vwords; i++) {
+		memcpy(&x, (const unsigned char *)value + i * 8, sizeof(x));
+		*w->sum += x;
+	}
+	w->entries++;
+	return 0;
+}
+
+/* One walk through iolat's walker: entries seen, or -errno. */
+static long walk_iolat(struct mapbatch *b, int fd, const struct bpf_map_info *info, size_t vwords,
+		       uint64_t *sum)
+{
+	const struct mapbatch_map m = { .fd = fd,
+					.key_size = info->key_size,
+					.max_entries = info->max_entries,
+					.val_size = vwords * 8 };
+	struct sum_walk w = { .vwords = vwords, .sum = sum };
+	int rc = mapbatch_walk(b, &m, sum_entry, &w);
+
+	return rc < 0 ? rc : w.entries;
+}
+
+/* One map and the way it is walked: bare (keys, vals) or iolat's walker. */
+struct walker {
+	int fd;
+	struct bpf_map_info info;
 	size_t vwords;
 	void *keys;
-	long n = 0;
+	uint64_t *vals;
+	bool iolat;
+	struct mapbatch batch;
+};
 
-	while ((opt = getopt(argc, argv, "n:")) != -1) {
-		if (opt != 'n' || (walks = atoi(optarg)) < 1) {
-			fprintf(stderr, "usage: mapwalk [-n WALKS] MAP\n");
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "usage: mapwalk [-n WALKS] MAP\n");
-		return 2;
-	}
-	fd = open_map(argv[optind]);
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		fprintf(stderr, "mapwalk: cannot open map %s: %s\n", argv[optind],
+static long walk_once(struct walker *w, uint64_t *sum)
+{
+	if (w->iolat)
+		return walk_iolat(&w->batch, w->fd, &w->info, w->vwords, sum);
+	return walk(w->fd, &w->info, w->keys, w->vals, w->vwords, sum);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: mapwalk [-n WALKS] [-b FIRST] MAP\n");
+	return 2;
+}
+
+/* Opens MAP and sizes the bare walk's buffers for the whole map. */
+static int open_walker(struct walker *w, const char *spec)
+{
+	uint32_t len = sizeof(w->info);
+
+	w->fd = open_map(spec);
+	if (w->fd < 0 || bpf_obj_get_info_by_fd(w->fd, &w->info, &len)) {
+		fprintf(stderr, "mapwalk: cannot open map %s: %s\n", spec,
 			strerror(errno ? errno : ENOENT));
-		return 1;
+		return -1;
 	}
-	vwords = (info.value_size + 7) / 8;
-	if (info.type == BPF_MAP_TYPE_PERCPU_HASH || info.type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
-	    info.type == BPF_MAP_TYPE_PERCPU_ARRAY)
-		vwords *= (size_t)ncpus;
+	w->vwords = (w->info.value_size + 7) / 8;
+	if (w->info.type == BPF_MAP_TYPE_PERCPU_HASH ||
+	    w->info.type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
+	    w->info.type == BPF_MAP_TYPE_PERCPU_ARRAY)
+		w->vwords *= (size_t)libbpf_num_possible_cpus();
 	/* Sized once, and touched before the first walk: no page faults timed. */
-	keys = calloc(info.max_entries, info.key_size);
-	vals = calloc(info.max_entries, vwords * 8);
-	ns = calloc((size_t)walks, sizeof(*ns));
-	if (!keys || !vals || !ns) {
+	w->keys = calloc(w->info.max_entries, w->info.key_size);
+	w->vals = calloc(w->info.max_entries, w->vwords * 8);
+	if (!w->keys || !w->vals) {
 		fprintf(stderr, "mapwalk: out of memory\n");
-		return 1;
+		return -1;
 	}
-	if (walk(fd, &info, keys, vals, vwords, &sum) < 0) {
-		fprintf(stderr, "mapwalk: batch lookup on %s: %s\n", info.name, strerror(errno));
-		return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct walker w = { 0 };
+	int walks = 20, opt, first = 0;
+	uint64_t *ns, sum = 0;
+	long n;
+
+	while ((opt = getopt(argc, argv, "n:b:")) != -1) {
+		if (opt == 'n' && (walks = atoi(optarg)) >= 1)
+			continue;
+		if (opt == 'b' && (first = atoi(optarg)) >= 1)
+			continue;
+		return usage();
 	}
-	for (int i = 0; i < walks; i++) {
+	if (optind != argc - 1)
+		return usage();
+	w.iolat = first > 0;
+	w.batch.first_chunk = (uint32_t)first;
+	ns = calloc((size_t)walks, sizeof(*ns));
+	if (!ns || open_walker(&w, argv[optind]))
+		return 1;
+	n = walk_once(&w, &sum);
+	for (int i = 0; n >= 0 && !w.batch.refused && i < walks; i++) {
 		uint64_t t0 = now_ns();
 
-		n = walk(fd, &info, keys, vals, vwords, &sum);
+		n = walk_once(&w, &sum);
 		ns[i] = now_ns() - t0;
-		if (n < 0) {
-			fprintf(stderr, "mapwalk: batch lookup on %s: %s\n", info.name,
-				strerror((int)-n));
-			return 1;
-		}
+	}
+	if (n < 0) {
+		fprintf(stderr, "mapwalk: batch lookup on %s: %s\n", w.info.name,
+			strerror((int)-n));
+		return 1;
 	}
 	qsort(ns, (size_t)walks, sizeof(*ns), cmp_u64);
-	printf("walks %d entries %ld median_ns %llu min_ns %llu sum %llu\n", walks, n,
-	       (unsigned long long)ns[walks / 2], (unsigned long long)ns[0],
-	       (unsigned long long)sum);
-	free(keys);
-	free(vals);
+	if (w.batch.refused) {
+		printf("refused\n");
+	} else {
+		printf("walks %d entries %ld median_ns %llu min_ns %llu sum %llu", walks, n,
+		       (unsigned long long)ns[walks / 2], (unsigned long long)ns[0],
+		       (unsigned long long)sum);
+		if (w.iolat)
+			printf(" chunk %u", w.batch.chunk);
+		printf("\n");
+	}
+	mapbatch_free(&w.batch);
+	free(w.keys);
+	free(w.vals);
 	free(ns);
-	close(fd);
+	close(w.fd);
 	return 0;
 }

@@ -100,6 +100,10 @@ start_serve "$WORK/oncpu.log" --web.listen-address="127.0.0.1:$port" --config.di
 	--config.names=oncpu
 timeout 1.5 dd if=/dev/zero of=/dev/null bs=1M status=none || true
 scrape "$WORK/oncpu.txt"
+# A stack-trace map has no batch lookups: the walker says so and hands
+# nothing out, and its callers walk the keys (uprog_read.c).
+walked=$("$OUT/mapwalk" -n 1 -b 1 "pid:$SERVE_PID:kernel_stacks") || fail "mapwalk kernel_stacks"
+assert_eq "batch walk of a stack-trace map" refused "$walked"
 python3 - "$WORK/oncpu.txt" <<'PY' || fail "oncpu: no kernel stacks sampled"
 import re, sys
 total, reads = 0, 0
@@ -118,6 +122,24 @@ kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exit status"
 assert_all_unloaded "$before" "oncpu"
 echo "ok: perf_event program on cpu-clock, stacks by the kstack decoder"
+
+# walker_as_bare MAP: iolat's batch walker (core/mapbatch.c), its buffers
+# starting at one entry, sees in serve's map MAP the entries and the sum a
+# bare BPF_MAP_LOOKUP_BATCH walk of the whole map sees, and grew its
+# buffers at a hash bucket of two entries or more (thousands of keys in the
+# buckets of a hash: some bucket holds two).
+walker_as_bare() {
+	local bare ours
+	bare=$("$OUT/mapwalk" -n 1 "pid:$SERVE_PID:$1") || fail "mapwalk $1"
+	ours=$("$OUT/mapwalk" -n 1 -b 1 "pid:$SERVE_PID:$1") || fail "mapwalk -b 1 $1"
+	python3 - "$bare" "$ours" <<'PY' || fail "$1: iolat's batch walker is not the bare walk: $ours / $bare"
+import sys
+bare, ours = (dict(zip(l.split()[::2], l.split()[1::2])) for l in sys.argv[1:3])
+assert int(bare["entries"]) > 1000 and ours["entries"] == bare["entries"], (bare, ours)
+assert ours["sum"] == bare["sum"] and int(ours["chunk"]) > 1, (bare, ours)
+PY
+	echo "ok: $1: the batch walker from one entry a call: $ours"
+}
 
 # 1b. Wide maps, exactly: 10 000 counters and 1 000 histograms filled from
 # user space (bpftool batch); every series and value as written, whichever
@@ -150,6 +172,7 @@ for i, h in hist.items():
     assert h[("bucket", "+Inf")] == 10, (i, h)
 print("wide: 10000 counters and 1000 histograms exact")
 PY
+	[ "$how" = batch ] && walker_as_bare many_counts && walker_as_bare many_hists
 	kill -TERM "$SERVE_PID"
 	wait "$SERVE_PID" || fail "serve exit status"
 done
