@@ -5,11 +5,11 @@
 # invalid one, and checks that every scrape was answered 200 with a body that
 # parses, and that a rejected reload left the running settings as they were.
 #
-# Usage: reload_race.py PORT PID CONFIG GOOD1 GOOD2 BAD RELOADS OUTDIR
+# Usage: reload_race.py PORT PID CONFIG GOOD1 GOOD2 BAD RELOADS SECONDS OUTDIR
 # CONFIG is the file iolat reads; GOODn/BAD are copied over it (atomically).
 # A few text bodies are kept in OUTDIR for promtool. Exit 0 when all held.
-# The run is RELOADS SIGHUPs long, not a time: each build (plain, ASan,
-# TSan) goes through the same reloads, however fast it makes them.
+# The run ends after RELOADS SIGHUPs, or after SECONDS if that comes first
+# (a sanitizer build on a busy machine may reload several times slower).
 import gzip
 import os
 import re
@@ -20,8 +20,8 @@ import threading
 import time
 import urllib.request
 
-port, pid, config, good1, good2, bad, reloads, outdir = sys.argv[1:9]
-pid, reloads = int(pid), int(reloads)
+port, pid, config, good1, good2, bad, reloads, seconds, outdir = sys.argv[1:10]
+pid, reloads, seconds = int(pid), int(reloads), float(seconds)
 base = "http://127.0.0.1:%s" % port
 ACCEPT = {
     "text": "text/plain;version=0.0.4",
@@ -161,7 +161,8 @@ for t in threads:
     t.start()
 cycle = [(good1, True), (bad, False), (good2, True), (bad, False)]
 hups = rejected = 0
-while hups < reloads and not errors:
+end = time.time() + seconds
+while hups < reloads and time.time() < end and not errors:
     for src, ok in cycle:
         if not ok:
             before = settings()
