@@ -30,21 +30,23 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes -Wno-missing-field-initializers \
 	  -Wno-format-truncation \
 	  -I$(OUT) -Ibpf -Isrc -MMD -MP -DIOLAT_VERSION='"$(VERSION)"'
-ifeq ($(STATIC),1)
 # libbpf and its dependencies only: Debian ships no static libsystemd, and
 # libmicrohttpd's static link needs GnuTLS dependencies without archives.
-LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -Wl,-Bdynamic
+STATIC_BPF_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -lzstd -Wl,-Bdynamic
+ifeq ($(STATIC),1)
+LDLIBS := $(STATIC_BPF_LIBS)
 else
 LDLIBS := -lbpf -lelf -lz
 endif
-LDLIBS += -lm -lmicrohttpd -lpthread
-LDLIBS += -lprotobuf-c
-LDLIBS += -lyaml -lcap -lsystemd
+OTHER_LIBS := -lm -lmicrohttpd -lpthread
+OTHER_LIBS += -lprotobuf-c
+OTHER_LIBS += -lyaml -lcap -lsystemd
 # bcrypt (crypt_rn) and HMAC-SHA-256 (nettle) for basic auth in src/serve/webconfig_auth.c
-LDLIBS += -lcrypt -lnettle
+OTHER_LIBS += -lcrypt -lnettle
 # GnuTLS itself (under libmicrohttpd) for exporter-toolkit's TLS settings:
 # client-certificate policies, SAN checks and cipher suites (src/serve/tls*.c)
-LDLIBS += -lgnutls
+OTHER_LIBS += -lgnutls
+LDLIBS += $(OTHER_LIBS)
 ifeq ($(TSAN),1)
 CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=thread
@@ -223,6 +225,13 @@ $(OUT)/%.o: %.c | $(OUT)
 $(OUT)/iolat: $(LIB_OBJS) $(CMD_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# What `make STATIC=1` links, from this build's objects (STATIC changes the
+# libraries only): the guest tests' binary (tests/vm/), so that they do not
+# compile the whole tree a second time into an OUT of their own.
+$(OUT)/iolat-static: $(LIB_OBJS) $(CMD_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(STATIC_BPF_LIBS) $(OTHER_LIBS) -o $@
 
 $(OUT)/libiolat.a: $(PURE_OBJS)
 	$(call msg,AR,$@)

@@ -5,9 +5,11 @@
 # invalid one, and checks that every scrape was answered 200 with a body that
 # parses, and that a rejected reload left the running settings as they were.
 #
-# Usage: reload_race.py PORT PID CONFIG GOOD1 GOOD2 BAD SECONDS OUTDIR
+# Usage: reload_race.py PORT PID CONFIG GOOD1 GOOD2 BAD RELOADS SECONDS OUTDIR
 # CONFIG is the file iolat reads; GOODn/BAD are copied over it (atomically).
 # A few text bodies are kept in OUTDIR for promtool. Exit 0 when all held.
+# The run ends after RELOADS SIGHUPs, or after SECONDS if that comes first
+# (a sanitizer build on a busy machine may reload several times slower).
 import gzip
 import os
 import re
@@ -18,8 +20,8 @@ import threading
 import time
 import urllib.request
 
-port, pid, config, good1, good2, bad, seconds, outdir = sys.argv[1:9]
-pid, seconds = int(pid), float(seconds)
+port, pid, config, good1, good2, bad, reloads, seconds, outdir = sys.argv[1:10]
+pid, reloads, seconds = int(pid), int(reloads), float(seconds)
 base = "http://127.0.0.1:%s" % port
 ACCEPT = {
     "text": "text/plain;version=0.0.4",
@@ -157,10 +159,10 @@ def hup_and_wait(expect_ok):
 threads = [threading.Thread(target=scraper, args=(k,)) for k in ACCEPT]
 for t in threads:
     t.start()
-end = time.time() + seconds
 cycle = [(good1, True), (bad, False), (good2, True), (bad, False)]
 hups = rejected = 0
-while time.time() < end and not errors:
+end = time.time() + seconds
+while hups < reloads and time.time() < end and not errors:
     for src, ok in cycle:
         if not ok:
             before = settings()

@@ -11,8 +11,21 @@ mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs nodev /sys/ker
 # Logs of this run only: others may run the suite on the same machine.
 logs=$(mktemp -d /tmp/iolat-integration.XXXXXX)
 passed=0 failed=0 skipped=0
+selected=()
 for t in tests/integration/test_*.sh; do
 	[ -n "${ONLY:-}" ] && ! [[ "$t" =~ $ONLY ]] && continue
+	selected+=("$t")
+done
+# The guest tests' kernels and tools are downloaded while the tests before
+# them run (tests/vm/prefetch.sh; PREFETCH=0 turns it off). It has a session
+# of its own, so that its apt-get and dpkg go with it when it is stopped.
+prefetch=
+if [ "${PREFETCH:-1}" != 0 ] && [ ${#selected[@]} -gt 0 ] &&
+	grep -lq 'tests/vm/guest\.sh' "${selected[@]}"; then
+	setsid bash tests/vm/prefetch.sh >"$logs/prefetch.log" 2>&1 &
+	prefetch=$!
+fi
+for t in "${selected[@]}"; do
 	log=$logs/$(basename "$t").log
 	start=$(date +%s)
 	# timeout signals the whole process group, so a hung iolat goes too.
@@ -27,5 +40,7 @@ for t in tests/integration/test_*.sh; do
 	esac
 	grep -h "^WARNING" "$log" | sed "s|^|    $t: |"
 done
+# Still fetching (its tests were not selected, or failed first): stopped.
+[ -n "$prefetch" ] && kill -TERM -- "-$prefetch" 2>/dev/null
 echo "integration: $passed passed, $failed failed, $skipped skipped (logs in $logs)"
 [ "$failed" -eq 0 ]

@@ -52,9 +52,10 @@ ALERT_FOR=5s
 CALM_S=20 # how long the calm phase lasts (longer than the alert's for)
 declare -A DEV VMCG LOG GPORT
 
-make -s STATIC=1 OUT=build-static build-static/iolat >"$WORK/static.log" 2>&1 ||
-	fail "make STATIC=1 failed: $(tail -3 "$WORK/static.log")"
-vm_add_program "$PWD/build-static/iolat" /bin/iolat
+# $OUT's objects linked as `make STATIC=1` links them: no second compile.
+make -s OUT="$OUT" "$OUT/iolat-static" >"$WORK/static.log" 2>&1 ||
+	fail "make $OUT/iolat-static failed: $(tail -3 "$WORK/static.log")"
+vm_add_program "$PWD/$OUT/iolat-static" /bin/iolat
 
 # One bucket table for every host (Prometheus sums buckets by le across
 # hosts): fine from calm01's sub-millisecond reads to the ~8 x DELAY_US of

@@ -13,9 +13,10 @@ vm_prepare
 
 # The STATIC=1 build (libbpf linked in, the rest shared): the guest gets it
 # with the shared libraries it still needs (vm_add_program).
-make -s STATIC=1 OUT=build-static build-static/iolat >"$WORK/static.log" 2>&1 ||
-	fail "make STATIC=1 failed: $(tail -3 "$WORK/static.log")"
-BIN=$PWD/build-static/iolat
+# $OUT's objects linked as `make STATIC=1` links them: no second compile.
+make -s OUT="$OUT" "$OUT/iolat-static" >"$WORK/static.log" 2>&1 ||
+	fail "make $OUT/iolat-static failed: $(tail -3 "$WORK/static.log")"
+BIN=$PWD/$OUT/iolat-static
 vm_add_program "$BIN" /bin/iolat
 
 READS=300 RSIZE=4096 WRITES=200 WSIZE=8192 INTERVAL=12

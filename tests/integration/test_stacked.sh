@@ -44,9 +44,10 @@ source tests/vm/guest.sh
 vm_prepare
 vm_add_tools
 
-make -s STATIC=1 OUT=build-static build-static/iolat >"$WORK/static.log" 2>&1 ||
-	fail "make STATIC=1 failed: $(tail -3 "$WORK/static.log")"
-vm_add_program "$PWD/build-static/iolat" /bin/iolat
+# $OUT's objects linked as `make STATIC=1` links them: no second compile.
+make -s OUT="$OUT" "$OUT/iolat-static" >"$WORK/static.log" 2>&1 ||
+	fail "make $OUT/iolat-static failed: $(tail -3 "$WORK/static.log")"
+vm_add_program "$PWD/$OUT/iolat-static" /bin/iolat
 # Three virtio disks (one with a GPT), nvme0n1, sda (virtio-scsi).
 command -v sfdisk >/dev/null || skip "sfdisk (package fdisk) is not installed"
 truncate -s 32M "$WORK/gpt.img"

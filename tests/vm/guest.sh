@@ -265,6 +265,21 @@ vm_build_initramfs() {
 	return $rc
 }
 
+# vm_cache_lock: holds $OUT/vm/'s lock until the shell exits or
+# vm_cache_unlock. The cache is filled by one process at a time: a test
+# and tests/vm/prefetch.sh (run.sh starts it beside the first tests) would
+# otherwise fetch the same kernel twice, replace a module tree another is
+# reading, or run apt-get update on the same index at once (apt's own lock
+# makes the second fail, and the test skip).
+vm_cache_lock() {
+	mkdir -p "${VM_APT_DIR%/apt}" || fail "cannot make ${VM_APT_DIR%/apt}"
+	exec {VM_LOCK_FD}>"${VM_APT_DIR%/apt}/cache.lock" || fail "cannot open the guest cache's lock"
+	flock "$VM_LOCK_FD" || fail "cannot lock the guest cache"
+}
+vm_cache_unlock() {
+	exec {VM_LOCK_FD}>&-
+}
+
 # vm_prepare: VM_KERNEL and VM_INITRD, made once into $OUT/vm/. Skips the
 # test (exit 77) when a part cannot be had here: qemu, busybox, the kernel.
 vm_prepare() {
@@ -272,6 +287,7 @@ vm_prepare() {
 	/bin/busybox --list 2>/dev/null | grep -qx insmod ||
 		skip "a static busybox (package busybox-static) is not installed"
 	command -v cpio >/dev/null || skip "cpio is not installed"
+	vm_cache_lock
 	mkdir -p "$VM_DIR" || fail "cannot make $VM_DIR"
 	# A cache made before a module joined VM_MODULES is made again.
 	for m in "${VM_MODULES[@]}"; do
@@ -284,6 +300,7 @@ vm_prepare() {
 	if ! [ "$VM_INITRD" -nt "$VM_SRC" ] || ! [ "$VM_INITRD" -nt tests/helpers/dio.c ]; then
 		vm_build_initramfs "$VM_INITRD" || fail "cannot build the guest initramfs"
 	fi
+	vm_cache_unlock
 }
 
 # vm_rmdir DIR: removes a cgroup, retrying for up to 5 s: a parent stays
@@ -371,6 +388,7 @@ vm_add_net() {
 # $OUT/vm/tools; skips the test if apt cannot get them.
 vm_add_tools() {
 	local d=${VM_APT_DIR%/apt}/tools b lib
+	vm_cache_lock
 	if ! [ -x "$d/root/sbin/mdadm" ]; then
 		{ rm -rf "$d" && mkdir -p "$d/debs"; } || fail "cannot make $d"
 		(cd "$d/debs" && vm_apt apt-get download -qq dmsetup/bookworm \
@@ -381,6 +399,7 @@ vm_add_tools() {
 			skip "apt cannot download dmsetup and mdadm"
 		for b in "$d"/debs/*.deb; do dpkg -x "$b" "$d/root" || fail "cannot unpack $b"; done
 	fi
+	vm_cache_unlock
 	for b in dmsetup mdadm; do
 		vm_add_file "$d/root/sbin/$b" "/sbin/$b"
 		for lib in $(LD_LIBRARY_PATH=$d/root/lib/x86_64-linux-gnu ldd "$d/root/sbin/$b" |
