@@ -225,9 +225,14 @@ struct restamp_rec {
 	__u32 unused;			 /* 32 bytes: one cache line's half */
 };
 
+/* BPF_F_MMAPABLE for where the records begin, not to be mapped: the values
+ * of such an array start on a page (kernel/bpf/arraymap.c), those of
+ * another after the map's header (312 bytes on 6.18), where every other
+ * 32-byte record would cross a line. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, RESTAMP_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct restamp_rec);
 } restamps SEC(".maps");
