@@ -195,22 +195,12 @@ static struct iolat_kval zero_val;
  * The record is a slot of a direct-mapped array indexed by a hash of the
  * request's address: no hashing helper, no allocation; a request whose slot
  * another took keeps the kernel's stamp, and its completion says so
- * (untrue_stamps). A record is 32 bytes, so that one never straddles two
- * cache lines: per view the cached value and iolat's time as a 32-bit
- * distance from it (a plug's time goes stale when its task schedules, so
- * the distance is short; one of 4.29 s or more is not recorded, and the
- * stamp stays the kernel's), and the low half of the request's number as
- * its tag (the slot stands for bits of the other half). In interrupt
- * context the kernel ignores the plug (in_task()), so a prediction made
- * there does not match the stamp and is not used. Two CPUs writing one
- * slot at once may leave a mix of two requests' records; the check of the
- * tag and of the cached value against the stamp keeps that from timing a
- * request by another's times unless both came from one plug, a few
- * microseconds apart at worst.
- *
- * What it costs is paid only where the plug holds a cached time: the two
- * programs return before touching the table otherwise, and the completion
- * looks its record up only for a stamp that the kernel wrote.
+ * (untrue_stamps). In interrupt context the kernel ignores the plug
+ * (in_task()), so a prediction made there does not match the stamp and is
+ * not used. Two CPUs writing one slot at once may leave a mix of two
+ * requests' records; the check of rq and of the cached value against the
+ * stamp keeps that from timing a request by another's times unless both
+ * came from one plug, a few microseconds apart at worst.
  */
 #define RESTAMP_SLOTS_LOG2 13
 #define RESTAMP_SLOTS (1u << RESTAMP_SLOTS_LOG2)
@@ -219,20 +209,14 @@ static struct iolat_kval zero_val;
 #define RESTAMP_FRESH 1
 
 struct restamp_rec {
-	__u64 cached[IOLAT_VIEW_COUNT];	 /* the stamp the kernel was about to write */
-	__u32 late_ns[IOLAT_VIEW_COUNT]; /* iolat's clock at the tracepoint - cached */
-	__u32 tag;			 /* the request: (__u32)rq_id */
-	__u32 unused;			 /* 32 bytes: one cache line's half */
+	__u64 rq;			/* the request (rq_id); 0: none */
+	__u64 cached[IOLAT_VIEW_COUNT]; /* the stamp the kernel was about to write */
+	__u64 now[IOLAT_VIEW_COUNT];	/* iolat's clock at the tracepoint */
 };
 
-/* BPF_F_MMAPABLE for where the records begin, not to be mapped: the values
- * of such an array start on a page (kernel/bpf/arraymap.c), those of
- * another after the map's header (312 bytes on 6.18), where every other
- * 32-byte record would cross a line. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, RESTAMP_SLOTS);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct restamp_rec);
 } restamps SEC(".maps");
@@ -290,7 +274,7 @@ static __always_inline __u64 plug_cached_ns(bool direct)
 /* At the tracepoint before the kernel writes rq's stamp of `view`. */
 static __always_inline void restamp_note(struct request *rq, int view, bool direct)
 {
-	__u64 cached = plug_cached_ns(direct), id, late;
+	__u64 cached = plug_cached_ns(direct), id;
 	struct restamp_rec *r;
 
 	if (!cached || (cached == (__u64)-1 && view != IOLAT_VIEW_TOTAL))
@@ -299,20 +283,17 @@ static __always_inline void restamp_note(struct request *rq, int view, bool dire
 	r = restamp_slot(id);
 	if (!r)
 		return;
-	if (r->tag != (__u32)id) {
+	if (r->rq != id) {
 		/* Another request's: this one's now. */
-		r->tag = (__u32)id;
+		r->rq = id;
 		r->cached[IOLAT_VIEW_COUNT - 1 - view] = 0;
 	}
 	if (cached == (__u64)-1) {
 		r->cached[view] = RESTAMP_FRESH;
 		return;
 	}
-	late = bpf_ktime_get_ns() - cached;
-	if (late > (__u32)-1)
-		cached = 0; /* matches no stamp: the kernel's stays */
 	r->cached[view] = cached;
-	r->late_ns[view] = (__u32)late;
+	r->now[view] = bpf_ktime_get_ns();
 }
 
 static __always_inline __u32 lat_slot(__u64 ns)
@@ -675,22 +656,18 @@ static __always_inline void read_rq(struct request *rq, struct rq_facts *f, bool
  */
 static __always_inline void restamp_rq(struct request *rq, struct rq_facts *f, bool direct)
 {
-	__u64 id;
-	struct restamp_rec *r;
+	__u64 id = rq_id(rq, direct);
+	struct restamp_rec *r = restamp_slot(id);
 	bool issue_fixed = false, start_true = false;
 
-	if (!f->issue_ns && !f->start_ns)
-		return; /* no stamp of the kernel's to replace */
-	id = rq_id(rq, direct);
-	r = restamp_slot(id);
-	if (!r || r->tag != (__u32)id)
+	if (!r || r->rq != id)
 		return;
 	if (f->issue_ns && r->cached[IOLAT_VIEW_DEVICE] == f->issue_ns) {
-		f->issue_ns += r->late_ns[IOLAT_VIEW_DEVICE];
+		f->issue_ns = r->now[IOLAT_VIEW_DEVICE];
 		issue_fixed = true;
 	}
 	if (f->start_ns && r->cached[IOLAT_VIEW_TOTAL] == f->start_ns) {
-		f->start_ns += r->late_ns[IOLAT_VIEW_TOTAL];
+		f->start_ns = r->now[IOLAT_VIEW_TOTAL];
 		start_true = f->restamped = true;
 	} else if (r->cached[IOLAT_VIEW_TOTAL] == RESTAMP_FRESH) {
 		start_true = true;
