@@ -25,6 +25,7 @@ IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
 BIOLATENCY=${BIOLATENCY:-/usr/sbin/biolatency}
 SIZE_MIB=${SIZE_MIB:-1024}
 STATS=1
+CPU=0
 CONTENTION=0
 CMDLINE="bash bench/cost.sh${*:+ $*}"
 
@@ -49,6 +50,11 @@ Options:
   --size MIB      size of the /dev/shm backing file (default 1024; env SIZE_MIB)
   --no-stats      leave kernel.bpf_stats_enabled alone (off): IOPS only, without
                   the stats' own per-run overhead
+  --cpu           stats-free cost: kernel.bpf_stats_enabled=0 (set for the run),
+                  and each tool's cost as the machine's busy CPU time per I/O
+                  (/proc/stat) and fio's own, minus that of the runs with no
+                  tool, and as a ratio to biolatency's (bench/cost_cpu.py);
+                  TOOLS defaults to "none iolat biolatency"
   --contention    two fio jobs, each pinned to its own CPU (QD16 each), on the
                   same disk in the same cgroup: completions of one key on both
                   CPUs at once, where serve's shared values (atomic adds) meet
@@ -74,6 +80,7 @@ Examples:
   bash bench/cost.sh                          3 rounds x 10 s, about 3 minutes
   bash bench/cost.sh --rounds 5 --runtime 20
   bash bench/cost.sh --no-stats               IOPS with no measurement overhead
+  bash bench/cost.sh --cpu --rounds 5         CPU ns per I/O, BPF stats off
   TOOLS="iolat iolat-serve floor" bash bench/cost.sh --contention
   TOOLS="iolat floor bound-empty bound-clock bound-slot bound-disk" bash bench/cost.sh
   TOOLS="iolat iolat-serve bound-slot bound-disk bound-dense bound-views bound-views-dense bound-cgroup" bash bench/cost.sh
@@ -100,6 +107,7 @@ while [ $# -gt 0 ]; do
 	--size) [ $# -ge 2 ] || die "--size needs a value"; SIZE_MIB=$2; shift 2 ;;
 	--size=*) SIZE_MIB=${1#*=}; shift ;;
 	--no-stats) STATS=0; shift ;;
+	--cpu) STATS=0; CPU=1; shift ;;
 	--contention) CONTENTION=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; die "unknown argument '$1'" ;;
@@ -254,6 +262,10 @@ stop_tool() {
 	fi
 }
 
+# Busy clock ticks of all CPUs so far (/proc/stat: user, nice, system, irq,
+# softirq): awk, not python, so that reading it adds next to nothing.
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+
 # Microseconds some task has waited for a CPU since boot; empty without PSI.
 cpu_wait_us() {
 	awk '/^some/ { sub("total=", "", $5); print $5 }' /proc/pressure/cpu 2>/dev/null || true
@@ -290,6 +302,9 @@ LOOP=$(losetup --direct-io=on -f --show "$IMG") || die "losetup --direct-io=on f
 	echo "cost.sh: warning: $LOOP is not using direct I/O" >&2
 if [ "$STATS" = 1 ]; then
 	sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled=1"
+elif [ "$CPU" = 1 ]; then
+	# The stats' clock reads per program run are what --cpu leaves out.
+	sysctl -qw kernel.bpf_stats_enabled=0 || die "cannot set kernel.bpf_stats_enabled=0"
 elif [ "$STATS_OLD" != 0 ]; then
 	echo "cost.sh: warning: --no-stats, but kernel.bpf_stats_enabled is already $STATS_OLD" >&2
 fi
@@ -308,21 +323,28 @@ echo "rounds:   $ROUNDS, order rotating each round; kernel BPF stats $([ "$STATS
 echo
 
 # TOOLS="none iolat iolat-trace1000" runs only those.
+if [ "$CPU" = 1 ]; then TOOLS=${TOOLS:-none iolat biolatency}; fi
 read -r -a TOOLS <<<"${TOOLS:-none iolat iolat-serve iolat-trace1000 biolatency bpftrace floor${IOLAT_OLD:+ old-iolat old-iolat-serve}}"
 RESULTS=$WORK/results.jsonl
+CPU_RESULTS=$WORK/cpu.jsonl
 : >"$RESULTS"
+: >"$CPU_RESULTS"
 for ((r = 0; r < ROUNDS; r++)); do
 	for ((k = 0; k < ${#TOOLS[@]}; k++)); do
 		tool=${TOOLS[$(((k + r) % ${#TOOLS[@]}))]}
 		base=$WORK/r$r-$tool
 		if [ "$tool" = none ]; then
+			busy0=$(busy_ticks)
 			run_fio "$base.fio.json"
+			busy1=$(busy_ticks)
 			python3 "$HERE/cost_report.py" sample "$tool" "$r" "$base.fio.json" "$CPU_WAIT" \
 				>>"$RESULTS"
 		else
 			start_tool "$tool" "$base.log"
 			bpftool prog show -j >"$base.before.json"
+			busy0=$(busy_ticks)
 			run_fio "$base.fio.json"
+			busy1=$(busy_ticks)
 			bpftool prog show -j >"$base.after.json"
 			kill -0 "$TOOL_PID" 2>/dev/null || { cat "$base.log" >&2; die "$tool died during fio"; }
 			# A tool may load or attach more programs while it runs (iolat does, on demand).
@@ -333,11 +355,19 @@ for ((r = 0; r < ROUNDS; r++)); do
 			python3 "$HERE/cost_report.py" sample "$tool" "$r" "$base.fio.json" "$CPU_WAIT" \
 				"$base.before.json" "$base.after.json" "$TOOL_IDS" >>"$RESULTS"
 		fi
+		if [ "$CPU" = 1 ]; then
+			python3 "$HERE/cost_cpu.py" sample "$tool" "$r" "$base.fio.json" \
+				"$busy0" "$busy1" >>"$CPU_RESULTS"
+		fi
 	done
 done
 
 echo
 python3 "$HERE/cost_report.py" table "$RESULTS"
+if [ "$CPU" = 1 ]; then
+	echo
+	python3 "$HERE/cost_cpu.py" table "$CPU_RESULTS"
+fi
 
 # Nothing the tools loaded may outlive them (program freeing is deferred a little).
 left=""
