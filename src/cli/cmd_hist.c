@@ -273,7 +273,7 @@ static void print_text(const struct hist_args *a, struct collector *c, const str
 		}
 	}
 	render_untrue_text(stdout, collector_stat_growth(c, IOLAT_STAT_UNTRUE_STAMPS, untrue_seen),
-			   collector_plug_clock(c) && !collector_restamping(c));
+			   collector_keeps_cached_stamps(c));
 	putchar('\n');
 }
 

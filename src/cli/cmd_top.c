@@ -345,7 +345,7 @@ static void print_text(const struct table *t, struct collector *c, uint64_t *unt
 		       v[COL_RP99], v[COL_WP50], v[COL_WP90], v[COL_WP99]);
 	}
 	render_untrue_text(stdout, collector_stat_growth(c, IOLAT_STAT_UNTRUE_STAMPS, untrue_seen),
-			   collector_plug_clock(c) && !collector_restamping(c));
+			   collector_keeps_cached_stamps(c));
 	putchar('\n');
 }
 

@@ -464,14 +464,9 @@ bool collector_fallback_attached(const struct collector *c)
 	return c->fallback_on;
 }
 
-bool collector_plug_clock(const struct collector *c)
+bool collector_keeps_cached_stamps(const struct collector *c)
 {
-	return c->plug_clock;
-}
-
-bool collector_restamping(const struct collector *c)
-{
-	return c->restamp;
+	return c->plug_clock && !c->restamp;
 }
 
 const struct bucket_table *collector_lat_table(const struct collector *c)

@@ -184,11 +184,11 @@ struct hist_map_info {
 void collector_hist_map(const struct collector *c, struct hist_map_info *out);
 bool collector_fallback_attached(const struct collector *c);
 
-/* The kernel caches its clock in the plug (6.9+): stamps may be one time. */
-bool collector_plug_clock(const struct collector *c);
-/* And the collector replaces such stamps by its own times (bpf/iolat.bpf.c,
- * "Restamping"); false on a plug-clock kernel leaves them untrue. */
-bool collector_restamping(const struct collector *c);
+/* The kernel caches its clock in the plug (6.9+), so a request's stamps
+ * may be one time, and the collector does not replace them by its own
+ * (bpf/iolat.bpf.c, "Restamping"; off only by a test knob): its views there
+ * are untrue, and the commands say so. */
+bool collector_keeps_cached_stamps(const struct collector *c);
 
 /*
  * The collector's maps as collector_open would size them with opts on host

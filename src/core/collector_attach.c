@@ -125,10 +125,11 @@ int collector_attach_needed(struct collector *c)
 	if (!rc && c->key_process)
 		rc = collector_attach_tp(c, c->prog[TP_IO_START] ? TP_IO_START : TP_RQ_INSERT);
 
-	if (!rc && c->restamp)
+	if (!rc && c->restamp) {
 		rc = collector_attach_tp(c, TP_RQ_ISSUE);
-	if (!rc && c->restamp)
-		rc = collector_attach_tp(c, TP_IO_START);
+		if (!rc)
+			rc = collector_attach_tp(c, TP_IO_START);
+	}
 	if (!rc && c->skel->bss->saw_unstamped)
 		rc = attach_fallback(c);
 	if (!rc && !c->link[TP_BIO_QUEUE] && bio_disk_active())
