@@ -125,6 +125,17 @@ bool rows_empty(const struct iolat_kval *v)
 	return true;
 }
 
+int rows_next_rest(const struct rows *r, uint32_t from, struct iolat_key *k)
+{
+	for (uint32_t i = from; i < r->cap; i++) {
+		if (r->key[i].state != IOLAT_ROW_LIVE || r->folded[i] || rows_empty(&r->val[i]))
+			continue;
+		*k = (struct iolat_key){ .dev = r->key[i].dev, .op = r->key[i].op };
+		return (int)i;
+	}
+	return -1;
+}
+
 /* Keys are disk and op only: the programs count in rows where they can. */
 bool collector_rows_wanted(const struct collector_opts *o)
 {

@@ -54,4 +54,12 @@ const struct iolat_kval *rows_add(struct rows *r, const struct iolat_kval *raw, 
 /* Whether v counted nothing (every completion is in the device view). */
 bool rows_empty(const struct iolat_kval *v);
 
+/*
+ * The first live row from `from` on that this pass has not folded (its key
+ * was not in the hash map) and that counted something, with its key in *k:
+ * its index, or -1. A fold adds r->val[row] to k's series: a key's value is
+ * its hash value plus its row's, and either may be 0.
+ */
+int rows_next_rest(const struct rows *r, uint32_t from, struct iolat_key *k);
+
 #endif

@@ -38,19 +38,14 @@ static struct series *fold_key(struct collector *c, struct snapshot_store *st,
  * key's value is its hash value plus its row's, and either may be 0. */
 static int fold_rows_rest(struct collector *c, struct snapshot_store *st)
 {
-	static const struct iolat_kval none;
-	struct rows *r = &c->rows;
+	struct iolat_key k;
 
-	for (uint32_t i = 0; i < r->cap; i++) {
-		struct iolat_key k = { .dev = r->key[i].dev, .op = r->key[i].op };
-		struct series *s;
+	for (int i = 0; (i = rows_next_rest(&c->rows, (uint32_t)i, &k)) >= 0; i++) {
+		struct series *s = snapshot_store_live(st, &k);
 
-		if (r->key[i].state != IOLAT_ROW_LIVE || r->folded[i] || rows_empty(&r->val[i]))
-			continue;
-		s = snapshot_store_live(st, &k);
 		if (!s)
 			return -ENOMEM;
-		histo_fold_spans(&s->val, rows_add(r, &none, 1, (int)i), 1, s->span);
+		histo_fold_spans(&s->val, &c->rows.val[i], 1, s->span);
 	}
 	return 0;
 }

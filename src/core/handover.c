@@ -281,21 +281,17 @@ int handover_map_slots(struct handover *h, const struct bucket_table *lat,
 static int fold_rows_rest(struct handover *h, struct rows *r, struct snapshot_store *mine,
 			  struct snapshot_store *into)
 {
-	static const struct iolat_kval none;
+	struct iolat_key key;
 	int rc = 0;
 
-	for (uint32_t i = 0; !rc && i < r->cap; i++) {
-		struct iolat_key key = { .dev = r->key[i].dev, .op = r->key[i].op };
+	for (int i = 0; !rc && (i = rows_next_rest(r, (uint32_t)i, &key)) >= 0; i++) {
+		struct series *s = snapshot_store_live(mine, &key);
 		struct iolat_val before;
-		struct series *s;
 
-		if (r->key[i].state != IOLAT_ROW_LIVE || r->folded[i] || rows_empty(&r->val[i]))
-			continue;
-		s = snapshot_store_live(mine, &key);
 		if (!s)
 			return -ENOMEM;
 		before = s->val;
-		histo_fold(&s->val, rows_add(r, &none, 1, (int)i), 1);
+		histo_fold(&s->val, &r->val[i], 1);
 		rc = keep_change(h, into, s, &before);
 	}
 	return rc;
