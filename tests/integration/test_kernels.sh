@@ -355,8 +355,13 @@ PY
 	# --shown-only p99: the p99 of 128 or 512 requests is one or two of
 	# them, and a vCPU stopped by the host between two programs' clock
 	# reads moved one by 130-270 us (6.1, split reads, exact stamps).
+	# --rank-slack 1: such a request moves p90 too where the requests'
+	# times have a gap at its rank (5.10, split reads, exact stamps: p90
+	# 138 us low, p50 and mean within 23 us); p50/p90 are held to within
+	# their bound of the reference one rank either side.
 	for w in split aread; do
-		python3 tests/integration/stamp_truth.py --allow-us 60 --shown-only p99 --label "truth $k $w: " \
+		python3 tests/integration/stamp_truth.py --allow-us 60 --rank-slack 1 --shown-only p99 \
+			--label "truth $k $w: " \
 			"$WORK/truth-$k-$w.hist" "$WORK/truth-$k-$w.trace" || OFF+=("$k $w")
 	done
 	# The plain reads' lines are shown, not held to the bound: under TCG a
