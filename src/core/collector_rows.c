@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/collector_internal.h"
+#include "core/histo.h"
 
 int rows_open(struct rows *r, int keys_fd, int vals_fd, int nvals, size_t stride, uint32_t cap)
 {
@@ -50,26 +51,6 @@ void rows_free(struct rows *r)
 	r->cap = 0;
 }
 
-/* dst += src: counters mod 2^32 (as the kernel's wrap), sums, maxima. */
-static void kval_add(struct iolat_kval *dst, const struct iolat_kval *src)
-{
-	const uint32_t *s = (const uint32_t *)src->lat_slots;
-	uint32_t *d = (uint32_t *)dst->lat_slots;
-	size_t words = (sizeof(dst->lat_slots) + sizeof(dst->size_slots)) / sizeof(uint32_t);
-
-	dst->bytes += src->bytes;
-	for (int v = 0; v < IOLAT_VIEW_COUNT; v++) {
-		dst->lat[v].sum_ns += src->lat[v].sum_ns;
-		if (src->lat[v].max_ns > dst->lat[v].max_ns)
-			dst->lat[v].max_ns = src->lat[v].max_ns;
-		dst->unseen[v] += src->unseen[v];
-	}
-	dst->errors += src->errors;
-	/* lat_slots and size_slots lie one after the other (iolat.h). */
-	for (size_t i = 0; i < words; i++)
-		d[i] += s[i];
-}
-
 void rows_read_one(struct rows *r, uint32_t row)
 {
 	struct iolat_kval one;
@@ -82,7 +63,7 @@ void rows_read_one(struct rows *r, uint32_t row)
 	for (int i = 0; i < r->nvals; i++) {
 		memset(&one, 0, sizeof(one));
 		memcpy(&one, r->raw + (size_t)i * r->stride, part);
-		kval_add(&r->val[row], &one);
+		histo_kval_add(&r->val[row], &one);
 	}
 }
 
@@ -111,7 +92,7 @@ const struct iolat_kval *rows_add(struct rows *r, const struct iolat_kval *raw, 
 {
 	r->sum = r->val[row];
 	for (int i = 0; i < n; i++)
-		kval_add(&r->sum, &raw[i]);
+		histo_kval_add(&r->sum, &raw[i]);
 	return &r->sum;
 }
 

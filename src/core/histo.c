@@ -37,26 +37,28 @@ static void fold32(__u64 *acc, uint32_t now)
 	*acc += (uint32_t)(now - (uint32_t)*acc);
 }
 
-/* tot = the sum of n kernel values: counters mod 2^32, maxima the largest. */
+void histo_kval_add(struct iolat_kval *dst, const struct iolat_kval *src)
+{
+	dst->bytes += src->bytes;
+	dst->errors += src->errors;
+	for (size_t i = 0; i < IOLAT_SIZE_SLOTS; i++)
+		dst->size_slots[i] += src->size_slots[i];
+	for (size_t v = 0; v < IOLAT_VIEW_COUNT; v++) {
+		dst->unseen[v] += src->unseen[v];
+		dst->lat[v].sum_ns += src->lat[v].sum_ns;
+		if (src->lat[v].max_ns > dst->lat[v].max_ns)
+			dst->lat[v].max_ns = src->lat[v].max_ns;
+		for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
+			dst->lat_slots[v][i] += src->lat_slots[v][i];
+	}
+}
+
+/* tot = the sum of n kernel values. */
 static void kval_sum(struct iolat_kval *tot, const struct iolat_kval *raw, int n)
 {
 	*tot = raw[0];
-	for (int cpu = 1; cpu < n; cpu++) {
-		const struct iolat_kval *r = &raw[cpu];
-
-		tot->bytes += r->bytes;
-		tot->errors += r->errors;
-		for (size_t i = 0; i < IOLAT_SIZE_SLOTS; i++)
-			tot->size_slots[i] += r->size_slots[i];
-		for (size_t v = 0; v < IOLAT_VIEW_COUNT; v++) {
-			tot->unseen[v] += r->unseen[v];
-			tot->lat[v].sum_ns += r->lat[v].sum_ns;
-			if (r->lat[v].max_ns > tot->lat[v].max_ns)
-				tot->lat[v].max_ns = r->lat[v].max_ns;
-			for (size_t i = 0; i < IOLAT_LAT_SLOTS; i++)
-				tot->lat_slots[v][i] += r->lat_slots[v][i];
-		}
-	}
+	for (int cpu = 1; cpu < n; cpu++)
+		histo_kval_add(tot, &raw[cpu]);
 }
 
 /* The span of the non-zero slots among n: [lo, hi), [n, n) if none. */

@@ -20,6 +20,10 @@
  */
 void histo_add(struct iolat_val *dst, const struct iolat_val *src);
 
+/* dst += src, for kernel values (struct iolat_kval): counters mod 2^32, as
+ * the kernel's wrap; sums; maxima the larger. */
+void histo_kval_add(struct iolat_kval *dst, const struct iolat_kval *src);
+
 /*
  * Advances acc, the series a kernel value has counted so far, to what the
  * kernel values raw[0..n) (one per CPU, or one shared) hold now: each
