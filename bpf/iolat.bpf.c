@@ -45,6 +45,8 @@ const volatile bool key_size_class = false;
 const volatile bool key_process = false;  /* submitting process, from block_io_start */
 const volatile bool force_rq_map = false; /* testing: ignore struct request times */
 const volatile bool restamp = false;	  /* plug-clock kernel: see "Restamping" */
+/* The restamps table's slots, log2: sized from the requests in flight. */
+const volatile __u32 restamp_slots_log2 = 13; /* RESTAMP_SLOTS */
 /* QUEUE_FLAG_STATS, or IOLAT_QUEUE_STATS_BIT_UNKNOWN */
 const volatile __u32 queue_stats_bit = IOLAT_QUEUE_STATS_BIT_UNKNOWN;
 
@@ -244,15 +246,17 @@ static struct iolat_kval zero_val;
  * The record is a slot of a direct-mapped array indexed by a hash of the
  * request's address: no hashing helper, no allocation; a request whose slot
  * another took keeps the kernel's stamp, and its completion says so
- * (untrue_stamps). In interrupt context the kernel ignores the plug
- * (in_task()), so a prediction made there does not match the stamp and is
+ * (untrue_stamps). User space sizes the table (restamp_slots_log2) to eight
+ * slots per request the disks can hold at once (src/core/mapsize.h), so
+ * that takes every disk's every tag busy to cost one request in eight. In interrupt context the
+ * kernel ignores the plug (in_task()), so a prediction made there does not match the stamp and is
  * not used. Two CPUs writing one slot at once may leave a mix of two
  * requests' records; the check of rq and of the cached value against the
  * stamp keeps that from timing a request by another's times unless both
  * came from one plug, a few microseconds apart at worst.
  */
-#define RESTAMP_SLOTS_LOG2 13
-#define RESTAMP_SLOTS (1u << RESTAMP_SLOTS_LOG2)
+/* The table as the object has it; the collector sizes it before load. */
+#define RESTAMP_SLOTS 8192
 /* cached[IOLAT_VIEW_TOTAL] when the creation found the plug's clock unset:
  * the kernel reads a fresh time for the start stamp, which is true. */
 #define RESTAMP_FRESH 1
@@ -291,7 +295,7 @@ static __always_inline __u64 rq_id(struct request *rq, bool direct)
  * spaced addresses) over distinct slots. */
 static __always_inline struct restamp_rec *restamp_slot(__u64 id)
 {
-	__u32 i = (__u32)((id * 0x9E3779B97F4A7C15ULL) >> (64 - RESTAMP_SLOTS_LOG2));
+	__u32 i = (__u32)((id * 0x9E3779B97F4A7C15ULL) >> (64 - restamp_slots_log2));
 
 	return bpf_map_lookup_elem(&restamps, &i);
 }

@@ -51,6 +51,8 @@ static void print_plan(const char *what, const struct collector_opts *o, const s
 		for (int k = 0; k < MAPSIZE_COUNT; k++)
 			if (planned(m, n, hist, k) == i)
 				printf("    why: %s\n", p.why[k]);
+		if (!strcmp(m[i].name, "restamps"))
+			printf("    why: %s\n", p.restamp_why);
 	}
 	printf("  total: %.1f MiB", (double)total / (1 << 20));
 	if (p.mem_limit)

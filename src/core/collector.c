@@ -71,6 +71,7 @@ static void size_maps(struct iolat_bpf *skel, const struct collector_opts *o,
 				  .dense_rows = collector_rows_wanted(o),
 				  .workloads = o->workloads };
 
+	w.restamp_value_size = bpf_map__value_size(skel->maps.restamps);
 	memcpy(w.set, o->map_size, sizeof(w.set));
 	for (int m = 0; m < MAPSIZE_COUNT; m++) {
 		w.key_size[m] = bpf_map__key_size(maps[m]);
@@ -85,7 +86,21 @@ static void size_maps(struct iolat_bpf *skel, const struct collector_opts *o,
 	bpf_map__set_max_entries(p->shared ? skel->maps.hists : skel->maps.hists_shared, 1);
 	for (int m = 0; m < MAPSIZE_COUNT; m++)
 		bpf_map__set_max_entries(maps[m], p->entries[m]);
+	bpf_map__set_max_entries(skel->maps.restamps, p->restamp_slots);
 	collector_rows_size(skel, p);
+}
+
+/* The restamps table as planned where restamping is on, else one slot;
+ * the programs hash into as many slots as planned. */
+static void size_restamps(struct collector *c, struct iolat_bpf__rodata *ro)
+{
+	uint32_t slots = c->plan.restamp_slots, log2 = 0;
+
+	while ((1u << log2) < slots)
+		log2++;
+	ro->restamp_slots_log2 = log2;
+	if (!c->restamp)
+		bpf_map__set_max_entries(c->skel->maps.restamps, 1);
 }
 
 /* The host to size the maps for: the one described in o, or this one. */
@@ -129,6 +144,7 @@ static void configure(struct collector *c, const struct collector_opts *o,
 	    pr->queue_stats_bit >= 0 ? (__u32)pr->queue_stats_bit : IOLAT_QUEUE_STATS_BIT_UNKNOWN;
 	host_of(o, c->ncpus, &host);
 	size_maps(c->skel, o, &host, &c->plan);
+	size_restamps(c, ro);
 	c->shared = c->plan.shared;
 	ro->shared_values = c->shared;
 	ro->dense_rows = c->plan.rows > 0;

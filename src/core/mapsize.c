@@ -95,6 +95,43 @@ static void size_starts(const struct mapsize_host *h, uint32_t cpus, struct maps
 		 "as rq_starts: bio-based disks (dm, md) pass their bios to the disks below");
 }
 
+static uint64_t restamp_bytes(const struct mapsize_want *w, const struct mapsize_plan *p)
+{
+	struct map_def d = { .type = BPF_MAP_TYPE_ARRAY,
+			     .key_size = sizeof(uint32_t),
+			     .value_size = w->restamp_value_size,
+			     .max_entries = p->restamp_slots };
+
+	return mapmem_bytes(&d, 1);
+}
+
+/* The restamps table from the requests in flight (mapsize.h), halved
+ * (not below its floor) while it takes more than an eighth of the memory
+ * share. A kernel without the plug clock never uses it: the collector
+ * then shrinks it to one slot. */
+static void size_restamps(const struct mapsize_host *h, const struct mapsize_want *w,
+			  struct mapsize_plan *p)
+{
+	uint64_t need = h->inflight * MAPSIZE_RESTAMPS_PER_REQUEST;
+
+	p->restamp_slots =
+	    (uint32_t)clamp_u64(pow2_at_least(need), MAPSIZE_RESTAMPS_MIN, MAPSIZE_RESTAMPS_MAX);
+	snprintf(p->restamp_why, sizeof(p->restamp_why),
+		 "%d x %" PRIu64 " requests the disks hold at once, as a power of two from %d "
+		 "to %d (used on 6.9+ kernels only)",
+		 MAPSIZE_RESTAMPS_PER_REQUEST, h->inflight, MAPSIZE_RESTAMPS_MIN,
+		 MAPSIZE_RESTAMPS_MAX);
+	while (p->mem_limit && p->restamp_slots > MAPSIZE_RESTAMPS_MIN &&
+	       restamp_bytes(w, p) > p->mem_limit / 8) {
+		p->restamp_slots /= 2;
+		p->mem_bound = true;
+		snprintf(p->restamp_why, sizeof(p->restamp_why),
+			 "halved to fit 1/8 of the maps' share of MemTotal (%" PRIu64 " MiB)",
+			 p->mem_limit >> 20);
+	}
+	p->restamp_bytes = restamp_bytes(w, p);
+}
+
 static void size_comms(const struct mapsize_want *w, uint32_t cpus, struct mapsize_plan *p)
 {
 	uint64_t lru = (uint64_t)cpus * MAPSIZE_LRU_PER_CPU, need;
@@ -184,6 +221,7 @@ static void size_hists(const struct mapsize_host *h, const struct mapsize_want *
 
 	for (int m = MAPSIZE_RQ_STARTS; m < MAPSIZE_COUNT; m++)
 		others += map_bytes(w, m, BPF_MAP_TYPE_LRU_HASH, p->entries[m], cpus);
+	others += p->restamp_bytes;
 	if (p->mem_limit && budget > (p->mem_limit > others ? p->mem_limit - others : 0)) {
 		budget = p->mem_limit > others ? p->mem_limit - others : 0;
 		p->mem_bound = true;
@@ -236,6 +274,7 @@ void mapsize_plan(const struct mapsize_host *h, const struct mapsize_want *w,
 	memset(out, 0, sizeof(*out));
 	out->mem_limit = h->mem_bytes / MAPSIZE_MEM_SHARE;
 	size_starts(h, cpus, out);
+	size_restamps(h, w, out);
 	size_comms(w, cpus, out);
 	if (out->mem_limit)
 		fit_starts(w, cpus, out);

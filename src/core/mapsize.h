@@ -57,6 +57,14 @@ enum mapsize_map {
 #define MAPSIZE_STARTS_MIN 4096
 #define MAPSIZE_STARTS_MAX 65536
 #define MAPSIZE_COMMS_MIN 4096
+/* The restamps table (bpf/iolat.bpf.c, "Restamping"), direct-mapped by a
+ * hash of the request: a request loses its record when another in flight
+ * takes the slot, so the slots are this many times the requests the disks
+ * can hold at once (a request's chance of losing it: at most 1 in this,
+ * with every tag of every disk busy), a power of two within these. */
+#define MAPSIZE_RESTAMPS_PER_REQUEST 8
+#define MAPSIZE_RESTAMPS_MIN 8192
+#define MAPSIZE_RESTAMPS_MAX 262144
 /* Requests a described host's disk holds at once when not told (check). */
 #define MAPSIZE_DEFAULT_QUEUE 1024
 /* serve's workloads.max (its label sets) by default and at most; check's
@@ -89,12 +97,16 @@ struct mapsize_want {
 	uint32_t set[MAPSIZE_COUNT]; /* the operator's sizes; 0: choose */
 	/* Each map's key and value bytes (the BPF object's), for the memory. */
 	uint32_t key_size[MAPSIZE_COUNT], value_size[MAPSIZE_COUNT];
+	uint32_t restamp_value_size; /* a restamps slot's bytes */
 };
 
 struct mapsize_plan {
 	uint32_t entries[MAPSIZE_COUNT];
-	bool shared;		       /* histogram values: one per key, not per CPU */
-	uint32_t rows;		       /* dense rows (rows, rows_shared); 0: unused */
+	bool shared;		/* histogram values: one per key, not per CPU */
+	uint32_t rows;		/* dense rows (rows, rows_shared); 0: unused */
+	uint32_t restamp_slots; /* the restamps table, where it is used */
+	uint64_t restamp_bytes; /* its kernel memory */
+	char restamp_why[160];
 	uint64_t bytes[MAPSIZE_COUNT]; /* each one's kernel memory (mapmem) */
 	char why[MAPSIZE_COUNT][320];  /* how each size was reached, in words */
 	bool set[MAPSIZE_COUNT];       /* the operator's size */

@@ -16,10 +16,10 @@ plan_entries() {
 }
 
 # sized_kib FILE SECTION: the KiB of the maps whose size is chosen (the
-# histogram map in use, the start-time maps and comms) in one section.
+# histogram map in use, the start-time maps, comms and restamps) in one section.
 sized_kib() {
 	awk -v sect="$2" '/^[^ ]/ { on = index($0, sect) == 1; shared = /shared/ }
-		on && ($1 == (shared ? "hists_shared" : "hists") || $1 == "rq_starts" || $1 == "bio_starts" || $1 == "comms") { kib += $5 }
+		on && ($1 == (shared ? "hists_shared" : "hists") || $1 == "rq_starts" || $1 == "bio_starts" || $1 == "comms" || $1 == "restamps") { kib += $5 }
 		END { print kib }' "$1"
 }
 
@@ -112,12 +112,18 @@ done
 assert_eq "fleet hists_shared" 6144 "$(plan_entries "$WORK/fleet" "iolat serve" hists_shared)"
 grep -q "why: 24576 requests the disks hold at once .* + 192 CPUs x 128 (LRU free lists) = 49152" "$WORK/fleet" ||
 	fail "the fleet's rq_starts reason"
+# The restamps table: 8 slots a request, 8 x 24576 -> 262144 (the cap).
+assert_eq "fleet restamps" 262144 "$(plan_entries "$WORK/fleet" "iolat serve" restamps)"
+grep -q "why: 8 x 24576 requests the disks hold at once, as a power of two from 8192 to 262144" "$WORK/fleet" ||
+	fail "the fleet's restamps reason"
 # Twice the disks' queues: the same cap; a host of 8 CPUs and 4 disks: the floor.
 "$IOLAT" check --memory --cpus 8 --disks 4 --queue-depth 256 >"$WORK/few" || fail "check --memory (few)"
 assert_eq "rq_starts on 8 CPUs, 4 disks of 256" 4096 "$(plan_entries "$WORK/few" "iolat serve" rq_starts)"
+assert_eq "restamps on 4 disks of 256: 8 x 1024" 8192 "$(plan_entries "$WORK/few" "iolat serve" restamps)"
 "$IOLAT" check --memory --cpus 8 --disks 64 --queue-depth 256 >"$WORK/more" || fail "check --memory (more)"
 assert_eq "rq_starts on 8 CPUs, 64 disks of 256" 32768 "$(plan_entries "$WORK/more" "iolat serve" rq_starts)"
-echo "ok: the start-time maps follow the disks' queues and the CPUs"
+assert_eq "restamps on 64 disks of 256: 8 x 16384" 131072 "$(plan_entries "$WORK/more" "iolat serve" restamps)"
+echo "ok: the start-time maps and the restamps table follow the disks' queues and the CPUs"
 
 # A small host: 4 CPUs, 2 disks, 512 MiB. The sized maps take at most 1/32
 # of it (16 MiB), so serve's histogram map holds fewer keys than the 6144

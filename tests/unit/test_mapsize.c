@@ -26,7 +26,8 @@ static struct mapsize_want want(uint64_t budget, bool workload, uint32_t cap)
 				  .key_workload = workload,
 				  .workloads = cap,
 				  .key_size = { 40, 8, 8, 4 },
-				  .value_size = { HIST_VALUE, 40, 24, 16 } };
+				  .value_size = { HIST_VALUE, 40, 24, 16 },
+				  .restamp_value_size = 40 };
 
 	return w;
 }
@@ -51,6 +52,9 @@ static void test_this_kind_of_host(void **state)
 	assert_non_null(strstr(p.why[MAPSIZE_HISTS], "per-CPU values"));
 	assert_non_null(strstr(p.why[MAPSIZE_RQ_STARTS], "1408 requests"));
 	assert_non_null(strstr(p.why[MAPSIZE_COMMS], "unused"));
+	/* The restamps table: 8 x 1408 = 11264 -> 16384. */
+	assert_int_equal(p.restamp_slots, 16384);
+	assert_non_null(strstr(p.restamp_why, "8 x 1408 requests"));
 
 	/* serve: keyed by cgroup, 500 workloads: (500 + 1) x 2 disks x 3 ops
 	 * = 3006, twice in 1024s: 6144, under the budget's 8192. */
@@ -88,6 +92,10 @@ static void test_fleet_host(void **state)
 	assert_int_equal(p.entries[MAPSIZE_RQ_STARTS], 65536);
 	assert_int_equal(p.entries[MAPSIZE_BIO_STARTS], 65536);
 	assert_int_equal(p.entries[MAPSIZE_HISTS], 6144);
+	/* 8 x 24576 -> 262144 (the cap): 10 MiB. */
+	assert_int_equal(p.restamp_slots, MAPSIZE_RESTAMPS_MAX);
+	assert_true(p.restamp_bytes >= 262144ULL * 40);
+	total = p.restamp_bytes;
 	for (int m = 0; m < MAPSIZE_COUNT; m++)
 		total += p.bytes[m];
 	assert_true(total <= 64 * MIB);
@@ -116,6 +124,7 @@ static void test_small_memory(void **state)
 	(void)state;
 	mapsize_plan(&h, &w, &p);
 	assert_true(p.mem_bound);
+	total = p.restamp_bytes;
 	for (int m = 0; m < MAPSIZE_COUNT; m++)
 		total += p.bytes[m];
 	assert_true(total <= 16 * MIB);
@@ -130,11 +139,16 @@ static void test_small_memory(void **state)
 	assert_int_equal(p.entries[MAPSIZE_RQ_STARTS], MAPSIZE_STARTS_MIN);
 	assert_int_equal(p.entries[MAPSIZE_HISTS], MAPSIZE_HIST_MIN_KEYS);
 	assert_non_null(strstr(p.why[MAPSIZE_RQ_STARTS], "halved"));
+	/* The restamps table: 8 x 65536 -> 262144, halved to its floor
+	 * (1 MiB share / 8 is less than the floor's 320 KiB). */
+	assert_int_equal(p.restamp_slots, MAPSIZE_RESTAMPS_MIN);
+	assert_non_null(strstr(p.restamp_why, "halved"));
 	/* Unknown memory: no bound. */
 	h.mem_bytes = 0;
 	mapsize_plan(&h, &w, &p);
 	assert_false(p.mem_bound);
 	assert_int_equal(p.entries[MAPSIZE_RQ_STARTS], 65536);
+	assert_int_equal(p.restamp_slots, MAPSIZE_RESTAMPS_MAX);
 }
 
 static void test_process_and_overrides(void **state)
