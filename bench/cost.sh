@@ -73,8 +73,11 @@ bound-dense (per disk and op, a per-CPU array indexed by the queue's id),
 bound-kval (bound-disk with iolat's key and 5 KiB value), bound-views (that
 with both views, sums, maxima, size slot and bytes: iolat's account() by bit
 length), bound-views-dense (bound-views found by a dense index by queue id
-and op, as iolat's rows are) and bound-cgroup (bound-views keyed by cgroup too, one shared value
-per key, atomic adds: serve's shape).
+and op, as iolat's rows are), bound-cgroup (bound-views keyed by cgroup too, one shared value
+per key, atomic adds: serve's shape) and bound-restamp (three programs: a clock
+read at creation and at issue where a plug caches the kernel's stamps, and
+bound-views-dense timed from them: the least that keeps both views true on
+6.9+, to set against biolatency's two programs).
 
 Examples:
   bash bench/cost.sh                          3 rounds x 10 s, about 3 minutes
@@ -84,6 +87,7 @@ Examples:
   TOOLS="iolat iolat-serve floor" bash bench/cost.sh --contention
   TOOLS="iolat floor bound-empty bound-clock bound-slot bound-disk" bash bench/cost.sh
   TOOLS="iolat iolat-serve bound-slot bound-disk bound-dense bound-views bound-views-dense bound-cgroup" bash bench/cost.sh
+  TOOLS="iolat biolatency bound-empty bound-restamp" bash bench/cost.sh
 EOF
 }
 
@@ -168,7 +172,7 @@ prog_ids_of() {
 
 # Starts a tool in the background and waits until its programs are attached.
 start_tool() {
-	local tool=$1 log=$2 banner ids="" prev="" i
+	local tool=$1 log=$2 banner ids="" prev="" i progs
 	local bin=$IOLAT
 	case "$tool" in
 	old-*) bin=$IOLAT_OLD; tool=${tool#old-} ;;
@@ -205,7 +209,11 @@ start_tool() {
 	bound-*)
 		{ [ -x "$BPFLOAD" ] && [ -f "$BOUND" ]; } ||
 			die "no $BPFLOAD or $BOUND: build them with 'make OUT=$(dirname "$IOLAT") helpers'"
-		"$BPFLOAD" "$BOUND" "$(echo "bound_${tool#bound-}" | tr - _)" >"$log" 2>&1 &
+		progs=$(echo "bound_${tool#bound-}" | tr - _)
+		# The restamp bound is three programs (creation, issue, completion).
+		[ "$tool" = bound-restamp ] &&
+			progs=bound_restamp_start,bound_restamp_issue,bound_restamp_complete
+		"$BPFLOAD" "$BOUND" "$progs" >"$log" 2>&1 &
 		banner="attached" ;;
 	esac
 	TOOL_PID=$!
