@@ -57,6 +57,10 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf -Wall -Werror
+# Benchmarks only (bench/breakdown.sh): IOLAT_BENCH_WITHOUT_* defines that
+# leave one part out of the programs, to measure what it costs. Such a build
+# counts wrongly by design; nothing else sets this.
+BPF_CFLAGS += $(BENCH_BPF_DEFS)
 # Testing only (tests/integration/test_upgrade.sh): LAYOUT_NEXT=1 builds the
 # "next release", whose kernel values have a field more and whose map layout
 # is one version on (bpf/iolat.h), to hand over to and roll back from.

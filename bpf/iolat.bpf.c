@@ -50,6 +50,16 @@ const volatile __u32 restamp_slots_log2 = 13; /* RESTAMP_SLOTS */
 /* QUEUE_FLAG_STATS, or IOLAT_QUEUE_STATS_BIT_UNKNOWN */
 const volatile __u32 queue_stats_bit = IOLAT_QUEUE_STATS_BIT_UNKNOWN;
 
+/*
+ * Benchmarks only: bench/breakdown.sh builds the object with one
+ * IOLAT_BENCH_WITHOUT_* defined at a time (the Makefile's BENCH_BPF_DEFS),
+ * to measure what that part of the completion costs: SELFCOST (issue 28's
+ * run counter and sampled clock reads), CELLS (slots by bit length instead
+ * of the bucket cells), STAMP_STATS (the same_stamps, restamped and
+ * untrue_stamps counters), RESTAMP_READ (the completion's restamps lookup).
+ * Such a build counts wrongly by design and is never installed.
+ */
+
 const volatile bool shared_values = false; /* count in hists_shared, atomically */
 const volatile bool dense_rows = false;	   /* keys are disk and op only: "Dense rows" */
 
@@ -351,6 +361,9 @@ static __always_inline void restamp_note(struct request *rq, int view, bool dire
 
 static __always_inline __u32 lat_slot(__u64 ns)
 {
+#ifdef IOLAT_BENCH_WITHOUT_CELLS
+	return iolat_bit_length(ns) & (IOLAT_LAT_SLOTS - 1);
+#endif
 	return iolat_slot_of(lat_cells, lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) &
 	       (IOLAT_LAT_SLOTS - 1);
 }
@@ -806,12 +819,14 @@ static __always_inline bool rq_key(struct request *rq, struct iolat_key *key, __
 static __always_inline void count_rq(struct iolat_key *key, const struct rq_facts *f,
 				     const struct io_done *c)
 {
+#ifndef IOLAT_BENCH_WITHOUT_STAMP_STATS
 	if (f->same_stamps)
 		stat_inc(&stats, IOLAT_STAT_SAME_STAMPS);
 	if (f->restamped)
 		stat_inc(&stats, IOLAT_STAT_RESTAMPED);
 	if (f->untrue)
 		stat_inc(&stats, IOLAT_STAT_UNTRUE_STAMPS);
+#endif
 	key->op = f->op;
 	if (key_flags)
 		key->flags = flags_of(f->cmd_flags);
@@ -915,8 +930,10 @@ static __always_inline int on_rq_complete(struct request *rq, int error, __u32 n
 		return 0;
 	}
 	read_rq(rq, &f, direct);
+#ifndef IOLAT_BENCH_WITHOUT_RESTAMP_READ
 	if (restamp)
 		restamp_rq(rq, &f, direct);
+#endif
 	if (!rq_plain(&f))
 		return count_rq_other(rq, &f, error, nr_bytes, direct);
 	if (!in_window(f.began_ns))
@@ -1138,6 +1155,9 @@ static __always_inline void selfcost_add(__u32 prog, __u64 from_ns)
  * second read; of the two reads' own cost about one read's worth is inside.
  * An interrupt's programs that run inside a timed run are in its time.
  */
+#ifdef IOLAT_BENCH_WITHOUT_SELFCOST
+#define SELF_TIMED(prog, call) (call)
+#else
 #define SELF_TIMED(prog, call)                                                                     \
 	({                                                                                         \
 		__u64 from_ = selfcost_run(prog);                                                  \
@@ -1147,6 +1167,7 @@ static __always_inline void selfcost_add(__u32 prog, __u64 from_ns)
 			selfcost_add(prog, from_);                                                 \
 		rc_;                                                                               \
 	})
+#endif
 
 /* block_rq_complete and block_io_start are (rq, ...) on every kernel,
  * block_bio_complete is (q, bio). */
