@@ -39,6 +39,11 @@ fi
 # yet; its dependencies are those of the binary it will hold.
 if [ "${PREFETCH_SYSTEMD_GUEST:-0}" = 1 ]; then
 	(
+		# Its own clean-ups (a half-built image) when it ends or is
+		# stopped: a subshell does not inherit the EXIT trap.
+		CLEANUPS=()
+		trap cleanup EXIT
+		trap 'exit 143' TERM
 		source tests/vm/systemd_guest.sh
 		deps=$(sg_binary_depends "${OUT:-build}/iolat")
 		[ -n "$deps" ] || { echo "prefetch: no dependencies from ${OUT:-build}/iolat: the test builds the image"; exit 0; }

@@ -183,7 +183,9 @@ sg_prepare_for() {
 		echo "the cached guest image lacks $(echo "$lacks" | paste -sd' '): built again"
 	fi
 	tmp=$(mktemp -d "$SG_DIR.build.XXXXXX") || fail "cannot make a directory beside $SG_DIR"
-	on_exit "rm -rf $tmp"
+	# Not into a file system mmdebstrap may have left mounted there, if
+	# stopped while it builds (run.sh stops tests/vm/prefetch.sh at its end).
+	on_exit "rm -rf --one-file-system $tmp"
 	echo "building the guest's root file system with mmdebstrap (once; cached in $SG_DIR)"
 	if ! sg_build_rootfs "$tmp" "$@"; then
 		tail -n 20 "$tmp/mmdebstrap.log" >&2
