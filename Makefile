@@ -119,6 +119,12 @@ FUZZ_TARGETS := uconfig http webconfig
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(OUT)/fuzz_%)
 FUZZ_SECONDS ?= 60
 TEST_FUZZ_SECONDS ?= 25
+# libFuzzer runs on one CPU: `make fuzz` runs this many targets at once (the
+# host's CPUs), each with a CPU of its own for its FUZZ_SECONDS.
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+# `make test` builds with this many jobs (the host's CPUs); its stages and
+# their tests still run one after another.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_LDLIBS := -lyaml -lcrypt -lnettle -lgnutls -lpthread
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers -Isrc \
 	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -305,9 +311,10 @@ $(FUZZ_BINS): $(OUT)/fuzz_%: fuzz/fuzz_%.c | $(OUT)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(filter %.c,$^) $(FUZZ_LDLIBS) -o $@
 
-# One target after another, so each has the CPU it is given for its time.
+# FUZZ_JOBS targets at once, no more, so each has the CPU it is given for its
+# time; each target's lines together (--output-sync).
 fuzz: $(FUZZ_BINS)
-	$(Q)set -e; for t in $(FUZZ_TARGETS); do $(MAKE) --no-print-directory fuzz-$$t; done
+	$(Q)$(MAKE) --no-print-directory -j$(FUZZ_JOBS) --output-sync=target $(FUZZ_TARGETS:%=fuzz-%)
 
 # Runs over a copy of the seed corpus, so the tree's stays small and chosen.
 # libFuzzer exits non-zero on a crash, leak, timeout or memory blow-up; its
@@ -441,18 +448,25 @@ run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(OUT)/iolat hist
 
+# The stages one after another. Their builds take TEST_JOBS jobs; their
+# tests run one at a time (the unit loop, run.sh), each in a make of its
+# own, so that no make inside a test meets a jobserver it cannot reach.
 test: deps
 	$(Q)$(MAKE) --no-print-directory lint
 	$(Q)$(MAKE) --no-print-directory format-check
-	$(Q)$(MAKE) --no-print-directory unit
-	$(Q)$(MAKE) --no-print-directory unit-nobpf
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) unit
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) unit-nobpf
 	$(Q)$(MAKE) --no-print-directory mixin-check
-	$(Q)$(MAKE) --no-print-directory check-docs
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) check-docs
 	$(Q)$(MAKE) --no-print-directory check-deploy
 	$(Q)$(MAKE) --no-print-directory check-version
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) OUT=build-san SAN=1 build-san/iolat helpers \
+		examples $(UNIT_BINS:$(OUT)/%=build-san/%)
 	$(Q)$(MAKE) --no-print-directory sanitize
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) OUT=build-tsan TSAN=1 build-tsan/iolat helpers examples
 	$(Q)$(MAKE) --no-print-directory tsan
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) $(OUT)/iolat $(OUT)/iolat-static $(HELPER_BINS) examples
 	$(Q)$(MAKE) --no-print-directory integration
 
 # Sanitized build: unit tests, then live runs of `hist` (signals) and `serve`.

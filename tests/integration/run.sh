@@ -16,14 +16,22 @@ for t in tests/integration/test_*.sh; do
 	[ -n "${ONLY:-}" ] && ! [[ "$t" =~ $ONLY ]] && continue
 	selected+=("$t")
 done
-# The guest tests' kernels and tools are downloaded while the tests before
-# them run (tests/vm/prefetch.sh; PREFETCH=0 turns it off). It has a session
-# of its own, so that its apt-get and dpkg go with it when it is stopped.
+# The guest tests' kernels and tools are downloaded, and the systemd
+# guest's image built, while the tests before them run (tests/vm/prefetch.sh;
+# PREFETCH=0 turns it off), each only if a selected test uses it. It has a
+# session of its own, so that its apt-get, dpkg and mmdebstrap go with it
+# when it is stopped.
 prefetch=
-if [ "${PREFETCH:-1}" != 0 ] && [ ${#selected[@]} -gt 0 ] &&
-	grep -lq 'tests/vm/guest\.sh' "${selected[@]}"; then
-	setsid bash tests/vm/prefetch.sh >"$logs/prefetch.log" 2>&1 &
-	prefetch=$!
+uses() { [ ${#selected[@]} -gt 0 ] && grep -lqE "$1" "${selected[@]}"; }
+if [ "${PREFETCH:-1}" != 0 ]; then
+	want_kernels=0 want_image=0
+	uses 'tests/vm/guest\.sh' && want_kernels=1
+	uses 'tests/vm/systemd_guest\.sh' && want_image=1
+	if [ $want_kernels = 1 ] || [ $want_image = 1 ]; then
+		PREFETCH_KERNELS=$want_kernels PREFETCH_SYSTEMD_GUEST=$want_image \
+			setsid bash tests/vm/prefetch.sh >"$logs/prefetch.log" 2>&1 &
+		prefetch=$!
+	fi
 fi
 for t in "${selected[@]}"; do
 	log=$logs/$(basename "$t").log

@@ -44,6 +44,11 @@ VM_FILES=()
 # (vm_add_net).
 VM_DEVICES=()
 VM_NDISKS=0 VM_NNICS=0
+# How many guests a test of several runs at once (GUEST_JOBS; the host's
+# CPUs by default, 1 for one after another): a TCG guest keeps one host CPU
+# busy (one vCPU) and little else, so on 2 CPUs two guests take the time of
+# one. A test of several kernels starts each one after vm_slot.
+VM_JOBS=${GUEST_JOBS:-$(nproc)}
 
 # vm_apt COMMAND ARGS...: apt-get or apt-cache (COMMAND) over Debian's
 # archive for every series, through a source list and package index of our
@@ -449,6 +454,19 @@ vm_start() {
 	VM_PID=$!
 	VM_PIDS[$name]=$VM_PID
 	on_exit "kill -KILL $VM_PID; wait $VM_PID"
+}
+
+# vm_slot: returns once fewer than VM_JOBS of this test's guests run.
+vm_slot() {
+	local n pid
+	while :; do
+		n=0
+		for pid in "${VM_PIDS[@]}"; do
+			kill -0 "$pid" 2>/dev/null && n=$((n + 1))
+		done
+		[ $n -lt "$VM_JOBS" ] && return 0
+		sleep 0.2
+	done
 }
 
 # vm_console_fail NAME LOGFILE WHY: fails the test with the console's tail.

@@ -7,10 +7,13 @@
 # archive (bookworm: systemd, Debian's own 6.1 kernel with its initramfs,
 # curl, bpftool and the .deb's dependencies, so that the package installs
 # with no network) and cached as the guest kernels are, in
-# $OUT/vm/systemd-guest/: rootfs.img (ext4), vmlinuz, initrd.img and key,
-# the package list and recipe it was made from. A different list or recipe
-# makes it again. It is built in a directory beside it and moved into place
-# last: an interrupted build leaves no half-made cache.
+# $OUT/vm/systemd-guest/: rootfs.img (ext4), vmlinuz, initrd.img, key (the
+# recipe it was made from) and installed (its dpkg list). Another recipe,
+# or a .deb depending on a package the image lacks, makes it again. It is
+# built in a directory beside it and moved into place last: an interrupted
+# build leaves no half-made cache. tests/vm/prefetch.sh builds it while the
+# host-only tests run, for the dependencies $OUT/iolat's libraries give
+# (what the package's build will give), under a lock the test waits on.
 #
 # Each boot uses the image read-only (qemu -snapshot: the guest's writes go
 # to a temporary file), so every run starts from the same system. The host
@@ -61,28 +64,54 @@ Restart=always
 [Install]
 WantedBy=multi-user.target'
 
-# sg_packages DEB: the image's packages, one a line, sorted: the base list
-# and the first alternative of each of DEB's dependencies.
-sg_packages() {
-	{
-		printf '%s\n' "${SG_BASE_PACKAGES[@]}"
-		dpkg-deb -f "$1" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*//; s/^[ \t]*//; s/[ \t]*$//'
-	} | grep . | sort -u
+# sg_first_alternatives: a Depends field on stdin, the first alternative of
+# each dependency out, one a line, without versions.
+sg_first_alternatives() {
+	tr ',' '\n' | sed 's/|.*//; s/(.*//; s/^[ \t]*//; s/[ \t]*$//' | grep .
 }
 
-# sg_key DEB: what the image is made from: packages and recipe.
+# sg_deb_depends DEB: what DEB depends on (first alternatives), one a line.
+sg_deb_depends() {
+	dpkg-deb -f "$1" Depends | sg_first_alternatives
+}
+
+# sg_binary_depends BIN: the libraries' packages a package of BIN would
+# depend on (dpkg-shlibdeps, as the package's build runs it; in the tree's
+# top directory, where it finds debian/control), one a line. The package
+# adds systemd (its sysusers), which the base list has already. Lets
+# tests/vm/prefetch.sh build the image before any package exists.
+sg_binary_depends() {
+	dpkg-shlibdeps -O -e"$1" 2>/dev/null | sed -n 's/^shlibs:Depends=//p' | sg_first_alternatives
+}
+
+# sg_packages PACKAGE...: the image's packages, one a line, sorted: the
+# base list and PACKAGEs.
+sg_packages() {
+	printf '%s\n' "${SG_BASE_PACKAGES[@]}" "$@" | grep . | sort -u
+}
+
+# sg_key: the image's recipe: base list, build and agent. An image of
+# another recipe is made again; the packages a .deb needs beyond the base
+# are checked against the image's own dpkg list (sg_lacks).
 sg_key() {
 	{
-		sg_packages "$1"
+		sg_packages
 		declare -f sg_build_rootfs
 		echo "$SG_AGENT$SG_AGENT_UNIT"
 	} | sha256sum | cut -d' ' -f1
 }
 
-# sg_build_rootfs DIR DEB: the image and its kernel into DIR.
+# sg_lacks PACKAGE...: those of PACKAGEs the cached image has not
+# installed ($SG_DIR/installed, its dpkg list), one a line.
+sg_lacks() {
+	printf '%s\n' "$@" | grep . | sort -u | comm -23 - <(sort -u "$SG_DIR/installed" 2>/dev/null)
+}
+
+# sg_build_rootfs DIR PACKAGE...: the image (the base list and PACKAGEs)
+# and its kernel into DIR, and DIR/installed: the image's dpkg list.
 sg_build_rootfs() {
 	local d=$1 root=$1/root pkgs
-	pkgs=$(sg_packages "$2" | paste -sd,)
+	pkgs=$(sg_packages "${@:2}" | paste -sd,)
 	# shellcheck disable=SC2016 # mmdebstrap's hooks expand $1 (the root)
 	# The initramfs needs only the root disk's drivers: a small one boots
 	# faster under TCG than the default (MODULES=most), and the hook
@@ -109,29 +138,56 @@ sg_build_rootfs() {
 		ln -sf /dev/null "$root/etc/systemd/system/$u"
 	done
 	cp "$root"/boot/vmlinuz-* "$d/vmlinuz" && cp "$root"/boot/initrd.img-* "$d/initrd.img" || return 1
+	# shellcheck disable=SC2016 # dpkg-query's field, not the shell's
+	chroot "$root" dpkg-query -W -f='${Package}\n' >"$d/installed" || return 1
 	# The kernel and initramfs stay in the image too: the package's
 	# purge check lists files, not sizes.
 	mkfs.ext4 -q -F -L root -d "$root" "$d/rootfs.img" 2G >>"$d/mmdebstrap.log" 2>&1 || return 1
 	rm -rf "$root"
 }
 
-# sg_prepare DEB: the cached image for DEB's dependencies, made if missing
-# or made from another list or recipe. Skips (exit 77) when a tool is
-# missing or the archive cannot be reached.
+# sg_prepare DEB: the cached image, made if missing, made from another
+# recipe, or lacking one of DEB's dependencies. Skips (exit 77) when a
+# tool is missing or the archive cannot be reached.
 sg_prepare() {
-	local key tmp t0=$SECONDS
+	local deps
+	deps=$(sg_deb_depends "$1") || fail "cannot read the Depends of $1"
+	# shellcheck disable=SC2086 # one package a word
+	sg_prepare_for $deps
+}
+
+# sg_lock: holds the image's lock ($SG_DIR.lock) until the shell exits: a
+# test waits for the image tests/vm/prefetch.sh is building, instead of
+# building a second one beside it.
+sg_lock() {
+	mkdir -p "${SG_DIR%/*}" || fail "cannot make ${SG_DIR%/*}"
+	exec {SG_LOCK_FD}>"$SG_DIR.lock" || fail "cannot open $SG_DIR.lock"
+	if ! flock -n "$SG_LOCK_FD"; then
+		echo "waiting for the guest image another process builds (tests/vm/prefetch.sh)"
+		flock "$SG_LOCK_FD" || fail "cannot lock $SG_DIR.lock"
+	fi
+}
+
+# sg_prepare_for PACKAGE...: the cached image with PACKAGEs installed
+# (sg_prepare's, and tests/vm/prefetch.sh's before the package is built).
+sg_prepare_for() {
+	local key tmp lacks t0=$SECONDS
 	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 (package qemu-system-x86) is not installed"
 	command -v mmdebstrap >/dev/null || skip "mmdebstrap (package mmdebstrap) is not installed"
 	command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 (package e2fsprogs) is not installed"
-	key=$(sg_key "$1")
+	sg_lock
+	key=$(sg_key)
 	if [ "$(cat "$SG_DIR/key" 2>/dev/null)" = "$key" ] && [ -s "$SG_DIR/rootfs.img" ]; then
-		return 0
+		lacks=$(sg_lacks "$@")
+		[ -z "$lacks" ] && return 0
+		echo "the cached guest image lacks $(echo "$lacks" | paste -sd' '): built again"
 	fi
-	mkdir -p "${SG_DIR%/*}" || fail "cannot make ${SG_DIR%/*}"
 	tmp=$(mktemp -d "$SG_DIR.build.XXXXXX") || fail "cannot make a directory beside $SG_DIR"
-	on_exit "rm -rf $tmp"
+	# Not into a file system mmdebstrap may have left mounted there, if
+	# stopped while it builds (run.sh stops tests/vm/prefetch.sh at its end).
+	on_exit "rm -rf --one-file-system $tmp"
 	echo "building the guest's root file system with mmdebstrap (once; cached in $SG_DIR)"
-	if ! sg_build_rootfs "$tmp" "$1"; then
+	if ! sg_build_rootfs "$tmp" "$@"; then
 		tail -n 20 "$tmp/mmdebstrap.log" >&2
 		if grep -qiE 'could not resolve|failed to fetch|unable to connect|temporary failure' "$tmp/mmdebstrap.log"; then
 			skip "mmdebstrap cannot reach Debian's archive ($SG_MIRROR)"
