@@ -676,6 +676,21 @@ void label_decoder_free(struct label_decoder *d)
 	free(d);
 }
 
+bool label_decoder_pure(const struct label_decoder *d)
+{
+	for (size_t i = 0; i < d->nsteps; i++)
+		switch (d->step[i].kind) {
+		case UDEC_KSYM:	      /* modules come and go */
+		case UDEC_MAJORMINOR: /* disk numbers are reused */
+		case UDEC_CGROUP:     /* cgroups are renamed, ids reused */
+		case UDEC_KSTACK:     /* a stack id's frames change */
+			return false;
+		default:
+			break;
+		}
+	return true;
+}
+
 int label_decode(struct label_decoder *d, struct decoder_env *env, const void *raw, char *out,
 		 size_t outlen)
 {
