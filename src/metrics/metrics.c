@@ -141,6 +141,7 @@ struct metric_family *metrics_family(struct metric_set *set, const char *name, c
 		f->index = kept.index;
 		f->arena = kept.arena;
 		f->kept_n = kept.kept_n;
+		f->kept_name = kept.name;
 	} else {
 		memset(f, 0, sizeof(*f));
 	}
@@ -270,6 +271,31 @@ static struct metric_series *take_kept(struct metric_family *f, const char *cons
 		    memcmp(s->values[k], values[k], n))
 			return NULL;
 		at += n;
+	}
+	if (b)
+		b->used = at;
+	s->value = 0;
+	memset(&s->hist, 0, sizeof(s->hist));
+	s->hist.table = table;
+	f->n++;
+	return s;
+}
+
+struct metric_series *metrics_series_again(struct metric_family *f,
+					   const struct bucket_table *table)
+{
+	struct metric_series *s;
+	struct arena_block *b = f->arena;
+	size_t at = b ? b->used : 0;
+
+	if (f->n >= f->kept_n || f->kept_name != f->name)
+		return NULL;
+	s = &f->series[f->n];
+	/* Where take_kept finds the values: the arena's next bytes, in order. */
+	for (int k = 0; k < f->nlabels; k++) {
+		if (!b || s->values[k] != b->data + at)
+			return NULL;
+		at += strlen(s->values[k]) + 1;
 	}
 	if (b)
 		b->used = at;

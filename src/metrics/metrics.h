@@ -79,6 +79,9 @@ struct metric_family {
 	 * this one takes again while its series come in the same order; and
 	 * how many of this scrape's series the index holds (metrics.c). */
 	size_t kept_n, indexed;
+	/* The name of the family whose series were kept in this place: they
+	 * are taken again unread (metrics_series_again) only by the same one. */
+	const char *kept_name;
 };
 
 /* Families live in a fixed array, so a family pointer stays valid while the
@@ -109,6 +112,17 @@ const char *metrics_family_unit(const struct metric_family *f);
  */
 struct metric_series *metrics_series(struct metric_family *f, const char *const *values,
 				     const struct bucket_table *table);
+
+/*
+ * The next series of the last scrape's order (see metrics_reset), taken
+ * again without its label values being compared: for a caller that knows
+ * they are the same (users' maps: the same key bytes where the last scrape
+ * had them, decoded by decoders that read nothing else). NULL when that
+ * order no longer holds, or the series kept here were another family's
+ * (another name pointer): then metrics_series.
+ */
+struct metric_series *metrics_series_again(struct metric_family *f,
+					   const struct bucket_table *table);
 
 /* Sets the value of f's series with these label values (created if new):
  * a counter's or gauge's one sample. f may be NULL (a metrics_family that

@@ -47,22 +47,25 @@ static int cpu_seconds(double *out)
 	return rc;
 }
 
+/* VmSize and VmRSS, from /proc/self/statm: the same page counts as
+ * /proc/self/status's lines (total_vm; anon + file + shmem pages), in one
+ * short line instead of fifty to scan at every scrape. */
 static int memory(struct procstats *out)
 {
-	char line[256];
-	unsigned long long kib;
-	FILE *f = fopen("/proc/self/status", "re");
+	unsigned long long size, resident;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	FILE *f = fopen("/proc/self/statm", "re");
+	int rc = -EIO;
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "VmRSS: %llu kB", &kib) == 1)
-			out->resident_bytes = kib * 1024;
-		else if (sscanf(line, "VmSize: %llu kB", &kib) == 1)
-			out->virtual_bytes = kib * 1024;
+	if (fscanf(f, "%llu %llu", &size, &resident) == 2) {
+		out->virtual_bytes = size * page;
+		out->resident_bytes = resident * page;
+		rc = 0;
 	}
 	fclose(f);
-	return 0;
+	return rc;
 }
 
 int procstats_read(struct procstats *out)

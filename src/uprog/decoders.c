@@ -676,6 +676,37 @@ void label_decoder_free(struct label_decoder *d)
 	free(d);
 }
 
+/* Whether kind k's output depends on its input alone. Every kind is
+ * listed, no default: a new one does not build (-Wswitch) until it is
+ * said which it is. */
+static bool kind_pure(enum udec_kind k)
+{
+	switch (k) {
+	case UDEC_UINT:
+	case UDEC_HEX:
+	case UDEC_STRING:
+	case UDEC_STATIC_MAP:
+	case UDEC_REGEXP:
+	case UDEC_SYSCALL: /* this architecture's table, built in */
+	case UDEC_ERRNO:
+		return true;
+	case UDEC_KSYM:	      /* modules come and go */
+	case UDEC_MAJORMINOR: /* disk numbers are reused */
+	case UDEC_CGROUP:     /* cgroups are renamed, ids reused */
+	case UDEC_KSTACK:     /* a stack id's frames change */
+		return false;
+	}
+	return false;
+}
+
+bool label_decoder_pure(const struct label_decoder *d)
+{
+	for (size_t i = 0; i < d->nsteps; i++)
+		if (!kind_pure(d->step[i].kind))
+			return false;
+	return true;
+}
+
 int label_decode(struct label_decoder *d, struct decoder_env *env, const void *raw, char *out,
 		 size_t outlen)
 {

@@ -16,6 +16,7 @@
 #ifndef IOLAT_DECODERS_H
 #define IOLAT_DECODERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "uprog/uconfig.h"
@@ -63,6 +64,14 @@ typedef int (*decoder_map_fd_fn)(void *arg, const char *map_name);
 int label_decoder_new(const struct ulabel_conf *l, decoder_map_fd_fn fd_of, void *arg,
 		      struct label_decoder **out, char *err, size_t errlen);
 void label_decoder_free(struct label_decoder *d);
+
+/*
+ * Whether d's output depends on the raw bytes alone (uint, hex, string,
+ * static_map, regexp, syscall, errno), not on what the system says at the
+ * time (ksym, majorminor, cgroup, kstack): then the same bytes decode to
+ * the same value at every scrape, and a caller may reuse the last one.
+ */
+bool label_decoder_pure(const struct label_decoder *d);
 
 enum decode_result {
 	DECODE_DROP = 0, /* a regexp filter did not match: leave the series out */

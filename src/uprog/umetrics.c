@@ -10,6 +10,7 @@
 
 #include <linux/bpf.h>
 
+#include "util/buf.h"
 #include "util/rawint.h"
 
 /* One metric: its map, where each key field starts, and its decoders. */
@@ -25,6 +26,13 @@ struct umetric {
 	double *ule;			  /* a histogram's bounds, in its unit */
 	size_t nule;
 	size_t last_n; /* series of the previous collect: the next one's room */
+	/* A counter or gauge whose labels' decoders are all pure
+	 * (label_decoder_pure): keys[i * key_size] is the key its series i
+	 * was decoded from, nkeys of them, so a key met again in the same
+	 * place takes its series unread (counter_series). */
+	bool pure;
+	unsigned char *keys;
+	size_t nkeys, keys_cap;
 };
 
 struct umetrics {
@@ -196,6 +204,9 @@ static int prepare_metric(struct umetrics *u, struct umetric *m, char *err, size
 			return failf(err, errlen, u->conf, mc->field[i].line, mc->field[i].col,
 				     "%s%s", strchr(why, ' ') ? strchr(why, ' ') + 1 : why, "");
 	}
+	m->pure = !mc->histogram;
+	for (size_t i = 0; i < m->nlabels; i++)
+		m->pure = m->pure && label_decoder_pure(m->dec[i]);
 	if (bucket_field && make_bounds(m)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -241,6 +252,7 @@ void umetrics_free(struct umetrics *u)
 		for (size_t k = 0; k < UCONF_MAX_FIELDS; k++)
 			label_decoder_free(u->m[i].dec[k]);
 		free(u->m[i].ule);
+		free(u->m[i].keys);
 	}
 	free(u->m);
 	free(u);
@@ -289,6 +301,45 @@ static struct metric_series *series_of(struct walk *w, const unsigned char *k, b
 	return metrics_series(w->f, pv, m->table);
 }
 
+/* Notes k as the key series `at` was decoded from. false: out of memory. */
+static bool note_key(struct umetric *m, size_t at, const unsigned char *k)
+{
+	size_t ks = m->map.m.key_size;
+
+	if (at >= m->keys_cap &&
+	    array_make_room((void **)&m->keys, &m->keys_cap, at, ks, m->last_n + 1))
+		return false;
+	memcpy(m->keys + at * ks, k, ks);
+	if (at >= m->nkeys)
+		m->nkeys = at + 1;
+	return true;
+}
+
+/*
+ * A pure counter's series (struct umetric): where the last scrape had this
+ * very key in this place, its series again with no decoding, no string
+ * compared and no hash (the bulk of 10 000 series, which a map walks in
+ * the same order while its keys stay); else decoded (series_of), its key
+ * noted where the series was made. NULL as series_of gives it.
+ */
+static struct metric_series *counter_series(struct walk *w, const unsigned char *k, bool *dropped)
+{
+	struct umetric *m = w->m;
+	size_t ks = m->map.m.key_size, at = w->f->n;
+	struct metric_series *s;
+
+	if (at < m->nkeys && !memcmp(m->keys + at * ks, k, ks)) {
+		s = metrics_series_again(w->f, NULL);
+		if (s)
+			return s;
+	}
+	s = series_of(w, k, dropped);
+	/* A new series is the family's last; one found again is not noted. */
+	if (s && w->f->n == at + 1 && s == &w->f->series[at] && !note_key(m, at, k))
+		return NULL;
+	return s;
+}
+
 static int on_entry(void *arg, const void *key, const struct uvalue *v)
 {
 	struct walk *w = arg;
@@ -296,7 +347,8 @@ static int on_entry(void *arg, const void *key, const struct uvalue *v)
 	const unsigned char *k = key;
 	size_t last = m->conf->nfields - 1, b;
 	bool dropped = false;
-	struct metric_series *s = series_of(w, k, &dropped);
+	struct metric_series *s =
+	    m->pure ? counter_series(w, k, &dropped) : series_of(w, k, &dropped);
 
 	if (dropped) {
 		w->u->dropped++;

@@ -171,6 +171,46 @@ static void test_static_map_chain(void **state)
 	       "write");
 }
 
+/* Whether the chain of these kinds (on an 8-byte field) is pure. */
+static bool chain_pure(const enum udec_kind *kinds, size_t n)
+{
+	char *from[] = { "1" }, *to[] = { "read" };
+	struct udec_conf d[4];
+	struct ulabel_conf l = label(8, d, n);
+	struct label_decoder *ld;
+	char err[256] = "";
+	bool pure;
+
+	for (size_t i = 0; i < n; i++) {
+		d[i] = dec(kinds[i]);
+		d[i].from = from;
+		d[i].to = to;
+		d[i].nmap = 1;
+	}
+	if (label_decoder_new(&l, no_maps, NULL, &ld, err, sizeof(err)))
+		fail_msg("label_decoder_new: %s", err);
+	pure = label_decoder_pure(ld);
+	label_decoder_free(ld);
+	return pure;
+}
+
+/* Pure: the output from the key's bytes alone, the same at every scrape;
+ * a chain is pure only if each step is. */
+static void test_pure(void **state)
+{
+	static const enum udec_kind pure[] = { UDEC_UINT, UDEC_HEX, UDEC_STRING, UDEC_SYSCALL,
+					       UDEC_ERRNO };
+	static const enum udec_kind system[] = { UDEC_KSYM, UDEC_MAJORMINOR, UDEC_CGROUP };
+
+	(void)state;
+	for (size_t i = 0; i < N(pure); i++)
+		assert_true(chain_pure(&pure[i], 1));
+	for (size_t i = 0; i < N(system); i++)
+		assert_false(chain_pure(&system[i], 1));
+	assert_true(chain_pure((const enum udec_kind[]){ UDEC_UINT, UDEC_STATIC_MAP }, 2));
+	assert_false(chain_pure((const enum udec_kind[]){ UDEC_CGROUP, UDEC_STATIC_MAP }, 2));
+}
+
 static void test_regexp_filter(void **state)
 {
 	struct udec_conf d[2] = { dec(UDEC_STRING), dec(UDEC_REGEXP) };
@@ -679,23 +719,15 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_uint),
-		cmocka_unit_test(test_hex),
-		cmocka_unit_test(test_string),
-		cmocka_unit_test(test_static_map_chain),
-		cmocka_unit_test(test_regexp_filter),
-		cmocka_unit_test(test_regexp_rewrite),
-		cmocka_unit_test(test_errno),
-		cmocka_unit_test(test_syscall),
-		cmocka_unit_test(test_numeric_chains),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_ksym),
-		cmocka_unit_test(test_ksym_hidden),
-		cmocka_unit_test(test_ksym_reread_hidden),
-		cmocka_unit_test(test_majorminor),
-		cmocka_unit_test(test_cgroup),
-		cmocka_unit_test(test_bounded),
-		cmocka_unit_test(test_cgroup_cap),
+		cmocka_unit_test(test_uint),	       cmocka_unit_test(test_hex),
+		cmocka_unit_test(test_string),	       cmocka_unit_test(test_static_map_chain),
+		cmocka_unit_test(test_pure),	       cmocka_unit_test(test_regexp_filter),
+		cmocka_unit_test(test_regexp_rewrite), cmocka_unit_test(test_errno),
+		cmocka_unit_test(test_syscall),	       cmocka_unit_test(test_numeric_chains),
+		cmocka_unit_test(test_errors),	       cmocka_unit_test(test_ksym),
+		cmocka_unit_test(test_ksym_hidden),    cmocka_unit_test(test_ksym_reread_hidden),
+		cmocka_unit_test(test_majorminor),     cmocka_unit_test(test_cgroup),
+		cmocka_unit_test(test_bounded),	       cmocka_unit_test(test_cgroup_cap),
 		cmocka_unit_test(test_kstack),
 	};
 

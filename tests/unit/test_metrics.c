@@ -199,12 +199,55 @@ static void test_reset_out_of_order(void **state)
 	metrics_clear(&fresh);
 }
 
+/* metrics_series_again: the last scrape's series in order, unread, while
+ * that order holds and only for the family that made them. */
+static void test_series_again(void **state)
+{
+	static const char *const names[] = { "a", "b", "c" };
+	struct metric_set set = { 0 }, fresh = { 0 };
+	struct metric_family *f;
+	struct metric_series *s;
+
+	(void)state;
+	build_order(&set, names, 3, -1);
+	metrics_reset(&set);
+	/* The first two again, unread; the third as a new one. */
+	f = metrics_family(&set, "reads_total", "Reads.", METRIC_COUNTER, one);
+	for (int i = 0; i < 2; i++) {
+		s = metrics_series_again(f, NULL);
+		assert_ptr_equal(s, &f->series[i]);
+		assert_string_equal(s->values[0], names[i]);
+		assert_true(s->value == 0);
+		s->value = i + 1;
+	}
+	s = metrics_series(f, (const char *const[]){ "c" }, NULL);
+	assert_ptr_equal(s, &f->series[2]);
+	s->value = 3;
+	assert_null(metrics_series_again(f, NULL)); /* past what was kept */
+	build_order(&fresh, names, 3, -1);
+	assert_same_text(&set, &fresh);
+	/* Another family in its place takes nothing unread. */
+	metrics_reset(&set);
+	f = metrics_family(&set, "writes_total", "Writes.", METRIC_COUNTER, one);
+	assert_null(metrics_series_again(f, NULL));
+	assert_non_null(metrics_series(f, (const char *const[]){ "x" }, NULL));
+	assert_non_null(metrics_series(f, (const char *const[]){ "y" }, NULL));
+	/* Nor does one whose order broke: "z" where "x" was. */
+	metrics_reset(&set);
+	f = metrics_family(&set, "writes_total", "Writes.", METRIC_COUNTER, one);
+	assert_non_null(metrics_series(f, (const char *const[]){ "z" }, NULL));
+	assert_null(metrics_series_again(f, NULL));
+	metrics_clear(&set);
+	metrics_clear(&fresh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reset_renders_as_new),
 		cmocka_unit_test(test_reset_keeps_memory),
 		cmocka_unit_test(test_reset_out_of_order),
+		cmocka_unit_test(test_series_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
