@@ -49,8 +49,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer, not '$RUNS'"
-[ -x "$BUILD/iolat" ] && [ -x "$BUILD/bpfload" ] ||
+if [ ! -x "$BUILD/iolat" ] || [ ! -x "$BUILD/bpfload" ]; then
 	die "no $BUILD/iolat or bpfload: build first (make OUT=$BUILD -j2 all helpers)"
+fi
 
 # NAME=DEFINES: each build and what it leaves out.
 variants=(
