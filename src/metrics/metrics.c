@@ -255,7 +255,9 @@ static struct metric_series *append_series(struct metric_family *f, const char *
  * values are these: the scrape so far came in the last one's order, whose
  * series were distinct, so it is no series of this scrape yet and needs no
  * index. Its values stay where they are, the arena's next bytes (laid out
- * in the same order); NULL when anything differs.
+ * in the same order); NULL when anything differs. values NULL: the caller
+ * knows they are the same (metrics_series_again), only where they lie is
+ * checked.
  */
 static struct metric_series *take_kept(struct metric_family *f, const char *const *values,
 				       const struct bucket_table *table)
@@ -265,10 +267,12 @@ static struct metric_series *take_kept(struct metric_family *f, const char *cons
 	size_t at = b ? b->used : 0;
 
 	for (int k = 0; k < f->nlabels; k++) {
-		size_t n = strlen(values[k]) + 1;
+		size_t n;
 
-		if (!b || s->values[k] != b->data + at || n > b->cap - at ||
-		    memcmp(s->values[k], values[k], n))
+		if (!b || s->values[k] != b->data + at)
+			return NULL;
+		n = strlen(values ? values[k] : s->values[k]) + 1;
+		if (n > b->cap - at || (values && memcmp(s->values[k], values[k], n)))
 			return NULL;
 		at += n;
 	}
@@ -284,26 +288,9 @@ static struct metric_series *take_kept(struct metric_family *f, const char *cons
 struct metric_series *metrics_series_again(struct metric_family *f,
 					   const struct bucket_table *table)
 {
-	struct metric_series *s;
-	struct arena_block *b = f->arena;
-	size_t at = b ? b->used : 0;
-
 	if (f->n >= f->kept_n || f->kept_name != f->name)
 		return NULL;
-	s = &f->series[f->n];
-	/* Where take_kept finds the values: the arena's next bytes, in order. */
-	for (int k = 0; k < f->nlabels; k++) {
-		if (!b || s->values[k] != b->data + at)
-			return NULL;
-		at += strlen(s->values[k]) + 1;
-	}
-	if (b)
-		b->used = at;
-	s->value = 0;
-	memset(&s->hist, 0, sizeof(s->hist));
-	s->hist.table = table;
-	f->n++;
-	return s;
+	return take_kept(f, NULL, table);
 }
 
 /* Indexes the series taken in order (take_kept), once one came out of it. */
