@@ -244,6 +244,37 @@ static void parse(const char *yaml, struct uconfig *c)
 		fail_msg("%s", err);
 }
 
+/* One config's metrics over the fake maps, and the set they collect into. */
+struct run {
+	struct decoder_env *env;
+	struct metric_set *set;
+	struct umetrics *u;
+	struct uconfig c;
+};
+
+static void run_start(struct fake *f, const char *yaml, struct run *r)
+{
+	struct usource src;
+	char err[512] = "";
+
+	r->env = no_system();
+	r->set = calloc(1, sizeof(*r->set));
+	assert_non_null(r->set);
+	parse(yaml, &r->c);
+	fake_source(f, &src);
+	if (umetrics_new(&r->u, &r->c, &src, r->env, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+static void run_end(struct run *r)
+{
+	metrics_clear(r->set);
+	umetrics_free(r->u);
+	uconfig_free(&r->c);
+	decoder_env_free(r->env);
+	free(r->set);
+}
+
 static void assert_double(double got, double want)
 {
 	if (got != want)
@@ -317,26 +348,18 @@ static void test_counter_labels(void **state)
 	};
 	static const double values[] = { 10, 3 + 4, 2 };
 	struct fake *f = *state;
-	struct decoder_env *env = no_system();
-	struct metric_set *set = calloc(1, sizeof(*set));
 	const struct metric_family *fam;
-	struct usource src;
-	struct umetrics *u;
-	struct uconfig c;
+	struct run r;
 	char err[512] = "";
 
-	assert_non_null(set);
-	parse(counters_yaml, &c);
-	fake_source(f, &src);
-	if (umetrics_new(&u, &c, &src, env, err, sizeof(err)))
-		fail_msg("%s", err);
+	run_start(f, counters_yaml, &r);
 	assert_int_equal(f->reads, 0); /* checking the config reads no map */
 	/* Twice: a collect starts its count of dropped entries afresh. */
 	for (int round = 0; round < 2; round++) {
-		if (umetrics_collect(u, set, err, sizeof(err)))
+		if (umetrics_collect(r.u, r.set, err, sizeof(err)))
 			fail_msg("%s", err);
-		assert_int_equal(set->n, 1);
-		fam = family(set, "fake_events_total");
+		assert_int_equal(r.set->n, 1);
+		fam = family(r.set, "fake_events_total");
 		assert_string_equal(fam->help, "Events by CPU, address, command and op");
 		assert_int_equal(fam->type, METRIC_COUNTER);
 		assert_labels(fam, names);
@@ -345,14 +368,11 @@ static void test_counter_labels(void **state)
 			assert_series(fam, i, want[i]);
 			assert_double(fam->series[i].value, values[i]);
 		}
-		assert_int_equal(umetrics_dropped(u), 2);
-		metrics_clear(set);
+		assert_int_equal(umetrics_dropped(r.u), 2);
+		metrics_clear(r.set);
 	}
 	assert_int_equal(f->reads, 2);
-	umetrics_free(u);
-	uconfig_free(&c);
-	decoder_env_free(env);
-	free(set);
+	run_end(&r);
 }
 
 /* The series of round r of test_counter_labels_kept, in order. */
@@ -399,53 +419,41 @@ static void test_counter_labels_kept(void **state)
 	struct fake *f = *state;
 	struct fake_map *m = &f->maps[0];
 	struct metric_family *fam;
-	struct decoder_env *env = no_system();
-	struct metric_set *set = calloc(1, sizeof(*set));
-	struct usource src;
-	struct umetrics *u;
-	struct uconfig c;
+	struct run r;
 	char err[512] = "";
 
-	assert_non_null(set);
-	parse(counters_yaml, &c);
-	fake_source(f, &src);
-	if (umetrics_new(&u, &c, &src, env, err, sizeof(err)))
-		fail_msg("%s", err);
+	run_start(f, counters_yaml, &r);
 	for (int round = 0; round < 2; round++) { /* the second takes every series again */
-		metrics_reset(set);
-		assert_int_equal(umetrics_collect(u, set, err, sizeof(err)), 0);
-		assert_counter_round(set, want, values, 3);
+		metrics_reset(r.set);
+		assert_int_equal(umetrics_collect(r.u, r.set, err, sizeof(err)), 0);
+		assert_counter_round(r.set, want, values, 3);
 	}
 	/* fio's entries swapped: the order breaks at the first key. */
 	m->keys[0] = &events[4];
 	m->keys[4] = &events[0];
 	m->vals[0].u64 = event_counts[4];
 	m->vals[4].u64 = event_counts[0];
-	metrics_reset(set);
-	assert_int_equal(umetrics_collect(u, set, err, sizeof(err)), 0);
-	assert_counter_round(set, moved, moved_values, 3);
+	metrics_reset(r.set);
+	assert_int_equal(umetrics_collect(r.u, r.set, err, sizeof(err)), 0);
+	assert_counter_round(r.set, moved, moved_values, 3);
 	/* The first key changed in place, the rest as last time. */
 	m->keys[0] = &other;
-	metrics_reset(set);
-	assert_int_equal(umetrics_collect(u, set, err, sizeof(err)), 0);
-	assert_counter_round(set, changed, moved_values, 3);
+	metrics_reset(r.set);
+	assert_int_equal(umetrics_collect(r.u, r.set, err, sizeof(err)), 0);
+	assert_counter_round(r.set, changed, moved_values, 3);
 	/* Another family in this one's place for a scrape, then this one back:
 	 * the keys are as before, the series kept here are not its own. */
-	metrics_reset(set);
-	fam = metrics_family(set, "other_total", "Other", METRIC_COUNTER, other_labels);
+	metrics_reset(r.set);
+	fam = metrics_family(r.set, "other_total", "Other", METRIC_COUNTER, other_labels);
 	assert_int_equal(metrics_set_value(fam, other_values, 1), 0);
-	metrics_reset(set);
-	assert_int_equal(umetrics_collect(u, set, err, sizeof(err)), 0);
-	assert_counter_round(set, changed, moved_values, 3);
+	metrics_reset(r.set);
+	assert_int_equal(umetrics_collect(r.u, r.set, err, sizeof(err)), 0);
+	assert_counter_round(r.set, changed, moved_values, 3);
 	m->keys[0] = &events[0];
 	m->keys[4] = &events[4];
 	m->vals[0].u64 = event_counts[0];
 	m->vals[4].u64 = event_counts[4];
-	metrics_clear(set);
-	umetrics_free(u);
-	uconfig_free(&c);
-	decoder_env_free(env);
-	free(set);
+	run_end(&r);
 }
 
 static const char histograms_yaml[] =
@@ -533,29 +541,17 @@ static void check_io_latency(const struct fake *f, const struct metric_family *f
 static void test_histograms(void **state)
 {
 	struct fake *f = *state;
-	struct decoder_env *env = no_system();
-	struct metric_set *set = calloc(1, sizeof(*set));
-	struct usource src;
-	struct umetrics *u;
-	struct uconfig c;
+	struct run r;
 	char err[512] = "";
 
-	assert_non_null(set);
-	parse(histograms_yaml, &c);
-	fake_source(f, &src);
-	if (umetrics_new(&u, &c, &src, env, err, sizeof(err)))
+	run_start(f, histograms_yaml, &r);
+	if (umetrics_collect(r.u, r.set, err, sizeof(err)))
 		fail_msg("%s", err);
-	if (umetrics_collect(u, set, err, sizeof(err)))
-		fail_msg("%s", err);
-	assert_int_equal(set->n, 2);
-	check_waits(family(set, "fake_wait_seconds"));
-	check_io_latency(f, family(set, "fake_io_latency_seconds"));
-	assert_int_equal(umetrics_dropped(u), 0);
-	metrics_clear(set);
-	umetrics_free(u);
-	uconfig_free(&c);
-	decoder_env_free(env);
-	free(set);
+	assert_int_equal(r.set->n, 2);
+	check_waits(family(r.set, "fake_wait_seconds"));
+	check_io_latency(f, family(r.set, "fake_io_latency_seconds"));
+	assert_int_equal(umetrics_dropped(r.u), 0);
+	run_end(&r);
 }
 
 /* A counter (a histogram, with extra lines) over `map` whose key is one
@@ -624,26 +620,14 @@ static void test_errors(void **state)
 static void test_read_error(void **state)
 {
 	struct fake *f = *state;
-	struct decoder_env *env = no_system();
-	struct metric_set *set = calloc(1, sizeof(*set));
-	struct usource src;
-	struct umetrics *u;
-	struct uconfig c;
+	struct run r;
 	char yaml[1024], err[512] = "";
 
-	assert_non_null(set);
 	counter_yaml(yaml, sizeof(yaml), "broken", 4, "");
-	parse(yaml, &c);
-	fake_source(f, &src);
-	if (umetrics_new(&u, &c, &src, env, err, sizeof(err)))
-		fail_msg("%s", err);
-	assert_int_equal(umetrics_collect(u, set, err, sizeof(err)), -EIO);
+	run_start(f, yaml, &r);
+	assert_int_equal(umetrics_collect(r.u, r.set, err, sizeof(err)), -EIO);
 	assert_string_equal(err, "reading map broken: it broke");
-	metrics_clear(set);
-	umetrics_free(u);
-	uconfig_free(&c);
-	decoder_env_free(env);
-	free(set);
+	run_end(&r);
 }
 
 int main(void)
