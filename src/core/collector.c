@@ -91,14 +91,11 @@ static void size_maps(struct iolat_bpf *skel, const struct collector_opts *o,
 }
 
 /* The restamps table as planned where restamping is on, else one slot;
- * the programs hash into as many slots as planned. */
+ * the programs hash into as many slots as planned (a power of two, at
+ * least MAPSIZE_RESTAMPS_MIN). */
 static void size_restamps(struct collector *c, struct iolat_bpf__rodata *ro)
 {
-	uint32_t slots = c->plan.restamp_slots, log2 = 0;
-
-	while ((1u << log2) < slots)
-		log2++;
-	ro->restamp_slots_log2 = log2;
+	ro->restamp_slots_log2 = (__u32)__builtin_ctz(c->plan.restamp_slots);
 	if (!c->restamp)
 		bpf_map__set_max_entries(c->skel->maps.restamps, 1);
 }
