@@ -6,7 +6,6 @@
 #include "serve/exporter_kstat.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,48 +201,11 @@ int exporter_kstat_pass(struct exporter_kstat *k, const struct snapshot *snap)
 	return 0;
 }
 
-/* The small file open at fd, from its start, into buf; 0 or -errno. */
-static int pread_small(int fd, char *buf, size_t len)
-{
-	ssize_t got = pread(fd, buf, len - 1, 0);
-
-	if (got < 0)
-		return -errno;
-	buf[got] = '\0';
-	return 0;
-}
-
 /* Opens d's stat and queue/iostats files; false if stat will not open. */
 static bool disk_open(const struct exporter_kstat *k, struct kstat_disk *d)
 {
-	char path[512];
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s/stat", k->sys_block, d->name) >=
-	    sizeof(path))
-		return false;
-	d->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (d->stat_fd < 0)
-		return false;
-	snprintf(path, sizeof(path), "%s/%s/queue/iostats", k->sys_block, d->name);
-	d->iostats_fd = open(path, O_RDONLY | O_CLOEXEC);
-	d->open = true;
-	return true;
-}
-
-/* What blockstat_read reads, through d's open files. 0 or -errno. */
-static int read_open_disk(struct kstat_disk *d)
-{
-	char line[512];
-	int rc = pread_small(d->stat_fd, line, sizeof(line));
-
-	if (!rc)
-		rc = blockstat_parse(line, &d->now);
-	if (rc)
-		return rc;
-	/* As blockstat_read: without the file (very old kernels), counted. */
-	d->now.iostats =
-	    d->iostats_fd < 0 || pread_small(d->iostats_fd, line, sizeof(line)) || line[0] != '0';
-	return 0;
+	d->open = !blockstat_open(k->sys_block, d->name, &d->stat_fd, &d->iostats_fd);
+	return d->open;
 }
 
 /* Disk i's counts now: whether they could be read. */
@@ -255,12 +217,12 @@ static bool sample_disk(struct exporter_kstat *k, size_t i)
 		disk_close(d);
 		return !blockstat_read(k->sys_block, d->name, &d->now);
 	}
-	if (d->open && !read_open_disk(d))
+	if (d->open && !blockstat_read_open(d->stat_fd, d->iostats_fd, &d->now))
 		return true;
 	/* Not open yet, or its files are a removed disk's (ENODEV): by name
 	 * once more. */
 	disk_close(d);
-	return disk_open(k, d) && !read_open_disk(d);
+	return disk_open(k, d) && !blockstat_read_open(d->stat_fd, d->iostats_fd, &d->now);
 }
 
 void exporter_kstat_sample(struct exporter_kstat *k)

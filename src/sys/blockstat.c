@@ -68,31 +68,58 @@ int blockstat_parse(const char *text, struct blockstat *out)
 	return 0;
 }
 
-/* The small file dir/name/leaf into buf; 0 or -errno. */
-static int read_small(const char *dir, const char *name, const char *leaf, char *buf, size_t len)
+/* The small file open at fd, from its start, into buf; 0 or -errno. sysfs
+ * writes the file anew for a read from offset 0, so a descriptor kept open
+ * reads fresh values each time. */
+static int pread_small(int fd, char *buf, size_t len)
+{
+	ssize_t got = pread(fd, buf, len - 1, 0);
+
+	if (got < 0)
+		return -errno;
+	buf[got] = '\0';
+	return 0;
+}
+
+/* dir/name/leaf, opened for reading: its descriptor, or -errno. */
+static int open_leaf(const char *dir, const char *name, const char *leaf)
 {
 	char path[512];
-	ssize_t got;
-	int fd, rc = 0;
+	int fd;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", dir, name, leaf) >= sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The small file dir/name/leaf into buf; 0 or -errno. */
+static int read_small(const char *dir, const char *name, const char *leaf, char *buf, size_t len)
+{
+	int fd = open_leaf(dir, name, leaf), rc;
+
 	if (fd < 0)
-		return -errno;
-	got = read(fd, buf, len - 1);
-	if (got < 0)
-		rc = -errno;
-	else
-		buf[got] = '\0';
+		return fd;
+	rc = pread_small(fd, buf, len);
 	close(fd);
 	return rc;
 }
 
-int blockstat_read(const char *sys_block, const char *name, struct blockstat *out)
+int blockstat_open(const char *sys_block, const char *name, int *stat_fd, int *iostats_fd)
+{
+	*stat_fd = open_leaf(sys_block, name, "stat");
+	if (*stat_fd < 0)
+		return *stat_fd;
+	*iostats_fd = open_leaf(sys_block, name, "queue/iostats");
+	if (*iostats_fd < 0)
+		*iostats_fd = -1;
+	return 0;
+}
+
+int blockstat_read_open(int stat_fd, int iostats_fd, struct blockstat *out)
 {
 	char line[512];
-	int rc = read_small(sys_block, name, "stat", line, sizeof(line));
+	int rc = pread_small(stat_fd, line, sizeof(line));
 
 	if (!rc)
 		rc = blockstat_parse(line, out);
@@ -101,8 +128,21 @@ int blockstat_read(const char *sys_block, const char *name, struct blockstat *ou
 	/* A disk without the file (very old kernels) counts as on: the
 	 * kernel then had no way to turn the counts off. */
 	out->iostats =
-	    read_small(sys_block, name, "queue/iostats", line, sizeof(line)) || line[0] != '0';
+	    iostats_fd < 0 || pread_small(iostats_fd, line, sizeof(line)) || line[0] != '0';
 	return 0;
+}
+
+int blockstat_read(const char *sys_block, const char *name, struct blockstat *out)
+{
+	int stat_fd, iostats_fd, rc = blockstat_open(sys_block, name, &stat_fd, &iostats_fd);
+
+	if (rc)
+		return rc;
+	rc = blockstat_read_open(stat_fd, iostats_fd, out);
+	close(stat_fd);
+	if (iostats_fd >= 0)
+		close(iostats_fd);
+	return rc;
 }
 
 int blockstat_disk(const char *sys_block, const char *name, uint32_t *dev, uint64_t *sectors)

@@ -52,6 +52,17 @@ int blockstat_parse(const char *text, struct blockstat *out);
 int blockstat_read(const char *sys_block, const char *name, struct blockstat *out);
 
 /*
+ * blockstat_read in two steps, for a reader that keeps the files open
+ * between reads: blockstat_open opens disk `name`'s stat file (0, or
+ * -errno as blockstat_read's) and its queue/iostats (-1 where there is
+ * none); blockstat_read_open reads both from their start, fresh values at
+ * each call (0, -EINVAL as blockstat_read's, or -errno: ENODEV once the
+ * disk is gone). The caller closes the descriptors.
+ */
+int blockstat_open(const char *sys_block, const char *name, int *stat_fd, int *iostats_fd);
+int blockstat_read_open(int stat_fd, int iostats_fd, struct blockstat *out);
+
+/*
  * Disk `name` under sys_block: its number (dev's "major:minor", in
  * disk_mkdev's encoding) and size in 512-byte sectors (0: no medium). 0,
  * -ENOENT, or -EINVAL for a file that does not read as a number.
