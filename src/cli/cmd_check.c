@@ -16,8 +16,10 @@
 #include <unistd.h>
 
 #include "cli/check_maps.h"
+#include "cli/check_series.h"
 #include "cli/cmdutil.h"
 #include "commands.h"
+#include "core/buckets.h"
 #include "core/collector.h"
 #include "core/libbpf_log.h"
 #include "core/names.h"
@@ -66,6 +68,14 @@ void cmd_check_usage(FILE *f)
 		   "      --mem-total SIZE  with --memory: MemTotal, e.g. 2G (default: this\n"
 		   "                  host's)\n"
 		   "      --bpf.map-size=MAP=ENTRIES[,...]  sizes set as serve's flag sets them\n"
+		   "      --series    print the series serve's answer adds to a metrics store,\n"
+		   "                  per family, classic and native, on this host or on one\n"
+		   "                  described by --disks and --workloads, against the budget\n"
+		   "      --ops N     with --series: operations each disk sees (default 2)\n"
+		   "      --workload-disks N  with --series: disks each workload uses (1)\n"
+		   "      --workload-ops N  with --series: operations each does (--ops)\n"
+		   "      --workloads.labels=LIST, --workloads.metrics=LIST,\n"
+		   "      --no-collector.workloads  with --series: as serve's flags set them\n"
 		   "  -v, --verbose   show libbpf's messages while loading\n"
 		   "  -h, --help      this help\n"
 		   "  -V, --version   print the version\n"
@@ -75,6 +85,8 @@ void cmd_check_usage(FILE *f)
 		   "  iolat check --no-load\n"
 		   "  iolat check --memory --cpus 192 --disks 24 --workloads 500\n"
 		   "  iolat check --memory --cpus 4 --disks 2 --mem-total 1G\n"
+		   "  iolat check --series --disks 24 --workloads 500\n"
+		   "  iolat check --series --workloads.labels=op --workloads.metrics=all\n"
 		   "\n"
 		   "See iolat-check(1).\n");
 }
@@ -511,6 +523,13 @@ enum {
 	OPT_QUEUE,
 	OPT_MEM_TOTAL,
 	OPT_MAP_SIZE,
+	OPT_SERIES,
+	OPT_OPS,
+	OPT_WL_DISKS,
+	OPT_WL_OPS,
+	OPT_WL_LABELS,
+	OPT_WL_METRICS,
+	OPT_NO_WL,
 };
 
 const struct opt cmd_check_opts[] = {
@@ -522,6 +541,13 @@ const struct opt cmd_check_opts[] = {
 	{ "queue-depth", 0, OPT_VALUE, OPT_QUEUE },
 	{ "mem-total", 0, OPT_VALUE, OPT_MEM_TOTAL },
 	{ "bpf.map-size", 0, OPT_VALUE, OPT_MAP_SIZE },
+	{ "series", 0, OPT_NO_VALUE, OPT_SERIES },
+	{ "ops", 0, OPT_VALUE, OPT_OPS },
+	{ "workload-disks", 0, OPT_VALUE, OPT_WL_DISKS },
+	{ "workload-ops", 0, OPT_VALUE, OPT_WL_OPS },
+	{ "workloads.labels", 0, OPT_VALUE, OPT_WL_LABELS },
+	{ "workloads.metrics", 0, OPT_VALUE, OPT_WL_METRICS },
+	{ "no-collector.workloads", 0, OPT_NO_VALUE, OPT_NO_WL },
 	{ "verbose", 'v', OPT_NO_VALUE, 'v' },
 	{},
 };
@@ -530,7 +556,49 @@ struct check_args {
 	struct check_host h;
 	uint64_t queue; /* --queue-depth; 0: not given */
 	bool load, memory, described, disks_given;
+	/* --series: serve's options and what the host's disks and workloads do */
+	bool series, series_described, no_workloads;
+	struct builtins_opts so;
+	struct builtins_host sh;
 };
+
+/* --ops, --workload-disks, --workload-ops, --workloads.labels,
+ * --workloads.metrics and --no-collector.workloads into a (--series). */
+static int series_option(int c, const char *v, struct check_args *a)
+{
+	char err[256];
+	uint64_t n;
+
+	a->series_described = true;
+	switch (c) {
+	case OPT_WL_LABELS:
+	case OPT_WL_METRICS:
+		if (c == OPT_WL_LABELS
+			? builtins_wl_labels_parse(v, &a->so.wl_labels, err, sizeof(err))
+			: builtins_wl_metrics_parse(v, &a->so.wl_metrics, err, sizeof(err))) {
+			errorf(NULL, "--%s", err);
+			return -EINVAL;
+		}
+		if (c == OPT_WL_METRICS && !a->so.wl_metrics) {
+			errorf("name at least one, e.g. device_time",
+			       "--workloads.metrics is empty");
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_NO_WL:
+		a->no_workloads = true;
+		return 0;
+	}
+	if (host_count(c == OPT_OPS	   ? "--ops"
+		       : c == OPT_WL_DISKS ? "--workload-disks"
+					   : "--workload-ops",
+		       v, c == OPT_WL_DISKS ? 1 << 20 : IOLAT_OP_COUNT, &n))
+		return -EINVAL;
+	*(c == OPT_OPS	      ? &a->sh.ops
+	  : c == OPT_WL_DISKS ? &a->sh.wl_disks
+			      : &a->sh.wl_ops) = (unsigned)n;
+	return 0;
+}
 
 /* --cpus, --disks, --workloads or --queue-depth into a. */
 static int host_option(int c, const char *v, struct check_args *a)
@@ -556,6 +624,44 @@ static int host_option(int c, const char *v, struct check_args *a)
 	return 0;
 }
 
+/* Each option with the mode it is for. */
+static int check_modes(const struct check_args *a)
+{
+	if (a->memory && a->series) {
+		errorf("run one, then the other", "--memory and --series are two reports");
+		return -EINVAL;
+	}
+	if (a->series_described && !a->series) {
+		errorf("add --series",
+		       "--ops, --workload-disks, --workload-ops, --workloads.labels, "
+		       "--workloads.metrics and --no-collector.workloads describe "
+		       "serve's series for --series");
+		return -EINVAL;
+	}
+	if (a->described && !a->memory && !a->series) {
+		errorf("add --memory (or --series)",
+		       "--cpus, --disks, --workloads, --queue-depth and "
+		       "--mem-total describe a host for --memory");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --series: serve's defaults, over what the command line described. */
+static int run_series(struct check_args *a)
+{
+	char err[256];
+
+	a->sh.disks = a->h.h.disks;
+	a->sh.workloads = a->no_workloads ? 0 : (unsigned)a->h.workloads;
+	a->sh.wl_ops = a->sh.wl_ops ? a->sh.wl_ops : a->sh.ops;
+	if (check_series(&a->so, &a->sh, err, sizeof(err))) {
+		errorf(NULL, "%s", err);
+		return 1;
+	}
+	return 0;
+}
+
 /* 0: run; OPTS_EXIT (help or version printed) or -EINVAL (printed). */
 static int parse_args(int argc, char **argv, struct check_args *a)
 {
@@ -571,6 +677,18 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 			break;
 		case OPT_MEMORY:
 			a->memory = true;
+			break;
+		case OPT_SERIES:
+			a->series = true;
+			break;
+		case OPT_OPS:
+		case OPT_WL_DISKS:
+		case OPT_WL_OPS:
+		case OPT_WL_LABELS:
+		case OPT_WL_METRICS:
+		case OPT_NO_WL:
+			if (series_option(c, o.value, a))
+				return -EINVAL;
 			break;
 		case OPT_CPUS:
 		case OPT_DISKS:
@@ -600,17 +718,25 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 		return c;
 	if (opts_no_operand(&o, o.next))
 		return -EINVAL;
-	if (a->described && !a->memory) {
-		errorf("add --memory", "--cpus, --disks, --workloads, --queue-depth and "
-				       "--mem-total describe a host for --memory");
-		return -EINVAL;
-	}
-	return 0;
+	return check_modes(a);
 }
 
 int cmd_check(int argc, char **argv)
 {
-	struct check_args a = { .h.workloads = MAPSIZE_DEFAULT_WORKLOADS, .load = true };
+	struct check_args a = {
+		.h.workloads = MAPSIZE_DEFAULT_WORKLOADS,
+		.load = true,
+		.so = { .device_view = true,
+			.total_view = true,
+			.size_view = true,
+			.wl_labels = BUILTINS_WL_LABELS_DEFAULT,
+			.wl_metrics = BUILTINS_WL_METRICS_DEFAULT },
+		.sh = { .ops = 2,
+			.wl_disks = 1,
+			.nlat_le = buckets_default_le_count,
+			.nsize_le = buckets_default_size_le_count,
+			.nwl_lat_le = buckets_workload_le_count },
+	};
 	struct probe_result pr;
 	struct utsname u;
 	const char *hint;
@@ -628,6 +754,8 @@ int cmd_check(int argc, char **argv)
 		    (uint64_t)a.h.h.disks * (a.queue ? a.queue : MAPSIZE_DEFAULT_QUEUE);
 	if (a.memory)
 		return check_maps_memory(&a.h);
+	if (a.series)
+		return run_series(&a);
 	uname(&u);
 	printf("Kernel %s %s\n", u.release, u.machine);
 	if (probe_kernel_at(&pr, getenv("IOLAT_BTF"))) {

@@ -22,6 +22,12 @@ const uint64_t buckets_default_le_ns[] = {
 const size_t buckets_default_le_count =
     sizeof(buckets_default_le_ns) / sizeof(buckets_default_le_ns[0]);
 
+const uint64_t buckets_workload_le_ns[] = {
+	100000, 250000, 500000, 1000000, 2500000, 10000000, 50000000, 250000000,
+};
+const size_t buckets_workload_le_count =
+    sizeof(buckets_workload_le_ns) / sizeof(buckets_workload_le_ns[0]);
+
 const uint64_t buckets_default_size_le[] = {
 	512, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 4194304,
 };

@@ -101,6 +101,12 @@ double buckets_native_zero_threshold(const struct bucket_table *t);
 extern const uint64_t buckets_default_le_ns[];
 extern const size_t buckets_default_le_count;
 /* And of request sizes, in bytes. */
+/* The per-workload histograms' default classic `le` set: fewer bounds, each
+ * one of the default set's (a host has hundreds of workloads; see
+ * docs/sizing.md): 100 us to 250 ms, with the mixin's thresholds among them. */
+extern const uint64_t buckets_workload_le_ns[];
+extern const size_t buckets_workload_le_count;
+
 extern const uint64_t buckets_default_size_le[];
 extern const size_t buckets_default_size_le_count;
 

@@ -554,3 +554,15 @@ void metrics_hist_native(const struct metric_series *s, uint64_t *zero_count,
 	if (acc)
 		emit(ctx, cur, acc);
 }
+
+size_t metrics_hist_samples(size_t nle)
+{
+	return nle + 3;
+}
+
+size_t metrics_family_series(const struct metric_family *f, bool native)
+{
+	if (f->type != METRIC_HISTOGRAM || native)
+		return f->n;
+	return f->n * metrics_hist_samples(f->ule ? f->nule : f->nle);
+}

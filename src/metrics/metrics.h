@@ -163,6 +163,14 @@ int metrics_uhist_add(const struct metric_family *f, struct metric_series *s, si
 		      uint64_t n);
 
 /* Frees every family and series; the set can be reused after. */
+/* Samples a histogram series with nle classic bounds takes in the text
+ * exposition: nle buckets, +Inf, _sum and _count. */
+size_t metrics_hist_samples(size_t nle);
+
+/* The series family f has now as a store holds them: classic, each of a
+ * histogram's samples a series of its own; native, a histogram one. */
+size_t metrics_family_series(const struct metric_family *f, bool native);
+
 void metrics_clear(struct metric_set *set);
 
 /*

@@ -306,15 +306,32 @@ static const struct bucket_table *views_table(void *ctx, enum ubucket_type t)
 {
 	const struct builtin_views *bv = ctx;
 
-	return t == UBUCKET_IOLAT_LATENCY ? bv->lat : t == UBUCKET_IOLAT_SIZE ? bv->size : NULL;
+	switch (t) {
+	case UBUCKET_IOLAT_LATENCY:
+	case UBUCKET_IOLAT_WORKLOAD_LATENCY:
+		return bv->lat;
+	case UBUCKET_IOLAT_SIZE:
+		return bv->size;
+	default:
+		return NULL;
+	}
 }
 
 static const uint64_t *views_le(void *ctx, enum ubucket_type t, size_t *n)
 {
 	const struct builtin_views *bv = ctx;
 
-	*n = t == UBUCKET_IOLAT_LATENCY ? bv->nlat_le : bv->nsize_le;
-	return t == UBUCKET_IOLAT_LATENCY ? bv->lat_le : bv->size_le;
+	switch (t) {
+	case UBUCKET_IOLAT_LATENCY:
+		*n = bv->nlat_le;
+		return bv->lat_le;
+	case UBUCKET_IOLAT_WORKLOAD_LATENCY:
+		*n = bv->nwl_lat_le;
+		return bv->wl_lat_le;
+	default:
+		*n = bv->nsize_le;
+		return bv->size_le;
+	}
 }
 
 void builtin_views_source(struct builtin_views *v, struct usource *out)

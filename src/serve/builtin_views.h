@@ -28,6 +28,8 @@ struct builtin_views {
 	const struct bucket_table *lat, *size; /* also read by umetrics_new, at any time */
 	const uint64_t *lat_le, *size_le;      /* classic bounds, raw units */
 	size_t nlat_le, nsize_le;
+	const uint64_t *wl_lat_le; /* the per-workload histograms' (fewer) */
+	size_t nwl_lat_le;
 	unsigned int synthetic; /* testing: this many fake disks of 2 ops each */
 	/* Disks known to be there (exporter_kstat_devs): each gets a zero
 	 * read and write series in the block views, which adds nothing to a

@@ -143,6 +143,10 @@ void serve_exporter_opts_of(const struct serve *s, const struct serve_config *cf
 	o->nlat_le = cfg->nlat_le;
 	o->size_le = cfg->nsize_le ? cfg->size_le : NULL;
 	o->nsize_le = cfg->nsize_le;
+	o->wl_lat_le = cfg->nwl_lat_le ? cfg->wl_lat_le : NULL;
+	o->nwl_lat_le = cfg->nwl_lat_le;
+	o->wl_labels = cfg->wl_labels;
+	o->wl_metrics = cfg->wl_metrics;
 	o->synthetic_disks = s->fl.synthetic;
 	o->workloads = cfg->workloads;
 	o->wl.max_sets = cfg->workloads_max;
@@ -273,6 +277,9 @@ static bool listen_bad_config(int rc)
 
 static int setup(struct serve *s)
 {
+	/* The per-workload bounds are slot boundaries too (the table sorts
+	 * and de-duplicates them). */
+	uint64_t lat_bounds[2 * CONFIG_MAX_BOUNDS];
 	/* A daemon looks for new bio-based disks once a minute (device events
 	 * cover most arrivals at once); hist, interactive, every second. */
 	struct collector_opts co = { .attach = s->fl.attach,
@@ -283,19 +290,22 @@ static int setup(struct serve *s)
 				     .key_size_class = s->cfg.size_label,
 				     .pin_instance = s->fl.handover,
 				     /* Slot boundaries, so their `le` buckets are exact. */
-				     .extra_lat_bounds = s->cfg.lat_le,
-				     .nextra_lat_bounds = s->cfg.nlat_le,
+				     .extra_lat_bounds = lat_bounds,
+				     .nextra_lat_bounds = s->cfg.nlat_le + s->cfg.nwl_lat_le,
 				     .extra_size_bounds = s->cfg.size_le,
 				     .nextra_size_bounds = s->cfg.nsize_le,
 				     .workloads =
 					 s->cfg.workloads ? (uint32_t)s->cfg.workloads_max : 0 };
 	const char *listen[CONFIG_MAX_LISTEN];
 	struct exporter_opts eo;
+
 	struct probe_result pr;
 	struct http_opts o;
 	char err[512] = "", landing[SERVE_LANDING_MAX];
 	int rc;
-
+	memcpy(lat_bounds, s->cfg.lat_le, s->cfg.nlat_le * sizeof(lat_bounds[0]));
+	memcpy(lat_bounds + s->cfg.nlat_le, s->cfg.wl_lat_le,
+	       s->cfg.nwl_lat_le * sizeof(lat_bounds[0]));
 	co.pin_instance = co.pin_instance ? co.pin_instance : serve_leftover_instance(s);
 	co.unpin_at_close = !s->fl.handover;
 	co.lease_ns = (uint64_t)s->fl.lease_s * NSEC_PER_SEC;

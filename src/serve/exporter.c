@@ -15,13 +15,13 @@
 
 #include "core/names.h"
 #include "metrics/expo_text.h"
-#include "serve/builtin_configs.h"
 #include "serve/builtin_views.h"
 #include "serve/exporter_disks.h"
 #include "serve/serve_config.h"
 #include "serve/wlabels.h"
 #include "serve/wlstate.h"
 #include "sys/procstats.h"
+#include "uprog/builtins.h"
 #include "uprog/umetrics.h"
 #include "util/log.h"
 #include "util/monotonic.h"
@@ -79,8 +79,8 @@ static int wl_refold(void *ctx, uint64_t from, uint64_t into)
 struct exporter_settings {
 	struct exporter_opts o;
 	struct workload_rule rules[WORKLOAD_MAX_RULES];
-	uint64_t lat_le[IOLAT_LAT_SLOTS], size_le[IOLAT_SIZE_SLOTS];
-	size_t nlat_le, nsize_le;
+	uint64_t lat_le[IOLAT_LAT_SLOTS], size_le[IOLAT_SIZE_SLOTS], wl_lat_le[IOLAT_LAT_SLOTS];
+	size_t nlat_le, nsize_le, nwl_lat_le;
 	struct uconfig *block_conf, *wl_conf;
 	struct umetrics *block, *wl_metrics;
 	/* Made when workloads are first turned on; label-set ids live as
@@ -125,37 +125,6 @@ static int workloads_prepare(struct exporter *e, struct exporter_settings *st, c
 	return 0;
 }
 
-/* One of iolat's own configs as the options want it: views off dropped,
- * the op and size fields folded away unless they are labels. */
-static int builtin_config(const struct exporter_opts *o, const char *file, const char *yaml,
-			  struct uconfig *c, char *err, size_t len)
-{
-	static const char *const views[] = { "device_latency_seconds", "total_latency_seconds",
-					     "request_size_bytes" };
-	const bool on[] = { o->device_view, o->total_view, o->size_view };
-	char name[64];
-	int rc;
-
-	rc = uconfig_parse_buffer(file, yaml, strlen(yaml), c, err, len);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
-		if (on[i])
-			continue;
-		snprintf(name, sizeof(name), "iolat_block_%s", views[i]);
-		uconfig_drop_metric(c, name);
-		snprintf(name, sizeof(name), "iolat_workload_%s", views[i]);
-		uconfig_drop_metric(c, name);
-	}
-	if ((o->no_op_label && uconfig_fold_label(c, "op")) ||
-	    (!o->size_label && uconfig_fold_label(c, "size"))) {
-		uconfig_free(c);
-		snprintf(err, len, "%s: cannot fold a label away", file);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static void drop_builtin(struct uconfig **c, struct umetrics **u)
 {
 	umetrics_free(*u);
@@ -168,10 +137,16 @@ static void drop_builtin(struct uconfig **c, struct umetrics **u)
 
 /* Makes one built-in config's metrics over the exporter's views (whose
  * bucket bounds are read at each scrape, so they may change later). */
-static int builtin_make(struct exporter *e, const struct exporter_opts *o, const char *file,
-			const char *yaml, struct uconfig **conf, struct umetrics **out, char *err,
-			size_t len)
+static int builtin_make(struct exporter *e, const struct exporter_opts *o, enum builtins_set which,
+			struct uconfig **conf, struct umetrics **out, char *err, size_t len)
 {
+	const struct builtins_opts bo = { .device_view = o->device_view,
+					  .total_view = o->total_view,
+					  .size_view = o->size_view,
+					  .no_op_label = o->no_op_label,
+					  .size_label = o->size_label,
+					  .wl_labels = o->wl_labels,
+					  .wl_metrics = o->wl_metrics };
 	struct uconfig *c = calloc(1, sizeof(*c));
 	struct usource src;
 	int rc;
@@ -180,7 +155,7 @@ static int builtin_make(struct exporter *e, const struct exporter_opts *o, const
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	rc = builtin_config(o, file, yaml, c, err, len);
+	rc = builtins_config(&bo, which, c, err, len);
 	if (rc) {
 		free(c);
 		return rc;
@@ -215,6 +190,8 @@ int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
 	size_t nlat = o->lat_le ? o->nlat_le : buckets_default_le_count;
 	const uint64_t *size = o->size_le ? o->size_le : buckets_default_size_le;
 	size_t nsize = o->size_le ? o->nsize_le : buckets_default_size_le_count;
+	const uint64_t *wl_lat = o->wl_lat_le ? o->wl_lat_le : buckets_workload_le_ns;
+	size_t nwl_lat = o->wl_lat_le ? o->nwl_lat_le : buckets_workload_le_count;
 	struct exporter_settings *st = calloc(1, sizeof(*st));
 	int rc;
 
@@ -223,14 +200,14 @@ int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
 		return -ENOMEM;
 	}
 	st->o = *o;
-	st->o.lat_le = st->o.size_le = NULL;
+	st->o.lat_le = st->o.size_le = st->o.wl_lat_le = NULL;
 	if (o->nrules <= WORKLOAD_MAX_RULES) {
 		if (o->nrules) /* rules may be NULL then, which memcpy may not be given */
 			memcpy(st->rules, o->rules, o->nrules * sizeof(*o->rules));
 		st->o.rules = st->rules;
 	}
 	rc = -EINVAL;
-	if (nlat > IOLAT_LAT_SLOTS || nsize > IOLAT_SIZE_SLOTS)
+	if (nlat > IOLAT_LAT_SLOTS || nsize > IOLAT_SIZE_SLOTS || nwl_lat > IOLAT_LAT_SLOTS)
 		snprintf(err, len, "too many bucket bounds");
 	else
 		rc = exact_all(collector_lat_table(e->c), lat, nlat, st->lat_le, &st->nlat_le,
@@ -238,14 +215,16 @@ int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
 	if (!rc)
 		rc = exact_all(collector_size_table(e->c), size, nsize, st->size_le, &st->nsize_le,
 			       "size", err, len);
+	if (!rc)
+		rc = exact_all(collector_lat_table(e->c), wl_lat, nwl_lat, st->wl_lat_le,
+			       &st->nwl_lat_le, "workload latency", err, len);
 	if (!rc && o->workloads)
 		rc = workloads_prepare(e, st, err, len);
 	if (!rc)
-		rc = builtin_make(e, o, "builtin/block.yaml", builtin_block_yaml, &st->block_conf,
-				  &st->block, err, len);
+		rc = builtin_make(e, o, BUILTINS_BLOCK, &st->block_conf, &st->block, err, len);
 	if (!rc && o->workloads)
-		rc = builtin_make(e, o, "builtin/workloads.yaml", builtin_workloads_yaml,
-				  &st->wl_conf, &st->wl_metrics, err, len);
+		rc =
+		    builtin_make(e, o, BUILTINS_WORKLOADS, &st->wl_conf, &st->wl_metrics, err, len);
 	if (rc) {
 		exporter_settings_free(st);
 		return rc;
@@ -268,6 +247,8 @@ void exporter_apply(struct exporter *e, struct exporter_settings *st)
 	memcpy(e->size_le, st->size_le, sizeof(e->size_le));
 	e->nlat_le = st->nlat_le;
 	e->nsize_le = st->nsize_le;
+	memcpy(e->wl_lat_le, st->wl_lat_le, sizeof(e->wl_lat_le));
+	e->nwl_lat_le = st->nwl_lat_le;
 	SWAP(e->block_conf, st->block_conf);
 	SWAP(e->block, st->block);
 	SWAP(e->wl_conf, st->wl_conf);
@@ -313,6 +294,8 @@ static void views_fill(struct exporter *e, bool labels)
 	v->size_le = e->size_le;
 	v->nlat_le = e->nlat_le;
 	v->nsize_le = e->nsize_le;
+	v->wl_lat_le = e->wl_lat_le;
+	v->nwl_lat_le = e->nwl_lat_le;
 	v->synthetic = e->o.synthetic_disks;
 	v->known_devs = e->kstat ? exporter_kstat_devs(e->kstat, &v->nknown) : NULL;
 	v->labels = labels ? e->labels : NULL;

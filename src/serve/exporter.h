@@ -24,10 +24,14 @@ struct exporter_opts {
 	size_t nlat_le;
 	const uint64_t *size_le; /* classic bounds, bytes; NULL: defaults */
 	size_t nsize_le;
-	bool no_op_label; /* sum operations: series per disk only */
-	bool size_label;  /* a size label (class) on the per-disk families;
-			   * needs a collector keyed by size class */
-	bool workloads;	  /* iolat_workload_* (needs a cgroup-keyed collector) */
+	const uint64_t *wl_lat_le; /* per-workload histograms' bounds, ns; NULL: defaults */
+	size_t nwl_lat_le;
+	bool no_op_label;    /* sum operations: series per disk only */
+	bool size_label;     /* a size label (class) on the per-disk families;
+			      * needs a collector keyed by size class */
+	bool workloads;	     /* iolat_workload_* (needs a cgroup-keyed collector) */
+	unsigned wl_labels;  /* uprog/builtins.h: labels a workload's series keep */
+	unsigned wl_metrics; /* and its families */
 	struct wlabels_opts wl;
 	const struct workload_rule *rules; /* user naming rules; copied */
 	size_t nrules;

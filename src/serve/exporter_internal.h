@@ -23,8 +23,8 @@
 struct exporter {
 	struct collector *c;
 	struct exporter_opts o;
-	uint64_t lat_le[IOLAT_LAT_SLOTS], size_le[IOLAT_SIZE_SLOTS];
-	size_t nlat_le, nsize_le;
+	uint64_t lat_le[IOLAT_LAT_SLOTS], size_le[IOLAT_SIZE_SLOTS], wl_lat_le[IOLAT_LAT_SLOTS];
+	size_t nlat_le, nsize_le, nwl_lat_le;
 	/* A render's series: the collector's as a fold now would make them,
 	 * in memory of the exporter's own (collector_peek), so a scrape
 	 * changes nothing; snap is its view. */

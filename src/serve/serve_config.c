@@ -4,6 +4,7 @@
 #include "core/buckets.h"
 #include "iolat.h"
 #include "metrics/expo_text.h"
+#include "uprog/builtins.h"
 #include "util/readfile.h"
 #include "util/yamldoc.h"
 
@@ -28,6 +29,8 @@ void config_defaults(struct serve_config *c)
 	c->log_level = LOG_INFO_L;
 	c->workloads = true;
 	c->workloads_max = MAPSIZE_DEFAULT_WORKLOADS;
+	c->wl_labels = BUILTINS_WL_LABELS_DEFAULT;
+	c->wl_metrics = BUILTINS_WL_METRICS_DEFAULT;
 	c->workloads_expire_s = CONFIG_DEFAULT_EXPIRE_S;
 	c->disks_expire_s = CONFIG_DEFAULT_EXPIRE_S;
 	snprintf(c->kube_pods_dir, sizeof(c->kube_pods_dir), "%s", WORKLOAD_KUBE_PODS_DIR);
@@ -232,6 +235,8 @@ static int buckets_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *a
 		return get_bounds(x, v, &lat, c->lat_le, &c->nlat_le);
 	if (!strcmp(k, "size_bytes"))
 		return get_bounds(x, v, &size, c->size_le, &c->nsize_le);
+	if (!strcmp(k, "workload_latency_seconds"))
+		return get_bounds(x, v, &lat, c->wl_lat_le, &c->nwl_lat_le);
 	return 1;
 }
 
@@ -286,6 +291,35 @@ static int get_rules(struct yamldoc *x, yaml_node_t *v, struct serve_config *c)
 	return 0;
 }
 
+/* A list of names, each a bit of *out (workloads.labels, .metrics). */
+static int get_names(struct yamldoc *x, yaml_node_t *n, const char *what,
+		     unsigned (*bit_of)(const char *), unsigned *out)
+{
+	size_t len;
+
+	if (yamldoc_list_len(x, n, what, 0, 16, &len))
+		return -EINVAL;
+	*out = 0;
+	for (size_t i = 0; i < len; i++) {
+		yaml_node_t *v = yamldoc_item(x, n, i);
+		const char *s = yamldoc_scalar(v);
+		unsigned b = s ? bit_of(s) : 0;
+		char known[160];
+
+		if (!b) {
+			if (bit_of == builtins_wl_label_bit)
+				builtins_wl_labels_names(BUILTINS_WL_ALL_LABELS, known,
+							 sizeof(known));
+			else
+				builtins_wl_metrics_names(BUILTINS_WL_ALL_METRICS, known,
+							  sizeof(known));
+			return yamldoc_fail(x, v, "%s: unknown name: use %s", what, known);
+		}
+		*out |= b;
+	}
+	return 0;
+}
+
 static int workloads_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 {
 	struct serve_config *c = arg;
@@ -312,6 +346,10 @@ static int workloads_key(struct yamldoc *x, const char *k, yaml_node_t *v, void 
 		return yamldoc_get_duration(x, v, 0, &c->workloads_expire_s);
 	if (!strcmp(k, "rules"))
 		return get_rules(x, v, c);
+	if (!strcmp(k, "labels"))
+		return get_names(x, v, "workloads.labels", builtins_wl_label_bit, &c->wl_labels);
+	if (!strcmp(k, "metrics"))
+		return get_names(x, v, "workloads.metrics", builtins_wl_metric_bit, &c->wl_metrics);
 	return 1;
 }
 
@@ -362,12 +400,14 @@ static int top_key(struct yamldoc *x, const char *k, yaml_node_t *v, void *arg)
 		return yamldoc_each_key(x, v, "views", "device_time, total_time, request_size",
 					views_key, c);
 	if (!strcmp(k, "buckets"))
-		return yamldoc_each_key(x, v, "buckets", "latency_seconds, size_bytes", buckets_key,
-					c);
+		return yamldoc_each_key(x, v, "buckets",
+					"latency_seconds, size_bytes, workload_latency_seconds",
+					buckets_key, c);
 	if (!strcmp(k, "labels"))
 		return yamldoc_each_key(x, v, "labels", "op, size_class", labels_key, c);
 	if (!strcmp(k, "workloads"))
-		return yamldoc_each_key(x, v, "workloads", "enabled, by, max, expire, rules",
+		return yamldoc_each_key(x, v, "workloads",
+					"enabled, by, max, expire, rules, labels, metrics",
 					workloads_key, c);
 	if (!strcmp(k, "disks"))
 		return yamldoc_each_key(x, v, "disks", "expire", disks_key, c);
@@ -471,6 +511,11 @@ void config_changes(const struct serve_config *a, const struct serve_config *b, 
 	note_change(a->workloads_by_process != b->workloads_by_process, "workloads.by", out, len);
 	note_change(a->workloads_max != b->workloads_max, "workloads.max", out, len);
 	note_change(a->workloads_expire_s != b->workloads_expire_s, "workloads.expire", out, len);
+	note_change(a->wl_labels != b->wl_labels, "workloads.labels", out, len);
+	note_change(a->wl_metrics != b->wl_metrics, "workloads.metrics", out, len);
+	note_change(a->nwl_lat_le != b->nwl_lat_le ||
+			memcmp(a->wl_lat_le, b->wl_lat_le, a->nwl_lat_le * sizeof(a->wl_lat_le[0])),
+		    "buckets.workload_latency_seconds", out, len);
 	note_change(rules, "workloads.rules", out, len);
 	note_change(a->disks_expire_s != b->disks_expire_s, "disks.expire", out, len);
 	note_change(strcmp(a->kube_pods_dir, b->kube_pods_dir), "kubernetes.pod_logs_dir", out,

@@ -68,12 +68,16 @@ struct serve_config {
 	size_t nlat_le;			    /* 0: defaults */
 	uint64_t size_le[CONFIG_MAX_BOUNDS];
 	size_t nsize_le;
+	uint64_t wl_lat_le[CONFIG_MAX_BOUNDS]; /* ns: per-workload histograms' */
+	size_t nwl_lat_le;		       /* 0: defaults */
 	bool bpf_stats;
 	enum log_level log_level;
 	enum log_format log_format;
 	bool workloads;
 	bool workloads_by_process; /* COMM[PID] of the submitter, not the cgroup */
 	size_t workloads_max;
+	unsigned wl_labels;  /* workloads.labels (uprog/builtins.h bits) */
+	unsigned wl_metrics; /* workloads.metrics */
 	unsigned int workloads_expire_s;
 	unsigned int disks_expire_s; /* a gone disk's series stay this long (>= 1) */
 	struct workload_rule rules[WORKLOAD_MAX_RULES];

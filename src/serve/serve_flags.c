@@ -13,6 +13,7 @@
 #include "core/pin.h"
 #include "serve/http.h"
 #include "serve/listen_addr.h"
+#include "uprog/builtins.h"
 #include "util/errors.h"
 #include "util/parse.h"
 
@@ -96,6 +97,11 @@ void serve_flags_usage(FILE *f)
 	    "      --workloads.max=N          at most N workload label sets; past it I/O\n"
 	    "                                 counts under workload=\"other\" (default 500)\n"
 	    "      --workloads.expire=DUR     a removed workload's series stay DUR (5m)\n"
+	    "      --workloads.labels=LIST    device,op: a workload's series by disk, by\n"
+	    "                                 operation (default \"\": summed per host)\n"
+	    "      --workloads.metrics=LIST   its families: device_time, total_time,\n"
+	    "                                 request_size, completions, bytes, errors\n"
+	    "                                 or all (default device_time,bytes)\n"
 	    "      --disks.expire=DUR         a gone disk's series stay DUR (5m)\n"
 	    "      --kubernetes.pod-logs-dir=DIR  the kubelet's pod log directories,\n"
 	    "                                 which name pods' cgroups NAMESPACE/POD\n"
@@ -184,6 +190,8 @@ enum {
 	OPT_MAINTAIN,
 	OPT_KPODS,
 	OPT_KCTRS,
+	OPT_WLLABELS,
+	OPT_WLMETRICS,
 };
 
 /* --FLAG[=NAME]'s instance name (default serve) into *out, if it is one. */
@@ -375,6 +383,23 @@ static int series_flag(struct serve_flags *f, int c, const char *arg)
 			return -EINVAL;
 		}
 		return 0;
+	case OPT_WLLABELS:
+	case OPT_WLMETRICS: {
+		char err[256];
+		int rc = c == OPT_WLLABELS
+			     ? builtins_wl_labels_parse(arg, &f->wl_labels, err, sizeof(err))
+			     : builtins_wl_metrics_parse(arg, &f->wl_metrics, err, sizeof(err));
+
+		if (rc)
+			errorf(NULL, "--%s", err);
+		else if (c == OPT_WLMETRICS && !f->wl_metrics) {
+			errorf("name at least one, e.g. device_time",
+			       "--workloads.metrics is empty");
+			rc = -EINVAL;
+		}
+		*(c == OPT_WLLABELS ? &f->has_wl_labels : &f->has_wl_metrics) = !rc;
+		return rc;
+	}
 	case OPT_KPODS:
 	case OPT_KCTRS: {
 		char *dir = c == OPT_KPODS ? s->kube_pods_dir : s->kube_containers_dir;
@@ -418,6 +443,8 @@ static int parse_flag(struct serve_flags *f, int c, const char *arg)
 	case OPT_WLBY:
 	case OPT_WLMAX:
 	case OPT_WLEXP:
+	case OPT_WLLABELS:
+	case OPT_WLMETRICS:
 	case OPT_DKEXP:
 	case OPT_KPODS:
 	case OPT_KCTRS:
@@ -541,6 +568,8 @@ const struct opt serve_flags_opts[] = {
 	{ "no-collector.workloads", 0, OPT_NO_VALUE, OPT_NOWL },
 	{ "workloads.by", 0, OPT_VALUE, OPT_WLBY },
 	{ "workloads.max", 0, OPT_VALUE, OPT_WLMAX },
+	{ "workloads.labels", 0, OPT_VALUE, OPT_WLLABELS },
+	{ "workloads.metrics", 0, OPT_VALUE, OPT_WLMETRICS },
 	{ "workloads.expire", 0, OPT_VALUE, OPT_WLEXP },
 	{ "disks.expire", 0, OPT_VALUE, OPT_DKEXP },
 	{ "kubernetes.pod-logs-dir", 0, OPT_VALUE, OPT_KPODS },
@@ -664,6 +693,10 @@ int serve_flags_config(const struct serve_flags *f, struct serve_config *out, ch
 		out->workloads_max = f->set.workloads_max;
 	if (f->has_expire)
 		out->workloads_expire_s = f->set.workloads_expire_s;
+	if (f->has_wl_labels)
+		out->wl_labels = f->wl_labels;
+	if (f->has_wl_metrics)
+		out->wl_metrics = f->wl_metrics;
 	if (f->set.disks_expire_s)
 		out->disks_expire_s = f->set.disks_expire_s;
 	if (f->has_kube_pods)

@@ -33,10 +33,12 @@ struct serve_flags {
 	struct serve_config set; /* values of the flags given */
 	bool has_listen, has_path, has_web, has_stats, has_level, has_expire;
 	bool has_format;
-	bool has_map_sizes;		   /* --bpf.map-size, in set.map_sizes (0: not given) */
-	bool has_kube_pods, has_kube_ctrs; /* --kubernetes.*-logs-dir */
-	bool systemd_socket;		   /* --web.systemd-socket */
-	int systemd_fds;		   /* how many systemd passed (from fd 3) */
+	bool has_map_sizes;		    /* --bpf.map-size, in set.map_sizes (0: not given) */
+	bool has_kube_pods, has_kube_ctrs;  /* --kubernetes.*-logs-dir */
+	bool has_wl_labels, has_wl_metrics; /* --workloads.labels, .metrics */
+	unsigned wl_labels, wl_metrics;
+	bool systemd_socket; /* --web.systemd-socket */
+	int systemd_fds;     /* how many systemd passed (from fd 3) */
 	int device, total, size, op_label, size_label, workloads, by_process; /* -1: not given */
 	enum attach_mode attach;
 	unsigned int synthetic;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* serve_metrics.c - the daemon's own families beside the exporter's: its
- * configuration reloads and its HTTP connection limits.
+ * configuration reloads, its HTTP connection limits, and the series the
+ * whole answer holds per family (what iolat costs a metrics store).
  */
 #include <errno.h>
 
@@ -78,9 +79,44 @@ static int add_http_metrics(struct serve *s, struct metric_set *set)
 	return metrics_set_value(open, NULL, st.open) || add_http_closed(f, &st) ? -ENOMEM : 0;
 }
 
+/* Per family with series, how many a store keeps of it: classic (each of
+ * a histogram's buckets, _sum and _count a series) and native (a histogram
+ * one). Added last, so every family is counted, this one too. */
+static int add_series_metrics(struct metric_set *set)
+{
+	static const char *const l[] = { "family", "mode", NULL };
+	struct metric_family *f = metrics_family(
+	    set, "iolat_series",
+	    "Series in this answer per metric family, as a store keeps them: mode=\"classic\" "
+	    "counts each histogram bucket, _sum and _count; mode=\"native\" a histogram as one "
+	    "(docs/sizing.md).",
+	    METRIC_GAUGE, l);
+	size_t nfam = 1; /* this one */
+
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n; i++)
+		nfam += &set->fam[i] != f && set->fam[i].n > 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct metric_family *g = &set->fam[i];
+		bool self = g == f;
+		const char *classic[] = { g->name, "classic" }, *native[] = { g->name, "native" };
+
+		if (!self && !g->n)
+			continue;
+		if (metrics_set_value(
+			f, classic, (double)(self ? 2 * nfam : metrics_family_series(g, false))) ||
+		    metrics_set_value(f, native,
+				      (double)(self ? 2 * nfam : metrics_family_series(g, true))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int serve_add_metrics(struct serve *s, struct metric_set *set)
 {
 	int rc = add_config_metrics(s, set);
 
-	return rc ? rc : add_http_metrics(s, set);
+	rc = rc ? rc : add_http_metrics(s, set);
+	return rc ? rc : add_series_metrics(set);
 }

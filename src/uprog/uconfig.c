@@ -110,6 +110,8 @@ static int get_bucket_type(struct yamldoc *x, yaml_node_t *v, enum ubucket_type 
 		*t = UBUCKET_IOLAT_LATENCY;
 	else if (s && !strcmp(s, "iolat_size"))
 		*t = UBUCKET_IOLAT_SIZE;
+	else if (s && !strcmp(s, "iolat_workload_latency"))
+		*t = UBUCKET_IOLAT_WORKLOAD_LATENCY;
 	else
 		return yamldoc_fail(x, v, "bucket_type is exp2, linear or fixed");
 	return 0;
@@ -563,23 +565,33 @@ void uconfig_drop_metric(struct uconfig *c, const char *name)
 	}
 }
 
+/* Where field k of m is: -1 if m has no such field. */
+static int field_index(const struct umetric_conf *m, const char *label)
+{
+	for (size_t k = 0; k < m->nfields; k++)
+		if (!strcmp(m->field[k].name, label))
+			return (int)k;
+	return -1;
+}
+
 int uconfig_fold_label(struct uconfig *c, const char *label)
 {
+	/* All or nothing: a metric must keep one field (a key of no field
+	 * would be no key at all). */
+	for (size_t i = 0; i < c->nmetrics; i++)
+		if (c->metric[i].nfields == 1 && field_index(&c->metric[i], label) == 0)
+			return -1;
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		struct umetric_conf *m = &c->metric[i];
+		int k = field_index(m, label);
 
-		for (size_t k = 0; k < m->nfields; k++) {
-			if (strcmp(m->field[k].name, label))
-				continue;
-			if (!k)
-				return -1;
-			m->field[k - 1].padding += m->field[k].size + m->field[k].padding;
-			uconfig_free_label(&m->field[k]);
-			memmove(&m->field[k], &m->field[k + 1],
-				(m->nfields - k - 1) * sizeof(m->field[0]));
-			m->nfields--;
-			break;
-		}
+		if (k < 0)
+			continue;
+		*(k ? &m->field[k - 1].padding : &m->skip) +=
+		    m->field[k].size + m->field[k].padding;
+		uconfig_free_label(&m->field[k]);
+		memmove(&m->field[k], &m->field[k + 1], (m->nfields - k - 1) * sizeof(m->field[0]));
+		m->nfields--;
 	}
 	return 0;
 }

@@ -120,12 +120,17 @@ enum ubucket_type {
 	 * field, and the `le` bounds are serve's. */
 	UBUCKET_IOLAT_LATENCY,
 	UBUCKET_IOLAT_SIZE,
+	/* Latency again, with serve's shorter `le` set for per-workload
+	 * histograms (buckets.workload_latency_seconds): hundreds of
+	 * workloads times each bound is where a host's series go. */
+	UBUCKET_IOLAT_WORKLOAD_LATENCY,
 };
 
 /* Whether t is one of iolat's own histogram kinds. */
 static inline bool ubucket_is_iolat(enum ubucket_type t)
 {
-	return t == UBUCKET_IOLAT_LATENCY || t == UBUCKET_IOLAT_SIZE;
+	return t == UBUCKET_IOLAT_LATENCY || t == UBUCKET_IOLAT_SIZE ||
+	       t == UBUCKET_IOLAT_WORKLOAD_LATENCY;
 }
 
 struct umetric_conf {
@@ -141,6 +146,7 @@ struct umetric_conf {
 	size_t nkeys;
 	struct ulabel_conf field[UCONF_MAX_FIELDS];
 	size_t nfields;
+	unsigned skip; /* key bytes before the first field: a folded first field */
 	int line, col;
 };
 
@@ -181,9 +187,10 @@ void uconfig_free(struct uconfig *c);
 /*
  * Editing a parsed config (serve's options over its built-in ones): drops
  * the metric named `name`, if there is one; and makes the field `label` of
- * every metric no label: its bytes become the previous field's padding, so
- * entries that differ only in it sum into one series. -1 if it is the
- * first field (nothing to fold it into).
+ * every metric no label: its bytes become the previous field's padding (the
+ * metric's skip for the first field), so entries that differ only in it sum
+ * into one series. -1, and nothing changed, if a metric would be left
+ * without a field.
  */
 void uconfig_drop_metric(struct uconfig *c, const char *name);
 int uconfig_fold_label(struct uconfig *c, const char *label);

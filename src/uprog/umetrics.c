@@ -122,7 +122,7 @@ static int lay_out_fields(struct umetrics *u, struct umetric *m, char *err, size
 {
 	const struct umetric_conf *mc = m->conf;
 	char sizes[64];
-	size_t off = 0;
+	size_t off = mc->skip;
 
 	for (size_t i = 0; i < mc->nfields; i++) {
 		m->offset[i] = off;
@@ -160,6 +160,7 @@ static double bucket_bound(const struct umetric_conf *mc, size_t i)
 		return mc->bucket_keys[i] * mc->bucket_multiplier;
 	case UBUCKET_IOLAT_LATENCY:
 	case UBUCKET_IOLAT_SIZE:
+	case UBUCKET_IOLAT_WORKLOAD_LATENCY:
 		break; /* the table's own */
 	}
 	return 0;

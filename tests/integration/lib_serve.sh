@@ -1,6 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # lib_serve.sh - helpers for tests of `iolat serve` (sourced after lib.sh).
 
+# Serve's per-workload detail in full (each workload's series by disk and
+# operation, every family): for tests that check a workload's counts on one
+# disk. The defaults sum a workload per host (docs/sizing.md).
+# shellcheck disable=SC2034 # read by the tests that source this
+WL_FULL=(--workloads.labels=device,op --workloads.metrics=all)
+
 # A free TCP port on loopback.
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'

@@ -31,7 +31,7 @@ port=$(free_port)
 url=http://127.0.0.1:$port/metrics
 # Only this disk (testing only): the cap and expiry are host-wide.
 export IOLAT_TEST_DISK=$disk
-serve_args=(--web.listen-address="127.0.0.1:$port" "--handover=$NAME" --maintenance.interval=100ms --workloads.max=3
+serve_args=("${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" "--handover=$NAME" --maintenance.interval=100ms --workloads.max=3
 	"--workloads.expire=${EXPIRE}s")
 
 # Each scrape after a pass: what a pass decided since the last step shows.

@@ -92,7 +92,7 @@ in_cgroup "$cg" "$DIO" read "$dev" $PRE 4096 || fail "dio read before serve"
 # 1. The first scrape, whether or not the first pass has run yet.
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
+start_serve "$WORK/serve.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
 kscrape "$WORK/s0" "$name" "$idle"
 for d in "$name" "$idle"; do
 	for op in read write; do
@@ -205,7 +205,7 @@ make_cgroup kfullc
 cgc=$CG
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-IOLAT_TEST_DISK=$name start_serve "$WORK/full.log" --web.listen-address="127.0.0.1:$port" \
+IOLAT_TEST_DISK=$name start_serve "$WORK/full.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" \
 	--bpf.map-size=hists_shared=2 --maintenance.interval=100ms
 after_pass "$url"
 scrape "$WORK/f0"

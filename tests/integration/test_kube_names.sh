@@ -42,7 +42,7 @@ add_pod team-b db-0 "$uid_db" postgres "$id_db"
 
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-IOLAT_TEST_DISK=$disk start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" \
+IOLAT_TEST_DISK=$disk start_serve "$WORK/serve.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" \
 	--maintenance.interval=100ms --kubernetes.pod-logs-dir="$pods" \
 	--kubernetes.container-logs-dir="$ctrs"
 

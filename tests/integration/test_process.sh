@@ -35,7 +35,7 @@ echo "ok: top -P: dio[pid] rows with exact counts"
 
 # serve --workloads.by=process: the same after the processes exited.
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --workloads.by=process \
+start_serve "$WORK/serve.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" --workloads.by=process \
 	--maintenance.interval=100ms
 "$DIO" read "$dev" 123 4096 &
 pid=$!

@@ -65,7 +65,7 @@ cg=$CG
 cgid=$(stat -c %i "$cg")
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --disks.expire=${EXPIRE}s \
+start_serve "$WORK/serve.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" --disks.expire=${EXPIRE}s \
 	--maintenance.interval=100ms
 
 # Each scrape after a pass: what a pass decided since the last step shows.

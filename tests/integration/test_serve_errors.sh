@@ -29,7 +29,7 @@ make_cgroup errors
 cg=$CG
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
+start_serve "$WORK/serve.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
 serve_progs=$OUR_PROGS
 
 # Each scrape after a pass: the workloads of the I/O before it are named.

@@ -48,7 +48,7 @@ done
 port=$(free_port)
 # The size from the settings file this time (part 1 gives it as a flag).
 echo 'bpf_map_sizes: {hists: 10}' >"$WORK/fill.yml"
-IOLAT_TEST_DISK=$name start_serve "$WORK/fill.log" --web.listen-address="127.0.0.1:$port" \
+IOLAT_TEST_DISK=$name start_serve "$WORK/fill.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" \
 	--config.file="$WORK/fill.yml" --maintenance.interval=100ms
 grep -q 'msg="started" .* map_hists_shared=10 .* maps_set=hists_shared ' "$WORK/fill.log" || fail "sizes not logged: $(cat "$WORK/fill.log")"
 scrape "$WORK/f0"
@@ -99,7 +99,7 @@ cgb=$CG
 make_cgroup mapc
 cgc=$CG
 port=$(free_port)
-IOLAT_TEST_DISK=$name start_serve "$WORK/hist.log" --web.listen-address="127.0.0.1:$port" \
+IOLAT_TEST_DISK=$name start_serve "$WORK/hist.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" \
 	--bpf.map-size=hists_shared=2 --maintenance.interval=100ms
 scrape "$WORK/h0"
 k0=$(kernel_reads)

@@ -51,7 +51,7 @@ name=${dev#/dev/}
 
 # 1. CAP_BPF and CAP_PERFMON: everything the daemon does by default.
 port=$(free_port)
-WRAP=$(as +bpf,+perfmon) start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" \
+WRAP=$(as +bpf,+perfmon) start_serve "$WORK/serve.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" \
 	--maintenance.interval=100ms
 assert_eq "uid of the daemon" "$uid" "$(awk '/^Uid:/ { print $2 }' "/proc/$SERVE_PID/status")"
 assert_eq "effective capabilities (CAP_PERFMON, CAP_BPF)" 000000c000000000 "$(capeff "$SERVE_PID")"
@@ -119,7 +119,7 @@ else
 	echo "ok: iolat serve --bpf.stats -> $(cat "$WORK/stats.err")"
 fi
 port=$(free_port)
-WRAP=$(as +bpf,+perfmon,+sys_admin) start_serve "$WORK/stats.log" --web.listen-address="127.0.0.1:$port" --bpf.stats
+WRAP=$(as +bpf,+perfmon,+sys_admin) start_serve "$WORK/stats.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" --bpf.stats
 assert_eq "effective capabilities after start (CAP_SYS_ADMIN dropped)" 000000c000000000 "$(capeff "$SERVE_PID")"
 "$DIO" read "$dev" 20 4096 || fail "dio read"
 scrape "$WORK/m2"
@@ -141,7 +141,7 @@ WRAP=$(as +bpf,+perfmon) expect_error 1 "^iolat: config 'timers': .*timers.bpf.o
 # (kallsyms shows addresses only to it): without, functions stay in hex.
 for extra in "" ,+syslog; do
 	port=$(free_port)
-	WRAP=$(as +bpf,+perfmon,+dac_read_search$extra) start_serve "$WORK/timers$extra.log" \
+	WRAP=$(as +bpf,+perfmon,+dac_read_search$extra) start_serve "$WORK/timers$extra.log" "${WL_FULL[@]}" \
 		--web.listen-address="127.0.0.1:$port" --config.dir="$EX" --config.names=timers,biosize --config.strict
 	sleep 0.5
 	"$DIO" read "$dev" 9 4096 || fail "dio read"

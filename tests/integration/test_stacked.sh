@@ -138,7 +138,7 @@ wait_for() {
 iolat check >/tmp/check 2>&1 || err "iolat check"
 tag check /tmp/check
 
-iolat serve --web.listen-address=127.0.0.1:9400 --maintenance.interval=100ms >/tmp/serve 2>&1 &
+iolat serve --workloads.labels=device,op --workloads.metrics=all --web.listen-address=127.0.0.1:9400 --maintenance.interval=100ms >/tmp/serve 2>&1 &
 serve=$!
 iolat hist -D -O --json >/tmp/histD 2>/tmp/histD.err &
 histD=$!

@@ -162,7 +162,7 @@ check_missed() {
 }
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
+start_serve "$WORK/serve.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
 
 t0=$SECONDS
 vms_boot 120

@@ -116,7 +116,7 @@ scrape() {
 }
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --config.file="$WORK/iolat.yml" --web.listen-address="127.0.0.1:$port" \
+start_serve "$WORK/serve.log" "${WL_FULL[@]}" --config.file="$WORK/iolat.yml" --web.listen-address="127.0.0.1:$port" \
 	--maintenance.interval=100ms
 
 t0=$SECONDS

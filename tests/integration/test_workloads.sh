@@ -26,7 +26,7 @@ YML
 # Only this disk (testing only): the cap, expiry and folding are host-wide,
 # and other people's tests run workloads of their own on this machine
 # meanwhile (a soak test's *.service cgroups kept 'expired' series here).
-IOLAT_TEST_DISK=$disk start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" \
+IOLAT_TEST_DISK=$disk start_serve "$WORK/serve.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" \
 	--workloads.max=20 --workloads.expire=2s --config.file="$WORK/iolat.yml" --maintenance.interval=100ms
 
 # Each scrape after a pass: what a pass decided since the last step shows.

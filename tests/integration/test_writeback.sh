@@ -54,7 +54,7 @@ PY
 }
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
+start_serve "$WORK/serve.log" "${WL_FULL[@]}" --web.listen-address="127.0.0.1:$port" --maintenance.interval=100ms
 sync
 # Each scrape after a pass: the workloads of the I/O before it are named.
 scrape() {

@@ -19,9 +19,9 @@
 
 #include "core/buckets.h"
 #include "core/names.h"
-#include "serve/builtin_configs.h"
 #include "serve/builtin_views.h"
 #include "serve/wlabels.h"
+#include "uprog/builtin_configs.h"
 #include "uprog/umetrics.h"
 
 static const struct {

@@ -17,7 +17,7 @@
 /* After setjmp.h, stdarg.h and stddef.h, which it needs. */
 #include <cmocka.h>
 
-#include "serve/builtin_configs.h"
+#include "uprog/builtin_configs.h"
 #include "uprog/uconfig.h"
 
 static char err[1024];
@@ -690,7 +690,15 @@ static void test_builtin_configs(void **state)
 	assert_int_equal(c.metric[0].nfields, 2);
 	assert_string_equal(c.metric[0].field[1].name, "size");
 	assert_int_equal(c.metric[0].field[0].size + c.metric[0].field[0].padding, before);
-	assert_int_equal(uconfig_fold_label(&c, "device"), -1);
+	/* The first field folds into the skip. */
+	assert_int_equal(uconfig_fold_label(&c, "device"), 0);
+	assert_int_equal(c.metric[0].nfields, 1);
+	assert_int_equal(c.metric[0].skip, before);
+	/* The histograms would have no field left: refused, nothing folded
+	 * (not even untimed's size, which has view after it). */
+	assert_int_equal(uconfig_fold_label(&c, "size"), -1);
+	assert_int_equal(c.metric[0].nfields, 1);
+	assert_int_equal(c.metric[6].nfields, 2);
 	uconfig_drop_metric(&c, "iolat_block_request_size_bytes");
 	assert_int_equal(c.nmetrics, 6);
 	uconfig_free(&c);
@@ -700,6 +708,13 @@ static void test_builtin_configs(void **state)
 	assert_int_equal(c.nmetrics, 6);
 	assert_int_equal(c.metric[0].nfields,
 			 7); /* device, op, kind, workload, namespace, pod, container */
+	/* The first field folds into the skip: kind then starts 8 bytes in,
+	 * after device (4) and op (1, padding 3). */
+	assert_int_equal(uconfig_fold_label(&c, "device"), 0);
+	assert_int_equal(uconfig_fold_label(&c, "op"), 0);
+	assert_int_equal(c.metric[0].nfields, 5);
+	assert_string_equal(c.metric[0].field[0].name, "kind");
+	assert_int_equal(c.metric[0].skip, 8);
 	uconfig_free(&c);
 }
 
