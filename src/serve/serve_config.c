@@ -313,7 +313,8 @@ static int get_names(struct yamldoc *x, yaml_node_t *n, const char *what,
 			else
 				builtins_wl_metrics_names(BUILTINS_WL_ALL_METRICS, known,
 							  sizeof(known));
-			return yamldoc_fail(x, v, "%s: unknown name: use %s", what, known);
+			return yamldoc_fail(x, v, "%s: unknown name '%s': use %s", what, s ? s : "",
+					    known);
 		}
 		*out |= b;
 	}

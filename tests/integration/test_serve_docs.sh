@@ -31,7 +31,7 @@ on_exit "losetup -j $img | cut -d: -f1 | xargs -r -n1 losetup -d"
 udev_settle
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --bpf.stats \
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --bpf.stats --workloads.metrics=all \
 	--label.size-class --config.dir="$WORK/conf.d" --maintenance.interval=100ms
 
 "$DIO" read "$dev" 8 4096 || fail "dio read"
