@@ -29,8 +29,7 @@ struct tally {
 	size_t families, classic, native;
 };
 
-static void row(struct tally *t, const char *family, const char *per, size_t classic,
-		size_t native)
+static void row(struct tally *t, const char *family, const char *per, size_t classic, size_t native)
 {
 	printf("  %-42s %-16s %8zu %8zu\n", family, per, classic, native);
 	t->families++;

@@ -323,7 +323,10 @@ struct metric_series *metrics_series(struct metric_family *f, const char *const 
 
 	if (f->n >= UINT32_MAX)
 		return NULL;
-	if (f->n < f->kept_n) {
+	/* A family without labels has one series: every call after the first
+	 * finds it, whatever the family in this place kept (take_kept would
+	 * compare no values, and take the next kept one as a second). */
+	if (f->n < f->kept_n && (f->nlabels || !f->n)) {
 		s = take_kept(f, values, table);
 		if (s)
 			return s;

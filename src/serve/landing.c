@@ -8,6 +8,7 @@
 #include "core/collector.h"
 #include "metrics/expo_text.h"
 #include "serve/serve_internal.h"
+#include "uprog/builtins.h"
 #include "util/buf.h"
 #include "util/log.h"
 #include "util/monotonic.h"
@@ -60,6 +61,7 @@ static void put_bounds(struct buf *b, const char *what, const char *unit, const 
 void serve_build_landing(const struct serve *s, const struct serve_config *cfg,
 			 const struct webconfig *web, char *out, size_t len)
 {
+	char wl_labels[64], wl_metrics[128];
 	struct buf b = { 0 };
 
 	buf_printf(&b,
@@ -86,10 +88,16 @@ void serve_build_landing(const struct serve *s, const struct serve_config *cfg,
 		   buckets_default_le_count, NSEC_PER_SEC);
 	put_bounds(&b, "size", "bytes", cfg->size_le, cfg->nsize_le, buckets_default_size_le,
 		   buckets_default_size_le_count, 1);
+	put_bounds(&b, "workload latency", "seconds", cfg->wl_lat_le, cfg->nwl_lat_le,
+		   buckets_workload_le_ns, buckets_workload_le_count, NSEC_PER_SEC);
+	builtins_wl_labels_names(cfg->wl_labels, wl_labels, sizeof(wl_labels));
+	builtins_wl_metrics_names(cfg->wl_metrics, wl_metrics, sizeof(wl_metrics));
 	buf_printf(&b,
-		   "workloads: %s\nworkloads max: %zu\nworkload rules: %zu\nBPF stats: %s\n"
+		   "workloads: %s\nworkload labels: %s\nworkload metrics: %s\nworkloads max: "
+		   "%zu\nworkload rules: %zu\nBPF stats: %s\n"
 		   "log level: %s\nlog format: %s\nattach: %s\n</pre></body></html>\n",
-		   on_off(cfg->workloads), cfg->workloads_max, cfg->nrules, on_off(cfg->bpf_stats),
+		   on_off(cfg->workloads), wl_labels[0] ? wl_labels : "none", wl_metrics,
+		   cfg->workloads_max, cfg->nrules, on_off(cfg->bpf_stats),
 		   log_level_name(cfg->log_level), log_format_name(cfg->log_format),
 		   attach_mode_name(collector_mode(s->c)));
 	/* Out of memory or longer than SERVE_LANDING_MAX: what fits, still a page

@@ -17,9 +17,12 @@
 static const char *const wl_metric_names[] = { "device_time", "total_time", "request_size",
 					       "completions", "bytes",	    "errors" };
 static const char *const wl_metric_families[] = {
-	"iolat_workload_device_latency_seconds", "iolat_workload_total_latency_seconds",
-	"iolat_workload_request_size_bytes",	 "iolat_workload_completions_total",
-	"iolat_workload_bytes_total",		 "iolat_workload_errors_total",
+	"iolat_workload_device_latency_seconds",
+	"iolat_workload_total_latency_seconds",
+	"iolat_workload_request_size_bytes",
+	"iolat_workload_completions_total",
+	"iolat_workload_bytes_total",
+	"iolat_workload_errors_total",
 };
 static const char *const wl_label_names[] = { "device", "op" };
 
@@ -76,8 +79,9 @@ static int parse_list(const char *list, const char *const *names, size_t n, cons
 
 		if (!b) {
 			names_of(names, n, (1u << n) - 1, known, sizeof(known));
-			snprintf(err, len, "%s: unknown name '%.*s': use a comma-separated list of %s",
-				 what, (int)l, p, known);
+			snprintf(err, len,
+				 "%s: unknown name '%.*s': use a comma-separated list of %s", what,
+				 (int)l, p, known);
 			return -EINVAL;
 		}
 		*out |= b;
@@ -88,8 +92,8 @@ static int parse_list(const char *list, const char *const *names, size_t n, cons
 
 int builtins_wl_labels_parse(const char *list, unsigned *out, char *err, size_t len)
 {
-	return parse_list(list, wl_label_names, COUNT(wl_label_names), "workloads.labels", out,
-			  err, len);
+	return parse_list(list, wl_label_names, COUNT(wl_label_names), "workloads.labels", out, err,
+			  len);
 }
 
 int builtins_wl_metrics_parse(const char *list, unsigned *out, char *err, size_t len)
@@ -104,8 +108,7 @@ int builtins_wl_metrics_parse(const char *list, unsigned *out, char *err, size_t
 
 /* Drops the histograms of views that are off, and the per-workload
  * families not asked for. */
-static void drop_metrics(const struct builtins_opts *o, enum builtins_set which,
-			 struct uconfig *c)
+static void drop_metrics(const struct builtins_opts *o, enum builtins_set which, struct uconfig *c)
 {
 	static const char *const views[] = { "device_latency_seconds", "total_latency_seconds",
 					     "request_size_bytes" };
@@ -129,9 +132,11 @@ static void drop_metrics(const struct builtins_opts *o, enum builtins_set which,
 int builtins_config(const struct builtins_opts *o, enum builtins_set which, struct uconfig *c,
 		    char *err, size_t len)
 {
-	const char *file = which == BUILTINS_BLOCK ? "builtin/block.yaml" : "builtin/workloads.yaml";
+	const char *file =
+	    which == BUILTINS_BLOCK ? "builtin/block.yaml" : "builtin/workloads.yaml";
 	const char *yaml = which == BUILTINS_BLOCK ? builtin_block_yaml : builtin_workloads_yaml;
-	bool fold_op = o->no_op_label || (which == BUILTINS_WORKLOADS && !(o->wl_labels & BUILTINS_WL_OP));
+	bool fold_op =
+	    o->no_op_label || (which == BUILTINS_WORKLOADS && !(o->wl_labels & BUILTINS_WL_OP));
 	bool fold_dev = which == BUILTINS_WORKLOADS && !(o->wl_labels & BUILTINS_WL_DEVICE);
 	int rc;
 
@@ -169,7 +174,7 @@ static size_t label_values(const char *name, enum builtins_set which, const stru
 		return h->workloads;
 	if (!strcmp(name, "view"))
 		return 2; /* untimed: device and total */
-	return 1;     /* kind and Kubernetes names go with the workload */
+	return 1;	  /* kind and Kubernetes names go with the workload */
 }
 
 size_t builtins_metric_series(const struct umetric_conf *m, enum builtins_set which,
@@ -181,7 +186,7 @@ size_t builtins_metric_series(const struct umetric_conf *m, enum builtins_set wh
 		n *= label_values(m->field[k].name, which, h);
 	if (!m->histogram || native)
 		return n;
-	nle = m->bucket_type == UBUCKET_IOLAT_SIZE		   ? h->nsize_le
+	nle = m->bucket_type == UBUCKET_IOLAT_SIZE		 ? h->nsize_le
 	      : m->bucket_type == UBUCKET_IOLAT_WORKLOAD_LATENCY ? h->nwl_lat_le
 								 : h->nlat_le;
 	return n * metrics_hist_samples(nle);

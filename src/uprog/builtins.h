@@ -70,11 +70,11 @@ int builtins_config(const struct builtins_opts *o, enum builtins_set which, stru
 
 /* What a host is made of, for a projection. */
 struct builtins_host {
-	unsigned disks;		 /* disks with I/O */
-	unsigned ops;		 /* operations each disk sees (read, write: 2) */
-	unsigned workloads;	 /* workload label sets */
-	unsigned wl_disks;	 /* disks each workload uses */
-	unsigned wl_ops;	 /* operations each workload does */
+	unsigned disks;		  /* disks with I/O */
+	unsigned ops;		  /* operations each disk sees (read, write: 2) */
+	unsigned workloads;	  /* workload label sets */
+	unsigned wl_disks;	  /* disks each workload uses */
+	unsigned wl_ops;	  /* operations each workload does */
 	size_t nlat_le, nsize_le; /* classic bounds of each histogram kind */
 	size_t nwl_lat_le;
 };

@@ -69,10 +69,10 @@ static void test_workload_defaults(void **state)
 	m = metric(&c, "iolat_workload_bytes_total");
 	assert_int_equal(m->skip, 8);
 	assert_int_equal(builtins_metric_series(m, BUILTINS_WORKLOADS, &fleet_host, false), 500);
-	assert_int_equal(builtins_metric_series(&c.metric[0], BUILTINS_WORKLOADS, &fleet_host, false),
-			 500 * 11);
-	assert_int_equal(builtins_metric_series(&c.metric[0], BUILTINS_WORKLOADS, &fleet_host, true),
-			 500);
+	assert_int_equal(
+	    builtins_metric_series(&c.metric[0], BUILTINS_WORKLOADS, &fleet_host, false), 500 * 11);
+	assert_int_equal(
+	    builtins_metric_series(&c.metric[0], BUILTINS_WORKLOADS, &fleet_host, true), 500);
 	uconfig_free(&c);
 }
 
@@ -94,9 +94,11 @@ static void test_workload_full(void **state)
 	m = metric(&c, "iolat_workload_total_latency_seconds");
 	assert_int_equal(m->skip, 0);
 	assert_int_equal(m->nfields, 7);
-	assert_int_equal(builtins_metric_series(m, BUILTINS_WORKLOADS, &h, false), 500 * 3 * 2 * 11);
+	assert_int_equal(builtins_metric_series(m, BUILTINS_WORKLOADS, &h, false),
+			 500 * 3 * 2 * 11);
 	m = metric(&c, "iolat_workload_request_size_bytes");
-	assert_int_equal(builtins_metric_series(m, BUILTINS_WORKLOADS, &h, false), 500 * 3 * 2 * 14);
+	assert_int_equal(builtins_metric_series(m, BUILTINS_WORKLOADS, &h, false),
+			 500 * 3 * 2 * 14);
 	assert_int_equal(builtins_metric_series(m, BUILTINS_WORKLOADS, &h, true), 500 * 3 * 2);
 	uconfig_free(&c);
 	/* op alone; --no-label.op folds it for workloads too. */
@@ -150,7 +152,8 @@ static void test_lists(void **state)
 				 "list of device,op");
 	assert_int_equal(builtins_wl_metrics_parse("all", &bits, err, sizeof(err)), 0);
 	assert_int_equal(bits, BUILTINS_WL_ALL_METRICS);
-	assert_int_equal(builtins_wl_metrics_parse("bytes,device_time", &bits, err, sizeof(err)), 0);
+	assert_int_equal(builtins_wl_metrics_parse("bytes,device_time", &bits, err, sizeof(err)),
+			 0);
 	assert_int_equal(bits, BUILTINS_WL_METRICS_DEFAULT);
 	assert_int_equal(builtins_wl_metrics_parse("device_time,,bytes", &bits, err, sizeof(err)),
 			 -EINVAL);
@@ -175,8 +178,10 @@ static void test_workload_bounds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_workload_defaults), cmocka_unit_test(test_workload_full),
-		cmocka_unit_test(test_block),		  cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_workload_defaults),
+		cmocka_unit_test(test_workload_full),
+		cmocka_unit_test(test_block),
+		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_workload_bounds),
 	};
 

@@ -241,6 +241,25 @@ static void test_series_again(void **state)
 	metrics_clear(&fresh);
 }
 
+/* A family without labels in the place of one that kept three series: its
+ * calls all find its one series (a user program's histogram without
+ * labels sums every bucket key into it). */
+static void test_reset_no_labels(void **state)
+{
+	static const char *const names[] = { "a", "b", "c" };
+	struct metric_set set = { 0 };
+	struct metric_family *f;
+
+	(void)state;
+	build_order(&set, names, 3, -1);
+	metrics_reset(&set);
+	f = metrics_family(&set, "runs_total", "Runs.", METRIC_COUNTER, NULL);
+	for (int i = 0; i < 3; i++)
+		assert_ptr_equal(metrics_series(f, NULL, NULL), &f->series[0]);
+	assert_int_equal(f->n, 1);
+	metrics_clear(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_reset_keeps_memory),
 		cmocka_unit_test(test_reset_out_of_order),
 		cmocka_unit_test(test_series_again),
+		cmocka_unit_test(test_reset_no_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
