@@ -5,7 +5,7 @@
 # operation, every family): for tests that check a workload's counts on one
 # disk. The defaults sum a workload per host (docs/sizing.md).
 # shellcheck disable=SC2034 # read by the tests that source this
-WL_FULL=(--workloads.labels=device,op --workloads.metrics=all)
+WL_FULL=("--workloads.labels=device,op" --workloads.metrics=all)
 
 # A free TCP port on loopback.
 free_port() {

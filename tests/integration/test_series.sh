@@ -95,16 +95,17 @@ nwl=$(grep -c '^iolat_workload_bytes_total{' "$WORK/m")
 	fail "check --series: $(cat "$WORK/proj")"
 series() { metric "$WORK/m" iolat_series "{family=\"$1\",mode=\"$2\"}"; }
 proj() { awk -v f="$1" -v c="$2" '$1 == f { print $c }' "$WORK/proj"; }
-for fam in $(awk '$1 ~ /^iolat_(block_(device_latency|total_latency|request_size|completions|bytes|errors|untimed)|workload_)/ { print $1 }' "$WORK/proj"); do
+while read -r fam; do
 	assert_eq "$fam: classic, projected" "$(series "$fam" classic)" "$(proj "$fam" 3)"
 	assert_eq "$fam: native, projected" "$(series "$fam" native)" "$(proj "$fam" 4)"
-done
+done < <(awk '$1 ~ /^iolat_(block_(device_latency|total_latency|request_size|completions|bytes|errors|untimed)|workload_)/ { print $1 }' "$WORK/proj")
 self=$(grep -E '^iolat_series\{family="[a-z_]+",mode="classic"\}' "$WORK/m" |
 	grep -vE 'family="iolat_(block|series)|family="iolat_workload_(device_latency_seconds|bytes_total)"' |
 	awk '{ s += $2 } END { print s }')
 pself=$(awk '/^  serve.s own families/ { print $(NF - 1) }' "$WORK/proj")
-[ $((self - pself)) -le 12 ] && [ $((pself - self)) -le 12 ] ||
+if [ $((self - pself)) -gt 12 ] || [ $((pself - self)) -gt 12 ]; then
 	fail "serve's own families: $self series, projected $pself"
+fi
 echo "ok: check --series matches the answer per family ($nwl workloads; serve's own $self, projected $pself)"
 
 # 4. Reload to every label, two families, two bounds.
