@@ -103,6 +103,18 @@
       },
     ],
 
+    // Quantiles recorded per host and workload
+    // (instance_workload:iolat_workload_device_latency_seconds:quantile5m),
+    // as strings like quantiles.
+    workloadQuantiles: ['0.5', '0.9', '0.99'],
+
+    // IolatSeriesOverBudget: iolat on one host exports more series than this
+    // (the sum of its iolat_series gauge, every family) for seriesBudgetFor.
+    // The budget a metrics store gives each host's exporter; docs/serve.md
+    // says what each workload, disk and option costs.
+    seriesBudgetPerHost: 10000,
+    seriesBudgetFor: '30m',
+
     // IolatWorkloadLatencyHigh: a workload's (VM, pod, container, service,
     // cgroup) device-time quantile, over all its disks, above this many
     // seconds for workloadLatencyFor.

@@ -26,7 +26,16 @@
   local by(labels) = std.join(',', labels),
 
   local hostDeviceOp = cfg.hostLabels + ['device', 'op'],
-  local hostWorkloadOp = cfg.hostLabels + ['kind', 'workload', 'op'],
+  // A workload's labels: kind and workload, and a pod's namespace, pod and
+  // container (absent on other workloads: `by` them costs nothing there).
+  local workloadLabels = ['kind', 'workload', 'namespace', 'pod', 'container'],
+  local hostWorkload = cfg.hostLabels + workloadLabels,
+  // `op` is a per-workload label only when serve runs with
+  // --workloads.labels=op (or device,op): where it is absent, `by (op)`
+  // gives one series per workload without it, so these rules still answer.
+  local hostWorkloadOp = hostWorkload + ['op'],
+  // The fleet level: per cluster and job, every host merged.
+  local fleetLabels = std.filter(function(l) l != 'instance', cfg.hostLabels),
 
   // sum by (labels) of the rate of a counter.
   local sumRate(metric, labels) =
@@ -50,6 +59,53 @@
     }
     for q in cfg.quantiles
   ],
+
+  // The rate of histogram `metric` summed by `labels`, kept as recording
+  // rules so that the fleet dashboard and the fleet rules never read the raw
+  // per-workload or per-bucket series: LEVEL:METRIC:rate5m holds the native
+  // histograms (a Prometheus with native histograms), LEVEL:METRIC_bucket:rate5m
+  // the classic buckets (by le). Only one of the two has series.
+  local histogramRateRules(level, metric, labels, from=null) = [
+    {
+      record: '%s:%s:rate5m' % [level, metric],
+      expr: if from == null then
+        'sum by (%s) (rate(%s%s[%s]))' % [by(labels), metric, sel(), cfg.rateInterval]
+      else
+        'sum by (%s) (%s:%s:rate5m%s)' % [by(labels), from, metric, sel()],
+    },
+    {
+      record: '%s:%s_bucket:rate5m' % [level, metric],
+      expr: if from == null then
+        'sum by (%s) (rate(%s_bucket%s[%s]))' % [by(labels + ['le']), metric, sel(), cfg.rateInterval]
+      else
+        'sum by (%s) (%s:%s_bucket:rate5m%s)' % [by(labels + ['le']), from, metric, sel()],
+    },
+  ],
+
+  // Quantiles `qs` of the histogram whose rates histogramRateRules recorded at
+  // `level`, one rule per quantile, from those rates (not the raw series).
+  local rateQuantileRules(level, metric, qs) = [
+    {
+      record: '%s:%s:quantile5m' % [level, metric],
+      expr: |||
+        histogram_quantile(%(q)s, %(l)s:%(m)s:rate5m%(sel)s)
+        or
+        histogram_quantile(%(q)s, %(l)s:%(m)s_bucket:rate5m%(sel)s)
+      ||| % { q: q, l: level, m: metric, sel: sel() },
+      labels: { quantile: q },
+    }
+    for q in qs
+  ],
+
+  // I/Os per second counted by a histogram: its native count or its classic
+  // _count (a workload's IOPS without iolat_workload_completions_total, which
+  // serve exports only when asked to).
+  local countRate(metric, labels) =
+    |||
+      sum by (%(by)s) (histogram_count(rate(%(m)s%(sel)s[%(w)s])))
+      or
+      sum by (%(by)s) (rate(%(m)s_count%(sel)s[%(w)s]))
+    ||| % { by: by(labels), m: metric, sel: sel(), w: cfg.rateInterval },
 
   // Fraction of I/Os whose device time is above the SLO threshold of the
   // disk's class over `window`: diskLatencySLOThresholdRotational for the
@@ -140,26 +196,72 @@
             }
             for w in sloWindows
           ]
-          // Per host, workload and operation (all the workload's disks).
+          // Per host, disk and operation: the latency histograms' rates,
+          // what the fleet dashboard and the fleet rules aggregate.
+          + std.flattenArrays([
+            histogramRateRules('instance_device_op', 'iolat_block_%s_latency_seconds' % v, hostDeviceOp)
+            for v in ['device', 'total']
+          ])
+          // Per host and workload (all its disks and operations): IOPS from the
+          // latency histogram's count, bytes/s, the latency histogram's rate
+          // and its quantiles. O(hosts x workloads) series, without buckets
+          // in the quantiles: what a fleet view ranks workloads by.
           + [
             {
-              record: 'instance_workload_op:iolat_workload_%s:rate5m' % c,
-              expr: sumRate('iolat_workload_%s_total' % c, hostWorkloadOp),
-            }
-            for c in ['completions', 'bytes']
+              record: 'instance_workload:iolat_workload_completions:rate5m',
+              expr: countRate('iolat_workload_device_latency_seconds', hostWorkload),
+            },
+            {
+              record: 'instance_workload:iolat_workload_bytes:rate5m',
+              expr: sumRate('iolat_workload_bytes_total', hostWorkload),
+            },
+          ]
+          + histogramRateRules('instance_workload', 'iolat_workload_device_latency_seconds', hostWorkload)
+          + rateQuantileRules('instance_workload', 'iolat_workload_device_latency_seconds', cfg.workloadQuantiles)
+          // Per host, workload and operation (all the workload's disks; one
+          // series per workload where serve folds `op` away).
+          + [
+            {
+              record: 'instance_workload_op:iolat_workload_completions:rate5m',
+              expr: countRate('iolat_workload_device_latency_seconds', hostWorkloadOp),
+            },
+            {
+              record: 'instance_workload_op:iolat_workload_bytes:rate5m',
+              expr: sumRate('iolat_workload_bytes_total', hostWorkloadOp),
+            },
           ]
           + quantileRules(
             'instance_workload_op:iolat_workload_device_latency_seconds:quantile5m',
             'iolat_workload_device_latency_seconds',
             hostWorkloadOp,
           )
-          // Fleet-wide, per operation: every host's disks merged.
+          // Fleet level, per cluster and job (every host merged): the disks'
+          // latency per operation and the workloads' IOPS and bytes/s, from
+          // the per-host rules above.
+          + histogramRateRules('job_op', 'iolat_block_device_latency_seconds', fleetLabels + ['op'], from='instance_device_op')
+          + rateQuantileRules('job_op', 'iolat_block_device_latency_seconds', cfg.quantiles)
+          + [
+            {
+              record: 'job:iolat_workload_%s:rate5m' % c,
+              expr: 'sum by (%s) (instance_workload:iolat_workload_%s:rate5m%s)' % [by(fleetLabels), c, sel()],
+            }
+            for c in ['completions', 'bytes']
+          ]
+          // Fleet-wide, per operation: every host's disks merged (from the
+          // per-host rates above).
           + std.flattenArrays([
-            quantileRules(
-              'op:iolat_block_%s_latency_seconds:quantile5m' % v,
-              'iolat_block_%s_latency_seconds' % v,
-              ['op'],
-            )
+            [
+              {
+                record: 'op:iolat_block_%s_latency_seconds:quantile5m' % v,
+                expr: |||
+                  histogram_quantile(%(q)s, sum by (op) (instance_device_op:%(m)s:rate5m%(sel)s))
+                  or
+                  histogram_quantile(%(q)s, sum by (op,le) (instance_device_op:%(m)s_bucket:rate5m%(sel)s))
+                ||| % { q: q, m: 'iolat_block_%s_latency_seconds' % v, sel: sel() },
+                labels: { quantile: q },
+              }
+              for q in cfg.quantiles
+            ]
             for v in ['device', 'total']
           ]),
       },

@@ -29,6 +29,27 @@
       histogram_quantile(%(q)s, sum by (%(byLe)s) (rate(%(m)s_bucket%(s)s[%(r)s]%(o)s)%(f)s))
     ||| % { q: q, sum: sumBy(labels), byLe: byLe(labels), m: metric, s: selector, r: range, f: filter, o: off },
 
+  // Quantile q of a histogram from the rates a recording rule kept
+  // (rules.libsonnet's histogramRateRules: LEVEL:METRIC:rate5m native,
+  // LEVEL:METRIC_bucket:rate5m classic), aggregated further by `labels`:
+  // the fleet dashboard's quantiles, which never read raw buckets.
+  ruleQuantile(q, level, metric, selector, labels, filter='', offset='')::
+    local off = if offset != '' then ' offset ' + offset else '';
+    |||
+      histogram_quantile(%(q)s, %(sum)s (%(l)s:%(m)s:rate5m%(s)s%(o)s%(f)s))
+      or
+      histogram_quantile(%(q)s, sum by (%(byLe)s) (%(l)s:%(m)s_bucket:rate5m%(s)s%(o)s%(f)s))
+    ||| % { q: q, sum: sumBy(labels), byLe: byLe(labels), l: level, m: metric, s: selector, f: filter, o: off },
+
+  // Heatmap from those recorded rates, native or classic (as heatmap below).
+  ruleHeatmap(level, metric, selector, filter='')::
+    'sum by (le) ({__name__=~"%s:%s(_bucket)?:rate5m", %s%s)' % [
+      level,
+      metric,
+      std.lstripChars(selector, '{'),
+      filter,
+    ],
+
   // Rate of observations (I/Os) counted by a histogram.
   countRate(metric, selector, labels, range='$__rate_interval', filter='')::
     |||
