@@ -27,6 +27,15 @@
     // (or set clusterLabel: '').
     hostLabels: std.filter(function(l) l != '', [self.clusterLabel, 'job', 'instance']),
 
+    // Whether the rules and dashboards have their native-histogram side
+    // ("native expression or classic expression"). false for a store without
+    // native histograms whose query language lacks their functions:
+    // VictoriaMetrics 1.79 (vmalert, MetricsQL) fails a whole expression
+    // on histogram_count, histogram_sum or histogram_fraction. false leaves
+    // the classic side alone, which Prometheus answers as well
+    // (docs/dashboards.md, "On VictoriaMetrics").
+    nativeHistograms: true,
+
     // Range of the rate() in the recording rules. The "5m" in the recording
     // rules' names stays as it is when this changes (the names are the
     // contract dashboards and alerts rely on).

@@ -25,6 +25,10 @@
 
   local by(labels) = std.join(',', labels),
 
+  // "native or classic", or the classic side alone (nativeHistograms: false).
+  local either(native, classic) =
+    if cfg.nativeHistograms then native + 'or\n' + classic else classic,
+
   local hostDeviceOp = cfg.hostLabels + ['device', 'op'],
   // A workload's labels: kind and workload, and a pod's namespace, pod and
   // container (absent on other workloads: `by` them costs nothing there).
@@ -44,11 +48,11 @@
   // Quantile q of histogram `metric` aggregated by `labels`, from native
   // buckets or else from classic ones.
   local quantile(q, metric, labels) =
-    |||
-      histogram_quantile(%(q)s, sum by (%(by)s) (rate(%(m)s%(sel)s[%(w)s])))
-      or
-      histogram_quantile(%(q)s, sum by (%(by)s,le) (rate(%(m)s_bucket%(sel)s[%(w)s])))
-    ||| % { q: q, by: by(labels), m: metric, sel: sel(), w: cfg.rateInterval },
+    local a = { q: q, by: by(labels), m: metric, sel: sel(), w: cfg.rateInterval };
+    either(
+      'histogram_quantile(%(q)s, sum by (%(by)s) (rate(%(m)s%(sel)s[%(w)s])))\n' % a,
+      'histogram_quantile(%(q)s, sum by (%(by)s,le) (rate(%(m)s_bucket%(sel)s[%(w)s])))\n' % a,
+    ),
 
   // One recording rule per quantile in cfg.quantiles.
   local quantileRules(record, metric, labels) = [
@@ -65,7 +69,7 @@
   // per-workload or per-bucket series: LEVEL:METRIC:rate5m holds the native
   // histograms (a Prometheus with native histograms), LEVEL:METRIC_bucket:rate5m
   // the classic buckets (by le). Only one of the two has series.
-  local histogramRateRules(level, metric, labels, from=null) = [
+  local histogramRateRules(level, metric, labels, from=null) = (if cfg.nativeHistograms then [
     {
       record: '%s:%s:rate5m' % [level, metric],
       expr: if from == null then
@@ -73,6 +77,7 @@
       else
         'sum by (%s) (%s:%s:rate5m%s)' % [by(labels), from, metric, sel()],
     },
+  ] else []) + [
     {
       record: '%s:%s_bucket:rate5m' % [level, metric],
       expr: if from == null then
@@ -87,11 +92,11 @@
   local rateQuantileRules(level, metric, qs) = [
     {
       record: '%s:%s:quantile5m' % [level, metric],
-      expr: |||
-        histogram_quantile(%(q)s, %(l)s:%(m)s:rate5m%(sel)s)
-        or
-        histogram_quantile(%(q)s, %(l)s:%(m)s_bucket:rate5m%(sel)s)
-      ||| % { q: q, l: level, m: metric, sel: sel() },
+      local a = { q: q, l: level, m: metric, sel: sel() },
+      expr: either(
+        'histogram_quantile(%(q)s, %(l)s:%(m)s:rate5m%(sel)s)\n' % a,
+        'histogram_quantile(%(q)s, %(l)s:%(m)s_bucket:rate5m%(sel)s)\n' % a,
+      ),
       labels: { quantile: q },
     }
     for q in qs
@@ -101,11 +106,11 @@
   // _count (a workload's IOPS without iolat_workload_completions_total, which
   // serve exports only when asked to).
   local countRate(metric, labels) =
-    |||
-      sum by (%(by)s) (histogram_count(rate(%(m)s%(sel)s[%(w)s])))
-      or
-      sum by (%(by)s) (rate(%(m)s_count%(sel)s[%(w)s]))
-    ||| % { by: by(labels), m: metric, sel: sel(), w: cfg.rateInterval },
+    local a = { by: by(labels), m: metric, sel: sel(), w: cfg.rateInterval };
+    either(
+      'sum by (%(by)s) (histogram_count(rate(%(m)s%(sel)s[%(w)s])))\n' % a,
+      'sum by (%(by)s) (rate(%(m)s_count%(sel)s[%(w)s]))\n' % a,
+    ),
 
   // Fraction of I/Os whose device time is above the SLO threshold of the
   // disk's class over `window`: diskLatencySLOThresholdRotational for the
@@ -142,7 +147,8 @@
         w: window,
         pick: c.pick,
       };
-    std.join('or\n', [native(c) + '\n' for c in classes] + [classic(c) for c in classes]),
+    std.join('or\n', (if cfg.nativeHistograms then [native(c) + '\n' for c in classes] else [])
+                     + [classic(c) for c in classes]),
 
   // Seconds in a Prometheus duration such as '5m', '1h30m' or '1w'.
   local seconds(d) =
@@ -253,11 +259,11 @@
             [
               {
                 record: 'op:iolat_block_%s_latency_seconds:quantile5m' % v,
-                expr: |||
-                  histogram_quantile(%(q)s, sum by (op) (instance_device_op:%(m)s:rate5m%(sel)s))
-                  or
-                  histogram_quantile(%(q)s, sum by (op,le) (instance_device_op:%(m)s_bucket:rate5m%(sel)s))
-                ||| % { q: q, m: 'iolat_block_%s_latency_seconds' % v, sel: sel() },
+                local a = { q: q, m: 'iolat_block_%s_latency_seconds' % v, sel: sel() },
+                expr: either(
+                  'histogram_quantile(%(q)s, sum by (op) (instance_device_op:%(m)s:rate5m%(sel)s))\n' % a,
+                  'histogram_quantile(%(q)s, sum by (op,le) (instance_device_op:%(m)s_bucket:rate5m%(sel)s))\n' % a,
+                ),
                 labels: { quantile: q },
               }
               for q in cfg.quantiles

@@ -14,6 +14,7 @@ local t = g.target;
   grafanaDashboards+:: {
     'iolat-fleet.json':
       local cfg = $._config;
+      local p = (import '../lib/promql.libsonnet') { native:: cfg.nativeHistograms };
       local hostBy = cfg.hostLabels;
       local hostList = std.join(', ', hostBy);
       local diskBy = hostBy + ['device'];

@@ -10,6 +10,7 @@ local t = g.target;
   grafanaDashboards+:: {
     'iolat-self.json':
       local cfg = $._config;
+      local p = (import '../lib/promql.libsonnet') { native:: cfg.nativeHistograms };
       local hostBy = cfg.hostLabels;
       local hostList = std.join(', ', hostBy);
       local host = ['job=~"$job"', 'instance=~"$instance"'];

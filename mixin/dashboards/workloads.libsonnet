@@ -15,6 +15,7 @@ local t = g.target;
   grafanaDashboards+:: {
     'iolat-workloads.json':
       local cfg = $._config;
+      local p = (import '../lib/promql.libsonnet') { native:: cfg.nativeHistograms };
       local host = v.clusterMatchers(cfg.clusterLabel) + ['job=~"$job"', 'instance=~"$instance"'];
       local disk = host + ['device=~"$device"', 'op=~"$op"'];
       // Every workload on the selected disks (noisy neighbours, shares).
