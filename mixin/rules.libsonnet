@@ -64,38 +64,42 @@
     for q in cfg.quantiles
   ],
 
-  // The rate of histogram `metric` summed by `labels`, kept as recording
-  // rules so that the fleet dashboard and the fleet rules never read the raw
-  // per-workload or per-bucket series: LEVEL:METRIC:rate5m holds the native
-  // histograms (a Prometheus with native histograms), LEVEL:METRIC_bucket:rate5m
-  // the classic buckets (by le). Only one of the two has series.
-  local histogramRateRules(level, metric, labels, from=null) = (if cfg.nativeHistograms then [
-    {
-      record: '%s:%s:rate5m' % [level, metric],
-      expr: if from == null then
-        'sum by (%s) (rate(%s%s[%s]))' % [by(labels), metric, sel(), cfg.rateInterval]
-      else
-        'sum by (%s) (%s:%s:rate5m%s)' % [by(labels), from, metric, sel()],
-    },
-  ] else []) + [
-    {
-      record: '%s:%s_bucket:rate5m' % [level, metric],
-      expr: if from == null then
-        'sum by (%s) (rate(%s_bucket%s[%s]))' % [by(labels + ['le']), metric, sel(), cfg.rateInterval]
-      else
-        'sum by (%s) (%s:%s_bucket:rate5m%s)' % [by(labels + ['le']), from, metric, sel()],
-    },
-  ],
+  // The rate of classic histogram `metric`'s buckets summed by `labels` and
+  // le, kept as a recording rule (LEVEL:METRIC_bucket:rate5m) so that the
+  // fleet dashboard and the fleet rules never read raw per-workload or
+  // per-bucket series; `from` names the level whose rule it sums further.
+  // Native histograms get no such rule: Prometheus 2.42 discards most
+  // evaluations of a rule whose result is a summed native histogram
+  // ("observations found in buckets, but the Count field is ...": the
+  // buckets' float sum exceeds the count by a rounding error; Prometheus
+  // issue 12713), and a native histogram is one series per disk and
+  // operation anyway, so the quantile rules below and the fleet dashboard
+  // read it raw.
+  local bucketRateRule(level, metric, labels, from=null) = {
+    record: '%s:%s_bucket:rate5m' % [level, metric],
+    expr: if from == null then
+      'sum by (%s) (rate(%s_bucket%s[%s]))' % [by(labels + ['le']), metric, sel(), cfg.rateInterval]
+    else
+      'sum by (%s) (%s:%s_bucket:rate5m%s)' % [by(labels + ['le']), from, metric, sel()],
+  },
 
-  // Quantiles `qs` of the histogram whose rates histogramRateRules recorded at
-  // `level`, one rule per quantile, from those rates (not the raw series).
-  local rateQuantileRules(level, metric, qs) = [
+  // Quantiles `qs` of histogram `metric` by `labels`: the native side from the
+  // native histograms, the classic side from the bucket rates `from` recorded
+  // (summed by `labels` and le: the same level, or one below).
+  local rateQuantileRules(record, metric, labels, qs, from) = [
     {
-      record: '%s:%s:quantile5m' % [level, metric],
-      local a = { q: q, l: level, m: metric, sel: sel() },
+      record: record,
+      local a = {
+        q: q,
+        by: by(labels),
+        m: metric,
+        sel: sel(),
+        w: cfg.rateInterval,
+        from: from,
+      },
       expr: either(
-        'histogram_quantile(%(q)s, %(l)s:%(m)s:rate5m%(sel)s)\n' % a,
-        'histogram_quantile(%(q)s, %(l)s:%(m)s_bucket:rate5m%(sel)s)\n' % a,
+        'histogram_quantile(%(q)s, sum by (%(by)s) (rate(%(m)s%(sel)s[%(w)s])))\n' % a,
+        'histogram_quantile(%(q)s, sum by (%(by)s,le) (%(from)s:%(m)s_bucket:rate5m%(sel)s))\n' % a,
       ),
       labels: { quantile: q },
     }
@@ -205,7 +209,7 @@
           // Per host, disk and operation: the latency histograms' rates,
           // what the fleet dashboard and the fleet rules aggregate.
           + std.flattenArrays([
-            histogramRateRules('instance_device_op', 'iolat_block_%s_latency_seconds' % v, hostDeviceOp)
+            [bucketRateRule('instance_device_op', 'iolat_block_%s_latency_seconds' % v, hostDeviceOp)]
             for v in ['device', 'total']
           ])
           // Per host and workload (all its disks and operations): IOPS from the
@@ -222,8 +226,14 @@
               expr: sumRate('iolat_workload_bytes_total', hostWorkload),
             },
           ]
-          + histogramRateRules('instance_workload', 'iolat_workload_device_latency_seconds', hostWorkload)
-          + rateQuantileRules('instance_workload', 'iolat_workload_device_latency_seconds', cfg.workloadQuantiles)
+          + [bucketRateRule('instance_workload', 'iolat_workload_device_latency_seconds', hostWorkload)]
+          + rateQuantileRules(
+            'instance_workload:iolat_workload_device_latency_seconds:quantile5m',
+            'iolat_workload_device_latency_seconds',
+            hostWorkload,
+            cfg.workloadQuantiles,
+            'instance_workload',
+          )
           // Per host, workload and operation (all the workload's disks; one
           // series per workload where serve folds `op` away).
           + [
@@ -244,8 +254,14 @@
           // Fleet level, per cluster and job (every host merged): the disks'
           // latency per operation and the workloads' IOPS and bytes/s, from
           // the per-host rules above.
-          + histogramRateRules('job_op', 'iolat_block_device_latency_seconds', fleetLabels + ['op'], from='instance_device_op')
-          + rateQuantileRules('job_op', 'iolat_block_device_latency_seconds', cfg.quantiles)
+          + [bucketRateRule('job_op', 'iolat_block_device_latency_seconds', fleetLabels + ['op'], from='instance_device_op')]
+          + rateQuantileRules(
+            'job_op:iolat_block_device_latency_seconds:quantile5m',
+            'iolat_block_device_latency_seconds',
+            fleetLabels + ['op'],
+            cfg.quantiles,
+            'job_op',
+          )
           + [
             {
               record: 'job:iolat_workload_%s:rate5m' % c,
@@ -253,21 +269,16 @@
             }
             for c in ['completions', 'bytes']
           ]
-          // Fleet-wide, per operation: every host's disks merged (from the
-          // per-host rates above).
+          // Fleet-wide, per operation: every host's disks merged (classic:
+          // from the per-host bucket rates above).
           + std.flattenArrays([
-            [
-              {
-                record: 'op:iolat_block_%s_latency_seconds:quantile5m' % v,
-                local a = { q: q, m: 'iolat_block_%s_latency_seconds' % v, sel: sel() },
-                expr: either(
-                  'histogram_quantile(%(q)s, sum by (op) (instance_device_op:%(m)s:rate5m%(sel)s))\n' % a,
-                  'histogram_quantile(%(q)s, sum by (op,le) (instance_device_op:%(m)s_bucket:rate5m%(sel)s))\n' % a,
-                ),
-                labels: { quantile: q },
-              }
-              for q in cfg.quantiles
-            ]
+            rateQuantileRules(
+              'op:iolat_block_%s_latency_seconds:quantile5m' % v,
+              'iolat_block_%s_latency_seconds' % v,
+              ['op'],
+              cfg.quantiles,
+              'instance_device_op',
+            )
             for v in ['device', 'total']
           ]),
       },

@@ -2,9 +2,10 @@
 // "iolat / Fleet": every host's disks at once: ranked by latency, grouped by
 // disk model or by a label, and compared with the week (or day) before.
 // It reads only recording rules' outputs (mixin/rules.libsonnet) and cheap
-// per-host series (iolat_block_device_info), never raw per-workload series
-// or raw histogram buckets, so that a global view queries O(hosts x disks)
-// series: tests/integration/test_dashboards.sh fails on a raw one.
+// per-host series (iolat_block_device_info; the disks' native histograms,
+// one series per disk and operation), never raw per-workload series or raw
+// histogram buckets, so that a global view queries O(hosts x disks) series:
+// tests/integration/test_dashboards.sh fails on a raw one.
 local g = import '../lib/grafana.libsonnet';
 local p = import '../lib/promql.libsonnet';
 local v = import '../lib/variables.libsonnet';

@@ -38,26 +38,28 @@
       'histogram_quantile(%(q)s, sum by (%(byLe)s) (rate(%(m)s_bucket%(s)s[%(r)s]%(o)s)%(f)s))\n' % a,
     ),
 
-  // Quantile q of a histogram from the rates a recording rule kept
-  // (rules.libsonnet's histogramRateRules: LEVEL:METRIC:rate5m native,
-  // LEVEL:METRIC_bucket:rate5m classic), aggregated further by `labels`:
-  // the fleet dashboard's quantiles, which never read raw buckets.
+  // Quantile q of a histogram aggregated by `labels`, for the fleet
+  // dashboard, which reads no raw bucket: the classic side from the bucket
+  // rates a recording rule kept (rules.libsonnet: LEVEL:METRIC_bucket:rate5m),
+  // the native side from the native histograms themselves (one series per
+  // disk and operation, no buckets; Prometheus 2.42 cannot record their sums
+  // reliably, see rules.libsonnet).
   ruleQuantile(q, level, metric, selector, labels, filter='', offset='')::
     local off = if offset != '' then ' offset ' + offset else '';
     local a = { q: q, sum: sumBy(labels), byLe: byLe(labels), l: level, m: metric, s: selector, f: filter, o: off };
     self.either(
-      'histogram_quantile(%(q)s, %(sum)s (%(l)s:%(m)s:rate5m%(s)s%(o)s%(f)s))\n' % a,
+      'histogram_quantile(%(q)s, %(sum)s (rate(%(m)s%(s)s[$__rate_interval]%(o)s)%(f)s))\n' % a,
       'histogram_quantile(%(q)s, sum by (%(byLe)s) (%(l)s:%(m)s_bucket:rate5m%(s)s%(o)s%(f)s))\n' % a,
     ),
 
-  // Heatmap from those recorded rates, native or classic (as heatmap below).
+  // Heatmap from the same: the native histograms' rate, or the recorded
+  // classic bucket rates (both sides' names are in the query, as heatmap's).
   ruleHeatmap(level, metric, selector, filter='')::
-    'sum by (le) ({__name__=~"%s:%s(_bucket)?:rate5m", %s%s)' % [
-      level,
-      metric,
-      std.lstripChars(selector, '{'),
-      filter,
-    ],
+    local a = { l: level, m: metric, s: std.lstripChars(selector, '{'), f: filter };
+    self.either(
+      'sum by (le) (rate({__name__=~"%(m)s", %(s)s[$__rate_interval])%(f)s)\n' % a,
+      'sum by (le) ({__name__=~"%(l)s:%(m)s(_bucket)?:rate5m", %(s)s%(f)s)\n' % a,
+    ),
 
   // Rate of observations (I/Os) counted by a histogram.
   countRate(metric, selector, labels, range='$__rate_interval', filter='')::
