@@ -166,10 +166,21 @@ grep -qE "^iolat_workload_bytes_total\{([^}]*,)?kind=\"other\",workload=\"other\
 echo "workload: $vm (and I/O folded into other)"
 
 # Every panel target, variables filled in.
-python3 tests/mixin/panel_queries.py \
-	--var job=iolat --var instance="$target" --var device="$name" --var op=read --var disks=50 \
-	--var kind=vm --var workload="$vm" --var model=unknown \
-	mixin/dashboards_out/*.json >"$WORK/panels.tsv" || fail "panel_queries.py"
+# On the workload dashboard, Disk and Operation list the workload series'
+# device and op labels: where serve folds them away (its default), the
+# variables are empty, and the empty value matches series without them.
+wl_device=$name wl_op=read
+grep -q '^iolat_workload_bytes_total{[^}]*device=' "$WORK/m" || wl_device=
+grep -q '^iolat_workload_bytes_total{[^}]*op=' "$WORK/m" || wl_op=
+{
+	python3 tests/mixin/panel_queries.py \
+		--var job=iolat --var instance="$target" --var device="$name" --var op=read --var disks=50 \
+		--var model=unknown \
+		mixin/dashboards_out/iolat-{disks,fleet,self}.json &&
+		python3 tests/mixin/panel_queries.py \
+			--var job=iolat --var instance="$target" --var device="$wl_device" --var op="$wl_op" \
+			--var kind=vm --var workload="$vm" mixin/dashboards_out/iolat-workloads.json
+} >"$WORK/panels.tsv" || fail "panel_queries.py"
 npanels=$(wc -l <"$WORK/panels.tsv")
 [ "$npanels" -ge 20 ] || fail "only $npanels panel queries found"
 
