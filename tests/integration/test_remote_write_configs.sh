@@ -98,18 +98,21 @@ with_deadline() {
 	sed -e 's|^  - url: \(.*\)$|  - url: \1\n    queue_config:\n      batch_send_deadline: 1s|'
 }
 localize "$rw/prometheus-agent.yml" dc1 | with_deadline >"$WORK/agent.yml"
+# (a Prometheus stopped waits up to --storage.remote.flush-deadline, 1 min by
+# default, to send what it holds: 1 s here, and waited for, so none outlives
+# the test)
 prometheus --enable-feature=agent --config.file="$WORK/agent.yml" --storage.agent.path="$WORK/agent" \
-	--web.listen-address="127.0.0.1:$(free_port)" >"$WORK/agent.log" 2>&1 &
-on_exit "kill $!"
+	--storage.remote.flush-deadline=1s --web.listen-address="127.0.0.1:$(free_port)" >"$WORK/agent.log" 2>&1 &
+on_exit "kill $!; wait $!"
 localize "$rw/vmagent-scrape.yml" dc2 >"$WORK/vmagent.yml"
 vmagent -promscrape.config="$WORK/vmagent.yml" -remoteWrite.url="$vm/api/v1/write" \
 	-remoteWrite.relabelConfig="$rw/vmagent-drop-workload-buckets.yml" -remoteWrite.flushInterval=1s \
 	-remoteWrite.tmpDataPath="$WORK/vmagent-data" -httpListenAddr="127.0.0.1:$(free_port)" >"$WORK/vmagent.log" 2>&1 &
-on_exit "kill $!"
+on_exit "kill $!; wait $!"
 localize "$WORK/edge/prometheus-edge-rules.yml" dc3 | with_deadline >"$WORK/edge/edge.yml"
 prometheus --config.file="$WORK/edge/edge.yml" --storage.tsdb.path="$WORK/edge/tsdb" \
-	--web.listen-address="127.0.0.1:$(free_port)" >"$WORK/edge.log" 2>&1 &
-on_exit "kill $!"
+	--storage.remote.flush-deadline=1s --web.listen-address="127.0.0.1:$(free_port)" >"$WORK/edge.log" 2>&1 &
+on_exit "kill $!; wait $!"
 
 # count PROMQL: the store's answer to count(PROMQL), 0 when empty.
 count() {

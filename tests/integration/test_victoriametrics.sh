@@ -104,7 +104,7 @@ vmalert -rule="$WORK/mixin/prometheus_rules.yaml" -rule="$WORK/mixin/prometheus_
 	-datasource.url="$vm" -remoteWrite.url="$vm" -remoteWrite.flushInterval=1s \
 	-evaluationInterval=2s -notifier.url="http://127.0.0.1:$(free_port)" -httpListenAddr="127.0.0.1:$alert_port" \
 	>"$WORK/vmalert.log" 2>&1 &
-on_exit "kill $!"
+on_exit "kill $!; wait $!"
 for _ in $(seq 1 100); do
 	curl -sf "http://127.0.0.1:$alert_port/api/v1/rules" >/dev/null && break
 	kill -0 $! 2>/dev/null || fail "vmalert refused the mixin: $(grep -E 'error|fatal' "$WORK/vmalert.log" | tail -5)"
