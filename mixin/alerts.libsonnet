@@ -136,11 +136,12 @@
               % [cfg.workloadLatencyQuantile,
                  if cfg.workloadAlertSelector == '' then '' else ', ' + cfg.workloadAlertSelector,
                  num(cfg.workloadP99Threshold)],
-              'Workload {{ $labels.kind }}/{{ $labels.workload }} on {{ $labels.instance }} has slow {{ $labels.op }} I/O.',
-              'The p%(p)s device time of the %(op)s I/Os of %(w)s on {{ $labels.instance }}, all its disks together, is {{ $value | humanizeDuration }}, above %(t)ss for %(for)s.'
+              // `op` is absent where serve folds it away (its default): "slow I/O".
+              'Workload {{ $labels.kind }}/{{ $labels.workload }} on {{ $labels.instance }} has slow {{ with $labels.op }}{{ . }} {{ end }}I/O.',
+              'The p%(p)s device time of the %(op)sI/Os of %(w)s on {{ $labels.instance }}, all its disks together, is {{ $value | humanizeDuration }}, above %(t)ss for %(for)s.'
               % {
                 p: num(100 * std.parseJson(cfg.workloadLatencyQuantile)),
-                op: '{{ $labels.op }}',
+                op: '{{ with $labels.op }}{{ . }} {{ end }}',
                 w: '{{ $labels.kind }} {{ $labels.workload }}',
                 t: num(cfg.workloadP99Threshold),
                 'for': cfg.workloadLatencyFor,
@@ -296,6 +297,24 @@
                 folded: valueOf('iolat_workload_folded_completions_total', 'humanize', matchers=[printfSel], wrap='increase(%s[' + cfg.workloadCapWindow + '])'),
                 w: cfg.workloadCapWindow,
               },
+            ),
+
+            // iolat_series{family,mode}: serve's own count of the series it
+            // exports, per family. Info: it pages nobody, it tells the team
+            // running the metrics store which hosts cost more than planned.
+            alert(
+              'IolatSeriesOverBudget',
+              'info',
+              'sum by (%(by)s) (iolat_series%(sel)s) > %(budget)s' % {
+                by: std.join(',', cfg.hostLabels),
+                sel: sel(),
+                budget: cfg.seriesBudgetPerHost,
+              },
+              'iolat on {{ $labels.instance }} exports more series than its budget.',
+              ('iolat at {{ $labels.instance }} has exported {{ $value | humanize }} series for %(for)s, more than '
+               + 'seriesBudgetPerHost (%(budget)s): the metrics store pays for each one. iolat_series{family} says which families.')
+              % { 'for': cfg.seriesBudgetFor, budget: cfg.seriesBudgetPerHost },
+              cfg.seriesBudgetFor,
             ),
 
             alert(

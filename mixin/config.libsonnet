@@ -27,6 +27,15 @@
     // (or set clusterLabel: '').
     hostLabels: std.filter(function(l) l != '', [self.clusterLabel, 'job', 'instance']),
 
+    // Whether the rules and dashboards have their native-histogram side
+    // ("native expression or classic expression"). false for a store without
+    // native histograms whose query language lacks their functions:
+    // VictoriaMetrics 1.79 (vmalert, MetricsQL) fails a whole expression
+    // on histogram_count, histogram_sum or histogram_fraction. false leaves
+    // the classic side alone, which Prometheus answers as well
+    // (docs/dashboards.md, "On VictoriaMetrics").
+    nativeHistograms: true,
+
     // Range of the rate() in the recording rules. The "5m" in the recording
     // rules' names stays as it is when this changes (the names are the
     // contract dashboards and alerts rely on).
@@ -102,6 +111,18 @@
         severity: 'warning',
       },
     ],
+
+    // Quantiles recorded per host and workload
+    // (instance_workload:iolat_workload_device_latency_seconds:quantile5m),
+    // as strings like quantiles.
+    workloadQuantiles: ['0.5', '0.9', '0.99'],
+
+    // IolatSeriesOverBudget: iolat on one host exports more series than this
+    // (the sum of its iolat_series gauge, every family) for seriesBudgetFor.
+    // The budget a metrics store gives each host's exporter; docs/serve.md
+    // says what each workload, disk and option costs.
+    seriesBudgetPerHost: 10000,
+    seriesBudgetFor: '30m',
 
     // IolatWorkloadLatencyHigh: a workload's (VM, pod, container, service,
     // cgroup) device-time quantile, over all its disks, above this many

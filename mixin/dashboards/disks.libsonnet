@@ -10,6 +10,7 @@ local t = g.target;
   grafanaDashboards+:: {
     'iolat-disks.json':
       local cfg = $._config;
+      local p = (import '../lib/promql.libsonnet') { native:: cfg.nativeHistograms };
       local host = v.clusterMatchers(cfg.clusterLabel) + ['job=~"$job"', 'instance=~"$instance"'];
       local hostBy = cfg.hostLabels;
       local diskOn = 'on (%s)' % std.join(', ', hostBy + ['device']);

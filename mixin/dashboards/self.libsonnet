@@ -10,6 +10,7 @@ local t = g.target;
   grafanaDashboards+:: {
     'iolat-self.json':
       local cfg = $._config;
+      local p = (import '../lib/promql.libsonnet') { native:: cfg.nativeHistograms };
       local hostBy = cfg.hostLabels;
       local hostList = std.join(', ', hostBy);
       local host = ['job=~"$job"', 'instance=~"$instance"'];
@@ -113,6 +114,16 @@ local t = g.target;
                            t(gauge('iolat_config_last_reload_successful'), 'last reload OK on ' + onHost),
                            t(gauge('iolat_user_config_up', ['config']), 'config {{config}} up on ' + onHost),
                          ], unit='short', min=0, max=1),
+          ]),
+          g.row('Series iolat exports', [
+            g.timeseries('Series per host',
+                         'Series iolat exports on each host, every family together (sum of iolat_series): what each host costs the metrics store. The dashed line is seriesBudgetPerHost (%d, alert IolatSeriesOverBudget). A native histogram counts as one series. Empty with an iolat that does not export iolat_series.' % cfg.seriesBudgetPerHost,
+                         [t('sum by (%s) (iolat_series%s)' % [hostList, s], onHost)],
+                         unit='short', min=0, thresholdLine=[cfg.seriesBudgetPerHost, 'red'], w=12),
+            g.timeseries('Series per family',
+                         'Series iolat exports per metric family and histogram mode (iolat_series{family,mode}, mode classic or native): which families make the total, and what --workloads.labels, --workloads.metrics, workloads.max or native histograms would save.',
+                         [t(gauge('iolat_series', ['family', 'mode']), '{{family}} ({{mode}}) on ' + onHost)],
+                         unit='short', min=0, w=12),
           ]),
           g.row('Process', [
             g.timeseries('Memory', 'Resident memory (process_resident_memory_bytes) and heap in use (iolat_heap_allocated_bytes). Resident growing while the heap stays flat is memory the allocator keeps; both growing is something kept that should not be.',

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // "iolat / VMs and workloads": I/O latency per workload (VM, pod, container,
 // systemd service or scope, cgroup, process), from iolat_workload_*.
+// Serve exports by default only the device-time histogram and the bytes per
+// workload, without `device` and `op` (--workloads.labels and
+// --workloads.metrics add them): every panel works from those two (IOPS is
+// the histogram's count) and splits by disk or operation where the labels
+// are there; only the total-time (Q2C) panels need --workloads.metrics.
 local g = import '../lib/grafana.libsonnet';
 local p = import '../lib/promql.libsonnet';
 local v = import '../lib/variables.libsonnet';
@@ -10,6 +15,7 @@ local t = g.target;
   grafanaDashboards+:: {
     'iolat-workloads.json':
       local cfg = $._config;
+      local p = (import '../lib/promql.libsonnet') { native:: cfg.nativeHistograms };
       local host = v.clusterMatchers(cfg.clusterLabel) + ['job=~"$job"', 'instance=~"$instance"'];
       local disk = host + ['device=~"$device"', 'op=~"$op"'];
       // Every workload on the selected disks (noisy neighbours, shares).
@@ -18,11 +24,9 @@ local t = g.target;
       local kinds = p.sel(disk + ['kind=~"$kind"']);
       // The selected workload(s): each repeated row has one.
       local one = p.sel(disk + ['kind=~"$kind"', 'workload=~"$workload"']);
-      local oneOp(op) = p.sel(host + ['device=~"$device"', 'op="%s"' % op, 'kind=~"$kind"', 'workload=~"$workload"']);
       local folded = p.sel(disk + ['kind="other"']);
       local dev = 'iolat_workload_device_latency_seconds';
       local tot = 'iolat_workload_total_latency_seconds';
-      local comp = 'iolat_workload_completions_total';
       local bytes = 'iolat_workload_bytes_total';
       local hostBy = cfg.hostLabels;
       local wl = hostBy + ['kind', 'workload'];
@@ -38,7 +42,9 @@ local t = g.target;
           std.join(', ', labels),
           metricRate(all, labels),
         ];
-      local compRate(s, labels, range='$__rate_interval') = p.rate(comp, s, labels, range);
+      // IOPS from the latency histogram's count (iolat_workload_completions_total
+      // exists only with --workloads.metrics=completions).
+      local compRate(s, labels, range='$__rate_interval') = p.countRate(dev, s, labels, range);
       local bytesRate(s, labels, range='$__rate_interval') = p.rate(bytes, s, labels, range);
       local timeRate(s, labels) = p.sumRate(dev, s, labels);
       local diskBy = hostBy + ['device'];
@@ -64,8 +70,8 @@ local t = g.target;
           v.cluster(cfg.clusterLabel, cfg.showMultiCluster),
           v.job(cfg.iolatSelector, cluster=cfg.clusterLabel),
           v.instance(cluster=cfg.clusterLabel),
-          v.device('iolat_workload_completions_total'),
-          v.op('iolat_workload_completions_total'),
+          v.device('iolat_workload_bytes_total'),
+          v.op('iolat_workload_bytes_total'),
           v.kind,
           v.workload,
           v.custom('topn', 'Top N', ['5', '10', '20', '50'], '10', description='How many workloads the top-N panels show.'),
@@ -76,7 +82,7 @@ local t = g.target;
                        '99th percentile of device time per workload over the whole time range shown, all its selected disks and operations together. ' + d2c + ' A workload with few I/Os has a noisy p99: check its IOPS. ' + both,
                        [t('topk($topn,\n' + p.quantile('0.99', dev, kinds, wl, range='$__range') + ')', wlLegend)], unit='s', links=toWorkload),
             g.bargauge('Top $topn workloads by IOPS',
-                       'Average completed I/Os per second per workload over the time range shown (iolat_workload_completions_total). ' + attribution,
+                       'Average completed I/Os per second per workload over the time range shown (the count of iolat_workload_device_latency_seconds). ' + attribution,
                        [t('topk($topn, %s)' % compRate(kinds, wl, '$__range'), wlLegend)], unit='iops', links=toWorkload),
             g.bargauge('Top $topn workloads by throughput',
                        'Average bytes per second per workload over the time range shown (iolat_workload_bytes_total).',
@@ -89,23 +95,19 @@ local t = g.target;
             g.heatmap('$workload total time (Q2C)',
                       'Distribution of total time of $workload\'s I/O, from native histograms or classic le buckets, whichever Prometheus scrapes. ' + q2c + ' For a VM this is close to what the guest sees for its disk, minus the virtualisation path.',
                       [t(p.heatmap(tot, one), '{{le}}')]),
-            g.timeseries('$workload reads: p99 per disk',
-                         '99th percentile of $workload\'s read latency per disk: device time (D2C) and total time (Q2C). ' + d2c + ' ' + q2c + ' ' + both,
-                         [
-                           t(p.quantile('0.99', dev, oneOp('read'), hostBy + ['device']), '{{device}} D2C p99 on {{instance}}'),
-                           t(p.quantile('0.99', tot, oneOp('read'), hostBy + ['device']), '{{device}} Q2C p99 on {{instance}}'),
-                         ], unit='s', log=true, thresholdLine=[cfg.workloadP99Threshold, 'red'], links=toDisk),
-            g.timeseries('$workload writes: p99 per disk',
-                         '99th percentile of $workload\'s write latency per disk, beside the reads: device time (D2C) and total time (Q2C). The dashed line is workloadP99Threshold (%g s, alert IolatWorkloadLatencyHigh). ' % cfg.workloadP99Threshold + both,
-                         [
-                           t(p.quantile('0.99', dev, oneOp('write'), hostBy + ['device']), '{{device}} D2C p99 on {{instance}}'),
-                           t(p.quantile('0.99', tot, oneOp('write'), hostBy + ['device']), '{{device}} Q2C p99 on {{instance}}'),
-                         ], unit='s', log=true, thresholdLine=[cfg.workloadP99Threshold, 'red'], links=toDisk),
-            g.timeseries('$workload IOPS', 'Completed I/Os per second of $workload per disk and operation (iolat_workload_completions_total). ' + attribution,
+            g.timeseries('$workload: p99 device time (D2C) per disk and operation',
+                         '99th percentile of $workload\'s device time per disk and operation: one line per host where serve folds the device and op labels away (its default; --workloads.labels=device,op splits them). The dashed line is workloadP99Threshold (%g s, alert IolatWorkloadLatencyHigh). ' % cfg.workloadP99Threshold + d2c + ' ' + both,
+                         [t(p.quantile('0.99', dev, one, hostBy + ['device', 'op']), '{{device}} {{op}} on {{instance}}')],
+                         unit='s', log=true, thresholdLine=[cfg.workloadP99Threshold, 'red'], links=toDisk),
+            g.timeseries('$workload: p99 total time (Q2C) per disk and operation',
+                         '99th percentile of $workload\'s total time per disk and operation. ' + q2c + ' Empty unless serve runs with --workloads.metrics including total_latency. ' + both,
+                         [t(p.quantile('0.99', tot, one, hostBy + ['device', 'op']), '{{device}} {{op}} on {{instance}}')],
+                         unit='s', log=true, thresholdLine=[cfg.workloadP99Threshold, 'red'], links=toDisk),
+            g.timeseries('$workload IOPS', 'Completed I/Os per second of $workload per disk and operation (the count of iolat_workload_device_latency_seconds). ' + attribution,
                          [t(compRate(one, hostBy + ['device', 'op']), '{{device}} {{op}} on {{instance}}')], unit='iops', w=8, links=toDisk),
             g.timeseries('$workload throughput', 'Bytes per second of $workload per disk and operation (iolat_workload_bytes_total).',
                          [t(bytesRate(one, hostBy + ['device', 'op']), '{{device}} {{op}} on {{instance}}')], unit='Bps', w=8, links=toDisk),
-            g.timeseries('$workload average block size', 'Average size of $workload\'s I/Os per disk and operation (iolat_workload_bytes_total / iolat_workload_completions_total).',
+            g.timeseries('$workload average block size', 'Average size of $workload\'s I/Os per disk and operation (iolat_workload_bytes_total over the count of iolat_workload_device_latency_seconds).',
                          [t('%s\n/\n%s' % [bytesRate(one, hostBy + ['device', 'op']), compRate(one, hostBy + ['device', 'op'])], '{{device}} {{op}} on {{instance}}')], unit='bytes', w=8, links=toDisk),
           ]),
           g.row('Noisy neighbours: each workload\'s share of a disk', [

@@ -135,14 +135,14 @@ local query(name, label, q, multi=true, includeAll=true, allValue='.+', current=
 
   kind::
     query('kind', 'Workload kind',
-          'label_values(iolat_workload_completions_total{job=~"$job", instance=~"$instance"}, kind)',
+          'label_values(iolat_workload_bytes_total{job=~"$job", instance=~"$instance"}, kind)',
           description='vm, pod, container, service, scope, cgroup, process; other = past the workloads.max cap; none = I/O with no cgroup.'),
 
   // One workload or a few (each gets its own row); no All, as that would be
   // one row per workload on the host.
   workload::
     query('workload', 'Workload',
-          'label_values(iolat_workload_completions_total{job=~"$job", instance=~"$instance", kind=~"$kind"}, workload)',
+          'label_values(iolat_workload_bytes_total{job=~"$job", instance=~"$instance", kind=~"$kind"}, workload)',
           multi=true, includeAll=false,
           description='The workload(s) shown in the per-workload rows: a VM name, pod UID, container id, unit or cgroup path.'),
 

@@ -32,7 +32,7 @@ dashboards=(mixin/dashboards_out/*.json)
 python3 tests/mixin/lint_dashboards.py "${dashboards[@]}" ||
 	fail "dashboard lint"
 echo "ok: dashboards lint clean (${#dashboards[@]} dashboards)"
-for setting in "clusterLabel: ''" "showMultiCluster: false" "clusterLabel: 'region'"; do
+for setting in "clusterLabel: ''" "showMultiCluster: false" "clusterLabel: 'region'" "nativeHistograms: false"; do
 	printf "(import 'mixin.libsonnet') + { _config+:: { %s } }\n" "$setting" >"$out.jsonnet"
 	rm -rf "$out.variant"
 	bash scripts/render_mixin.sh "$out.variant" "$out.jsonnet" >"$out.log" 2>&1 ||
@@ -42,4 +42,4 @@ for setting in "clusterLabel: ''" "showMultiCluster: false" "clusterLabel: 'regi
 	python3 tests/mixin/lint_dashboards.py "$out.variant"/dashboards_out/*.json ||
 		fail "dashboard lint with $setting"
 done
-echo "ok: rendered without a cluster label, with it hidden, or named region: rules and dashboards clean"
+echo "ok: rendered without a cluster label, with it hidden, named region, or without native histograms: rules and dashboards clean"

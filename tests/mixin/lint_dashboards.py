@@ -48,8 +48,9 @@ import sys
 # $var, ${var}, ${var:fmt}, [[var]], [[var:fmt]]
 VAR_RE = re.compile(r'\$\{(\w+)(?::[^}]*)?\}|\[\[(\w+)(?::[^\]]*)?\]\]|\$(\w+)')
 UID_RE = re.compile(r'^[A-Za-z0-9_-]{1,40}$')
-# A heatmap query of either histogram kind: {__name__=~"NAME(_bucket)?", ...}
-HEATMAP_RE = re.compile(r'\{__name__=~"\w+\(_bucket\)\?"')
+# A heatmap query of either histogram kind: {__name__=~"NAME(_bucket)?", ...},
+# or of a recording rule's rates of either: LEVEL:NAME(_bucket)?:rate5m
+HEATMAP_RE = re.compile(r'\{__name__=~"[\w:]+\(_bucket\)\?(:\w+)?"')
 LINK_RE = re.compile(r'^/d/([A-Za-z0-9_-]+)\?(.*)$')
 QUERYPARAM_RE = re.compile(r'\$\{(\w+):queryparam\}')
 SETVAR_RE = re.compile(r'(?:^|&)var-(\w+)=')
