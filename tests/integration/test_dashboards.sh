@@ -85,7 +85,9 @@ app=$CG/machine.slice/'machine-qemu\x2d3\x2dapp01.scope'
 mkdir "$web" "$db" "$app" && on_exit "rmdir '$web' '$db' '$app'"
 
 port=$(free_port)
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --bpf.stats \
+# Every per-workload family (the workload dashboard has panels for each),
+# under serve's default labels: a workload summed per host.
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --bpf.stats --workloads.metrics=all \
 	--label.size-class --maintenance.interval=1s \
 	--config.dir="$OUT/examples" --config.names=biosize
 target=127.0.0.1:$port
