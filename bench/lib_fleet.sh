@@ -101,12 +101,18 @@ fleet_record() {
 	rm -f /dev/shm/iolat-fleet.$$.*.img "$out/warm"
 }
 
-# fleet_scrape_config HOSTS REPLAY_PORT INTERVAL: a Prometheus scrape
-# configuration (Prometheus and vmagent read the same) with one target
-# group per host: the replayer's path for it, and its instance label.
+# fleet_scrape_config HOSTS REPLAY_PORT INTERVAL [RULES...]: a Prometheus
+# scrape configuration (Prometheus and vmagent read the same) with one
+# target group per host: the replayer's path for it, and its instance
+# label; with RULES, Prometheus' too (its rule files, evaluated every
+# INTERVAL: vmagent refuses the keys).
 fleet_scrape_config() {
 	local h
-	printf 'global:\n  scrape_interval: %s\n  evaluation_interval: %s\n' "$3" "$3"
+	printf 'global:\n  scrape_interval: %s\n' "$3"
+	if [ $# -gt 3 ]; then
+		printf '  evaluation_interval: %s\nrule_files:\n' "$3"
+		printf '  - %s\n' "${@:4}"
+	fi
 	printf 'scrape_configs:\n  - job_name: iolat\n    static_configs:\n'
 	for ((h = 0; h < $1; h++)); do
 		printf "      - targets: ['127.0.0.1:%s']\n" "$2"
@@ -128,10 +134,7 @@ fleet_stores() {
 	[ -s "$FLEET_DIR/replay.port" ] || { echo "fleet_stores: the replayer did not start: $(tail -3 "$FLEET_DIR/replay.log")" >&2; return 1; }
 	REPLAY=http://127.0.0.1:$(cat "$FLEET_DIR/replay.port")
 	fleet_scrape_config "$hosts" "${REPLAY##*:}" "$every" >"$FLEET_DIR/scrape.yml"
-	{
-		cat "$FLEET_DIR/scrape.yml"
-		printf 'rule_files:\n  - %s\n  - %s\n' "$rules" "$alerts"
-	} >"$FLEET_DIR/prometheus.yml"
+	fleet_scrape_config "$hosts" "${REPLAY##*:}" "$every" "$rules" "$alerts" >"$FLEET_DIR/prometheus.yml"
 
 	p=$(fleet_port)
 	prometheus --config.file="$FLEET_DIR/prometheus.yml" --storage.tsdb.path="$FLEET_DIR/prom" \

@@ -67,16 +67,20 @@ rec='instance_device_op:iolat_block_completions:rate5m'
 [ "$(count "$VM" "$rec")" -gt 0 ] || fail "vmalert recorded no $rec in VictoriaMetrics: $(tail -3 "$FLEET_DIR/vmalert.log")"
 
 # Every panel target, variables filled in: host0000, a loop device the
-# workloads used, workload w1.
+# workloads used, workload w1; their windows ($__rate_interval 1m, $__range
+# 5m) cut to RATE_W as the rules' are: a window the replay does not fill
+# yet is one where Prometheus' rate() divides by the whole window and
+# VictoriaMetrics' by the samples' span.
 dev=$(sed -nE 's/^iolat_workload_bytes_total\{device="([^"]*)",op="read",kind="[a-z]*",workload="w1"\}.*/\1/p' "$last" | head -1)
 [ -n "$dev" ] || fail "no device for workload w1 in the recording"
 kind=$(sed -nE 's/^iolat_workload_bytes_total\{device="[^"]*",op="read",kind="([a-z]*)",workload="w1"\}.*/\1/p' "$last" | head -1)
 python3 tests/mixin/panel_queries.py --var job=iolat --var instance=host0000:9617 --var device="$dev" \
 	--var op=read --var disks=50 --var kind="$kind" --var workload=w1 --var model=unknown \
-	"$WORK"/mixin/dashboards_out/*.json >"$WORK/panels.tsv" || fail "panel_queries.py"
+	"$WORK"/mixin/dashboards_out/*.json >"$WORK/panels.full" || fail "panel_queries.py"
+sed -E "s/\[(1m|5m)\]/[${RATE_W}s]/g" "$WORK/panels.full" >"$WORK/panels.tsv"
 grep -o 'le="[^"]*"' "$last" | sort -u | sed -E 's/le="(.*)"/\1/' >"$WORK/buckets"
-echo "$(wc -l <"$WORK/panels.tsv") dashboard queries, $(grep -c 'record:' "$WORK/mixin/prometheus_rules.yaml") recording rules," \
-	"$(grep -c 'alert:' "$WORK/mixin/prometheus_alerts.yaml") alerts"
+echo "$(wc -l <"$WORK/panels.tsv") dashboard queries, $(grep -c '"record":' "$WORK/mixin/prometheus_rules.yaml") recording rules," \
+	"$(grep -c '"alert":' "$WORK/mixin/prometheus_alerts.yaml") alerts"
 
 at=$(python3 -c 'import time; print(round(time.time() - 2, 3))')
 python3 tests/integration/fleet_compare.py queries --prom "$PROM" --vm "$VM" --time "$at" \
