@@ -22,8 +22,9 @@ would give each host's address.
 Also:
   POST /-/freeze      every host keeps the body it serves now (tests: the
                       stores then hold the same last values to compare);
-  GET  /-/status      JSON: step now, frozen, hosts, series per host, lap
-                      length, CPU seconds this process used (user+system);
+  GET  /-/status      JSON: step now, frozen, hosts, started (Unix time of
+                      step 0), step_seconds, series per host, lap length,
+                      CPU seconds this process used (user+system);
   POST /api/v2/alerts accepted and dropped (vmalert's notifier).
 
 Bodies are rendered on demand from one template of the last body and the
@@ -142,6 +143,7 @@ class Fleet:
     def __init__(self, recording, hosts, step):
         self.recording, self.hosts, self.step = recording, hosts, step
         self.start = time.monotonic()
+        self.started = time.time()  # the same moment, for clients' evaluation times
         self.frozen = None
         self.lock = threading.Lock()
         self.cache = {}
@@ -172,6 +174,7 @@ class Fleet:
     def status(self):
         t = os.times()
         return {'step': self.now_step(), 'frozen': self.frozen is not None, 'hosts': self.hosts,
+                'started': self.started, 'step_seconds': self.step,
                 'series_per_host': len(self.recording.keys), 'lap_steps': self.recording.lap,
                 'cpu_seconds': t.user + t.system}
 

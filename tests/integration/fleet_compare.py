@@ -5,7 +5,7 @@
 Usage:
   fleet_compare.py queries --prom URL --vm URL --time T --window SECONDS
                    --interval SECONDS --rules FILE --alerts FILE --panels TSV
-                   --buckets FILE
+                   --buckets FILE [--frozen]
   fleet_compare.py raw --prom URL --vm URL --time T --replay URL --hosts N
 
 `queries`: every recording rule's and alert's expression (from the rendered
@@ -47,7 +47,10 @@ by the first of these rules that applies to the query:
                a ratio of two rates; a recorded series adds its
                evaluation's skew (the two evaluators run up to an interval
                apart), which the same bound covers;
-  exact        anything else (instant values, counts, info series): equal.
+  exact        anything else (instant values, counts, info series): equal,
+               once the replay is frozen (--frozen: then only these are
+               asked); while it runs, the two scrapers' last samples may be
+               a step apart, and only their label sets are compared.
 
 `raw`: after the replayer was frozen (every host serves one body for good)
 and both stores scraped it since: each host's series in each store (its
@@ -151,7 +154,7 @@ def bucket_index(bounds, v):
 
 
 def values_agree(rule, p, v, opts, bounds):
-    if rule in ('scraper', 'recorded'):
+    if rule in ('scraper', 'recorded') or (rule == 'exact' and not opts.frozen):
         return True
     if math.isnan(p) or math.isnan(v):
         return math.isnan(p) and math.isnan(v)
@@ -201,6 +204,8 @@ def cmd_queries(opts):
         p = ask(opts.prom, expr, opts.time)
         v = ask(opts.vm, expr, opts.time)
         rule = 'recorded' if kind == 'recorded' else value_rule(expr, recorded)
+        if opts.frozen and rule != 'exact':
+            continue
         lacks = [f for f in VM_LACKS if re.search(r'\b%s\s*\(' % f, recorded.get(expr, expr))]
         if kind == 'recorded' and lacks and not isinstance(v, str) and not v:
             unsupported += 1
@@ -228,6 +233,8 @@ def cmd_queries(opts):
         else:
             empty += not p
             print('ok %s %s: %d series (%s rule)' % (kind, name, len(p), rule))
+    if opts.frozen:
+        queries = [q for q in queries if q[0] != 'recorded' and value_rule(q[2], recorded) == 'exact']
     print('%d queries: %d agree (%d of them empty in both), %d unsupported by VictoriaMetrics 1.79, '
           '%d differ' % (len(queries), len(queries) - bad - unsupported, empty, unsupported, bad))
     return 1 if bad else 0
@@ -298,6 +305,7 @@ def main():
         q.add_argument(name, required=True)
     q.add_argument('--window', type=float, required=True)
     q.add_argument('--interval', type=float, required=True)
+    q.add_argument('--frozen', action='store_true')
     r.add_argument('--replay', required=True)
     r.add_argument('--hosts', type=int, required=True)
     opts = ap.parse_args()
