@@ -16,11 +16,12 @@ FLEET_PIDS=() FLEET_LOOPS=() FLEET_CG=''
 fleet_cleanup() {
 	local p l
 	[ -n "${FLEET_DIR:-}" ] && touch "$FLEET_DIR/stop"
-	for p in "${FLEET_PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${FLEET_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	# (|| true: callers run under set -e, and what was killed ends non-zero)
+	for p in "${FLEET_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${FLEET_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
 	FLEET_PIDS=()
-	[ -n "$FLEET_CG" ] && wl_remove "$FLEET_CG"
-	for l in "${FLEET_LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	if [ -n "$FLEET_CG" ]; then wl_remove "$FLEET_CG"; fi
+	for l in "${FLEET_LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
 	FLEET_LOOPS=()
 	rm -f /dev/shm/iolat-fleet.$$.*.img
 }
@@ -93,7 +94,7 @@ fleet_record() {
 	done
 	touch "$FLEET_DIR/stop"
 	kill "$serve"
-	wait "${FLEET_PIDS[@]}" 2>/dev/null
+	wait "${FLEET_PIDS[@]}" 2>/dev/null || true
 	FLEET_PIDS=()
 	wl_remove "$FLEET_CG"
 	for i in "${FLEET_LOOPS[@]}"; do losetup -d "$i"; done
