@@ -61,6 +61,7 @@ export IOLAT DIO FLEET_DIR
 # shellcheck source=bench/lib_fleet.sh
 source "$HERE/lib_fleet.sh"
 trap 'fleet_cleanup; rm -rf "$FLEET_DIR"' EXIT
+trap 'exit 130' INT TERM
 
 echo "recording: $WORKLOADS workloads on $DISKS loop devices, $SCRAPES scrapes 15 s apart ($IOLAT)"
 # shellcheck disable=SC2086 # SERVE_ARGS: flags, split on blanks

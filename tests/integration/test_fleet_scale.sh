@@ -122,8 +122,8 @@ python3 tests/integration/fleet_compare.py raw --prom "$PROM" --vm "$VM" --time 
 rc=$?
 grep -v '^ok ' "$WORK/raw.txt"
 [ $rc = 0 ] || fail "a store does not hold the replayed series as served (above)"
+echo "ok: both stores hold each host's $nseries series exactly as served, labelled by host"
 compare --frozen
 echo "ok: the instant queries' values are the same in both, frozen"
-echo "ok: both stores hold each host's $nseries series exactly as served, labelled by host"
 echo "replayer: $(curl -sf "$REPLAY/-/status")"
 echo "ok: whole run took $((SECONDS - t0)) s"
