@@ -46,7 +46,8 @@ fleet_wait_http() {
 # WORKLOADS named cgroups, each reading and writing its disk (workload I
 # uses disk I mod DISKS) all the while; once every workload was seen,
 # SCRAPES text scrapes INTERVAL seconds apart, each body in OUT/body.NNN
-# and its time in OUT/times. Returns non-zero with a message on stderr.
+# and its time in OUT/times; OUT/disks names the disks, one a line (workload
+# I used line I mod DISKS + 1). Returns non-zero with a message on stderr.
 fleet_record() {
 	local out=$1 nwl=$2 ndisks=$3 nscrapes=$4 every=$5 port img i k serve
 	shift 5
@@ -56,6 +57,7 @@ fleet_record() {
 		truncate -s 64M "$img"
 		FLEET_LOOPS+=("$(losetup --direct-io=on -f --show "$img")") || return 1
 	done
+	printf '%s\n' "${FLEET_LOOPS[@]#/dev/}" >"$out/disks"
 	FLEET_CG=$(wl_cgroot)/iolat-fleet-$$
 	mkdir "$FLEET_CG" || return 1
 	port=$(fleet_port)
