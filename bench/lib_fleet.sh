@@ -99,7 +99,7 @@ fleet_record() {
 	wait "${FLEET_PIDS[@]}" 2>/dev/null || true
 	FLEET_PIDS=()
 	wl_remove "$FLEET_CG"
-	for i in "${FLEET_LOOPS[@]}"; do losetup -d "$i"; done
+	for i in "${FLEET_LOOPS[@]}"; do losetup -d "$i" 2>/dev/null || true; done
 	FLEET_LOOPS=()
 	rm -f /dev/shm/iolat-fleet.$$.*.img "$out/warm"
 }

@@ -24,8 +24,8 @@ python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
 
 HOSTS=5
 INTERVAL=1 # scrape and evaluation interval, seconds
-STEP=3     # seconds the replay serves each recorded scrape
-RATE_W=30  # the rules' rate() window, seconds: a whole number of steps
+STEP=4     # seconds the replay serves each recorded scrape
+RATE_W=32  # the rules' rate() window, seconds: a whole number of steps
 WORKLOADS=4
 FLEET_DIR=$WORK/fleet
 mkdir "$FLEET_DIR"
