@@ -19,7 +19,9 @@
 # Env: IOLAT, DIO (the binaries; default build-bench/, else build/),
 # SERVE_ARGS (more serve flags, e.g. --workloads.labels=device,op), RUN
 # (seconds per N, default 300), MEASURE (default 120), SCRAPES (recorded,
-# default 5), RESULTS (the JSON lines file; default a temporary one, kept).
+# default 5), RUNS (each query timed that many times, median; default 1:
+# at 100 hosts a rule's expression takes 1-3 s here), RESULTS (the JSON
+# lines file; default a temporary one, kept).
 # A run takes about 1.5 + N_sizes x (RUN + 60) / 60 minutes: under 20 with
 # the defaults.
 set -euo pipefail
@@ -87,7 +89,7 @@ for n in "${SIZES[@]}"; do
 	python3 "$HERE/fleet_report.py" measure --hosts "$n" --before "$FLEET_DIR/before.json" \
 		--after "$FLEET_DIR/after.json" --prom "$PROM" --vm "$VM" --vmagent "$VMAGENT" \
 		--vmalert "$VMALERT" --replay "$REPLAY" --prom-dir "$FLEET_DIR/prom" --vm-dir "$FLEET_DIR/vm" \
-		--panels "$FLEET_DIR/panels.tsv" --rules "$ROOT/mixin/prometheus_rules.yaml" >>"$RESULTS"
+		--panels "$FLEET_DIR/panels.tsv" --rules "$ROOT/mixin/prometheus_rules.yaml" --runs "${RUNS:-1}" >>"$RESULTS"
 	fleet_cleanup
 done
 python3 "$HERE/fleet_report.py" table "$RESULTS"
