@@ -11,6 +11,9 @@
 #                   cgroups, 100 disk cycles and 200 SIGHUPs (root, ~25 min on
 #                   2 vCPUs; not in `make test`); SCRAPES=, CGROUPS=, DISKS=,
 #                   HUPS= scale it
+#   make bench-fleet bench/fleet.sh: iolat's series replayed as N hosts into
+#                   Prometheus and VictoriaMetrics (root, ~20 min; not in
+#                   `make test`); FLEET_ARGS='--hosts 50,100 --workloads 50'
 #   make compare-outputs OLD=REV  REV's iolat and this tree's, same output
 #                   over the same workload? (root, ~1 min + REV's build)
 #   make mixin      render the monitoring mixin (mixin/: rules, alerts, dashboards)
@@ -138,7 +141,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: compare-outputs mixin mixin-check all deps run unit unit-nobpf lint format format-check test integration \
+.PHONY: bench-fleet compare-outputs mixin mixin-check all deps run unit unit-nobpf lint format format-check test integration \
 	sanitize tsan fuzz soak clean helpers examples systemd-guest \
 	$(FUZZ_TARGETS:%=fuzz-%)
 
@@ -382,6 +385,10 @@ systemd-guest:
 # Its knobs come in as environment variables (make soak SCRAPES=3000 HUPS=0).
 soak: $(OUT)/iolat $(OUT)/dio
 	$(Q)OUT=$(OUT) bash bench/soak.sh
+
+# The simulated fleet's cost to the stores (bench/fleet.sh; BENCHMARKS.md).
+bench-fleet: $(OUT)/iolat $(OUT)/dio
+	$(Q)IOLAT=$(OUT)/iolat DIO=$(OUT)/dio bash bench/fleet.sh $(FLEET_ARGS)
 
 # The old revision's iolat, built in a temporary git worktree under /tmp in
 # an OUT of its own (removed after, whatever happens), against this tree's:

@@ -30,6 +30,8 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
+# shellcheck source=bench/lib_workloads.sh
+source "$HERE/lib_workloads.sh"
 IOLAT=${IOLAT:-$ROOT/build-bench/iolat}
 DIO=${DIO:-$ROOT/build-bench/dio}
 SCRAPES=${SCRAPES:-15}
@@ -53,8 +55,7 @@ SIZES=("$@")
 BINS=("$IOLAT") TAGS=(new)
 [ -z "$IOLAT_OLD" ] || { BINS+=("$IOLAT_OLD"); TAGS+=(old); }
 
-if mountpoint -q /sys/fs/cgroup/blkio; then CGROOT=/sys/fs/cgroup/blkio; else CGROOT=/sys/fs/cgroup; fi
-BASE=$CGROOT/iolat-bench-wl-$$
+BASE=$(wl_cgroot)/iolat-bench-wl-$$
 IMG=/dev/shm/iolat-bench-wl.$$.img
 PORT0=$((40000 + RANDOM % 20000))
 NPORT=$((PORT0 + 2))
@@ -64,7 +65,7 @@ cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 	# node-exporter ends with 143 on SIGTERM: no status may stop the rest
 	if [ -n "$NPID" ]; then kill "$NPID" 2>/dev/null; wait "$NPID" 2>/dev/null || true; fi
-	[ -d "$BASE" ] && find "$BASE" -depth -type d -exec rmdir {} + 2>/dev/null
+	wl_remove "$BASE"
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	rm -f "$IMG"
 }
@@ -172,8 +173,7 @@ printf '%9s %5s %9s %10s %12s %12s %12s %9s %7s' workloads build lines body_KiB 
 echo
 for n in "${SIZES[@]}"; do
 	for ((i = made + 1; i <= n; i++)); do
-		mkdir "$BASE/w$i.service"
-		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$1" read "$2" 4 4096' "$BASE/w$i.service" "$DIO" "$LOOP"
+		wl_run "$BASE" "$i" "$DIO" read "$LOOP" 4 4096
 	done
 	made=$n
 	sleep "$SETTLE"

@@ -8,7 +8,8 @@ build=(make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev l
 	libsystemd-dev nettle-dev libcrypt-dev libgnutls28-dev scdoc)
 test=(libcmocka-dev libclang-rt-dev libfuse3-dev fuse3 python3 util-linux fdisk xz-utils curl openssl prometheus fio
 	qemu-system-x86 busybox-static cpio mmdebstrap jsonnet prometheus-alertmanager man-db bash-completion
-	debhelper lintian strace python3-yaml python3-prometheus-client libcap2-bin clang-format cppcheck shellcheck xfsprogs)
+	debhelper lintian strace python3-yaml python3-prometheus-client libcap2-bin clang-format cppcheck shellcheck xfsprogs
+	victoria-metrics)
 missing=()
 for p in "${build[@]}" "${test[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -30,3 +31,13 @@ echo "deps.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# victoria-metrics' postinst starts its daemon (port 8428, /var/lib): the
+# tests start their own on free ports; the package's stays stopped and off.
+if [[ " ${missing[*]} " == *" victoria-metrics "* ]]; then
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now victoria-metrics.service >/dev/null 2>&1 || true
+	else
+		/etc/init.d/victoria-metrics stop >/dev/null 2>&1 || true
+		update-rc.d victoria-metrics disable >/dev/null 2>&1 || true
+	fi
+fi
