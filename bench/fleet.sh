@@ -70,15 +70,22 @@ echo "recording: $WORKLOADS workloads on $DISKS loop devices, $SCRAPES scrapes 1
 fleet_record "$FLEET_DIR/rec" "$WORKLOADS" "$DISKS" "$SCRAPES" 15 $SERVE_ARGS
 last=$(find "$FLEET_DIR/rec" -name 'body.*' | sort | tail -1)
 echo "recorded: $(grep -vc '^#' "$last") series per host, $(wc -c <"$last") bytes per scrape"
+# The mixin in classic mode (nativeHistograms: false), as docs/dashboards.md
+# renders it for VictoriaMetrics 1.79 (no histogram_count, _sum, _fraction):
+# both stores evaluate the same rules, of a fleet without native histograms.
+echo "(import 'mixin.libsonnet') + { _config+:: { nativeHistograms: false } }" >"$FLEET_DIR/classic.jsonnet"
+bash "$ROOT/scripts/render_mixin.sh" "$FLEET_DIR/mixin" "$FLEET_DIR/classic.jsonnet" >/dev/null ||
+	{ echo "fleet.sh: cannot render the mixin" >&2; exit 1; }
+MIXIN=$FLEET_DIR/mixin
 # The fleet dashboard's queries for the global view: every instance and
 # disk, reads.
 python3 tests/mixin/panel_queries.py --var instance=All --var device=All --var op=read \
-	mixin/dashboards_out/iolat-fleet.json >"$FLEET_DIR/panels.tsv"
+	"$MIXIN/dashboards_out/iolat-fleet.json" >"$FLEET_DIR/panels.tsv"
 
 IFS=, read -ra SIZES <<<"$HOSTS"
 for n in "${SIZES[@]}"; do
 	rm -rf "$FLEET_DIR"/{prom,vm,vmagent} "$FLEET_DIR/replay.port"
-	fleet_stores "$n" 15 15s "$ROOT/mixin/prometheus_rules.yaml" "$ROOT/mixin/prometheus_alerts.yaml"
+	fleet_stores "$n" 15 15s "$MIXIN/prometheus_rules.yaml" "$MIXIN/prometheus_alerts.yaml"
 	echo "N=$n: replaying for $RUN s (measured over the last $MEASURE s)"
 	sleep $((RUN - MEASURE))
 	python3 "$HERE/fleet_report.py" snap --out "$FLEET_DIR/before.json" --replay "$REPLAY" \
@@ -89,7 +96,7 @@ for n in "${SIZES[@]}"; do
 	python3 "$HERE/fleet_report.py" measure --hosts "$n" --before "$FLEET_DIR/before.json" \
 		--after "$FLEET_DIR/after.json" --prom "$PROM" --vm "$VM" --vmagent "$VMAGENT" \
 		--vmalert "$VMALERT" --replay "$REPLAY" --prom-dir "$FLEET_DIR/prom" --vm-dir "$FLEET_DIR/vm" \
-		--panels "$FLEET_DIR/panels.tsv" --rules "$ROOT/mixin/prometheus_rules.yaml" --runs "${RUNS:-1}" >>"$RESULTS"
+		--panels "$FLEET_DIR/panels.tsv" --rules "$MIXIN/prometheus_rules.yaml" --runs "${RUNS:-1}" >>"$RESULTS"
 	fleet_cleanup
 done
 python3 "$HERE/fleet_report.py" table "$RESULTS"

@@ -21,10 +21,14 @@ by the first of these rules that applies to the query:
                fails the comparison, from either store;
   NaN          VictoriaMetrics leaves NaN samples out of its answers (a
                quantile of a window without I/O, 0/0): a series whose
-               value is NaN in Prometheus may be missing there;
+               value is NaN in Prometheus may be missing there; and its
+               aggregations skip NaN inputs, so a sum() of NaNs (a ratio
+               of a disk without reads in the window) is 0 there;
   scraper      (scrape_* series: each scraper's own timing of its scrapes)
                label sets compared, values not;
-  recorded     (a recording rule's output, as each evaluator wrote it)
+  recorded     (a recording rule's output, as each evaluator wrote it,
+               or an *_over_time of one: each store's window holds its own
+               evaluator's samples, taken at other moments)
                label sets compared, values not: the two evaluators run up to
                an interval apart over counters that grow in bursts (the
                rule's expression itself is compared by value, above); a
@@ -134,6 +138,9 @@ def value_rule(expr, recorded):
     """Which of the module's value rules a query's values follow."""
     if re.search(r'\bscrape_\w+', expr):
         return 'scraper'
+    for name in recorded:
+        if re.search(r'\b\w+_over_time\s*\(\s*%s\b' % re.escape(name), expr):
+            return 'recorded'
     # What a recorded series stands for: the expression that records it.
     text = expr
     for name, body in recorded.items():
@@ -156,8 +163,10 @@ def bucket_index(bounds, v):
 def values_agree(rule, p, v, opts, bounds):
     if rule in ('scraper', 'recorded') or (rule == 'exact' and not opts.frozen):
         return True
-    if math.isnan(p) or math.isnan(v):
-        return math.isnan(p) and math.isnan(v)
+    if math.isnan(p):
+        return math.isnan(v) or v == 0
+    if math.isnan(v):
+        return False
     if rule == 'quantile':
         return abs(bucket_index(bounds, p) - bucket_index(bounds, v)) <= 1
     if rule == 'rate':

@@ -109,6 +109,15 @@ cgroup_root() {
 	fi
 }
 
+# workload_base NAME: a fresh directory for a test's workload cgroups
+# under the io hierarchy, in $BASE; it and every cgroup made in it are
+# removed at exit.
+workload_base() {
+	BASE=$(cgroup_root)/iolat-test-$1-$$
+	mkdir "$BASE" || fail "cannot make $BASE"
+	on_exit "find $BASE -depth -type d -exec rmdir {} +"
+}
+
 # make_cgroup NAME: a fresh cgroup under the io hierarchy, in $CG.
 make_cgroup() {
 	CG=$(cgroup_root)/iolat-test-$1-$$

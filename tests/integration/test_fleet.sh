@@ -467,7 +467,7 @@ w=$(calc "max(5, int($resolved - $t_th - 1))")
 while [ "$(calc "$(now) < $t_th + $w + 1")" = True ]; do sleep 0.2; done
 at=$(calc "$t_th + $w + 1")
 sel="instance=\"$HOST\",kind=\"vm\",workload=\"noisy01\",op=\"read\""
-rate=$(query "sum(rate(iolat_workload_completions_total{$sel}[${w}s]))" "$at" | awk '{ print $2 }')
+rate=$(query "sum(rate(iolat_workload_device_latency_seconds_count{$sel}[${w}s]))" "$at" | awk '{ print $2 }')
 p99=$(query "histogram_quantile(0.99, sum by (le) (rate(iolat_workload_device_latency_seconds_bucket{$sel}[${w}s])))" "$at" |
 	awk '{ print $2 }')
 echo "noisy01 throttled, over $w s: $(calc "round(float('${rate:-0}'), 1)") reads/s (limit $THROTTLE/s)," \

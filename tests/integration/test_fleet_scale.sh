@@ -3,7 +3,10 @@
 # named workloads reading and writing two loop devices) replayed as HOSTS
 # hosts (bench/fleet_replay.py) into Prometheus 2.42 and into
 # VictoriaMetrics fed by vmagent, with vmalert evaluating the same rule and
-# alert files there (the mixin rendered with a RATE_W-second window).
+# alert files there (the mixin rendered with a RATE_W-second window, and
+# with nativeHistograms: false: classic mode, the rendering docs/dashboards.md
+# gives for VictoriaMetrics 1.79, which lacks histogram_count, _sum and
+# _fraction and fails a whole expression that names one).
 #   - every recording rule's and alert's expression, every recording rule's
 #     output and every query of every dashboard, asked of both at one
 #     evaluation time, answer the same series with values that agree by the
@@ -34,7 +37,7 @@ source bench/lib_fleet.sh
 on_exit fleet_cleanup
 
 cat >"$WORK/fleet.jsonnet" <<EOF
-(import 'mixin.libsonnet') + { _config+:: { rateInterval: '${RATE_W}s' } }
+(import 'mixin.libsonnet') + { _config+:: { rateInterval: '${RATE_W}s', nativeHistograms: false } }
 EOF
 bash scripts/render_mixin.sh "$WORK/mixin" "$WORK/fleet.jsonnet" >"$WORK/render.log" 2>&1 ||
 	fail "cannot render the mixin: $(tail -5 "$WORK/render.log")"

@@ -23,10 +23,8 @@ on_exit "$IOLAT serve --unpin=$NAME"
 make_loop 64
 dev=$LOOP
 disk=${dev#/dev/}
-root=$(cgroup_root)
-base=$root/iolat-test-hwl-$$
-mkdir "$base" || fail "cannot make $base"
-on_exit "find $base -depth -type d -exec rmdir {} +"
+workload_base hwl
+base=$BASE
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
 # Only this disk (testing only): the cap and expiry are host-wide.

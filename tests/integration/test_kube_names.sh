@@ -14,9 +14,8 @@ source tests/integration/lib_serve.sh
 make_loop 64
 dev=$LOOP
 disk=${dev#/dev/}
-base=$(cgroup_root)/iolat-test-kube-$$
-mkdir "$base" || fail "cannot make $base"
-on_exit "find $base -depth -type d -exec rmdir {} +"
+workload_base kube
+base=$BASE
 
 uid_web=1a2b3c4d-0000-4000-8000-0000000$$
 uid_db=5e6f7a8b-1111-4111-8111-0000000$$

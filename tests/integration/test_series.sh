@@ -19,9 +19,8 @@ source tests/integration/lib_serve.sh
 make_loop 64
 dev=$LOOP
 disk=${dev#/dev/}
-base=$(cgroup_root)/iolat-test-series-$$
-mkdir "$base" || fail "cannot make $base"
-on_exit "find $base -depth -type d -exec rmdir {} +"
+workload_base series
+base=$BASE
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
 echo "workloads: {}" >"$WORK/iolat.yml"

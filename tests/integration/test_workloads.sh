@@ -9,10 +9,8 @@ source tests/integration/lib_serve.sh
 make_loop 64
 dev=$LOOP
 disk=${dev#/dev/}
-root=$(cgroup_root)
-base=$root/iolat-test-wl-$$
-mkdir "$base" || fail "cannot make $base"
-on_exit "find $base -depth -type d -exec rmdir {} +"
+workload_base wl
+base=$BASE
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
 # A user rule names svc1-svc5 "team-svcN" of kind tenant (checked in 2b).
