@@ -27,8 +27,9 @@ by the first of these rules that applies to the query:
   scraper      (scrape_* series: each scraper's own timing of its scrapes)
                label sets compared, values not;
   recorded     (a recording rule's output, as each evaluator wrote it,
-               or an *_over_time of one: each store's window holds its own
-               evaluator's samples, taken at other moments)
+               by name or by a regexp on __name__, or an *_over_time of
+               one: each store's window holds its own evaluator's samples,
+               taken at other moments)
                label sets compared, values not: the two evaluators run up to
                an interval apart over counters that grow in bursts (the
                rule's expression itself is compared by value, above); a
@@ -140,6 +141,11 @@ def value_rule(expr, recorded):
         return 'scraper'
     for name in recorded:
         if re.search(r'\b\w+_over_time\s*\(\s*%s\b' % re.escape(name), expr):
+            return 'recorded'
+    # Recorded series picked by a regexp on the name (a panel that reads a
+    # histogram's classic or native rule output, whichever exists).
+    for rx in re.findall(r'__name__\s*=~\s*"([^"]+)"', expr):
+        if any(re.fullmatch(rx, name) for name in recorded):
             return 'recorded'
     # What a recorded series stands for: the expression that records it.
     text = expr
