@@ -147,7 +147,7 @@ assert_eq "check --ops without --series: exit" 2 "$rc"
 grep -q "add --series" "$WORK/err" || fail "check message: $(cat "$WORK/err")"
 # A reload to a bound the running collector has no slot at, and to an
 # unknown family: refused, the last settings kept.
-for bad in 'buckets: {workload_latency_seconds: [0.003]}' 'workloads: {metrics: [latency]}'; do
+for bad in 'buckets: {workload_latency_seconds: [0.003]}' 'workloads: {metrics: [latency]}' 'workloads: {metrics: []}'; do
 	echo "$bad" >"$WORK/iolat.yml"
 	n=$(grep -c 'reload failed' "$WORK/serve.log" || true)
 	kill -HUP "$SERVE_PID"
