@@ -319,8 +319,9 @@ static int get_names(struct yamldoc *x, yaml_node_t *n, const char *what,
 		*out |= b;
 	}
 	if (!len && bit_of == builtins_wl_metric_bit)
-		return yamldoc_fail(x, n, "%s: name at least one family, or turn workloads off "
-					  "with workloads.enabled: false",
+		return yamldoc_fail(x, n,
+				    "%s: name at least one family, or turn workloads off "
+				    "with workloads.enabled: false",
 				    what);
 	return 0;
 }
