@@ -74,7 +74,7 @@ iolat '' -> $commands
 iolat - -> $(flags_of < <("$IOLAT" --help) | tr '\n' ' ')
 iolat serve --web.list -> --web.listen-address=
 iolat serve --no-collector.t -> --no-collector.total-time
-iolat check --no -> --no-load
+iolat check --no-l -> --no-load
 iolat hist -d $prefix -> @disks
 iolat hist --disk = $prefix -> @disks
 iolat hist --disk=$prefix -> @disks=--disk=
