@@ -579,11 +579,6 @@ static int series_option(int c, const char *v, struct check_args *a)
 			errorf(NULL, "--%s", err);
 			return -EINVAL;
 		}
-		if (c == OPT_WL_METRICS && !a->so.wl_metrics) {
-			errorf("name at least one, e.g. device_time",
-			       "--workloads.metrics is empty");
-			return -EINVAL;
-		}
 		return 0;
 	case OPT_NO_WL:
 		a->no_workloads = true;

@@ -392,11 +392,6 @@ static int series_flag(struct serve_flags *f, int c, const char *arg)
 
 		if (rc)
 			errorf(NULL, "--%s", err);
-		else if (c == OPT_WLMETRICS && !f->wl_metrics) {
-			errorf("name at least one, e.g. device_time",
-			       "--workloads.metrics is empty");
-			rc = -EINVAL;
-		}
 		*(c == OPT_WLLABELS ? &f->has_wl_labels : &f->has_wl_metrics) = !rc;
 		return rc;
 	}

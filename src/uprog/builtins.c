@@ -102,6 +102,10 @@ int builtins_wl_metrics_parse(const char *list, unsigned *out, char *err, size_t
 		*out = BUILTINS_WL_ALL_METRICS;
 		return 0;
 	}
+	if (!*list) {
+		snprintf(err, len, "workloads.metrics: name at least one family, e.g. device_time");
+		return -EINVAL;
+	}
 	return parse_list(list, wl_metric_names, COUNT(wl_metric_names), "workloads.metrics", out,
 			  err, len);
 }

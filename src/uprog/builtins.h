@@ -52,7 +52,8 @@ struct builtins_opts {
 /*
  * A list of names, "device,op" (for workloads.labels) or
  * "device_time,bytes" (workloads.metrics; "all" for every one), into bits;
- * "" is none. 0, or -EINVAL with what is wrong and the names there are in err.
+ * "" is none (labels) or refused (metrics: a workload needs a family). 0, or -EINVAL with what is
+ * wrong and the names there are in err.
  */
 int builtins_wl_labels_parse(const char *list, unsigned *out, char *err, size_t len);
 int builtins_wl_metrics_parse(const char *list, unsigned *out, char *err, size_t len);

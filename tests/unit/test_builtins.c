@@ -157,6 +157,8 @@ static void test_lists(void **state)
 	assert_int_equal(bits, BUILTINS_WL_METRICS_DEFAULT);
 	assert_int_equal(builtins_wl_metrics_parse("device_time,,bytes", &bits, err, sizeof(err)),
 			 -EINVAL);
+	assert_int_equal(builtins_wl_metrics_parse("", &bits, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "workloads.metrics: name at least one family, e.g. device_time");
 	builtins_wl_metrics_names(BUILTINS_WL_ALL_METRICS, names, sizeof(names));
 	assert_string_equal(names, "device_time,total_time,request_size,completions,bytes,errors");
 	assert_int_equal(builtins_wl_metric_bit("errors"), BUILTINS_WL_ERRORS);
