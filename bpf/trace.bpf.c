@@ -53,6 +53,8 @@ const volatile bool link_page_cache = false;
 /* iolat's own tgid: its own writes (the records it saves) are not followed. */
 const volatile __u32 self_pid = 0;
 const volatile __u64 sys_write_mask[TRACE_SYS_MAX / 64] = {};
+/* Per listed syscall, how its arguments name a file (enum trace_sys_file). */
+const volatile __u8 sys_file[TRACE_SYS_MAX] = {};
 
 /*
  * The parts' counters, here in this order because .bss's layout is what a

@@ -124,9 +124,28 @@ struct trace_syscall {
 	__u32 bios;   /* followed bios queued inside it */
 	__u32 folios; /* page-cache folios it made dirty (buffered writes):
 		       * their bios come later, through trace_pc_link */
-	__u32 pad;
+	__s32 fd;     /* its file descriptor; -1: the syscall takes none */
 	__u64 cgroup; /* the thread's io (blkio) cgroup id */
 	char comm[IOLAT_COMM_LEN];
+	/* The file it read or wrote, at its entry (what a join of a guest's
+	 * trace with its host's needs: an offset on the VM's image). file_dev
+	 * is the file system's device (the inode's i_sb->s_dev), file_rdev
+	 * the device a block-device file is (0 for other files), both
+	 * major << 20 | minor; 0 and 0: no file. */
+	__s64 pos;	/* file offset it started at; -1: none (fsync) */
+	__u64 file_ino; /* inode number */
+	__u32 file_dev;
+	__u32 file_rdev;
+};
+
+/* trace_bpf rodata sys_file: what a listed syscall's arguments say about
+ * the file it works on (its first argument is the descriptor). */
+enum trace_sys_file {
+	TRACE_FILE_NONE = 0, /* no file (io_submit, io_uring_enter) */
+	TRACE_FILE_ONLY,     /* a file, no offset (fsync, fdatasync) */
+	TRACE_FILE_FPOS,     /* at the file's position (read, write, readv...) */
+	TRACE_FILE_ARG4,     /* at its 4th argument (pread64, preadv, ...; -1
+			      * for preadv2/pwritev2: the file's position) */
 };
 
 /*
@@ -165,6 +184,13 @@ struct trace_sys_thread {
 			     * (counted in writers_active) */
 	__u8 fault_sampled; /* the last file fault was followed */
 	__u8 pad;
+	/* The followed syscall's file and offset (trace_syscall's). */
+	__s64 pos;
+	__u64 file_ino;
+	__u32 file_dev;
+	__u32 file_rdev;
+	__s32 fd;
+	__u32 pad2;
 	/* The thread's last page fault on a mapped file (mm_filemap_fault),
 	 * until its next listed syscall: when, the file and page. */
 	__u64 fault_at;

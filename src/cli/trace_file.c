@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define MAGIC "IOLATTRC"
-#define VERSION 5 /* 5: the cap (max_rate, capped) */
+#define VERSION 6 /* 5: the cap (max_rate, capped); 6: syscalls' files */
 
 struct header {
 	char magic[8];

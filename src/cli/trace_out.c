@@ -346,6 +346,29 @@ int trace_out_record(void *ctx, const struct trace_record *r)
 	return 0;
 }
 
+/* The file a syscall worked on, if it names one: its descriptor, file
+ * system device and inode, the device a block-device file is, and the
+ * offset it started at. */
+static void json_syscall_file(struct json *j, const struct trace_syscall *s)
+{
+	char dev[24];
+
+	if (s->fd < 0)
+		return;
+	json_kv_int(j, "fd", s->fd);
+	if (!s->file_dev && !s->file_ino)
+		return;
+	disk_number(s->file_dev, dev, sizeof(dev));
+	json_kv_string(j, "file_dev", dev);
+	json_kv_uint(j, "file_ino", s->file_ino);
+	if (s->file_rdev) {
+		disk_number(s->file_rdev, dev, sizeof(dev));
+		json_kv_string(j, "file_rdev", dev);
+	}
+	if (s->pos >= 0)
+		json_kv_int(j, "offset", s->pos);
+}
+
 /*
  * A syscall in which followed I/O was queued, at its exit: its latency and
  * the block time of its records seen before it (summed Q2C: I/Os in flight
@@ -382,6 +405,7 @@ int trace_out_syscall(void *ctx, const struct trace_syscall *s)
 		json_kv_uint(&j, "ios", s->bios);
 		json_kv_uint(&j, "folios", s->folios);
 		json_kv_uint(&j, "cgroup", s->cgroup);
+		json_syscall_file(&j, s);
 		json_kv_uint(&j, "ios_shown", l->records);
 		json_kv_uint(&j, "q2c_sum_ns", l->q2c_ns);
 		json_kv_uint(&j, "d2c_sum_ns", l->d2c_ns);

@@ -28,23 +28,24 @@ _Static_assert(sizeof(struct trace_record) != sizeof(struct trace_syscall) &&
 static const struct {
 	long nr;
 	const char *name;
+	enum trace_sys_file file; /* how its arguments name a file */
 	bool async;
 	bool writes; /* buffered data it writes is followed through the page cache */
 } sys_linked[] = {
-	{ SYS_read, "read" },
-	{ SYS_pread64, "pread64" },
-	{ SYS_readv, "readv" },
-	{ SYS_preadv, "preadv" },
-	{ SYS_preadv2, "preadv2" },
-	{ SYS_write, "write", false, true },
-	{ SYS_pwrite64, "pwrite64", false, true },
-	{ SYS_writev, "writev", false, true },
-	{ SYS_pwritev, "pwritev", false, true },
-	{ SYS_pwritev2, "pwritev2", false, true },
-	{ SYS_fsync, "fsync" },
-	{ SYS_fdatasync, "fdatasync" },
-	{ SYS_io_uring_enter, "io_uring_enter", true },
-	{ SYS_io_submit, "io_submit", true },
+	{ SYS_read, "read", TRACE_FILE_FPOS },
+	{ SYS_pread64, "pread64", TRACE_FILE_ARG4 },
+	{ SYS_readv, "readv", TRACE_FILE_FPOS },
+	{ SYS_preadv, "preadv", TRACE_FILE_ARG4 },
+	{ SYS_preadv2, "preadv2", TRACE_FILE_ARG4 },
+	{ SYS_write, "write", TRACE_FILE_FPOS, false, true },
+	{ SYS_pwrite64, "pwrite64", TRACE_FILE_ARG4, false, true },
+	{ SYS_writev, "writev", TRACE_FILE_FPOS, false, true },
+	{ SYS_pwritev, "pwritev", TRACE_FILE_ARG4, false, true },
+	{ SYS_pwritev2, "pwritev2", TRACE_FILE_ARG4, false, true },
+	{ SYS_fsync, "fsync", TRACE_FILE_ONLY },
+	{ SYS_fdatasync, "fdatasync", TRACE_FILE_ONLY },
+	{ SYS_io_uring_enter, "io_uring_enter", TRACE_FILE_NONE, true },
+	{ SYS_io_submit, "io_submit", TRACE_FILE_NONE, true },
 };
 
 static int sys_index(uint32_t nr)
@@ -181,6 +182,7 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 		if (nr < 0 || nr >= TRACE_SYS_MAX)
 			continue;
 		ro->sys_mask[nr / 64] |= 1ull << (nr % 64);
+		ro->sys_file[nr] = (uint8_t)sys_linked[i].file;
 		if (page_cache && sys_linked[i].writes)
 			ro->sys_write_mask[nr / 64] |= 1ull << (nr % 64);
 	}
