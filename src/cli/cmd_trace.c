@@ -16,6 +16,8 @@
 
 #include "cli/cmdutil.h"
 #include "cli/trace_file.h"
+#include "cli/trace_join.h"
+#include "cli/trace_join_print.h"
 #include "cli/trace_out.h"
 #include "cli/trace_summary.h"
 #include "commands.h"
@@ -35,13 +37,14 @@
 struct trace_args {
 	struct cmd_trace_flags f;	    /* -d, -c, --attach, -v */
 	const char *write_file, *read_file; /* --write: record; --read: replay */
+	const char *join_guest, *join_host; /* --join's two files */
 	uint64_t pid, sample_every, ringbuf_kib;
 	uint64_t max_rate;	   /* records per second; 0: no cap */
 	bool max_rate_set;	   /* --max-rate given: it applies whatever else is */
 	bool sampled;		   /* -s given (-s 1 too: every I/O, asked for) */
 	double min_ms, duration_s; /* 0: no threshold; run until a signal */
 	enum trace_op_filter op;
-	bool json, syscalls, summary;
+	bool json, syscalls, summary, join;
 };
 
 void cmd_trace_usage(FILE *f)
@@ -91,6 +94,12 @@ void cmd_trace_usage(FILE *f)
 		"  -w, --write=FILE       records to FILE (a new file), not to the screen\n"
 		"  -r, --read=FILE        print (or --summary) the records of FILE; no\n"
 		"                         tracing, no privileges needed\n"
+		"      --join GUEST HOST  match each request of a VM's trace (GUEST, made\n"
+		"                         in the guest on its virtio disk) to the host\n"
+		"                         call and block I/O that served it (HOST, made\n"
+		"                         with --syscalls -p QEMU_PID): one chain per\n"
+		"                         request, each layer's span; clocks aligned\n"
+		"                         from the pairs, with their error bound\n"
 		"  -D, --duration=SECONDS stop after SECONDS\n"
 		"      --max-rate=N       write at most N records a second, dropping (and\n"
 		"                         counting) the rest; 0: no cap (default %u\n"
@@ -109,6 +118,7 @@ void cmd_trace_usage(FILE *f)
 		"  iolat trace -s 100 -o write -D 60  1 write in 100, for a minute\n"
 		"  iolat trace --summary -D 30        where 30 s of I/O spent its time\n"
 		"  iolat trace -w io.trace -D 60; iolat trace -r io.trace --summary\n"
+		"  iolat trace --join vm.trace host.trace --summary\n"
 		"\n"
 		"See iolat-trace(1).\n",
 		TRACE_MAX_RATE_DEFAULT);
@@ -120,7 +130,7 @@ static int bad(const char *hint, const char *what, const char *arg)
 	return -EINVAL;
 }
 
-enum { OPT_SYSCALLS = 256, OPT_SUMMARY, OPT_RINGBUF, OPT_MAX_RATE };
+enum { OPT_SYSCALLS = 256, OPT_SUMMARY, OPT_RINGBUF, OPT_MAX_RATE, OPT_JOIN };
 
 const struct opt cmd_trace_opts[] = {
 	{ "pid", 'p', OPT_VALUE, 'p' },
@@ -132,6 +142,7 @@ const struct opt cmd_trace_opts[] = {
 	{ "summary", 0, OPT_NO_VALUE, OPT_SUMMARY },
 	{ "write", 'w', OPT_VALUE, 'w' },
 	{ "read", 'r', OPT_VALUE, 'r' },
+	{ "join", 0, OPT_NO_VALUE, OPT_JOIN },
 	{ "duration", 'D', OPT_VALUE, 'D' },
 	{ "max-rate", 0, OPT_VALUE, OPT_MAX_RATE },
 	{ "ringbuf-kib", 0, OPT_VALUE, OPT_RINGBUF },
@@ -151,6 +162,9 @@ static int parse_one(int c, const char *v, struct trace_args *a)
 		break;
 	case OPT_SUMMARY:
 		a->summary = true;
+		break;
+	case OPT_JOIN:
+		a->join = true;
 		break;
 	case 'w':
 		a->write_file = v;
@@ -202,6 +216,46 @@ static int parse_one(int c, const char *v, struct trace_args *a)
 	return 0;
 }
 
+/* The options of argv through a; o->next: the first operand. 0, OPTS_EXIT
+ * or -EINVAL (printed). */
+static int parse_opts(struct opts *o, int argc, char **argv, struct trace_args *a)
+{
+	int c;
+
+	opts_begin(o, cmd_trace_opts, cmd_trace_usage, argc, argv);
+	while ((c = opts_next(o)) > 0) {
+		int shared = cmd_trace_flag(c, o->value, &a->f);
+
+		if (shared < 0 || (!shared && parse_one(c, o->value, a)))
+			return -EINVAL;
+	}
+	return c;
+}
+
+/* --join's two files, the first operands; options may follow them
+ * (`--join GUEST HOST --summary`). 0, OPTS_EXIT or -EINVAL (printed). */
+static int parse_join_files(struct opts *o, int argc, char **argv, struct trace_args *a)
+{
+	char *rest[argc + 1];
+	int n = 1, rc;
+
+	if (o->next + 2 > argc) {
+		errorf("e.g. iolat trace --join vm.trace host.trace",
+		       "--join takes two trace files: the guest's, then the host's");
+		return -EINVAL;
+	}
+	a->join_guest = argv[o->next];
+	a->join_host = argv[o->next + 1];
+	rest[0] = argv[0];
+	for (int i = o->next + 2; i < argc; i++)
+		rest[n++] = argv[i];
+	rest[n] = NULL;
+	rc = parse_opts(o, n, rest, a);
+	if (!rc && opts_no_operand(o, o->next))
+		return -EINVAL;
+	return rc;
+}
+
 /* 0: run; OPTS_EXIT (help or version printed) or -EINVAL (printed). */
 static int parse_args(int argc, char **argv, struct trace_args *a)
 {
@@ -211,17 +265,13 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	memset(a, 0, sizeof(*a));
 	a->sample_every = 1;
 	a->ringbuf_kib = TRACE_RINGBUF_DEFAULT_BYTES / 1024;
-	opts_begin(&o, cmd_trace_opts, cmd_trace_usage, argc, argv);
-	while ((c = opts_next(&o)) > 0) {
-		int shared = cmd_trace_flag(c, o.value, &a->f);
-
-		if (shared < 0 || (!shared && parse_one(c, o.value, a)))
-			return -EINVAL;
-	}
-	if (c < 0)
+	c = parse_opts(&o, argc, argv, a);
+	if (!c && a->join)
+		c = parse_join_files(&o, argc, argv, a);
+	else if (!c && opts_no_operand(&o, o.next))
+		c = -EINVAL;
+	if (c < 0 || a->join)
 		return c;
-	if (opts_no_operand(&o, o.next))
-		return -EINVAL;
 	/* An open-ended run of every I/O is what the cap is for; one that
 	 * samples, ends, or only sums (--summary) is bounded already. */
 	if (!a->max_rate_set && !a->sampled && a->duration_s == 0 && !a->summary)
@@ -260,6 +310,32 @@ static int replay_begin(void *ctx, const struct trace_file_info *info)
 	struct trace_out *t = ctx;
 
 	t->t0_ns = info->t0_ns;
+	return 0;
+}
+
+/* --join: a guest's trace and its host's, matched (trace_join.h). */
+static int join(const struct trace_args *a)
+{
+	struct join_result r;
+	char err[512] = "";
+
+	if (a->f.disk || a->f.cgroup || a->pid || a->op || a->sample_every != 1 || a->min_ms > 0 ||
+	    a->write_file || a->read_file || a->duration_s > 0 || a->max_rate_set || a->syscalls) {
+		errorf("filters, sampling and --syscalls apply while recording each trace",
+		       "--join takes only --json and --summary");
+		return 2;
+	}
+	if (trace_join(a->join_guest, a->join_host, &r, err, sizeof(err))) {
+		errorf(NULL, "%s", err);
+		return 1;
+	}
+	if (trace_join_print(&r, a->json, a->summary)) {
+		trace_join_free(&r);
+		errorf(NULL, "out of memory");
+		return 1;
+	}
+	fflush(stdout);
+	trace_join_free(&r);
 	return 0;
 }
 
@@ -394,6 +470,8 @@ int cmd_trace(int argc, char **argv)
 	if (cmd_resolve_filters(a.f.disk, a.f.cgroup, &o.filter_dev, &o.filter_cgroup,
 				&o.filter_cgroup_level))
 		return 2;
+	if (a.join)
+		return join(&a);
 	tracer_opts_from(&a, &o);
 	t.json = a.json;
 	t.syscalls = a.syscalls;

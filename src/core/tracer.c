@@ -72,6 +72,13 @@ bool tracer_syscall_async(uint32_t nr)
 	return i >= 0 && sys_linked[i].async;
 }
 
+bool tracer_syscall_writes(uint32_t nr)
+{
+	int i = sys_index(nr);
+
+	return i >= 0 && sys_linked[i].writes;
+}
+
 /* One stage's program in both forms (attach.h). */
 struct stage_prog {
 	const char *tp;

@@ -62,6 +62,9 @@ const char *tracer_syscall_name(uint32_t nr);
  * I/O it queues completes after it returns. */
 bool tracer_syscall_async(uint32_t nr);
 
+/* Whether a linked syscall writes its file (write, pwrite64, writev, ...). */
+bool tracer_syscall_writes(uint32_t nr);
+
 /* What --syscalls can follow on this kernel. */
 struct tracer_linkage {
 	const char *dirty_tp; /* "writeback_dirty_folio" or "_page"; NULL: none */

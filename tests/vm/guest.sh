@@ -362,7 +362,7 @@ vm_add_program() {
 vm_add_disk() {
 	local id=d$VM_NDISKS
 	VM_NDISKS=$((VM_NDISKS + 1))
-	VM_DEVICES+=(-drive "file=$2,if=none,id=$id,format=raw,cache=none,aio=native")
+	VM_DEVICES+=(-drive "file=$2,if=none,id=$id,format=raw,cache=none,aio=${VM_AIO:-native}")
 	case $1 in
 	virtio) VM_DEVICES+=(-device "virtio-blk-pci,drive=$id") ;;
 	nvme) VM_DEVICES+=(-device "nvme,drive=$id,serial=iolat$VM_NDISKS") ;;
@@ -434,7 +434,9 @@ vm_initrd_with() {
 # vm_start NAME CGROUP_DIR DISK GUEST_SCRIPT LOGFILE: boots a guest whose
 # qemu runs in CGROUP_DIR from its first instruction (it joins the cgroup,
 # then execs qemu), so all its I/O on DISK is charged there. Sets VM_PID and
-# VM_PIDS[NAME]; the guest is killed at exit if still running.
+# VM_PIDS[NAME]; the guest is killed at exit if still running. VM_AIO:
+# qemu's aio for vda, native (Linux AIO: io_submit) unless set (threads:
+# qemu's default, a preadv or pwritev per request from its worker threads).
 vm_start() {
 	local name=$1 cg=$2 disk=$3 initrd=$WORK/initrd-$1.gz ctl=$WORK/ctl-$1
 	vm_initrd_with "$4" "$initrd"
@@ -449,7 +451,7 @@ vm_start() {
 		-serial "file:$5" -serial "pipe:$ctl" \
 		-kernel "$VM_KERNEL" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 quiet" \
-		-drive "file=$disk,if=virtio,format=raw,cache=none,aio=native" \
+		-drive "file=$disk,if=virtio,format=raw,cache=none,aio=${VM_AIO:-native}" \
 		"${VM_DEVICES[@]}" </dev/null >"$5.qemu" 2>&1 &
 	VM_PID=$!
 	VM_PIDS[$name]=$VM_PID

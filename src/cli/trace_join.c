@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* trace_join.c - guest requests matched to the host work that served them
+ * (trace_join.h): reading both traces, the candidates, the clock, the
+ * chains. */
+#define _GNU_SOURCE /* qsort_r */
+#include "cli/trace_join.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/trace_file.h"
+#include "core/tracer.h"
+#include "iolat.h"
+#include "trace.h"
+
+/* The longest host call a guest request can be part of: qemu merges
+ * adjacent virtio-blk requests into one call (request-merging), up to the
+ * host's limits; 64 MiB is far above them. */
+#define MAX_CALL_BYTES (64ull << 20)
+/* Candidate calls looked at per guest request: a trace that reads one
+ * offset over and over has many, and only the ones near in time matter. */
+#define MAX_CANDIDATES 4096
+/* Windows the drift is measured over, and the pairs each needs. */
+#define CLOCK_WINDOWS 16
+#define WINDOW_MIN_PAIRS 8
+
+/* Everything read from one file. */
+struct trace_set {
+	struct trace_record *rec;
+	size_t nrec, caprec;
+	struct trace_syscall *sys;
+	size_t nsys, capsys;
+};
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	q = realloc(*p, (*cap ? *cap * 2 : 1024) * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = *cap ? *cap * 2 : 1024;
+	return 0;
+}
+
+static int set_begin(void *ctx, const struct trace_file_info *info)
+{
+	(void)ctx;
+	(void)info;
+	return 0;
+}
+
+static int set_record(void *ctx, const struct trace_record *r)
+{
+	struct trace_set *s = ctx;
+
+	if (grow((void **)&s->rec, &s->caprec, s->nrec, sizeof(*r)))
+		return -ENOMEM;
+	s->rec[s->nrec++] = *r;
+	return 0;
+}
+
+static int set_syscall(void *ctx, const struct trace_syscall *sc)
+{
+	struct trace_set *s = ctx;
+
+	if (grow((void **)&s->sys, &s->capsys, s->nsys, sizeof(*sc)))
+		return -ENOMEM;
+	s->sys[s->nsys++] = *sc;
+	return 0;
+}
+
+static int set_pc_link(void *ctx, const struct trace_pc_link *l)
+{
+	(void)ctx;
+	(void)l;
+	return 0;
+}
+
+static int set_read(const char *path, struct trace_set *s, char *err, size_t len)
+{
+	struct trace_file_sink sink = { set_begin, set_record, set_syscall, set_pc_link, s };
+	struct trace_file_info info;
+
+	return trace_file_read(path, &info, &sink, err, len);
+}
+
+static void set_free(struct trace_set *s)
+{
+	free(s->rec);
+	free(s->sys);
+}
+
+/* ---- the host side: each call on a file, with the block I/O inside it */
+
+struct host_call {
+	const struct trace_syscall *s;
+	uint64_t first_q, first_d, last_c; /* 0: no host bio seen */
+	uint32_t bios, bottom_dev;
+	bool writes, used;
+};
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	return cmp_u64(((const struct trace_record *)a)->id, ((const struct trace_record *)b)->id);
+}
+
+static int call_by_key(const void *a, const void *b)
+{
+	const struct host_call *x = a, *y = b;
+
+	return x->s->tid != y->s->tid ? cmp_u64(x->s->tid, y->s->tid)
+				      : cmp_u64(x->s->enter_ns, y->s->enter_ns);
+}
+
+static int call_by_pos(const void *a, const void *b)
+{
+	const struct host_call *x = a, *y = b;
+
+	return x->s->pos != y->s->pos ? (x->s->pos < y->s->pos ? -1 : 1)
+				      : cmp_u64(x->s->enter_ns, y->s->enter_ns);
+}
+
+/* The record a remapped bio came from: its chain's top has the link to
+ * the call it was queued in. */
+static const struct trace_record *top_of(const struct trace_set *h, const struct trace_record *r)
+{
+	for (int depth = 0; r->parent && depth < 16; depth++) {
+		struct trace_record key = { .id = r->parent };
+		const struct trace_record *up =
+			bsearch(&key, h->rec, h->nrec, sizeof(key), by_id);
+
+		if (!up)
+			break;
+		r = up;
+	}
+	return r;
+}
+
+static void min_set(uint64_t *dst, uint64_t v)
+{
+	if (v && (!*dst || v < *dst))
+		*dst = v;
+}
+
+/* Each host bio's times into the call it was queued in: the top bios' Q,
+ * the requests' (the bottom device's) D and C. */
+static void host_attach_bios(struct trace_set *h, struct host_call *calls, size_t n)
+{
+	qsort(h->rec, h->nrec, sizeof(*h->rec), by_id);
+	qsort(calls, n, sizeof(*calls), call_by_key);
+	for (size_t i = 0; i < h->nrec; i++) {
+		const struct trace_record *r = &h->rec[i], *top = top_of(h, r);
+		struct trace_syscall ks = { .tid = top->tid, .enter_ns = top->sys_enter_ns };
+		struct host_call key = { .s = &ks }, *c;
+
+		if (!top->sys_enter_ns)
+			continue;
+		c = bsearch(&key, calls, n, sizeof(key), call_by_key);
+		if (!c)
+			continue;
+		if (r == top) {
+			min_set(&c->first_q, r->ts[TRACE_Q]);
+			c->bios++;
+		}
+		if (!(r->flags & TRACE_F_BIO_BASED) && r->ts[TRACE_D] && r->ts[TRACE_C]) {
+			min_set(&c->first_d, r->ts[TRACE_D]);
+			if (r->ts[TRACE_C] > c->last_c)
+				c->last_c = r->ts[TRACE_C];
+			c->bottom_dev = r->dev;
+		}
+	}
+}
+
+/* The host calls that read or wrote a file at an offset, by offset. */
+static int host_calls(struct trace_set *h, struct host_call **out, size_t *n)
+{
+	struct host_call *calls = calloc(h->nsys ? h->nsys : 1, sizeof(*calls));
+	size_t k = 0;
+
+	if (!calls)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->nsys; i++) {
+		const struct trace_syscall *s = &h->sys[i];
+
+		if (s->pos < 0 || s->ret <= 0 || (!s->file_dev && !s->file_ino))
+			continue;
+		calls[k].s = s;
+		calls[k].writes = tracer_syscall_writes(s->nr);
+		k++;
+	}
+	host_attach_bios(h, calls, k);
+	qsort(calls, k, sizeof(*calls), call_by_pos);
+	*out = calls;
+	*n = k;
+	return 0;
+}
+
+/* ---- the guest side: its requests */
+
+static int by_request(const void *a, const void *b)
+{
+	const struct trace_record *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return cmp_u64(x->dev, y->dev);
+	if (x->ts[TRACE_C] != y->ts[TRACE_C])
+		return cmp_u64(x->ts[TRACE_C], y->ts[TRACE_C]);
+	if (x->ts[TRACE_D] != y->ts[TRACE_D])
+		return cmp_u64(x->ts[TRACE_D], y->ts[TRACE_D]);
+	return cmp_u64(x->rq_sector, y->rq_sector);
+}
+
+static bool same_request(const struct trace_record *x, const struct trace_record *y)
+{
+	return !by_request(x, y) && x->rq_bytes == y->rq_bytes;
+}
+
+static bool is_request(const struct trace_record *r)
+{
+	return !(r->flags & TRACE_F_BIO_BASED) && r->ts[TRACE_D] && r->ts[TRACE_C];
+}
+
+static int by_completion(const void *a, const void *b)
+{
+	return cmp_u64(((const struct join_chain *)a)->c, ((const struct join_chain *)b)->c);
+}
+
+/* One chain per request the guest issued to a disk (its bios grouped);
+ * requests without data are counted, not kept. */
+static int guest_requests(struct trace_set *g, struct join_result *out)
+{
+	struct join_chain *ch = calloc(g->nrec ? g->nrec : 1, sizeof(*ch));
+	size_t n = 0;
+
+	if (!ch)
+		return -ENOMEM;
+	qsort(g->rec, g->nrec, sizeof(*g->rec), by_request);
+	for (size_t i = 0; i < g->nrec;) {
+		const struct trace_record *r = &g->rec[i];
+		struct join_chain *c = &ch[n];
+		size_t j = i;
+
+		if (!is_request(r)) {
+			i++;
+			continue;
+		}
+		*c = (struct join_chain){ .guest_dev = r->dev,
+					  .op = r->op,
+					  .offset = r->rq_sector * 512,
+					  .bytes = r->rq_bytes,
+					  .q = r->ts[TRACE_Q],
+					  .d = r->ts[TRACE_D],
+					  .c = r->ts[TRACE_C] };
+		for (; j < g->nrec && same_request(&g->rec[j], r); j++) {
+			min_set(&c->q, g->rec[j].ts[TRACE_Q]);
+			c->bios++;
+		}
+		i = j;
+		if (!c->bytes || (c->op != IOLAT_OP_READ && c->op != IOLAT_OP_WRITE))
+			out->misses[JOIN_MISS_NO_DATA]++;
+		else
+			n++;
+	}
+	qsort(ch, n, sizeof(*ch), by_completion);
+	out->chains = ch;
+	out->n = n;
+	return 0;
+}
+
+/* ---- candidate pairs and the clock */
+
+/* A guest request and a host call that could have served it: host -
+ * guest lies in [lo, hi] if it did. */
+struct pair {
+	size_t chain, call;
+	int64_t lo, hi;
+};
+
+struct pairs {
+	struct pair *p;
+	size_t n, cap;
+};
+
+static int pairs_add(struct pairs *ps, const struct join_chain *c, const struct host_call *h,
+		     size_t ci, size_t hi)
+{
+	int64_t lo = (int64_t)(h->s->exit_ns - c->c), up = (int64_t)(h->s->enter_ns - c->d);
+
+	/* The call must fit inside the guest's D -> C. */
+	if (lo > up)
+		return 0;
+	if (grow((void **)&ps->p, &ps->cap, ps->n, sizeof(*ps->p)))
+		return -ENOMEM;
+	ps->p[ps->n++] = (struct pair){ ci, hi, lo, up };
+	return 0;
+}
+
+/* Every call of the request's kind that covers its bytes. */
+static int candidates(const struct join_result *r, const struct host_call *calls, size_t n,
+		      struct pairs *ps)
+{
+	for (size_t ci = 0; ci < r->n; ci++) {
+		const struct join_chain *c = &r->chains[ci];
+		size_t lo = 0, hi = n, seen = 0;
+
+		/* The first call past the request's offset. */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if ((uint64_t)calls[mid].s->pos <= c->offset)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k-- > 0 && seen < MAX_CANDIDATES; seen++) {
+			const struct host_call *h = &calls[k];
+
+			if ((uint64_t)h->s->pos + MAX_CALL_BYTES < c->offset)
+				break;
+			if ((uint64_t)h->s->pos + (uint64_t)h->s->ret < c->offset + c->bytes ||
+			    h->writes != (c->op == IOLAT_OP_WRITE))
+				continue;
+			if (pairs_add(ps, c, h, ci, k))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Guest ns since the clock's origin (a request issued before the first
+ * completed one is before it). */
+static double since_t0(const struct join_clock *k, uint64_t guest_ns)
+{
+	return (double)(int64_t)(guest_ns - k->t0_ns);
+}
+
+struct edge {
+	int64_t at;
+	int delta; /* +1: an interval opens; -1: one closes (after opens) */
+};
+
+static int by_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return y->delta - x->delta;
+}
+
+/*
+ * The offset most of the pairs' intervals agree on (each shifted by the
+ * drift at its guest time): the middle of the stretch covered by the most.
+ * Pairs [from, to) only. Returns that count; 0 if there are none.
+ */
+static size_t most_agreed(const struct pairs *ps, size_t from, size_t to,
+			  const struct join_result *r, const struct join_clock *k, int64_t *at)
+{
+	struct edge *e = malloc(2 * (to - from + 1) * sizeof(*e));
+	size_t n = 0, best = 0, cur = 0;
+
+	if (!e)
+		return 0;
+	for (size_t i = from; i < to; i++) {
+		double shift = k->drift * since_t0(k, r->chains[ps->p[i].chain].d);
+
+		e[n++] = (struct edge){ ps->p[i].lo - (int64_t)shift, +1 };
+		e[n++] = (struct edge){ ps->p[i].hi - (int64_t)shift, -1 };
+	}
+	qsort(e, n, sizeof(*e), by_edge);
+	for (size_t i = 0; i < n; i++) {
+		cur += (size_t)e[i].delta;
+		if (e[i].delta > 0 && cur > best && i + 1 < n) {
+			best = cur;
+			*at = e[i].at + (e[i + 1].at - e[i].at) / 2;
+		}
+	}
+	free(e);
+	return best;
+}
+
+/* Pairs by guest request (requests are in completion order), then by the
+ * call's entry. */
+static int pair_by_chain(const void *a, const void *b, void *arg)
+{
+	const struct pair *x = a, *y = b;
+	const struct host_call *calls = arg;
+
+	if (x->chain != y->chain)
+		return x->chain < y->chain ? -1 : 1;
+	return cmp_u64(calls[x->call].s->enter_ns, calls[y->call].s->enter_ns);
+}
+
+/*
+ * The drift: the agreed offset in windows of the trace (by guest time), a
+ * line fitted through them by least squares, each window weighted by the
+ * pairs that agree. Without two such windows, no drift.
+ */
+static void fit_drift(const struct pairs *ps, const struct join_result *r, struct join_clock *k)
+{
+	double sw = 0, st = 0, so = 0, stt = 0, sto = 0;
+	size_t windows = 0, per = ps->n / CLOCK_WINDOWS;
+
+	k->drift = 0;
+	if (per < WINDOW_MIN_PAIRS)
+		per = WINDOW_MIN_PAIRS;
+	for (size_t from = 0; from + per <= ps->n; from += per) {
+		size_t to = from + 2 * per > ps->n ? ps->n : from + per;
+		int64_t at = 0;
+		double w = (double)most_agreed(ps, from, to, r, k, &at);
+		double t = since_t0(k, r->chains[ps->p[(from + to) / 2].chain].d);
+
+		sw += w;
+		st += w * t;
+		so += w * (double)at;
+		stt += w * t * t;
+		sto += w * t * (double)at;
+		windows++;
+		if (to == ps->n)
+			break;
+	}
+	if (windows >= 2 && sw * stt - st * st > 0)
+		k->drift = (sw * sto - st * so) / (sw * stt - st * st);
+}
+
+static int64_t shifted(const struct join_clock *k, const struct join_chain *c, int64_t v)
+{
+	return v - (int64_t)(k->drift * since_t0(k, c->d));
+}
+
+/*
+ * Each guest request gets the earliest call whose interval holds the agreed
+ * offset and that no earlier request took whole (a call longer than the
+ * request, qemu's merge of several, serves each of them); the clock's
+ * offset and bound are then what every matched pair allows. call_of[i]:
+ * the call of chain i, SIZE_MAX if none.
+ */
+static void assign(struct join_result *r, struct host_call *calls, const struct pairs *ps,
+		   int64_t agreed, size_t *call_of)
+{
+	struct join_clock *k = &r->clock;
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+
+	for (size_t i = 0; i < ps->n;) {
+		size_t chain = ps->p[i].chain;
+		const struct join_chain *c = &r->chains[chain];
+		const struct pair *best = NULL;
+
+		for (; i < ps->n && ps->p[i].chain == chain; i++) {
+			const struct pair *p = &ps->p[i];
+
+			if (!best && !calls[p->call].used && shifted(k, c, p->lo) <= agreed &&
+			    shifted(k, c, p->hi) >= agreed)
+				best = p;
+		}
+		if (!best)
+			continue;
+		call_of[chain] = best->call;
+		if ((uint64_t)calls[best->call].s->ret <= c->bytes)
+			calls[best->call].used = true;
+		if (shifted(k, c, best->lo) > lo)
+			lo = shifted(k, c, best->lo);
+		if (shifted(k, c, best->hi) < hi)
+			hi = shifted(k, c, best->hi);
+		r->matched++;
+	}
+	k->pairs = r->matched;
+	k->offset_ns = r->matched ? lo + (hi - lo) / 2 : 0;
+	k->bound_ns = r->matched ? (hi - lo + 1) / 2 : 0;
+}
+
+/* ---- the chains */
+
+static void chain_spans(struct join_chain *c, const struct host_call *h, const struct join_clock *k)
+{
+	const struct trace_syscall *s = h->s;
+	int64_t theta = k->offset_ns + (int64_t)(k->drift * since_t0(k, c->d));
+	int64_t *sp = c->span_ns;
+
+	c->matched = true;
+	c->sys_nr = s->nr;
+	c->tid = s->tid;
+	c->sys_offset = s->pos;
+	c->sys_bytes = (uint64_t)s->ret;
+	c->enter = s->enter_ns;
+	c->exit = s->exit_ns;
+	c->host_bios = h->bios;
+	c->host_dev = h->bottom_dev;
+	sp[JOIN_GUEST_QUEUE] = (int64_t)(c->d - c->q);
+	sp[JOIN_VIRTIO_IN] = (int64_t)s->enter_ns - theta - (int64_t)c->d;
+	sp[JOIN_VIRTIO_OUT] = (int64_t)c->c - ((int64_t)s->exit_ns - theta);
+	if (h->first_q && h->first_d && h->last_c) {
+		sp[JOIN_HOST_FS] = (int64_t)(h->first_q - s->enter_ns);
+		sp[JOIN_HOST_BLOCK] = (int64_t)(h->first_d - h->first_q);
+		sp[JOIN_HOST_DEVICE] = (int64_t)(h->last_c - h->first_d);
+		sp[JOIN_HOST_RETURN] = (int64_t)(s->exit_ns - h->last_c);
+	} else {
+		/* No host bio seen (served from the host's page cache, or its
+		 * bios were not followed): the call's time is all its own. */
+		sp[JOIN_HOST_FS] = (int64_t)(s->exit_ns - s->enter_ns);
+	}
+}
+
+/* The host file most chains matched on: the VM's image (a VM's trace
+ * names one disk; a host's has every disk of the VM). */
+static void find_image(struct join_result *r, const struct host_call *calls, const size_t *call_of)
+{
+	size_t best = 0;
+
+	for (size_t i = 0; i < r->n && best <= r->n / 2; i++) {
+		const struct trace_syscall *s;
+		size_t n = 0;
+
+		if (call_of[i] == SIZE_MAX)
+			continue;
+		s = calls[call_of[i]].s;
+		if (s->file_ino == r->image_ino && s->file_dev == r->image_dev)
+			continue;
+		for (size_t j = i; j < r->n; j++)
+			if (call_of[j] != SIZE_MAX && calls[call_of[j]].s->file_ino == s->file_ino &&
+			    calls[call_of[j]].s->file_dev == s->file_dev)
+				n++;
+		if (n > best) {
+			best = n;
+			r->image_dev = s->file_dev;
+			r->image_rdev = s->file_rdev;
+			r->image_ino = s->file_ino;
+		}
+	}
+}
+
+/* Why each unmatched request is: no call covered it, or none at a time
+ * the clock allows. */
+static void count_misses(struct join_result *r, const struct pairs *ps, const size_t *call_of)
+{
+	for (size_t i = 0, p = 0; i < r->n; i++) {
+		bool any = false;
+
+		for (; p < ps->n && ps->p[p].chain <= i; p++)
+			any |= ps->p[p].chain == i;
+		if (call_of[i] == SIZE_MAX)
+			r->misses[any ? JOIN_MISS_NO_CLOCK : JOIN_MISS_NO_CALL]++;
+	}
+}
+
+static int join_sets(struct trace_set *g, struct trace_set *h, struct join_result *r)
+{
+	struct host_call *calls = NULL;
+	struct pairs ps = { 0 };
+	size_t ncalls = 0, *call_of = NULL;
+	int64_t agreed = 0;
+	int rc;
+
+	rc = guest_requests(g, r);
+	if (!rc)
+		rc = host_calls(h, &calls, &ncalls);
+	if (!rc)
+		rc = candidates(r, calls, ncalls, &ps);
+	if (!rc && !(call_of = malloc((r->n + 1) * sizeof(*call_of))))
+		rc = -ENOMEM;
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < r->n; i++)
+		call_of[i] = SIZE_MAX;
+	r->host_calls = ncalls;
+	r->clock.t0_ns = r->n ? r->chains[0].d : 0;
+	qsort_r(ps.p, ps.n, sizeof(*ps.p), pair_by_chain, calls);
+	fit_drift(&ps, r, &r->clock);
+	if (most_agreed(&ps, 0, ps.n, r, &r->clock, &agreed))
+		assign(r, calls, &ps, agreed, call_of);
+	find_image(r, calls, call_of);
+	count_misses(r, &ps, call_of);
+	for (size_t i = 0; i < r->n; i++)
+		if (call_of[i] != SIZE_MAX)
+			chain_spans(&r->chains[i], &calls[call_of[i]], &r->clock);
+out:
+	free(call_of);
+	free(ps.p);
+	free(calls);
+	return rc;
+}
+
+int trace_join(const char *guest_path, const char *host_path, struct join_result *out, char *err,
+	       size_t len)
+{
+	struct trace_set g = { 0 }, h = { 0 };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = set_read(guest_path, &g, err, len);
+	if (!rc)
+		rc = set_read(host_path, &h, err, len);
+	if (!rc) {
+		rc = join_sets(&g, &h, out);
+		if (rc)
+			snprintf(err, len, "joining %s and %s: %s", guest_path, host_path,
+				 strerror(-rc));
+	}
+	set_free(&g);
+	set_free(&h);
+	if (rc)
+		trace_join_free(out);
+	return rc;
+}
+
+void trace_join_free(struct join_result *r)
+{
+	free(r->chains);
+	r->chains = NULL;
+	r->n = 0;
+}
+
+const char *trace_join_span_name(enum join_span s)
+{
+	static const char *const names[JOIN_SPANS] = {
+		"guest_queue", "virtio_in",   "host_fs",    "host_block",
+		"host_device", "host_return", "virtio_out",
+	};
+
+	return names[s];
+}

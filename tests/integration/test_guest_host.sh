@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# One VM I/O from the guest's queue to the host's disk: `iolat trace`
+# inside two qemu/TCG guests on their virtio disk, and on the host following
+# each guest's qemu (aio=threads: a preadv or pwritev per request on the
+# VM's raw image, a host block device); `iolat trace --join` matches them.
+#   slow: its image is a loop device over a file on slowfs, whose every
+#         read sleeps DELAY_US: a known host-side device delay;
+#   calm: the same on a plain loop device.
+# Both guests do the same I/O: sequential direct 4 KiB reads and 8 KiB
+# writes, then 8 readers at once, each keeping 8 direct reads in flight
+# (Linux AIO), on a disk the guest holds to 4 requests at once (nr_requests:
+# 4 is its least): a guest-side queue.
+# The join must match at least 99 % of each guest's requests; every span of
+# every chain is within the clock's stated error of >= 0 (and the spans add
+# up to the guest's Q2C); the delay shows in the slow VM's host-device span
+# of reads and in no other span, nor in the calm VM's, nor in writes
+# (slowfs delays reads only); the guest-side queue shows in guest_queue.
+source tests/integration/lib.sh
+source tests/vm/guest.sh
+vm_prepare
+
+DELAY_US=${DELAY_US:-4000}
+READS=200 WRITES=100 READERS=8 AREADS=32 DEPTH=8
+VMS=(slow calm)
+declare -A DEV DUMP VMCG LOG
+
+make_slow_loop "$DELAY_US"
+DEV[slow]=$LOOP
+make_loop 16
+DEV[calm]=$LOOP
+n=1
+for vm in "${VMS[@]}"; do
+	make_loop 4
+	DUMP[$vm]=$LOOP
+	vm_cgroup $((40 + n)) "gh$vm"
+	VMCG[$vm]=$VM_CG
+	LOG[$vm]=$WORK/$vm.console
+	n=$((n + 1))
+done
+
+vm_add_program "$PWD/$OUT/iolat-static" /bin/iolat
+[ -x "$OUT/iolat-static" ] || make -s OUT="$OUT" "$OUT/iolat-static" >"$WORK/static.log" 2>&1 ||
+	fail "make $OUT/iolat-static failed: $(tail -3 "$WORK/static.log")"
+
+cat >"$WORK/guest.sh" <<EOF
+READS=$READS WRITES=$WRITES READERS=$READERS AREADS=$AREADS DEPTH=$DEPTH
+EOF
+cat >>"$WORK/guest.sh" <<'EOF'
+set +e
+for a in mkdir grep kill seq wc dd sync sleep; do busybox ln -sf busybox /bin/$a; done
+mkdir -p /tmp
+wait_for() {
+	for i in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+	echo "IOLAT-ERROR: no '$2' in $1"
+	return 1
+}
+mark start
+iolat trace -d vda --max-rate 0 -w /tmp/g.trace 2>/tmp/g.err &
+tp=$!
+wait_for /tmp/g.err Tracing
+dio read /dev/vda $READS 4096 >/dev/null || echo "IOLAT-ERROR: dio read"
+dio write /dev/vda $WRITES 8192 >/dev/null || echo "IOLAT-ERROR: dio write"
+echo 4 >/sys/block/vda/queue/nr_requests || echo "IOLAT-ERROR: nr_requests"
+# A task waiting for a request holds the rest of its batch: only its
+# current bio has been queued (Q). So several tasks wait at once.
+pids=
+for i in $(seq 1 $READERS); do
+	dio aread /dev/vda $AREADS 4096 $DEPTH $DEPTH >/dev/null &
+	pids="$pids $!"
+done
+for p in $pids; do wait $p || echo "IOLAT-ERROR: dio aread"; done
+kill -INT $tp
+wait $tp || echo "IOLAT-ERROR: guest trace exited with $?"
+sed 's/^/IOLAT-GTRACE: /' /tmp/g.err
+mark traced
+echo "IOLAT-TRACE-BYTES: $(wc -c </tmp/g.trace)"
+dd if=/tmp/g.trace of=/dev/vdb bs=65536 conv=sync 2>/dev/null && sync ||
+	echo "IOLAT-ERROR: dump"
+EOF
+
+# Both guests boot; at "start" the host begins tracing each qemu.
+VM_AIO=threads
+for vm in "${VMS[@]}"; do
+	# qemu makes the -device disks before the -drive if=virtio one: this
+	# is the guest's vda, and the disk the trace comes back on its vdb.
+	VM_DEVICES=() VM_NDISKS=0
+	vm_add_disk virtio "${DEV[$vm]}"
+	vm_start "$vm" "${VMCG[$vm]}" "${DUMP[$vm]}" "$WORK/guest.sh" "${LOG[$vm]}"
+done
+declare -A HPID
+for vm in "${VMS[@]}"; do
+	vm_wait_mark "$vm" "${LOG[$vm]}" start 120
+	"$IOLAT" trace --syscalls -p "${VM_PIDS[$vm]}" --max-rate 0 -w "$WORK/host-$vm.trace" \
+		2>"$WORK/host-$vm.err" &
+	HPID[$vm]=$!
+	on_exit "kill -INT ${HPID[$vm]} 2>/dev/null"
+	wait_for_line "$WORK/host-$vm.err" Tracing 10 || fail "host trace of $vm: $(cat "$WORK/host-$vm.err")"
+done
+vms_resume
+for vm in "${VMS[@]}"; do
+	vm_wait_mark "$vm" "${LOG[$vm]}" traced 300
+	kill -INT "${HPID[$vm]}"
+	wait "${HPID[$vm]}" || fail "host trace of $vm exited with $?: $(cat "$WORK/host-$vm.err")"
+	vm_resume "$vm"
+done
+for vm in "${VMS[@]}"; do
+	vm_wait "$vm" "${LOG[$vm]}" 120
+	grep -q IOLAT-ERROR "${LOG[$vm]}" && vm_console_fail "$vm" "${LOG[$vm]}" "its commands failed"
+	bytes=$(sed -n 's/^IOLAT-TRACE-BYTES: //p' "${LOG[$vm]}" | tr -d '\r')
+	[ -n "$bytes" ] || vm_console_fail "$vm" "${LOG[$vm]}" "no trace size"
+	# Direct: what qemu wrote, not a page cached before it.
+	dd if="${DUMP[$vm]}" iflag=direct bs=64K status=none | head -c "$bytes" >"$WORK/guest-$vm.trace"
+	[ "$(stat -c %s "$WORK/guest-$vm.trace")" = "$bytes" ] ||
+		fail "$vm: $bytes bytes of trace on ${DUMP[$vm]}, $(stat -c %s "$WORK/guest-$vm.trace") read back"
+	grep IOLAT-GTRACE "${LOG[$vm]}" | tr -d '\r' | sed "s/^/$vm guest: /"
+	sed "s/^/$vm host: /" "$WORK/host-$vm.err"
+	"$IOLAT" trace --join "$WORK/guest-$vm.trace" "$WORK/host-$vm.trace" --json \
+		>"$WORK/join-$vm.json" 2>"$WORK/join-$vm.err" || fail "join $vm: $(cat "$WORK/join-$vm.err")"
+	"$IOLAT" trace --join "$WORK/guest-$vm.trace" "$WORK/host-$vm.trace" --summary |
+		sed "s/^/$vm: /"
+done
+
+python3 - "$WORK" "$DELAY_US" "$READS" "$WRITES" "$((READERS * AREADS))" <<'PY' || fail "the join's chains"
+import json, sys
+work, delay, reads, writes, areads = sys.argv[1], int(sys.argv[2]) * 1000, *map(int, sys.argv[3:])
+SPANS = ["guest_queue", "virtio_in", "host_fs", "host_block", "host_device", "host_return", "virtio_out"]
+
+def load(vm):
+    chains, summary = [], None
+    for line in open(f"{work}/join-{vm}.json"):
+        o = json.loads(line)
+        if o["type"] == "chain":
+            chains.append(o)
+        else:
+            summary = o
+    return chains, summary
+
+def pct(v, q):
+    v = sorted(v)
+    return v[int(q * (len(v) - 1))] if v else None
+
+def p50(v):
+    return pct(v, 0.5)
+
+res = {}
+for vm in ("slow", "calm"):
+    chains, s = load(vm)
+    k = s["clock"]
+    bound = k["bound_ns"]
+    # Every request the guest made on vda, read or write, is in its trace.
+    want = reads + writes + areads
+    assert s["guest_requests"] >= want, (vm, s["guest_requests"], want)
+    assert s["matched"] >= 0.99 * s["guest_requests"], (vm, s)
+    for c in chains:
+        sp = c["spans_ns"]
+        assert sum(sp.values()) == c["q2c_ns"], (vm, c)
+        for name in SPANS:
+            floor = -bound if name.startswith("virtio") else 0
+            assert sp[name] >= floor, (vm, name, sp[name], bound, c)
+        assert c["sys_offset"] <= c["offset"] and c["offset"] + c["bytes"] <= c["sys_offset"] + c["sys_bytes"], c
+    # The phases, by the guest's clock: reads, writes, then the queued reads.
+    first_w = min(c["guest_q_ns"] for c in chains if c["op"] == "write")
+    last_w = max(c["guest_c_ns"] for c in chains if c["op"] == "write")
+    seq_reads = [c for c in chains if c["op"] == "read" and c["guest_c_ns"] < first_w]
+    seq_writes = [c for c in chains if c["op"] == "write"]
+    queued = [c for c in chains if c["op"] == "read" and c["guest_q_ns"] > last_w]
+    assert len(seq_reads) >= 0.99 * reads and len(seq_writes) >= 0.99 * writes, (len(seq_reads), len(seq_writes))
+    assert len(queued) >= 0.99 * areads, len(queued)
+    res[vm] = {kind: {n: p50([c["spans_ns"][n] for c in cs]) for n in SPANS}
+               for kind, cs in (("reads", seq_reads), ("writes", seq_writes), ("queued", queued))}
+    res[vm]["queued_p90"] = {n: pct([c["spans_ns"][n] for c in queued], 0.9) for n in SPANS}
+    res[vm]["reads_p90"] = {n: pct([c["spans_ns"][n] for c in seq_reads], 0.9) for n in SPANS}
+    print(f"{vm}: {s['matched']} of {s['guest_requests']} guest requests matched; clock offset "
+          f"{k['offset_ns']} ns, drift {k['drift_ppm']:.3f} ppm, bound +-{bound / 1e3:.1f} us "
+          f"from {k['pairs']} pairs")
+    for kind, what in (("reads", "reads, p50"), ("writes", "writes, p50"), ("queued", "queued, p50"),
+                       ("queued_p90", "queued, p90")):
+        print(f"  {what:12} (ms): " + " ".join(f"{n}={res[vm][kind][n] / 1e6:.3f}" for n in SPANS))
+
+# The delay: in the slow VM's reads' host-device span, by at least the
+# delay over the calm VM's, and in no other span of either VM, nor in
+# writes (slowfs delays reads only).
+slow, calm = res["slow"], res["calm"]
+assert slow["reads"]["host_device"] >= delay, slow["reads"]
+assert calm["reads"]["host_device"] < delay / 2, calm["reads"]
+assert slow["reads"]["host_device"] - calm["reads"]["host_device"] >= 0.9 * delay
+for n in SPANS:
+    if n != "host_device":
+        assert abs(slow["reads"][n] - calm["reads"][n]) < delay / 2, (n, slow["reads"][n], calm["reads"][n])
+    assert slow["writes"][n] < delay / 2 and calm["writes"][n] < delay / 2, (n, slow["writes"], calm["writes"])
+# The guest-side queue: 8 readers on 4 requests wait in the guest, the
+# slower ones (p90) for several reads' service time (the slow VM's, each
+# at least the delay), while the host's spans stay those of single reads.
+assert slow["queued_p90"]["guest_queue"] >= 2 * delay, slow["queued_p90"]
+assert delay <= slow["queued"]["host_device"] < 2 * delay, slow["queued"]
+assert calm["queued_p90"]["guest_queue"] > 4 * calm["reads_p90"]["guest_queue"], (calm["queued_p90"], calm["reads_p90"])
+assert calm["queued"]["host_device"] < delay / 2, calm["queued"]
+PY
+echo "ok: guest and host traces joined; the host delay in host_device only, the guest queue in guest_queue"
