@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/trace_file.h"
-#include "core/tracer.h"
+#include "core/trace_syscalls.h"
 #include "iolat.h"
 #include "trace.h"
 
@@ -137,8 +137,7 @@ static const struct trace_record *top_of(const struct trace_set *h, const struct
 {
 	for (int depth = 0; r->parent && depth < 16; depth++) {
 		struct trace_record key = { .id = r->parent };
-		const struct trace_record *up =
-			bsearch(&key, h->rec, h->nrec, sizeof(key), by_id);
+		const struct trace_record *up = bsearch(&key, h->rec, h->nrec, sizeof(key), by_id);
 
 		if (!up)
 			break;
@@ -512,32 +511,76 @@ static void chain_spans(struct join_chain *c, const struct host_call *h, const s
 	}
 }
 
-/* The host file most chains matched on: the VM's image (a VM's trace
- * names one disk; a host's has every disk of the VM). */
-static void find_image(struct join_result *r, const struct host_call *calls, const size_t *call_of)
+/* A host file, and how many guest requests it has a call for. */
+struct file_votes {
+	uint32_t dev, rdev;
+	uint64_t ino;
+	size_t chains;
+};
+
+#define MAX_FILES 64
+
+/*
+ * The VM's image: of the files with a call at a time the agreed offset
+ * allows, the one most guest requests have such a call on. Another disk of
+ * the same VM (or any file read at the same offsets) can then not serve a
+ * request in the image's place. Returns its index in files, -1 if none.
+ */
+static int vote_image(const struct join_result *r, const struct host_call *calls,
+		      const struct pairs *ps, int64_t agreed, struct file_votes *files,
+		      size_t *nfiles)
 {
-	size_t best = 0;
+	int best = -1;
 
-	for (size_t i = 0; i < r->n && best <= r->n / 2; i++) {
-		const struct trace_syscall *s;
-		size_t n = 0;
+	*nfiles = 0;
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct pair *p = &ps->p[i];
+		const struct trace_syscall *s = calls[p->call].s;
+		const struct join_chain *c = &r->chains[p->chain];
+		size_t f;
 
-		if (call_of[i] == SIZE_MAX)
+		if (shifted(&r->clock, c, p->lo) > agreed || shifted(&r->clock, c, p->hi) < agreed)
 			continue;
-		s = calls[call_of[i]].s;
-		if (s->file_ino == r->image_ino && s->file_dev == r->image_dev)
-			continue;
-		for (size_t j = i; j < r->n; j++)
-			if (call_of[j] != SIZE_MAX && calls[call_of[j]].s->file_ino == s->file_ino &&
-			    calls[call_of[j]].s->file_dev == s->file_dev)
-				n++;
-		if (n > best) {
-			best = n;
-			r->image_dev = s->file_dev;
-			r->image_rdev = s->file_rdev;
-			r->image_ino = s->file_ino;
+		/* A chain's pairs are together: count it once per file. */
+		for (size_t k = i; k-- > 0 && ps->p[k].chain == p->chain;)
+			if (calls[ps->p[k].call].s->file_ino == s->file_ino &&
+			    calls[ps->p[k].call].s->file_dev == s->file_dev &&
+			    shifted(&r->clock, c, ps->p[k].lo) <= agreed &&
+			    shifted(&r->clock, c, ps->p[k].hi) >= agreed)
+				goto next;
+		for (f = 0; f < *nfiles; f++)
+			if (files[f].ino == s->file_ino && files[f].dev == s->file_dev)
+				break;
+		if (f == *nfiles) {
+			if (f == MAX_FILES)
+				continue;
+			files[f] = (struct file_votes){ s->file_dev, s->file_rdev, s->file_ino, 0 };
+			(*nfiles)++;
 		}
+		files[f].chains++;
+		if (best < 0 || files[f].chains > files[best].chains)
+			best = (int)f;
+	next:;
 	}
+	return best;
+}
+
+/* Keeps the pairs whose call is on the image. */
+static void keep_image(struct join_result *r, const struct host_call *calls, struct pairs *ps,
+		       const struct file_votes *img)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct trace_syscall *s = calls[ps->p[i].call].s;
+
+		if (s->file_ino == img->ino && s->file_dev == img->dev)
+			ps->p[n++] = ps->p[i];
+	}
+	ps->n = n;
+	r->image_dev = img->dev;
+	r->image_rdev = img->rdev;
+	r->image_ino = img->ino;
 }
 
 /* Why each unmatched request is: no call covered it, or none at a time
@@ -576,10 +619,20 @@ static int join_sets(struct trace_set *g, struct trace_set *h, struct join_resul
 	r->host_calls = ncalls;
 	r->clock.t0_ns = r->n ? r->chains[0].d : 0;
 	qsort_r(ps.p, ps.n, sizeof(*ps.p), pair_by_chain, calls);
+	/* The clock from every candidate, the image from it, then the clock
+	 * again from the image's candidates alone. */
 	fit_drift(&ps, r, &r->clock);
+	if (most_agreed(&ps, 0, ps.n, r, &r->clock, &agreed)) {
+		struct file_votes files[MAX_FILES];
+		size_t nfiles;
+		int img = vote_image(r, calls, &ps, agreed, files, &nfiles);
+
+		if (img >= 0)
+			keep_image(r, calls, &ps, &files[img]);
+		fit_drift(&ps, r, &r->clock);
+	}
 	if (most_agreed(&ps, 0, ps.n, r, &r->clock, &agreed))
 		assign(r, calls, &ps, agreed, call_of);
-	find_image(r, calls, call_of);
 	count_misses(r, &ps, call_of);
 	for (size_t i = 0; i < r->n; i++)
 		if (call_of[i] != SIZE_MAX)

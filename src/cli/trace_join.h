@@ -53,10 +53,10 @@ struct join_chain {
 
 /* Why a guest request has no chain. */
 enum join_miss {
-	JOIN_MISS_NO_DATA,   /* a flush or other request without data: nothing
-			      * in the host trace has its offset */
-	JOIN_MISS_NO_CALL,   /* no host call covers its offset and length */
-	JOIN_MISS_NO_CLOCK,  /* calls cover it, none at a time the clock allows */
+	JOIN_MISS_NO_DATA,  /* a flush or other request without data: nothing
+			     * in the host trace has its offset */
+	JOIN_MISS_NO_CALL,  /* no host call covers its offset and length */
+	JOIN_MISS_NO_CLOCK, /* calls cover it, none at a time the clock allows */
 	JOIN_MISSES,
 };
 

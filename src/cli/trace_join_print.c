@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/names.h"
-#include "core/tracer.h"
+#include "core/trace_syscalls.h"
 #include "util/json.h"
 
 static void dev_text(uint32_t dev, char *buf, size_t len)
@@ -134,8 +134,11 @@ static int span_stats(const struct join_result *r, struct span_stats *st, int64_
 			}
 		}
 		qsort(v, n, sizeof(*v), by_value);
-		st[s] = (struct span_stats){ rank(v, n, 0.5), rank(v, n, 0.9), rank(v, n, 0.99),
-					     n ? v[n - 1] : 0, total ? 100 * sum / total : 0,
+		st[s] = (struct span_stats){ rank(v, n, 0.5),
+					     rank(v, n, 0.9),
+					     rank(v, n, 0.99),
+					     n ? v[n - 1] : 0,
+					     total ? 100 * sum / total : 0,
 					     tail_total ? 100 * tail / tail_total : 0 };
 	}
 	free(v);

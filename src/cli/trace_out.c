@@ -8,7 +8,7 @@
 #include "cli/render.h"
 #include "cli/trace_file.h"
 #include "core/names.h"
-#include "core/tracer.h"
+#include "core/trace_syscalls.h"
 #include "iolat.h"
 #include "util/json.h"
 

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/percpu.h"
+#include "core/trace_syscalls.h"
 #include "trace.skel.h"
 #include "util/verifier_log.h"
 
@@ -21,63 +21,6 @@ _Static_assert(sizeof(struct trace_record) != sizeof(struct trace_syscall) &&
 		   sizeof(struct trace_record) != sizeof(struct trace_pc_link) &&
 		   sizeof(struct trace_syscall) != sizeof(struct trace_pc_link),
 	       "record kinds must differ in size");
-
-/* The I/O syscalls linkage follows, with this architecture's numbers (the
- * kernel's native ABI, as raw_syscalls reports them). The asynchronous
- * ones submit I/O that completes after they return. */
-static const struct {
-	long nr;
-	const char *name;
-	enum trace_sys_file file; /* how its arguments name a file */
-	bool async;
-	bool writes; /* buffered data it writes is followed through the page cache */
-} sys_linked[] = {
-	{ SYS_read, "read", TRACE_FILE_FPOS },
-	{ SYS_pread64, "pread64", TRACE_FILE_ARG4 },
-	{ SYS_readv, "readv", TRACE_FILE_FPOS },
-	{ SYS_preadv, "preadv", TRACE_FILE_ARG4 },
-	{ SYS_preadv2, "preadv2", TRACE_FILE_ARG4 },
-	{ SYS_write, "write", TRACE_FILE_FPOS, false, true },
-	{ SYS_pwrite64, "pwrite64", TRACE_FILE_ARG4, false, true },
-	{ SYS_writev, "writev", TRACE_FILE_FPOS, false, true },
-	{ SYS_pwritev, "pwritev", TRACE_FILE_ARG4, false, true },
-	{ SYS_pwritev2, "pwritev2", TRACE_FILE_ARG4, false, true },
-	{ SYS_fsync, "fsync", TRACE_FILE_ONLY },
-	{ SYS_fdatasync, "fdatasync", TRACE_FILE_ONLY },
-	{ SYS_io_uring_enter, "io_uring_enter", TRACE_FILE_NONE, true },
-	{ SYS_io_submit, "io_submit", TRACE_FILE_NONE, true },
-};
-
-static int sys_index(uint32_t nr)
-{
-	for (size_t i = 0; i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++)
-		if (sys_linked[i].nr == (long)nr)
-			return (int)i;
-	return -1;
-}
-
-const char *tracer_syscall_name(uint32_t nr)
-{
-	int i = sys_index(nr);
-
-	if (nr == TRACE_SYS_FAULT)
-		return "page_fault";
-	return i < 0 ? NULL : sys_linked[i].name;
-}
-
-bool tracer_syscall_async(uint32_t nr)
-{
-	int i = sys_index(nr);
-
-	return i >= 0 && sys_linked[i].async;
-}
-
-bool tracer_syscall_writes(uint32_t nr)
-{
-	int i = sys_index(nr);
-
-	return i >= 0 && sys_linked[i].writes;
-}
 
 /* One stage's program in both forms (attach.h). */
 struct stage_prog {
@@ -183,14 +126,14 @@ static void configure(struct tracer *t, const struct tracer_opts *o, const struc
 	ro->link_syscalls = o->syscalls;
 	ro->link_page_cache = page_cache;
 	ro->self_pid = (uint32_t)getpid();
-	for (size_t i = 0; o->syscalls && i < sizeof(sys_linked) / sizeof(sys_linked[0]); i++) {
-		long nr = sys_linked[i].nr;
+	for (size_t i = 0; o->syscalls && i < trace_syscalls_count; i++) {
+		long nr = trace_syscalls[i].nr;
 
 		if (nr < 0 || nr >= TRACE_SYS_MAX)
 			continue;
 		ro->sys_mask[nr / 64] |= 1ull << (nr % 64);
-		ro->sys_file[nr] = (uint8_t)sys_linked[i].file;
-		if (page_cache && sys_linked[i].writes)
+		ro->sys_file[nr] = (uint8_t)trace_syscalls[i].file;
+		if (page_cache && trace_syscalls[i].writes)
 			ro->sys_write_mask[nr / 64] |= 1ull << (nr % 64);
 	}
 	rb = o->ringbuf_bytes ? o->ringbuf_bytes : TRACE_RINGBUF_DEFAULT_BYTES;

@@ -54,17 +54,6 @@ struct tracer_pc_stats {
 /* Called for each record, in completion order per CPU. Non-zero stops. */
 typedef int (*tracer_fn)(void *ctx, const struct trace_record *r);
 
-/* The name of a syscall that linkage follows ("pread64"), or NULL if nr is
- * not one of them. */
-const char *tracer_syscall_name(uint32_t nr);
-
-/* Whether that syscall only submits I/O (io_uring_enter, io_submit): the
- * I/O it queues completes after it returns. */
-bool tracer_syscall_async(uint32_t nr);
-
-/* Whether a linked syscall writes its file (write, pwrite64, writev, ...). */
-bool tracer_syscall_writes(uint32_t nr);
-
 /* What --syscalls can follow on this kernel. */
 struct tracer_linkage {
 	const char *dirty_tp; /* "writeback_dirty_folio" or "_page"; NULL: none */
