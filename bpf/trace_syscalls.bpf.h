@@ -253,7 +253,20 @@ static __always_inline long exit_nr(struct pt_regs *regs)
 #endif
 }
 
-/* The syscall's record, if a followed bio was queued inside it. */
+/*
+ * A positional read or write (pread64, preadv, ...): file I/O by its kind,
+ * never a socket's or a pipe's. Following one process (-p), each gets a
+ * record even when it queued no block I/O (served from the page cache, or
+ * from a file's unwritten extents): what a join with a VM's trace needs
+ * for every request of the VM.
+ */
+static __always_inline bool positional(__u32 nr)
+{
+	return sys_file[nr & (TRACE_SYS_MAX - 1)] == TRACE_FILE_ARG4;
+}
+
+/* The syscall's record, if a followed bio was queued inside it (or, with
+ * -p, if it is a positional read or write). */
 static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
 {
 	struct trace_sys_thread *st;
@@ -276,7 +289,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
 	end_writing(st);
 	if (!st->enter_ns)
 		return 0;
-	if (!st->bios && !st->folios) {
+	if (!st->bios && !st->folios && !(filter_pid && positional(st->nr))) {
 		st->enter_ns = 0;
 		return 0;
 	}

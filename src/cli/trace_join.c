@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/trace_file.h"
+#include "cli/trace_join_clock.h"
 #include "core/trace_syscalls.h"
 #include "iolat.h"
 #include "trace.h"
@@ -401,36 +402,68 @@ static int pair_by_chain(const void *a, const void *b, void *arg)
 	return cmp_u64(calls[x->call].s->enter_ns, calls[y->call].s->enter_ns);
 }
 
+/* The agreed offset in one window of the trace, at its middle's time. */
+struct window {
+	double t, at;
+	size_t agreed;
+};
+
 /*
- * The drift: the agreed offset in windows of the trace (by guest time), a
- * line fitted through them by least squares, each window weighted by the
- * pairs that agree. Without two such windows, no drift.
+ * The drift: the agreed offset in windows of the trace (by guest time)
+ * gives slopes, between every two windows and a least-squares line through
+ * them all; of those (and no drift), the one under which the most pairs of
+ * the whole trace agree on one offset wins. A window whose agreed point is
+ * wrong (a stretch of the trace that read one offset over and over) makes
+ * slopes that few pairs agree with, so it cannot pull the line.
  */
 static void fit_drift(const struct pairs *ps, const struct join_result *r, struct join_clock *k)
 {
-	double sw = 0, st = 0, so = 0, stt = 0, sto = 0;
-	size_t windows = 0, per = ps->n / CLOCK_WINDOWS;
+	struct window w[CLOCK_WINDOWS + 1];
+	double sw = 0, st = 0, so = 0, stt = 0, sto = 0, best_drift = 0;
+	size_t nw = 0, per = ps->n / CLOCK_WINDOWS, best;
+	int64_t at;
 
 	k->drift = 0;
+	best = most_agreed(ps, 0, ps->n, r, k, &at);
 	if (per < WINDOW_MIN_PAIRS)
 		per = WINDOW_MIN_PAIRS;
-	for (size_t from = 0; from + per <= ps->n; from += per) {
+	for (size_t from = 0; from + per <= ps->n && nw <= CLOCK_WINDOWS; from += per) {
 		size_t to = from + 2 * per > ps->n ? ps->n : from + per;
-		int64_t at = 0;
-		double w = (double)most_agreed(ps, from, to, r, k, &at);
-		double t = since_t0(k, r->chains[ps->p[(from + to) / 2].chain].d);
 
-		sw += w;
-		st += w * t;
-		so += w * (double)at;
-		stt += w * t * t;
-		sto += w * t * (double)at;
-		windows++;
+		w[nw].agreed = most_agreed(ps, from, to, r, k, &at);
+		w[nw].at = (double)at;
+		w[nw].t = since_t0(k, r->chains[ps->p[(from + to) / 2].chain].d);
+		sw += (double)w[nw].agreed;
+		st += (double)w[nw].agreed * w[nw].t;
+		so += (double)w[nw].agreed * w[nw].at;
+		stt += (double)w[nw].agreed * w[nw].t * w[nw].t;
+		sto += (double)w[nw].agreed * w[nw].t * w[nw].at;
+		nw++;
 		if (to == ps->n)
 			break;
 	}
-	if (windows >= 2 && sw * stt - st * st > 0)
-		k->drift = (sw * sto - st * so) / (sw * stt - st * st);
+	for (size_t i = 0; i < nw; i++) {
+		for (size_t j = i; j < nw; j++) {
+			size_t n;
+
+			if (j == i && i > 0)
+				continue;
+			if (j == i) /* the least-squares line, tried once */
+				k->drift = sw * stt - st * st > 0
+					       ? (sw * sto - st * so) / (sw * stt - st * st)
+					       : 0;
+			else if (w[j].t > w[i].t)
+				k->drift = (w[j].at - w[i].at) / (w[j].t - w[i].t);
+			else
+				continue;
+			n = most_agreed(ps, 0, ps->n, r, k, &at);
+			if (n > best || (n == best && fabs(k->drift) < fabs(best_drift))) {
+				best = n;
+				best_drift = k->drift;
+			}
+		}
+	}
+	k->drift = best_drift;
 }
 
 static int64_t shifted(const struct join_clock *k, const struct join_chain *c, int64_t v)
@@ -438,18 +471,51 @@ static int64_t shifted(const struct join_clock *k, const struct join_chain *c, i
 	return v - (int64_t)(k->drift * since_t0(k, c->d));
 }
 
+/* The clock every matched pair allows (trace_join_clock.h). */
+static int fit_clock(struct join_result *r, const struct host_call *calls, const size_t *call_of)
+{
+	struct join_clock *k = &r->clock;
+	struct clock_pair *p = malloc((r->n + 1) * sizeof(*p));
+	struct clock_fit fit;
+	int64_t base = 0;
+	size_t n = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct join_chain *c = &r->chains[i];
+		const struct trace_syscall *s;
+
+		if (call_of[i] == SIZE_MAX)
+			continue;
+		s = calls[call_of[i]].s;
+		if (!n)
+			base = (int64_t)(s->exit_ns - c->c);
+		p[n++] = (struct clock_pair){ since_t0(k, c->d),
+					      (double)((int64_t)(s->exit_ns - c->c) - base),
+					      (double)((int64_t)(s->enter_ns - c->d) - base) };
+	}
+	k->pairs = n;
+	if (n) {
+		join_clock_fit(p, n, k->drift, &fit);
+		k->drift = fit.drift;
+		k->offset_ns = base + (int64_t)llround(fit.theta0);
+		k->bound_ns = (int64_t)ceil(fit.bound);
+	}
+	free(p);
+	return 0;
+}
+
 /*
  * Each guest request gets the earliest call whose interval holds the agreed
  * offset and that no earlier request took whole (a call longer than the
- * request, qemu's merge of several, serves each of them); the clock's
- * offset and bound are then what every matched pair allows. call_of[i]:
- * the call of chain i, SIZE_MAX if none.
+ * request, qemu's merge of several, serves each of them). call_of[i]: the
+ * call of chain i, SIZE_MAX if none.
  */
 static void assign(struct join_result *r, struct host_call *calls, const struct pairs *ps,
 		   int64_t agreed, size_t *call_of)
 {
-	struct join_clock *k = &r->clock;
-	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	const struct join_clock *k = &r->clock;
 
 	for (size_t i = 0; i < ps->n;) {
 		size_t chain = ps->p[i].chain;
@@ -468,15 +534,8 @@ static void assign(struct join_result *r, struct host_call *calls, const struct 
 		call_of[chain] = best->call;
 		if ((uint64_t)calls[best->call].s->ret <= c->bytes)
 			calls[best->call].used = true;
-		if (shifted(k, c, best->lo) > lo)
-			lo = shifted(k, c, best->lo);
-		if (shifted(k, c, best->hi) < hi)
-			hi = shifted(k, c, best->hi);
 		r->matched++;
 	}
-	k->pairs = r->matched;
-	k->offset_ns = r->matched ? lo + (hi - lo) / 2 : 0;
-	k->bound_ns = r->matched ? (hi - lo + 1) / 2 : 0;
 }
 
 /* ---- the chains */
@@ -633,6 +692,9 @@ static int join_sets(struct trace_set *g, struct trace_set *h, struct join_resul
 	}
 	if (most_agreed(&ps, 0, ps.n, r, &r->clock, &agreed))
 		assign(r, calls, &ps, agreed, call_of);
+	rc = fit_clock(r, calls, call_of);
+	if (rc)
+		goto out;
 	count_misses(r, &ps, call_of);
 	for (size_t i = 0; i < r->n; i++)
 		if (call_of[i] != SIZE_MAX)

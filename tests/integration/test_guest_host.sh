@@ -5,7 +5,10 @@
 # VM's raw image, a host block device); `iolat trace --join` matches them.
 #   slow: its image is a loop device over a file on slowfs, whose every
 #         read sleeps DELAY_US: a known host-side device delay;
-#   calm: the same on a plain loop device.
+#   calm: a raw image file on ext4, on a plain loop device (the image is
+#         a file: the host's bios are the file system's, on its disk; reads
+#         of its never written, fallocated blocks past its first MiB queue
+#         none).
 # Both guests do the same I/O: sequential direct 4 KiB reads and 8 KiB
 # writes, then 8 readers at once, each keeping 8 direct reads in flight
 # (Linux AIO), on a disk the guest holds to 4 requests at once (nr_requests:
@@ -24,10 +27,19 @@ READS=200 WRITES=100 READERS=8 AREADS=32 DEPTH=8
 VMS=(slow calm)
 declare -A DEV DUMP VMCG LOG
 
+command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 (package e2fsprogs) is not installed"
 make_slow_loop "$DELAY_US"
 DEV[slow]=$LOOP
-make_loop 16
-DEV[calm]=$LOOP
+make_loop 64
+FSDEV=$LOOP
+mkfs.ext4 -q "$FSDEV" || fail "mkfs.ext4 $FSDEV failed"
+mkdir "$WORK/fs" && mount "$FSDEV" "$WORK/fs" || fail "cannot mount $FSDEV"
+on_exit "umount $WORK/fs"
+# Its first MiB written, the rest allocated but never written.
+{ fallocate -l 16M "$WORK/fs/calm.img" &&
+	dd if=/dev/zero of="$WORK/fs/calm.img" bs=1M count=1 conv=notrunc,fsync status=none; } ||
+	fail "cannot make the calm VM's image"
+DEV[calm]=$WORK/fs/calm.img
 n=1
 for vm in "${VMS[@]}"; do
 	make_loop 4
@@ -120,9 +132,11 @@ for vm in "${VMS[@]}"; do
 		sed "s/^/$vm: /"
 done
 
-python3 - "$WORK" "$DELAY_US" "$READS" "$WRITES" "$((READERS * AREADS))" <<'PY' || fail "the join's chains"
+IMAGES="slow=rdev:$(stat -c '%t:%T' "${DEV[slow]}") calm=file:$(stat -c '%i' "${DEV[calm]}"),$(cat /sys/class/block/${FSDEV#/dev/}/dev)"
+python3 - "$WORK" "$DELAY_US" "$READS" "$WRITES" "$((READERS * AREADS))" "$IMAGES" <<'PY' || fail "the join's chains"
 import json, sys
-work, delay, reads, writes, areads = sys.argv[1], int(sys.argv[2]) * 1000, *map(int, sys.argv[3:])
+work, delay, reads, writes, areads = sys.argv[1], int(sys.argv[2]) * 1000, *map(int, sys.argv[3:6])
+images = dict(x.split("=", 1) for x in sys.argv[6].split())
 SPANS = ["guest_queue", "virtio_in", "host_fs", "host_block", "host_device", "host_return", "virtio_out"]
 
 def load(vm):
@@ -151,6 +165,22 @@ for vm in ("slow", "calm"):
     want = reads + writes + areads
     assert s["guest_requests"] >= want, (vm, s["guest_requests"], want)
     assert s["matched"] >= 0.99 * s["guest_requests"], (vm, s)
+    # The image found: the slow VM's block device; the calm VM's file, its
+    # bios on the file system's disk.
+    kind, what = images[vm].split(":", 1)
+    if kind == "rdev":
+        major, minor = (int(x, 16) for x in what.split(":"))
+        assert s.get("image_rdev") == f"{major}:{minor}", (vm, s, what)
+    else:
+        ino, fsdev = what.split(",")
+        assert "image_rdev" not in s and s["image_ino"] == int(ino), (vm, s, what)
+        # Its reads of never written (fallocated) blocks, past its first
+        # MiB, queue no host bio: ext4 returns zeros. Every other chain's
+        # bios are on its disk.
+        assert all(c["host_dev"] == fsdev for c in chains if c["host_bios"]), (vm, fsdev, {c["host_dev"] for c in chains})
+        unwritten = [c for c in chains if not c["host_bios"]]
+        assert unwritten and all(c["op"] == "read" and c["offset"] >= 1 << 20 for c in unwritten), vm
+        print(f"{vm}: {sum(1 for c in chains if not c['host_bios'])} reads served with no host bio (unwritten extents)")
     for c in chains:
         sp = c["spans_ns"]
         assert sum(sp.values()) == c["q2c_ns"], (vm, c)
