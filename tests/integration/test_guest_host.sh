@@ -7,7 +7,7 @@
 #         read sleeps DELAY_US: a known host-side device delay;
 #   calm: a raw image file on ext4, on a plain loop device (the image is
 #         a file: the host's bios are the file system's, on its disk; reads
-#         of its never written, fallocated blocks past its first MiB queue
+#         of its never written, fallocated blocks past its first 512 KiB queue
 #         none).
 # Both guests do the same I/O: sequential direct 4 KiB reads and 8 KiB
 # writes, then 8 readers at once, each keeping 8 direct reads in flight
@@ -35,9 +35,9 @@ FSDEV=$LOOP
 mkfs.ext4 -q "$FSDEV" || fail "mkfs.ext4 $FSDEV failed"
 mkdir "$WORK/fs" && mount "$FSDEV" "$WORK/fs" || fail "cannot mount $FSDEV"
 on_exit "umount $WORK/fs"
-# Its first MiB written, the rest allocated but never written.
+# Its first 512 KiB written, the rest allocated but never written.
 { fallocate -l 16M "$WORK/fs/calm.img" &&
-	dd if=/dev/zero of="$WORK/fs/calm.img" bs=1M count=1 conv=notrunc,fsync status=none; } ||
+	dd if=/dev/zero of="$WORK/fs/calm.img" bs=512K count=1 conv=notrunc,fsync status=none; } ||
 	fail "cannot make the calm VM's image"
 DEV[calm]=$WORK/fs/calm.img
 n=1
@@ -175,11 +175,11 @@ for vm in ("slow", "calm"):
         ino, fsdev = what.split(",")
         assert "image_rdev" not in s and s["image_ino"] == int(ino), (vm, s, what)
         # Its reads of never written (fallocated) blocks, past its first
-        # MiB, queue no host bio: ext4 returns zeros. Every other chain's
+        # 512 KiB, queue no host bio: ext4 returns zeros. Every other chain's
         # bios are on its disk.
         assert all(c["host_dev"] == fsdev for c in chains if c["host_bios"]), (vm, fsdev, {c["host_dev"] for c in chains})
         unwritten = [c for c in chains if not c["host_bios"]]
-        assert unwritten and all(c["op"] == "read" and c["offset"] >= 1 << 20 for c in unwritten), vm
+        assert unwritten and all(c["op"] == "read" and c["offset"] >= 512 << 10 for c in unwritten), vm
         print(f"{vm}: {sum(1 for c in chains if not c['host_bios'])} reads served with no host bio (unwritten extents)")
     for c in chains:
         sp = c["spans_ns"]
