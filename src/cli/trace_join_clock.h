@@ -16,8 +16,8 @@
 #include <stddef.h>
 
 struct clock_pair {
-	double t;	/* guest ns since the origin */
-	double lo, hi;	/* host - guest allowed, ns (less a common base) */
+	double t;      /* guest ns since the origin */
+	double lo, hi; /* host - guest allowed, ns (less a common base) */
 };
 
 struct clock_fit {

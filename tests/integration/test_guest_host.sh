@@ -33,7 +33,8 @@ DEV[slow]=$LOOP
 make_loop 64
 FSDEV=$LOOP
 mkfs.ext4 -q "$FSDEV" || fail "mkfs.ext4 $FSDEV failed"
-mkdir "$WORK/fs" && mount "$FSDEV" "$WORK/fs" || fail "cannot mount $FSDEV"
+mkdir "$WORK/fs" || fail "cannot make $WORK/fs"
+mount "$FSDEV" "$WORK/fs" || fail "cannot mount $FSDEV"
 on_exit "umount $WORK/fs"
 # Its first 512 KiB written, the rest allocated but never written.
 { fallocate -l 16M "$WORK/fs/calm.img" &&
@@ -132,7 +133,7 @@ for vm in "${VMS[@]}"; do
 		sed "s/^/$vm: /"
 done
 
-IMAGES="slow=rdev:$(stat -c '%t:%T' "${DEV[slow]}") calm=file:$(stat -c '%i' "${DEV[calm]}"),$(cat /sys/class/block/${FSDEV#/dev/}/dev)"
+IMAGES="slow=rdev:$(stat -c '%t:%T' "${DEV[slow]}") calm=file:$(stat -c '%i' "${DEV[calm]}"),$(cat "/sys/class/block/${FSDEV#/dev/}/dev")"
 python3 - "$WORK" "$DELAY_US" "$READS" "$WRITES" "$((READERS * AREADS))" "$IMAGES" <<'PY' || fail "the join's chains"
 import json, sys
 work, delay, reads, writes, areads = sys.argv[1], int(sys.argv[2]) * 1000, *map(int, sys.argv[3:6])
