@@ -182,10 +182,83 @@ static void host_attach_bios(struct trace_set *h, struct host_call *calls, size_
 	}
 }
 
-/* The host calls that read or wrote a file at an offset, by offset. */
-static int host_calls(struct trace_set *h, struct host_call **out, size_t *n)
+/* A host bio queued in no positional call of qemu (inside io_submit or
+ * io_uring_enter, or by an io_uring worker), the top of its chain. */
+static bool bio_without_call(const struct trace_record *r)
 {
-	struct host_call *calls = calloc(h->nsys ? h->nsys : 1, sizeof(*calls));
+	return !r->parent && !(r->sys_enter_ns && tracer_syscall_positional(r->sys_nr));
+}
+
+/*
+ * Each such bio as a call of its own (JOIN_NO_CALL): at its sector of its
+ * disk, from its Q to its C, with its chain's requests (dm remaps to the
+ * disk below) as its device time. bio_sys holds the made-up calls.
+ */
+static int host_bio_calls(const struct trace_set *h, struct host_call *calls, size_t *k,
+			  struct trace_syscall *bio_sys)
+{
+	size_t first = *k, nb = 0;
+
+	for (size_t i = 0; i < h->nrec; i++) {
+		const struct trace_record *r = &h->rec[i];
+
+		if (!bio_without_call(r) || !r->ts[TRACE_C] || !r->bytes ||
+		    (r->op != IOLAT_OP_READ && r->op != IOLAT_OP_WRITE))
+			continue;
+		bio_sys[nb] = (struct trace_syscall){ .enter_ns = r->ts[TRACE_Q],
+						      .exit_ns = r->ts[TRACE_C],
+						      .ret = r->bytes,
+						      .pid = r->pid,
+						      .tid = r->tid,
+						      .nr = JOIN_NO_CALL,
+						      .fd = -1,
+						      .pos = (int64_t)(r->sector * 512),
+						      .file_ino = r->id, /* its chain, below */
+						      .file_dev = r->dev,
+						      .file_rdev = r->dev };
+		calls[*k] = (struct host_call){ .s = &bio_sys[nb],
+						.writes = r->op == IOLAT_OP_WRITE,
+						.first_q = r->ts[TRACE_Q],
+						.bios = 1 };
+		(*k)++;
+		nb++;
+	}
+	/* The chains' requests, each into its top's call (by id: records are
+	 * sorted by id, and so are these calls). */
+	for (size_t i = 0; i < h->nrec; i++) {
+		const struct trace_record *r = &h->rec[i], *top = top_of(h, r);
+		size_t lo = first, hi = *k;
+
+		if (!bio_without_call(top) || (r->flags & TRACE_F_BIO_BASED) || !r->ts[TRACE_D] ||
+		    !r->ts[TRACE_C])
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (calls[mid].s->file_ino < top->id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == *k || calls[lo].s->file_ino != top->id)
+			continue;
+		min_set(&calls[lo].first_d, r->ts[TRACE_D]);
+		if (r->ts[TRACE_C] > calls[lo].last_c)
+			calls[lo].last_c = r->ts[TRACE_C];
+		calls[lo].bottom_dev = r->dev;
+	}
+	/* Known by their disk alone, as a block-device image is. */
+	for (size_t i = first; i < *k; i++)
+		bio_sys[i - first].file_ino = 0;
+	return 0;
+}
+
+/* The host calls that read or wrote a file at an offset, and the bios
+ * queued in none, by offset. bio_sys: room for h->nrec made-up calls. */
+static int host_calls(struct trace_set *h, struct host_call **out, size_t *n,
+		      struct trace_syscall *bio_sys)
+{
+	struct host_call *calls = calloc(h->nsys + h->nrec + 1, sizeof(*calls));
 	size_t k = 0;
 
 	if (!calls)
@@ -200,6 +273,7 @@ static int host_calls(struct trace_set *h, struct host_call **out, size_t *n)
 		k++;
 	}
 	host_attach_bios(h, calls, k);
+	host_bio_calls(h, calls, &k, bio_sys);
 	qsort(calls, k, sizeof(*calls), call_by_pos);
 	*out = calls;
 	*n = k;
@@ -658,15 +732,17 @@ static void count_misses(struct join_result *r, const struct pairs *ps, const si
 
 static int join_sets(struct trace_set *g, struct trace_set *h, struct join_result *r)
 {
+	struct trace_syscall *bio_sys = calloc(h->nrec + 1, sizeof(*bio_sys));
 	struct host_call *calls = NULL;
 	struct pairs ps = { 0 };
 	size_t ncalls = 0, *call_of = NULL;
 	int64_t agreed = 0;
-	int rc;
+	int rc = bio_sys ? 0 : -ENOMEM;
 
-	rc = guest_requests(g, r);
 	if (!rc)
-		rc = host_calls(h, &calls, &ncalls);
+		rc = guest_requests(g, r);
+	if (!rc)
+		rc = host_calls(h, &calls, &ncalls, bio_sys);
 	if (!rc)
 		rc = candidates(r, calls, ncalls, &ps);
 	if (!rc && !(call_of = malloc((r->n + 1) * sizeof(*call_of))))
@@ -703,6 +779,7 @@ out:
 	free(call_of);
 	free(ps.p);
 	free(calls);
+	free(bio_sys);
 	return rc;
 }
 

@@ -34,6 +34,12 @@ enum join_span {
 	JOIN_SPANS,
 };
 
+/* sys_nr of a chain matched to a host bio on the image, not to a call:
+ * qemu's aio=native (io_submit) and aio=io_uring submit a request in a call
+ * that names no offset here, so a request on a block-device image is
+ * matched to the bio at its own sector. */
+#define JOIN_NO_CALL UINT32_MAX
+
 /* One guest request and the host work that served it. */
 struct join_chain {
 	/* The guest's request (the bios of one request, their first Q). */

@@ -36,7 +36,8 @@ static void chain_text(const struct join_chain *c, uint64_t t0)
 	       names_op_rwbs(c->op), (unsigned long long)c->offset, c->bytes);
 	for (int s = 0; s < JOIN_SPANS; s++)
 		printf(" %9.3f", (double)c->span_ns[s] / 1e6);
-	printf(" %9.3f  %s %s\n", (double)(c->c - c->q) / 1e6, tracer_syscall_name(c->sys_nr),
+	printf(" %9.3f  %s %s\n", (double)(c->c - c->q) / 1e6,
+	       c->sys_nr == JOIN_NO_CALL ? "-" : tracer_syscall_name(c->sys_nr),
 	       c->host_bios ? hdev : "-");
 }
 
@@ -58,7 +59,10 @@ static void chain_json(const struct join_chain *c)
 	json_kv_uint(&j, "guest_d_ns", c->d);
 	json_kv_uint(&j, "guest_c_ns", c->c);
 	json_kv_uint(&j, "q2c_ns", c->c - c->q);
-	json_kv_string(&j, "syscall", tracer_syscall_name(c->sys_nr));
+	if (c->sys_nr == JOIN_NO_CALL) /* matched to its host bio */
+		json_kv_null(&j, "syscall");
+	else
+		json_kv_string(&j, "syscall", tracer_syscall_name(c->sys_nr));
 	json_kv_uint(&j, "tid", c->tid);
 	json_kv_int(&j, "sys_offset", c->sys_offset);
 	json_kv_uint(&j, "sys_bytes", c->sys_bytes);

@@ -56,3 +56,10 @@ bool tracer_syscall_writes(uint32_t nr)
 
 	return i >= 0 && trace_syscalls[i].writes;
 }
+
+bool tracer_syscall_positional(uint32_t nr)
+{
+	int i = sys_index(nr);
+
+	return i >= 0 && trace_syscalls[i].file == TRACE_FILE_ARG4;
+}

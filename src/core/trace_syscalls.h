@@ -39,4 +39,8 @@ bool tracer_syscall_async(uint32_t nr);
 /* Whether a linked syscall writes its file (write, pwrite64, writev, ...). */
 bool tracer_syscall_writes(uint32_t nr);
 
+/* Whether it reads or writes at an offset it is given (pread64, preadv,
+ * pwritev2, ...). */
+bool tracer_syscall_positional(uint32_t nr);
+
 #endif

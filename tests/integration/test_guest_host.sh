@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # One VM I/O from the guest's queue to the host's disk: `iolat trace`
-# inside two qemu/TCG guests on their virtio disk, and on the host following
-# each guest's qemu (aio=threads: a preadv or pwritev per request on the
-# VM's raw image, a host block device); `iolat trace --join` matches them.
+# inside three qemu/TCG guests on their virtio disk, and on the host
+# following each guest's qemu (aio=threads, qemu's default: a pread or
+# pwrite per request on the VM's raw image); `iolat trace --join` matches
+# them.
 #   slow: its image is a loop device over a file on slowfs, whose every
 #         read sleeps DELAY_US: a known host-side device delay;
 #   calm: a raw image file on ext4, on a plain loop device (the image is
 #         a file: the host's bios are the file system's, on its disk; reads
 #         of its never written, fallocated blocks past its first 512 KiB queue
-#         none).
-# Both guests do the same I/O: sequential direct 4 KiB reads and 8 KiB
+#         none);
+#   native: a plain loop device, qemu with aio=native (io_submit): each
+#         request matched to the host bio at its sector.
+# The guests do the same I/O: sequential direct 4 KiB reads and 8 KiB
 # writes, then 8 readers at once, each keeping 8 direct reads in flight
 # (Linux AIO), on a disk the guest holds to 4 requests at once (nr_requests:
 # 4 is its least): a guest-side queue.
@@ -24,8 +27,9 @@ vm_prepare
 
 DELAY_US=${DELAY_US:-4000}
 READS=200 WRITES=100 READERS=8 AREADS=32 DEPTH=8
-VMS=(slow calm)
+VMS=(slow calm native)
 declare -A DEV DUMP VMCG LOG
+declare -A AIO=([slow]=threads [calm]=threads [native]=native)
 
 command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 (package e2fsprogs) is not installed"
 make_slow_loop "$DELAY_US"
@@ -41,6 +45,8 @@ on_exit "umount $WORK/fs"
 	dd if=/dev/zero of="$WORK/fs/calm.img" bs=512K count=1 conv=notrunc,fsync status=none; } ||
 	fail "cannot make the calm VM's image"
 DEV[calm]=$WORK/fs/calm.img
+make_loop 16
+DEV[native]=$LOOP
 n=1
 for vm in "${VMS[@]}"; do
 	make_loop 4
@@ -91,9 +97,9 @@ dd if=/tmp/g.trace of=/dev/vdb bs=65536 conv=sync 2>/dev/null && sync ||
 	echo "IOLAT-ERROR: dump"
 EOF
 
-# Both guests boot; at "start" the host begins tracing each qemu.
-VM_AIO=threads
+# The guests boot; at "start" the host begins tracing each qemu.
 for vm in "${VMS[@]}"; do
+	VM_AIO=${AIO[$vm]}
 	# qemu makes the -device disks before the -drive if=virtio one: this
 	# is the guest's vda, and the disk the trace comes back on its vdb.
 	VM_DEVICES=() VM_NDISKS=0
@@ -133,7 +139,7 @@ for vm in "${VMS[@]}"; do
 		sed "s/^/$vm: /"
 done
 
-IMAGES="slow=rdev:$(stat -c '%t:%T' "${DEV[slow]}") calm=file:$(stat -c '%i' "${DEV[calm]}"),$(cat "/sys/class/block/${FSDEV#/dev/}/dev")"
+IMAGES="slow=rdev:$(stat -c '%t:%T' "${DEV[slow]}") native=rdev:$(stat -c '%t:%T' "${DEV[native]}") calm=file:$(stat -c '%i' "${DEV[calm]}"),$(cat "/sys/class/block/${FSDEV#/dev/}/dev")"
 python3 - "$WORK" "$DELAY_US" "$READS" "$WRITES" "$((READERS * AREADS))" "$IMAGES" <<'PY' || fail "the join's chains"
 import json, sys
 work, delay, reads, writes, areads = sys.argv[1], int(sys.argv[2]) * 1000, *map(int, sys.argv[3:6])
@@ -158,7 +164,7 @@ def p50(v):
     return pct(v, 0.5)
 
 res = {}
-for vm in ("slow", "calm"):
+for vm in ("slow", "calm", "native"):
     chains, s = load(vm)
     k = s["clock"]
     bound = k["bound_ns"]
@@ -189,6 +195,14 @@ for vm in ("slow", "calm"):
             floor = -bound if name.startswith("virtio") else 0
             assert sp[name] >= floor, (vm, name, sp[name], bound, c)
         assert c["sys_offset"] <= c["offset"] and c["offset"] + c["bytes"] <= c["sys_offset"] + c["sys_bytes"], c
+    # qemu's aio=native submits with io_submit: each request matched to the
+    # host bio at its sector of the image; the others to a pread or pwrite.
+    calls = {c["syscall"] for c in chains}
+    # (a request of several segments is a preadv or pwritev.)
+    if vm == "native":
+        assert calls == {None}, (vm, calls)
+    else:
+        assert calls and calls <= {"pread64", "pwrite64", "preadv", "pwritev"}, (vm, calls)
     # The phases, by the guest's clock: reads, writes, then the queued reads.
     first_w = min(c["guest_q_ns"] for c in chains if c["op"] == "write")
     last_w = max(c["guest_c_ns"] for c in chains if c["op"] == "write")
