@@ -144,8 +144,8 @@ static __always_inline int on_exit(long ret, __u8 op)
 			*full += 1;
 		return 0;
 	}
-	slot = iolat_slot_of(lat_cells, lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) &
-	       (IOLAT_LAT_SLOTS - 1);
+	slot =
+	    iolat_slot_of(lat_cells, lat_bounds, IOLAT_LAT_SLOTS_LOG2, ns) & (IOLAT_LAT_SLOTS - 1);
 	__sync_fetch_and_add(&v->calls, 1);
 	__sync_fetch_and_add(&v->slots[slot], 1);
 	__sync_fetch_and_add(&v->sum_ns, ns);

@@ -47,9 +47,9 @@ enum column {
 };
 
 static const char *const col_names[COL_COUNT] = {
-	"r_iops",   "w_iops",	"r_mbs",    "w_mbs",	"avg_kib",  "r_p50_ms",
-	"r_p90_ms", "r_p99_ms", "w_p50_ms", "w_p90_ms", "w_p99_ms", "sys_iops",
-	"sys_p50_ms", "sys_p99_ms", "name",
+	"r_iops",   "w_iops",	"r_mbs",      "w_mbs",	    "avg_kib",
+	"r_p50_ms", "r_p90_ms", "r_p99_ms",   "w_p50_ms",   "w_p90_ms",
+	"w_p99_ms", "sys_iops", "sys_p50_ms", "sys_p99_ms", "name",
 };
 
 struct top_args {
@@ -102,9 +102,10 @@ void cmd_top_usage(FILE *f)
 		"\n"
 		"Options:\n"
 		"  -s, --sort=COLUMN    sort by r_iops, w_iops, r_mbs, w_mbs, avg_kib, r_p50_ms,\n"
-		"                       r_p90_ms, r_p99_ms, w_p50_ms, w_p90_ms, w_p99_ms, name,\n"
-		"                       or with -S sys_iops, sys_p50_ms or sys_p99_ms\n"
-		"                       (default: r_iops + w_iops, descending; name ascending)\n"
+		"                       r_p90_ms, r_p99_ms, w_p50_ms, w_p90_ms, w_p99_ms,\n"
+		"                       sys_iops, sys_p50_ms, sys_p99_ms or name\n"
+		"                       (default: r_iops + w_iops, descending; name ascending;\n"
+		"                       the sys_ columns with -S only)\n"
 		"  -Q, --queued         total time (request created -> complete), not device\n"
 		"                       time\n"
 		"  -P, --process        per submitting process (COMM[PID]) instead of per\n"

@@ -69,7 +69,9 @@ int systimes_open(struct systimes **out, const struct systimes_opts *o, char *er
 			 strerror(-rc));
 		goto fail;
 	}
-	bpf_object__for_each_program(p, s->skel->obj) s->nprogs++;
+	for (p = bpf_object__next_program(s->skel->obj, NULL); p;
+	     p = bpf_object__next_program(s->skel->obj, p))
+		s->nprogs++;
 	*out = s;
 	return 0;
 fail:

@@ -28,7 +28,7 @@ struct systimes_opts {
 	const struct bucket_table *lat; /* the collector's latency table: its slots */
 	uint64_t filter_cgroup;		/* 0: all; else as collector_opts's */
 	int filter_cgroup_level;
-	bool key_process; /* keyed by calling process, as the collector can be */
+	bool key_process;  /* keyed by calling process, as the collector can be */
 	uint32_t max_keys; /* 0: SYSTIMES_MAX_KEYS_DEFAULT */
 };
 

@@ -317,8 +317,7 @@ bool exporter_wants_syscalls(const struct exporter_opts *o)
 }
 
 /* The system-call programs, when the options ask for them. */
-static int syscalls_open(struct exporter *e, const struct exporter_opts *o, char *err,
-			 size_t len)
+static int syscalls_open(struct exporter *e, const struct exporter_opts *o, char *err, size_t len)
 {
 	const struct systimes_opts so = { .lat = collector_lat_table(e->c),
 					  .key_process = collector_keyed_by_process(e->c) };

@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #define USAGE                                                                                      \
-	"usage: dio read|write|readv|writev DEVICE COUNT SIZE [--eio-ok]\n"                       \
+	"usage: dio read|write|readv|writev DEVICE COUNT SIZE [--eio-ok]\n"                        \
 	"       dio aread DEVICE COUNT SIZE DEPTH BATCH\n"
 
 static long long number(const char *what, const char *s)

@@ -164,9 +164,8 @@ static void test_lists(void **state)
 	assert_int_equal(builtins_wl_metrics_parse("all", &bits, err, sizeof(err)), 0);
 	assert_int_equal(bits, BUILTINS_WL_BLOCK_METRICS);
 	assert_false(builtins_wl_wants_syscalls(bits));
-	assert_int_equal(builtins_wl_metrics_parse("device_time,syscall_time", &bits, err,
-						   sizeof(err)),
-			 0);
+	assert_int_equal(
+	    builtins_wl_metrics_parse("device_time,syscall_time", &bits, err, sizeof(err)), 0);
 	assert_int_equal(bits, BUILTINS_WL_DEVICE_TIME | BUILTINS_WL_SYSCALL_TIME);
 	assert_true(builtins_wl_wants_syscalls(bits));
 	assert_true(builtins_wl_wants_syscalls(BUILTINS_WL_SYSCALL_ERRORS));
