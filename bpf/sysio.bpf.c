@@ -32,10 +32,14 @@ const volatile __u64 lat_bounds[IOLAT_LAT_SLOTS] = {};
 const volatile __u32 lat_cells[IOLAT_CELL_TABLE] = {};
 const volatile bool key_process = false; /* calling process, not its cgroup */
 
-/* Threads inside one of the calls: tid -> entry time. LRU, so a thread that
- * never returned (killed inside the call) cannot keep its slot forever. */
+/* Threads that made one of the calls: tid -> entry time, 0 once it
+ * returned. An entry stays after the call, so that a thread's next call
+ * costs a lookup, not an insert and a delete (the two cost most of a call's
+ * time here: BENCHMARKS.md); LRU keeps the threads that come and go
+ * bounded, and each CPU's own free list spares the inserts a shared lock. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(map_flags, BPF_F_NO_COMMON_LRU);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -64,25 +68,25 @@ static struct sysio_val zero_val;
 /*
  * The io (blkio) cgroup of the current task: on cgroup v2 its own (or the
  * nearest ancestor with io on), on v1 its blkio one, which is where
- * blk-cgroup charges the bios the task issues itself (blkcg_css()). The same
- * walk as trace.bpf.c's current_io_cgroup; kept here so that this object
- * needs nothing of the tracer's. NULL without CONFIG_BLK_CGROUP.
+ * blk-cgroup charges the bios the task issues itself (blkcg_css()). The
+ * walk trace.bpf.c's current_io_cgroup makes, but through the typed task
+ * (bpf_get_current_task_btf, 5.11): its loads are the verifier's checked
+ * direct loads, not a helper call each, which took ~100 ns of a call here.
+ * NULL without CONFIG_BLK_CGROUP.
  */
 static __always_inline struct cgroup *task_io_cgroup(void)
 {
-	struct task_struct *task = (void *)bpf_get_current_task();
-	struct cgroup_subsys_state *css = NULL;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct cgroup_subsys_state *css;
 	struct css_set *cset;
-	int io;
 
 	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, io_cgrp_id))
 		return NULL;
-	io = bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id);
-	cset = BPF_CORE_READ(task, cgroups);
+	cset = task->cgroups;
 	if (!cset)
 		return NULL;
-	bpf_core_read(&css, sizeof(css), &cset->subsys[io & 0x3f]);
-	return css ? BPF_CORE_READ(css, cgroup) : NULL;
+	css = cset->subsys[bpf_core_enum_value(enum cgroup_subsys_id, io_cgrp_id) & 0x3f];
+	return css ? css->cgroup : NULL;
 }
 
 /* The series' cgroup field, as the collector's key has it for a bio of this
@@ -97,7 +101,7 @@ static __always_inline bool key_of(struct sysio_key *key)
 	}
 	cg = task_io_cgroup();
 	if (!filter_cgroup) {
-		key->cgroup = cgroup_id(cg, false);
+		key->cgroup = cgroup_id(cg, true);
 		return true;
 	}
 	key->cgroup = cg ? cgroup_ancestor_id(cg, filter_cgroup_level) : 0;
@@ -107,9 +111,12 @@ static __always_inline bool key_of(struct sysio_key *key)
 static __always_inline int on_enter(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = bpf_ktime_get_ns(), *start = bpf_map_lookup_elem(&sysio_starts, &tid);
 
-	bpf_map_update_elem(&sysio_starts, &tid, &now, BPF_ANY);
+	if (start)
+		*start = now;
+	else
+		bpf_map_update_elem(&sysio_starts, &tid, &now, BPF_ANY);
 	return 0;
 }
 
@@ -127,10 +134,10 @@ static __always_inline int on_exit(long ret, __u8 op)
 	__u64 *start, ns, *full;
 
 	start = bpf_map_lookup_elem(&sysio_starts, &tid);
-	if (!start)
+	if (!start || !*start)
 		return 0; /* entered before the programs were attached */
 	ns = bpf_ktime_get_ns() - *start;
-	bpf_map_delete_elem(&sysio_starts, &tid);
+	*start = 0;
 	if (!key_of(&key))
 		return 0;
 	v = bpf_map_lookup_elem(&sysio_hists, &key);
