@@ -8,7 +8,7 @@
 #      their programs is attached;
 #   2. with syscall_time, syscall_bytes, syscall_errors, each VM's calls
 #      are its histogram's _count per op, its bytes the calls' sizes, its
-#      one failed call an error; every one of the slow VM's calls is in the
+#      one failed call an error, none lost; every one of the slow VM's calls is in the
 #      buckets above the delay and every one of the calm VM's below it: the
 #      delay shows for that VM only, beside its block latency;
 #   3. `top -S -j` shows the same calls and bytes per VM, and the slow VM's
@@ -119,6 +119,7 @@ value() { metric "$WORK/m" "$1" "$2"; }
 sel() { echo "{op=\"$1\",kind=\"vm\",workload=\"$2\"}"; }
 le() { echo "{op=\"$1\",kind=\"vm\",workload=\"$2\",le=\"$3\"}"; }
 grep -q '^iolat_workload_syscall' "$WORK/plain.m" && fail "syscall families under the defaults"
+assert_eq "calls lost to a full map" 0 "$(metric "$WORK/m" iolat_workload_syscall_lost_total)"
 grep -q '^iolat_workload_device_latency_seconds_count{op="read",kind="vm",workload="slow'$$'"}' "$WORK/plain.m" ||
 	fail "the plain serve did not see the slow VM's block I/O"
 for fam in syscall_latency_seconds syscall_bytes_total syscall_errors_total; do
