@@ -493,7 +493,7 @@ sanitize:
 	$(Q)# A small quarantine, so test_workloads' flat-memory check still means something.
 	$(Q)# test_handover's 20 restarts are the plain run's; 6 find the same code here.
 	$(Q)ASAN_OPTIONS=quarantine_size_mb=1 OUT=build-san IOLAT_SANITIZED=1 RESTARTS=6 \
-		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|webconfig_compat|workloads|kube_names|process|userprogs|trace_pagecache|handover|upgrade)\.sh' \
+		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|webconfig_compat|workloads|kube_names|process|userprogs|trace_pagecache|handover|upgrade|vm_syscalls)\.sh' \
 		bash tests/integration/run.sh
 
 # ThreadSanitizer build of the daemon, where libmicrohttpd's thread answers

@@ -90,22 +90,24 @@ static __always_inline struct cgroup *task_io_cgroup(void)
 }
 
 /* The series' cgroup field, as the collector's key has it for a bio of this
- * thread (bio_cgroup in block.h); false if the cgroup filter leaves it out. */
+ * thread (bio_cgroup in block.h; keyed by process, the process, filtered
+ * by its cgroup); false if the cgroup filter leaves the call out. */
 static __always_inline bool key_of(struct sysio_key *key)
 {
 	struct cgroup *cg;
+	__u64 id = 0;
 
-	if (key_process) {
-		key->cgroup = IOLAT_KEY_PROCESS | (bpf_get_current_pid_tgid() >> 32);
-		return !filter_cgroup;
+	if (!key_process || filter_cgroup) {
+		cg = task_io_cgroup();
+		if (!filter_cgroup)
+			id = cgroup_id(cg, true);
+		else if (!cg || cgroup_ancestor_id(cg, filter_cgroup_level) != filter_cgroup)
+			return false;
+		else
+			id = filter_cgroup;
 	}
-	cg = task_io_cgroup();
-	if (!filter_cgroup) {
-		key->cgroup = cgroup_id(cg, true);
-		return true;
-	}
-	key->cgroup = cg ? cgroup_ancestor_id(cg, filter_cgroup_level) : 0;
-	return key->cgroup == filter_cgroup;
+	key->cgroup = key_process ? IOLAT_KEY_PROCESS | (bpf_get_current_pid_tgid() >> 32) : id;
+	return true;
 }
 
 static __always_inline int on_enter(void)

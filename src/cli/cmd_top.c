@@ -77,6 +77,7 @@ struct table {
 	const struct top_args *a;
 	struct workload_cache *names;
 	double seconds;
+	uint64_t sys_lost; /* --syscalls: calls the full map did not count, this interval */
 	const struct bucket_table *lat;
 	/* Disks under others (legs of dm or md): their I/O is also the upper
 	 * disk's, so a workload's totals leave them out unless -d names one. */
@@ -404,6 +405,9 @@ static void print_text(const struct table *t, struct collector *c, uint64_t *unt
 	}
 	render_untrue_text(stdout, collector_stat_growth(c, IOLAT_STAT_UNTRUE_STAMPS, untrue_seen),
 			   collector_keeps_cached_stamps(c));
+	if (t->sys_lost)
+		printf("%llu system calls not counted: more workloads than their map holds\n",
+		       (unsigned long long)t->sys_lost);
 	putchar('\n');
 }
 
@@ -419,6 +423,8 @@ static void print_json(const struct table *t)
 	json_kv_string(&j, "time", ts);
 	json_kv_double(&j, "interval_s", t->seconds);
 	json_kv_string(&j, "latency", t->a->total ? "total" : "device");
+	if (t->a->syscalls)
+		json_kv_uint(&j, "syscalls_lost", t->sys_lost);
 	json_key(&j, "workloads");
 	json_begin_array(&j);
 	for (size_t i = 0; i < t->n; i++) {
@@ -490,6 +496,7 @@ static void forget_gone(struct collector *c, const struct snapshot *now,
 struct sys_reads {
 	struct systimes *s; /* NULL: off */
 	struct snapshot before, now;
+	uint64_t lost; /* systimes_lost at the last interval's end */
 };
 
 /* One interval of the system calls into t's rows (t's workloads are
@@ -503,6 +510,8 @@ static int sys_interval(struct table *t, struct sys_reads *sr)
 	if (!sr->s)
 		return 0;
 	rc = systimes_read(sr->s, &sr->now);
+	t->sys_lost = systimes_lost(sr->s) - sr->lost;
+	sr->lost += t->sys_lost;
 	if (!rc)
 		rc = snapshot_deltas(&sr->now, &sr->before, add_sys_key, t);
 	if (!rc)
@@ -531,8 +540,10 @@ static int run(struct top_args *a, struct collector *c, struct sys_reads *sr)
 	if (a->process)
 		workload_cache_set_comm(t.names, comm_of, c);
 	rc = collector_read(c, &before); /* the baseline: only I/O from now on */
-	if (!rc && sr->s)
+	if (!rc && sr->s) {
 		rc = systimes_read(sr->s, &sr->before);
+		sr->lost = systimes_lost(sr->s);
+	}
 	collector_stat_growth(c, IOLAT_STAT_UNTRUE_STAMPS, &untrue_seen);
 	/* Said once the baseline is read: I/O that follows the line counts. */
 	cmd_say_tracing(a->process ? "block device I/O per process"
@@ -602,13 +613,14 @@ int cmd_top(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (a.syscalls) {
-		const struct systimes_opts so = { .lat = collector_lat_table(c),
-						  .filter_cgroup = o.filter_cgroup,
-						  .filter_cgroup_level = o.filter_cgroup_level,
-						  .key_process = a.process };
+		struct systimes_opts so = { .lat = collector_lat_table(c),
+					    .filter_cgroup = o.filter_cgroup,
+					    .filter_cgroup_level = o.filter_cgroup_level,
+					    .key_process = a.process };
 		char err[512];
 
-		if (systimes_open(&sr.s, &so, err, sizeof(err))) {
+		if (systimes_test_knobs(&so, getenv, err, sizeof(err)) ||
+		    systimes_open(&sr.s, &so, err, sizeof(err))) {
 			errorf("or run without --syscalls", "%s", err);
 			collector_close(c);
 			return 1;

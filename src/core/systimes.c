@@ -13,11 +13,11 @@
 #include "sys/workload.h"
 #include "sysio.h"
 #include "sysio.skel.h"
+#include "util/parse.h"
 #include "util/verifier_log.h"
 
 struct systimes {
 	struct sysio_bpf *skel;
-	int nprogs;
 };
 
 /* Writes the settings into the object's read-only data, before load. */
@@ -34,10 +34,25 @@ static void configure(struct sysio_bpf *skel, const struct systimes_opts *o)
 				 o->max_keys ? o->max_keys : SYSTIMES_MAX_KEYS_DEFAULT);
 }
 
+int systimes_test_knobs(struct systimes_opts *o, char *(*env)(const char *name), char *err,
+			size_t len)
+{
+	const char *m = env("IOLAT_TEST_SYSCALL_KEYS");
+	uint64_t n;
+
+	if (!m)
+		return 0;
+	if (parse_uint(m, 1, 65536, &n)) {
+		snprintf(err, len, "IOLAT_TEST_SYSCALL_KEYS: want 1 to 65536 keys, got '%s'", m);
+		return -EINVAL;
+	}
+	o->max_keys = (uint32_t)n;
+	return 0;
+}
+
 int systimes_open(struct systimes **out, const struct systimes_opts *o, char *err, size_t len)
 {
 	struct systimes *s = calloc(1, sizeof(*s));
-	struct bpf_program *p;
 	int rc;
 
 	if (!s) {
@@ -69,9 +84,6 @@ int systimes_open(struct systimes **out, const struct systimes_opts *o, char *er
 			 strerror(-rc));
 		goto fail;
 	}
-	for (p = bpf_object__next_program(s->skel->obj, NULL); p;
-	     p = bpf_object__next_program(s->skel->obj, p))
-		s->nprogs++;
 	*out = s;
 	return 0;
 fail:
@@ -164,9 +176,4 @@ int systimes_forget_gone(struct systimes *s, const struct snapshot *now,
 			return rc;
 	}
 	return 0;
-}
-
-int systimes_programs(const struct systimes *s)
-{
-	return s->nprogs;
 }

@@ -33,6 +33,14 @@ struct systimes_opts {
 };
 
 /*
+ * Testing: IOLAT_TEST_SYSCALL_KEYS (1 to 65536) sizes the histogram map,
+ * so that a test can fill it (systimes_lost). env is getenv or a fake. 0,
+ * or -EINVAL with what is wrong in err.
+ */
+int systimes_test_knobs(struct systimes_opts *o, char *(*env)(const char *name), char *err,
+			size_t len);
+
+/*
  * Loads bpf/sysio.bpf.c's programs and attaches them to the six system
  * calls' tracepoints (which libbpf finds in tracefs). 0, or -errno with
  * what failed and what to do in err; nothing stays attached on failure.
@@ -65,8 +73,5 @@ struct workload_cache;
  */
 int systimes_forget_gone(struct systimes *s, const struct snapshot *now,
 			 const struct snapshot *before, struct workload_cache *names);
-
-/* The programs attached (twelve: each call's entry and exit). */
-int systimes_programs(const struct systimes *s);
 
 #endif

@@ -319,11 +319,13 @@ bool exporter_wants_syscalls(const struct exporter_opts *o)
 /* The system-call programs, when the options ask for them. */
 static int syscalls_open(struct exporter *e, const struct exporter_opts *o, char *err, size_t len)
 {
-	const struct systimes_opts so = { .lat = collector_lat_table(e->c),
-					  .key_process = collector_keyed_by_process(e->c) };
+	struct systimes_opts so = { .lat = collector_lat_table(e->c),
+				    .key_process = collector_keyed_by_process(e->c) };
 
 	if (!exporter_wants_syscalls(o))
 		return 0;
+	if (systimes_test_knobs(&so, getenv, err, len))
+		return -EINVAL;
 	return systimes_open(&e->sys, &so, err, len);
 }
 

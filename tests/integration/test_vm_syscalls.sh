@@ -14,7 +14,10 @@
 #   3. `top -S -j` shows the same calls and bytes per VM, and the slow VM's
 #      median at the delay, the calm one's p99 below it; CSV has the columns
 #      with -S only;
-#   4. a reload that would turn the families on is refused with one line
+#   4. a map too small for the keys (IOLAT_TEST_SYSCALL_KEYS=1, top -S -P
+#      -c: per process, in this test's cgroups only) counts the first
+#      process's calls and says exactly how many of the others' it lost;
+#   5. a reload that would turn the families on is refused with one line
 #      that says to restart, and nothing more is attached.
 # No guest here: a static dio makes the calls (a dynamic one's loader adds
 # its own pread64s), as qemu's threads would with aio=threads.
@@ -172,7 +175,24 @@ PY
 expect_error 2 "sort column 'sys_p99_ms' is shown only with --syscalls" top -s sys_p99_ms --once 1
 echo "ok: top -S: each VM's calls and bytes, the delay in the slow one's median only"
 
-# 4. Turning the families on at a reload: refused, one line, nothing attached.
+# 4. One key for three processes: the first one's calls counted, the
+# others' lost, each one of them.
+IOLAT_TEST_SYSCALL_KEYS=1 "$IOLAT" top -S -P -c "$BASE" -j --once 8 >"$WORK/lost.json" 2>"$WORK/lost.err" &
+TOP_PID=$!
+for _ in $(seq 1 100); do
+	grep -q "Tracing" "$WORK/lost.err" && break
+	kill -0 $TOP_PID 2>/dev/null || fail "top exited: $(cat "$WORK/lost.err")"
+	sleep 0.1
+done
+run_vms
+wait $TOP_PID || fail "top -S -P: $(cat "$WORK/lost.err")"
+assert_eq "calls lost to a one-key map" $((CALM_READS + CALM_WRITES + 1)) \
+	"$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["syscalls_lost"])' "$WORK/lost.json")"
+assert_eq "calls counted in it: the first process's" $SLOW_READS \
+	"$(python3 -c 'import json, sys; print(sum(w.get("syscalls", 0) for w in json.load(open(sys.argv[1]))["workloads"]))' "$WORK/lost.json")"
+echo "ok: a full map: the first key's calls counted, the rest counted as lost"
+
+# 5. Turning the families on at a reload: refused, one line, nothing attached.
 cp "$WORK/sys.yml" "$WORK/plain.yml"
 kill -HUP "$PLAIN_PID"
 wait_for_line "$WORK/plain.log" 'reload failed' || fail "reload not refused: $(tail -3 "$WORK/plain.log")"
