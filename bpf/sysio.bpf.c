@@ -122,18 +122,12 @@ static __always_inline int on_enter(void)
 	return 0;
 }
 
-static __always_inline void racy_max(__u64 *p, __u64 v)
-{
-	if (v > *(volatile __u64 *)p)
-		*(volatile __u64 *)p = v;
-}
-
 static __always_inline int on_exit(long ret, __u8 op)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0, slot;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), slot;
 	struct sysio_key key = { .op = op };
 	struct sysio_val *v;
-	__u64 *start, ns, *full;
+	__u64 *start, ns;
 
 	start = bpf_map_lookup_elem(&sysio_starts, &tid);
 	if (!start || !*start)
@@ -148,9 +142,7 @@ static __always_inline int on_exit(long ret, __u8 op)
 		v = bpf_map_lookup_elem(&sysio_hists, &key);
 	}
 	if (!v) {
-		full = bpf_map_lookup_elem(&sysio_full, &zero);
-		if (full)
-			*full += 1;
+		stat_inc(&sysio_full, 0);
 		return 0;
 	}
 	slot =

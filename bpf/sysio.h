@@ -30,7 +30,7 @@ struct sysio_val {
 	__u64 bytes;  /* sum of the positive return values */
 	__u64 errors; /* calls that returned a negative errno */
 	__u64 sum_ns; /* exact sum of their latencies, entry -> exit */
-	__u64 max_ns; /* largest latency seen (racy: see racy_max in iolat.bpf.c) */
+	__u64 max_ns; /* largest latency seen (racy: see racy_max in block.h) */
 	__u64 slots[IOLAT_LAT_SLOTS];
 };
 

@@ -24,29 +24,32 @@ struct builtin_block_key {
 	__u16 pad;
 };
 
-struct builtin_workload_key {
-	__u32 dev;
-	__u8 op;
-	__u8 pad[3];
+/* A workload's label set as both workload keys end with it (wlabels.h). */
+struct builtin_wl_names {
 	char kind[16];
 	char workload[128];
 	char ns[64];
 	char pod[256];
 	char container[64];
 };
-/* The key's strings are a label set's, copied whole (workload_entry): the
+
+struct builtin_workload_key {
+	__u32 dev;
+	__u8 op;
+	__u8 pad[3];
+	struct builtin_wl_names names;
+};
+/* The key's strings are a label set's, copied whole (names_of): the
  * same sizes, or the copy would read past one or cut the other. */
-_Static_assert(sizeof(((struct builtin_workload_key *)0)->kind) ==
-		   sizeof(((struct wl_label *)0)->kind),
+_Static_assert(sizeof(((struct builtin_wl_names *)0)->kind) == sizeof(((struct wl_label *)0)->kind),
 	       "workload kind sizes differ");
-_Static_assert(sizeof(((struct builtin_workload_key *)0)->workload) ==
+_Static_assert(sizeof(((struct builtin_wl_names *)0)->workload) ==
 		   sizeof(((struct wl_label *)0)->name),
 	       "workload name sizes differ");
-_Static_assert(sizeof(((struct builtin_workload_key *)0)->ns) ==
-		       sizeof(((struct wl_label *)0)->ns) &&
-		   sizeof(((struct builtin_workload_key *)0)->pod) ==
+_Static_assert(sizeof(((struct builtin_wl_names *)0)->ns) == sizeof(((struct wl_label *)0)->ns) &&
+		   sizeof(((struct builtin_wl_names *)0)->pod) ==
 		       sizeof(((struct wl_label *)0)->pod) &&
-		   sizeof(((struct builtin_workload_key *)0)->container) ==
+		   sizeof(((struct builtin_wl_names *)0)->container) ==
 		       sizeof(((struct wl_label *)0)->container),
 	       "Kubernetes name sizes differ");
 
@@ -55,11 +58,7 @@ _Static_assert(sizeof(((struct builtin_workload_key *)0)->ns) ==
 struct builtin_syscall_key {
 	__u8 op;
 	__u8 pad[3];
-	char kind[16];
-	char workload[128];
-	char ns[64];
-	char pod[256];
-	char container[64];
+	struct builtin_wl_names names;
 };
 
 struct builtin_untimed_key {
@@ -196,6 +195,16 @@ static struct uvalue value_of(const struct iolat_val *val, const struct histo_sp
 	return v;
 }
 
+/* A label set's strings into a key (their sizes: the asserts above). */
+static void names_of(struct builtin_wl_names *n, const struct wl_label *l)
+{
+	memcpy(n->kind, l->kind, sizeof(n->kind));
+	memcpy(n->workload, l->name, sizeof(n->workload));
+	memcpy(n->ns, l->ns, sizeof(n->ns));
+	memcpy(n->pod, l->pod, sizeof(n->pod));
+	memcpy(n->container, l->container, sizeof(n->container));
+}
+
 /* A series under its workload's label set l; none for a workload not shown. */
 static int workload_entry(const struct iolat_key *key, const struct iolat_val *val,
 			  const struct histo_span *span, const struct wl_label *l, enum view view,
@@ -209,11 +218,7 @@ static int workload_entry(const struct iolat_key *key, const struct iolat_val *v
 	memset(&k, 0, sizeof(k));
 	k.dev = key->dev;
 	k.op = key->op;
-	memcpy(k.kind, l->kind, sizeof(k.kind));
-	memcpy(k.workload, l->name, sizeof(k.workload));
-	memcpy(k.ns, l->ns, sizeof(k.ns));
-	memcpy(k.pod, l->pod, sizeof(k.pod));
-	memcpy(k.container, l->container, sizeof(k.container));
+	names_of(&k.names, l);
 	v = value_of(val, span, view);
 	return fn(arg, &k, &v);
 }
@@ -231,11 +236,7 @@ static int syscall_entry(const struct iolat_key *key, const struct iolat_val *va
 		return 0;
 	memset(&k, 0, sizeof(k));
 	k.op = key->op;
-	memcpy(k.kind, l->kind, sizeof(k.kind));
-	memcpy(k.workload, l->name, sizeof(k.workload));
-	memcpy(k.ns, l->ns, sizeof(k.ns));
-	memcpy(k.pod, l->pod, sizeof(k.pod));
-	memcpy(k.container, l->container, sizeof(k.container));
+	names_of(&k.names, l);
 	v = value_of(val, NULL, as[view - VIEW_SYSCALL]);
 	return fn(arg, &k, &v);
 }

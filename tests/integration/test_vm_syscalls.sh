@@ -54,6 +54,21 @@ run_vms() {
 	true
 }
 
+# start_top NAME ARGS...: `iolat top ARGS` in the background (TOP_PID),
+# output in $WORK/NAME.json, once it is attached.
+start_top() {
+	local name=$1
+	shift
+	"$IOLAT" top "$@" >"$WORK/$name.json" 2>"$WORK/$name.err" &
+	TOP_PID=$!
+	for _ in $(seq 1 100); do
+		grep -q "Tracing" "$WORK/$name.err" && return 0
+		kill -0 $TOP_PID 2>/dev/null || fail "top exited: $(cat "$WORK/$name.err")"
+		sleep 0.1
+	done
+	fail "top did not start"
+}
+
 # prog_names PID: the names of the BPF programs process PID holds, one a line.
 prog_names() {
 	local id
@@ -100,14 +115,7 @@ assert_eq "the collector's programs, the same in both" \
 echo "ok: 12 programs on the six calls' tracepoints with the families, none without"
 
 # 3. top beside serve: one interval around the VMs' calls.
-"$IOLAT" top -S -j --once 8 >"$WORK/top.json" 2>"$WORK/top.err" &
-TOP_PID=$!
-for _ in $(seq 1 100); do
-	grep -q "Tracing" "$WORK/top.err" && break
-	kill -0 $TOP_PID 2>/dev/null || fail "top exited: $(cat "$WORK/top.err")"
-	sleep 0.1
-done
-grep -q "Tracing" "$WORK/top.err" || fail "top did not start"
+start_top top -S -j --once 8
 t0=$(date +%s.%N)
 run_vms
 t1=$(date +%s.%N)
@@ -177,13 +185,7 @@ echo "ok: top -S: each VM's calls and bytes, the delay in the slow one's median 
 
 # 4. One key for three processes: the first one's calls counted, the
 # others' lost, each one of them.
-IOLAT_TEST_SYSCALL_KEYS=1 "$IOLAT" top -S -P -c "$BASE" -j --once 8 >"$WORK/lost.json" 2>"$WORK/lost.err" &
-TOP_PID=$!
-for _ in $(seq 1 100); do
-	grep -q "Tracing" "$WORK/lost.err" && break
-	kill -0 $TOP_PID 2>/dev/null || fail "top exited: $(cat "$WORK/lost.err")"
-	sleep 0.1
-done
+IOLAT_TEST_SYSCALL_KEYS=1 start_top lost -S -P -c "$BASE" -j --once 8
 run_vms
 wait $TOP_PID || fail "top -S -P: $(cat "$WORK/lost.err")"
 assert_eq "calls lost to a one-key map" $((CALM_READS + CALM_WRITES + 1)) \
