@@ -88,7 +88,7 @@ vpath %.c $(LAYERS:%=src/%) src
 # BTF for vmlinux.h), their own or one they call. The rest is the pure
 # library, $(OUT)/libiolat.a, which is all most unit tests link: they build
 # and run without bpftool or BTF (make unit-nobpf checks it).
-BPF_SRCS := $(wildcard src/core/collector*.c) src/core/tracer.c src/uprog/mapiter.c src/uprog/uprog.c \
+BPF_SRCS := $(wildcard src/core/collector*.c) src/core/tracer.c src/core/systimes.c src/uprog/mapiter.c src/uprog/uprog.c \
 	    src/uprog/uprog_read.c src/uprog/uprog_source.c src/uprog/userprogs.c
 PURE_SRCS := $(filter-out $(BPF_SRCS),$(LIB_SRCS))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(notdir $(LIB_SRCS)))
@@ -176,6 +176,17 @@ $(OUT)/trace.skel.h: $(OUT)/trace.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name trace_bpf > $@
 
 $(OUT)/tracer.o: $(OUT)/trace.skel.h
+
+$(OUT)/sysio.bpf.o: bpf/sysio.bpf.c bpf/sysio.h bpf/iolat.h bpf/slots.h bpf/block.h \
+		$(OUT)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_SYS_INC) -c $< -o $@
+
+$(OUT)/sysio.skel.h: $(OUT)/sysio.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name sysio_bpf > $@
+
+$(OUT)/systimes.o: $(OUT)/sysio.skel.h
 
 $(OUT)/mapiter.bpf.o: bpf/mapiter.bpf.c $(OUT)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
@@ -482,7 +493,7 @@ sanitize:
 	$(Q)# A small quarantine, so test_workloads' flat-memory check still means something.
 	$(Q)# test_handover's 20 restarts are the plain run's; 6 find the same code here.
 	$(Q)ASAN_OPTIONS=quarantine_size_mb=1 OUT=build-san IOLAT_SANITIZED=1 RESTARTS=6 \
-		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|webconfig_compat|workloads|kube_names|process|userprogs|trace_pagecache|handover|upgrade)\.sh' \
+		ONLY='test_(signals|serve|serve_reload|serve_flood|serve_tls|webconfig_compat|workloads|kube_names|process|userprogs|trace_pagecache|handover|upgrade|vm_syscalls)\.sh' \
 		bash tests/integration/run.sh
 
 # ThreadSanitizer build of the daemon, where libmicrohttpd's thread answers

@@ -322,6 +322,20 @@ static __always_inline bool disk_bio_based(struct gendisk *disk, bool direct)
 	return queue_bio_based(direct ? disk->queue : BPF_CORE_READ(disk, queue), direct);
 }
 
+/*
+ * A shared value's running maximum, by a plain store: atomics that return
+ * a value (compare-and-swap) exist only from 5.12, and before that the
+ * verifier refuses a program that holds one anywhere, run or not. Two CPUs
+ * raising the maximum of one key in the same instant may leave the smaller
+ * of the two; counts, sums and buckets are atomic adds and stay exact. (iolat.bpf.c's
+ * shared values, sysio.bpf.c's.)
+ */
+static __always_inline void racy_max(__u64 *p, __u64 v)
+{
+	if (v > *(volatile __u64 *)p)
+		*(volatile __u64 *)p = v;
+}
+
 /* Adds one to slot `which` of a per-CPU array of counters (the objects'
  * `stats` maps). */
 static __always_inline void stat_inc(void *stats_map, __u32 which)

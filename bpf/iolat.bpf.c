@@ -492,19 +492,6 @@ static __always_inline struct iolat_kval *value_of(const struct iolat_key *key, 
 	return v;
 }
 
-/*
- * A shared value's running maximum, by a plain store: atomics that return
- * a value (compare-and-swap) exist only from 5.12, and before that the
- * verifier refuses a program that holds one anywhere, run or not. Two CPUs
- * raising the maximum of one key in the same instant may leave the smaller
- * of the two; counts, sums and buckets are atomic adds and stay exact.
- */
-static __always_inline void racy_max(__u64 *p, __u64 v)
-{
-	if (v > *(volatile __u64 *)p)
-		*(volatile __u64 *)p = v;
-}
-
 static __always_inline void lat_add_shared(struct iolat_kval *v, int view, __u64 start, __u64 now)
 {
 	__u64 ns;

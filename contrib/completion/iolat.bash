@@ -111,7 +111,8 @@ _iolat_values()
         _iolat_words "$prefix" logfmt json ;;
     -s | --sort)
         [[ $cmd == top ]] && _iolat_words "$prefix" r_iops w_iops r_mbs w_mbs avg_kib \
-            r_p50_ms r_p90_ms r_p99_ms w_p50_ms w_p90_ms w_p99_ms name ;;
+            r_p50_ms r_p90_ms r_p99_ms w_p50_ms w_p90_ms w_p99_ms sys_iops sys_p50_ms \
+            sys_p99_ms name ;;
     -o | --op)
         _iolat_words "$prefix" read write ;;
     -d | --disk)

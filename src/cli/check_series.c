@@ -24,6 +24,8 @@
 #define SELF_FAMILIES 33
 #define SELF_SERIES 70
 #define SELF_WL_FAMILIES 6
+/* With the system-call families: iolat_workload_syscall_lost_total. */
+#define SELF_SYSCALL_FAMILIES 1
 
 struct tally {
 	size_t families, classic, native;
@@ -91,7 +93,7 @@ int check_series(const struct builtins_opts *o, const struct builtins_host *h, c
 		 size_t len)
 {
 	struct tally t = { 0 };
-	size_t disk_ops = (size_t)h->disks * h->ops, self;
+	size_t disk_ops = (size_t)h->disks * h->ops, self, wl_self;
 	int rc;
 
 	printf("Series iolat serve adds to a metrics store, on a host of %u disks (%u operations "
@@ -112,9 +114,12 @@ int check_series(const struct builtins_opts *o, const struct builtins_host *h, c
 		if (rc)
 			return rc;
 	}
-	self = SELF_SERIES + (h->workloads ? SELF_WL_FAMILIES : 0);
+	wl_self = h->workloads ? SELF_WL_FAMILIES : 0;
+	if (h->workloads && builtins_wl_wants_syscalls(o->wl_metrics))
+		wl_self += SELF_SYSCALL_FAMILIES;
+	self = SELF_SERIES + wl_self;
 	row(&t, "serve's own families (about)", "host", self, self);
-	t.families += SELF_FAMILIES - 1 + (h->workloads ? SELF_WL_FAMILIES : 0);
+	t.families += SELF_FAMILIES - 1 + wl_self;
 	row(&t, "iolat_series", "family", 2 * (t.families + 1), 2 * (t.families + 1));
 	printf("  %-42s %-16s %8zu %8zu\n", "total", "", t.classic, t.native);
 	print_budget(&t);

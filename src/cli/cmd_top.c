@@ -2,7 +2,9 @@
 /*
  * cmd_top.c - `iolat top`: a live table of block I/O per workload (VM, pod,
  * container, service, cgroup): IOPS, throughput, block size and latency
- * percentiles, from the cgroup each bio was charged to.
+ * percentiles, from the cgroup each bio was charged to; with --syscalls,
+ * beside them the host's service time of the workload's positional file
+ * I/O system calls (a VM's disk I/O as qemu asks for it: core/systimes.h).
  */
 #define _GNU_SOURCE /* qsort_r */
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include "commands.h"
 #include "core/collector.h"
 #include "core/histo.h"
+#include "core/systimes.h"
 #include "sys/disks.h"
 #include "sys/workload.h"
 #include "util/buf.h"
@@ -36,19 +39,24 @@ enum column {
 	COL_WP50,
 	COL_WP90,
 	COL_WP99,
+	COL_SYS_IOPS, /* --syscalls */
+	COL_SYS_P50,
+	COL_SYS_P99,
 	COL_NAME,
 	COL_COUNT,
 };
 
 static const char *const col_names[COL_COUNT] = {
-	"r_iops",   "w_iops",	"r_mbs",    "w_mbs",	"avg_kib",  "r_p50_ms",
-	"r_p90_ms", "r_p99_ms", "w_p50_ms", "w_p90_ms", "w_p99_ms", "name",
+	"r_iops",   "w_iops",	"r_mbs",      "w_mbs",	    "avg_kib",
+	"r_p50_ms", "r_p90_ms", "r_p99_ms",   "w_p50_ms",   "w_p90_ms",
+	"w_p99_ms", "sys_iops", "sys_p50_ms", "sys_p99_ms", "name",
 };
 
 struct top_args {
 	double interval;
 	uint64_t count; /* intervals; 0: until Ctrl-C */
 	bool once, json, csv, no_clear, total, process, wide;
+	bool syscalls; /* the system-call columns, and their programs attached */
 	enum column sort;
 	struct cmd_trace_flags f; /* -d, -c, --attach, -v */
 	bool clear;		  /* escape codes allowed (a terminal) and not -C */
@@ -59,6 +67,7 @@ struct top_args {
 struct row {
 	struct workload w;
 	struct iolat_val rd, wr; /* deltas, device or total view per args */
+	struct iolat_val sys;	 /* --syscalls: its calls' deltas, reads and writes */
 	double v[COL_COUNT];
 };
 
@@ -68,6 +77,7 @@ struct table {
 	const struct top_args *a;
 	struct workload_cache *names;
 	double seconds;
+	uint64_t sys_lost; /* --syscalls: calls the full map did not count, this interval */
 	const struct bucket_table *lat;
 	/* Disks under others (legs of dm or md): their I/O is also the upper
 	 * disk's, so a workload's totals leave them out unless -d names one. */
@@ -93,12 +103,20 @@ void cmd_top_usage(FILE *f)
 		"\n"
 		"Options:\n"
 		"  -s, --sort=COLUMN    sort by r_iops, w_iops, r_mbs, w_mbs, avg_kib, r_p50_ms,\n"
-		"                       r_p90_ms, r_p99_ms, w_p50_ms, w_p90_ms, w_p99_ms or name\n"
-		"                       (default: r_iops + w_iops, descending; name ascending)\n"
+		"                       r_p90_ms, r_p99_ms, w_p50_ms, w_p90_ms, w_p99_ms,\n"
+		"                       sys_iops, sys_p50_ms, sys_p99_ms or name\n"
+		"                       (default: r_iops + w_iops, descending; name ascending;\n"
+		"                       the sys_ columns with -S only)\n"
 		"  -Q, --queued         total time (request created -> complete), not device\n"
 		"                       time\n"
 		"  -P, --process        per submitting process (COMM[PID]) instead of per\n"
 		"                       workload, for hosts without useful cgroups\n"
+		"  -S, --syscalls       also the host's time for the workload's positional\n"
+		"                       file I/O system calls (pread64, pwrite64, preadv,\n"
+		"                       pwritev, preadv2, pwritev2: a VM's disk I/O as qemu\n"
+		"                       asks for it): calls/s, p50 and p99 in columns\n"
+		"                       sys_iops, sys_p50_ms, sys_p99_ms; attaches programs\n"
+		"                       to those calls, which cost each call a little\n"
 		"  -C, --no-clear       do not clear the screen between intervals\n"
 		"  -w, --wide           never cut NAME, even on a narrow terminal\n"
 		"      --once           one interval, then exit (COUNT 1; not with a COUNT)\n"
@@ -112,6 +130,7 @@ void cmd_top_usage(FILE *f)
 		   "Examples:\n"
 		   "  iolat top\n"
 		   "  iolat top -s r_p99_ms 5\n"
+		   "  iolat top -S -s sys_p99_ms -c /sys/fs/cgroup/machine.slice\n"
 		   "  iolat top --once --json 10\n"
 		   "  iolat top -w -c /sys/fs/cgroup/machine.slice 2 30\n"
 		   "\n"
@@ -134,6 +153,7 @@ const struct opt cmd_top_opts[] = {
 	{ "sort", 's', OPT_VALUE, 's' },
 	{ "queued", 'Q', OPT_NO_VALUE, 'Q' },
 	{ "process", 'P', OPT_NO_VALUE, 'P' },
+	{ "syscalls", 'S', OPT_NO_VALUE, 'S' },
 	{ "no-clear", 'C', OPT_NO_VALUE, 'C' },
 	{ "wide", 'w', OPT_NO_VALUE, 'w' },
 	{ "once", 0, OPT_NO_VALUE, OPT_ONCE },
@@ -188,6 +208,9 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 		case 'P':
 			a->process = true;
 			break;
+		case 'S':
+			a->syscalls = true;
+			break;
 		}
 	}
 	if (c < 0)
@@ -206,6 +229,11 @@ static int parse_args(int argc, char **argv, struct top_args *a)
 	}
 	if (a->once)
 		a->count = 1;
+	if (!a->syscalls && a->sort >= COL_SYS_IOPS && a->sort <= COL_SYS_P99) {
+		errorf("add -S (--syscalls) for the system-call columns",
+		       "sort column '%s' is shown only with --syscalls", col_names[a->sort]);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -259,6 +287,18 @@ static int add_key(void *ctx, const struct iolat_key *k, const struct iolat_val 
 	return 0;
 }
 
+/* A system-call series' delta: its workload's reads and writes together. */
+static int add_sys_key(void *ctx, const struct iolat_key *k, const struct iolat_val *delta)
+{
+	struct table *t = ctx;
+	struct row *r = row_for(t, workload_lookup(t->names, k->cgroup));
+
+	if (!r)
+		return -ENOMEM;
+	histo_add(&r->sys, delta);
+	return 0;
+}
+
 static double pct_ms(const struct iolat_lat *l, const struct bucket_table *t, double q)
 {
 	return l->count ? histo_quantile(l->slots, t, q, l->max_ns) / 1e6 : 0;
@@ -280,6 +320,16 @@ static void compute(struct table *t, struct row *r)
 	r->v[COL_WP50] = pct_ms(&r->wr.lat[view], t->lat, 0.50);
 	r->v[COL_WP90] = pct_ms(&r->wr.lat[view], t->lat, 0.90);
 	r->v[COL_WP99] = pct_ms(&r->wr.lat[view], t->lat, 0.99);
+	/* A call's time is in its device view (core/systimes.h). */
+	r->v[COL_SYS_IOPS] = (double)r->sys.ios / t->seconds;
+	r->v[COL_SYS_P50] = pct_ms(&r->sys.lat[IOLAT_VIEW_DEVICE], t->lat, 0.50);
+	r->v[COL_SYS_P99] = pct_ms(&r->sys.lat[IOLAT_VIEW_DEVICE], t->lat, 0.99);
+}
+
+/* Whether column c is shown: the system-call ones with --syscalls only. */
+static bool shown(const struct top_args *a, int c)
+{
+	return a->syscalls || c < COL_SYS_IOPS || c > COL_SYS_P99;
 }
 
 /* Rows by the column in *col (qsort_r's argument); COL_COUNT: total IOPS. */
@@ -297,8 +347,9 @@ static int cmp_rows(const void *pa, const void *pb, void *col)
 }
 
 /* The text table's columns besides NAME: KIND and its blank (10), four
- * of 9 and seven of 8 characters. */
+ * of 9 and seven of 8 characters; with --syscalls three more of 8. */
 #define TEXT_FIXED_COLUMNS (10 + 4 * 9 + 7 * 8)
+#define TEXT_SYS_COLUMNS (3 * 8)
 /* The narrowest NAME a terminal gets, however narrow: a cut name shows this
  * much of itself, and the line wraps. */
 #define TEXT_NAME_MIN 24
@@ -310,7 +361,8 @@ static int cmp_rows(const void *pa, const void *pb, void *col)
  */
 static int name_width(const struct table *t)
 {
-	int longest = 4, room = t->a->columns - TEXT_FIXED_COLUMNS;
+	int longest = 4,
+	    room = t->a->columns - TEXT_FIXED_COLUMNS - (t->a->syscalls ? TEXT_SYS_COLUMNS : 0);
 
 	for (size_t i = 0; i < t->n; i++) {
 		int len = (int)strlen(t->r[i].w.name);
@@ -332,20 +384,30 @@ static void print_text(const struct table *t, struct collector *c, uint64_t *unt
 	if (t->a->clear)
 		fputs("\033[H\033[2J", stdout);
 	printf("%s  %zu workloads  %s time (ms)\n", ts, t->n, t->a->total ? "total" : "device");
-	printf("%-9s %-*s %8s %8s %8s %8s %7s %7s %7s %7s %7s %7s %7s\n", "KIND", w, "NAME", "R/s",
+	printf("%-9s %-*s %8s %8s %8s %8s %7s %7s %7s %7s %7s %7s %7s", "KIND", w, "NAME", "R/s",
 	       "W/s", "RMB/s", "WMB/s", "AVG_KiB", "R_P50", "R_P90", "R_P99", "W_P50", "W_P90",
 	       "W_P99");
+	if (t->a->syscalls)
+		printf(" %7s %7s %7s", "SYS/s", "SYS_P50", "SYS_P99");
+	putchar('\n');
 	for (size_t i = 0; i < t->n; i++) {
 		const double *v = t->r[i].v;
 
 		printf("%-9s %-*.*s %8.1f %8.1f %8.2f %8.2f %7.1f %7.3f %7.3f %7.3f %7.3f %7.3f "
-		       "%7.3f\n",
+		       "%7.3f",
 		       t->r[i].w.kind, w, w, t->r[i].w.name, v[COL_RIOPS], v[COL_WIOPS],
 		       v[COL_RMBS], v[COL_WMBS], v[COL_AVGBS], v[COL_RP50], v[COL_RP90],
 		       v[COL_RP99], v[COL_WP50], v[COL_WP90], v[COL_WP99]);
+		if (t->a->syscalls)
+			printf(" %7.1f %7.3f %7.3f", v[COL_SYS_IOPS], v[COL_SYS_P50],
+			       v[COL_SYS_P99]);
+		putchar('\n');
 	}
 	render_untrue_text(stdout, collector_stat_growth(c, IOLAT_STAT_UNTRUE_STAMPS, untrue_seen),
 			   collector_keeps_cached_stamps(c));
+	if (t->sys_lost)
+		printf("%llu system calls not counted: more workloads than their map holds\n",
+		       (unsigned long long)t->sys_lost);
 	putchar('\n');
 }
 
@@ -361,6 +423,8 @@ static void print_json(const struct table *t)
 	json_kv_string(&j, "time", ts);
 	json_kv_double(&j, "interval_s", t->seconds);
 	json_kv_string(&j, "latency", t->a->total ? "total" : "device");
+	if (t->a->syscalls)
+		json_kv_uint(&j, "syscalls_lost", t->sys_lost);
 	json_key(&j, "workloads");
 	json_begin_array(&j);
 	for (size_t i = 0; i < t->n; i++) {
@@ -374,8 +438,14 @@ static void print_json(const struct table *t)
 		json_kv_uint(&j, "writes", r->wr.ios);
 		json_kv_uint(&j, "read_bytes", r->rd.bytes);
 		json_kv_uint(&j, "write_bytes", r->wr.bytes);
+		if (t->a->syscalls) {
+			json_kv_uint(&j, "syscalls", r->sys.ios);
+			json_kv_uint(&j, "syscall_bytes", r->sys.bytes);
+			json_kv_uint(&j, "syscall_errors", r->sys.errors);
+		}
 		for (int c = 0; c < COL_NAME; c++)
-			json_kv_double(&j, col_names[c], r->v[c]);
+			if (shown(t->a, c))
+				json_kv_double(&j, col_names[c], r->v[c]);
 		json_end_object(&j);
 	}
 	json_end_array(&j);
@@ -391,13 +461,15 @@ static void print_csv(const struct table *t, bool header)
 	if (header) {
 		printf("time,kind,name");
 		for (int c = 0; c < COL_NAME; c++)
-			printf(",%s", col_names[c]);
+			if (shown(t->a, c))
+				printf(",%s", col_names[c]);
 		putchar('\n');
 	}
 	for (size_t i = 0; i < t->n; i++) {
 		printf("%lld,%s,\"%s\"", (long long)now, t->r[i].w.kind, t->r[i].w.name);
 		for (int c = 0; c < COL_NAME; c++)
-			printf(",%.3f", t->r[i].v[c]);
+			if (shown(t->a, c))
+				printf(",%.3f", t->r[i].v[c]);
 		putchar('\n');
 	}
 }
@@ -420,12 +492,42 @@ static void forget_gone(struct collector *c, const struct snapshot *now,
 	}
 }
 
+/* --syscalls: the calls' series at the last interval's end and now. */
+struct sys_reads {
+	struct systimes *s; /* NULL: off */
+	struct snapshot before, now;
+	uint64_t lost; /* systimes_lost at the last interval's end */
+};
+
+/* One interval of the system calls into t's rows (t's workloads are
+ * looked up first, so gone cgroups are still named); then the series of
+ * gone idle cgroups leave the kernel's map, as forget_gone's. */
+static int sys_interval(struct table *t, struct sys_reads *sr)
+{
+	struct snapshot tmp;
+	int rc;
+
+	if (!sr->s)
+		return 0;
+	rc = systimes_read(sr->s, &sr->now);
+	t->sys_lost = systimes_lost(sr->s) - sr->lost;
+	sr->lost += t->sys_lost;
+	if (!rc)
+		rc = snapshot_deltas(&sr->now, &sr->before, add_sys_key, t);
+	if (!rc)
+		rc = systimes_forget_gone(sr->s, &sr->now, &sr->before, t->names);
+	tmp = sr->before;
+	sr->before = sr->now;
+	sr->now = tmp;
+	return rc;
+}
+
 static int comm_of(void *ctx, uint32_t pid, char *out, size_t len)
 {
 	return collector_comm(ctx, pid, out, len);
 }
 
-static int run(struct top_args *a, struct collector *c)
+static int run(struct top_args *a, struct collector *c, struct sys_reads *sr)
 {
 	struct snapshot before = { 0 }, now = { 0 }, tmp;
 	struct table t = { .a = a, .lat = collector_lat_table(c) };
@@ -438,6 +540,10 @@ static int run(struct top_args *a, struct collector *c)
 	if (a->process)
 		workload_cache_set_comm(t.names, comm_of, c);
 	rc = collector_read(c, &before); /* the baseline: only I/O from now on */
+	if (!rc && sr->s) {
+		rc = systimes_read(sr->s, &sr->before);
+		sr->lost = systimes_lost(sr->s);
+	}
 	collector_stat_growth(c, IOLAT_STAT_UNTRUE_STAMPS, &untrue_seen);
 	/* Said once the baseline is read: I/O that follows the line counts. */
 	cmd_say_tracing(a->process ? "block device I/O per process"
@@ -459,6 +565,8 @@ static int run(struct top_args *a, struct collector *c)
 		t.seconds = (double)(now_ns - last) / NSEC_PER_SEC;
 		last = now_ns;
 		rc = snapshot_deltas(&now, &before, add_key, &t);
+		if (!rc)
+			rc = sys_interval(&t, sr);
 		for (size_t k = 0; k < t.n; k++)
 			compute(&t, &t.r[k]);
 		if (t.n > 1)
@@ -485,6 +593,7 @@ static int run(struct top_args *a, struct collector *c)
 int cmd_top(int argc, char **argv)
 {
 	struct collector_opts o = { .key_cgroup = true };
+	struct sys_reads sr = { 0 };
 	struct top_args a;
 	struct collector *c;
 	int rc;
@@ -503,7 +612,24 @@ int cmd_top(int argc, char **argv)
 	rc = cmd_open_collector(&c, &o);
 	if (rc)
 		return rc;
-	rc = run(&a, c);
+	if (a.syscalls) {
+		struct systimes_opts so = { .lat = collector_lat_table(c),
+					    .filter_cgroup = o.filter_cgroup,
+					    .filter_cgroup_level = o.filter_cgroup_level,
+					    .key_process = a.process };
+		char err[512];
+
+		if (systimes_test_knobs(&so, getenv, err, sizeof(err)) ||
+		    systimes_open(&sr.s, &so, err, sizeof(err))) {
+			errorf("or run without --syscalls", "%s", err);
+			collector_close(c);
+			return 1;
+		}
+	}
+	rc = run(&a, c, &sr);
+	systimes_close(sr.s);
+	snapshot_free(&sr.before);
+	snapshot_free(&sr.now);
 	collector_close(c);
 	if (rc) {
 		errorf(NULL, "reading the collector failed: %s", strerror(-rc));

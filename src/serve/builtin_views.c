@@ -24,31 +24,42 @@ struct builtin_block_key {
 	__u16 pad;
 };
 
-struct builtin_workload_key {
-	__u32 dev;
-	__u8 op;
-	__u8 pad[3];
+/* A workload's label set as both workload keys end with it (wlabels.h). */
+struct builtin_wl_names {
 	char kind[16];
 	char workload[128];
 	char ns[64];
 	char pod[256];
 	char container[64];
 };
-/* The key's strings are a label set's, copied whole (workload_entry): the
+
+struct builtin_workload_key {
+	__u32 dev;
+	__u8 op;
+	__u8 pad[3];
+	struct builtin_wl_names names;
+};
+/* The key's strings are a label set's, copied whole (names_of): the
  * same sizes, or the copy would read past one or cut the other. */
-_Static_assert(sizeof(((struct builtin_workload_key *)0)->kind) ==
-		   sizeof(((struct wl_label *)0)->kind),
+_Static_assert(sizeof(((struct builtin_wl_names *)0)->kind) == sizeof(((struct wl_label *)0)->kind),
 	       "workload kind sizes differ");
-_Static_assert(sizeof(((struct builtin_workload_key *)0)->workload) ==
+_Static_assert(sizeof(((struct builtin_wl_names *)0)->workload) ==
 		   sizeof(((struct wl_label *)0)->name),
 	       "workload name sizes differ");
-_Static_assert(sizeof(((struct builtin_workload_key *)0)->ns) ==
-		       sizeof(((struct wl_label *)0)->ns) &&
-		   sizeof(((struct builtin_workload_key *)0)->pod) ==
+_Static_assert(sizeof(((struct builtin_wl_names *)0)->ns) == sizeof(((struct wl_label *)0)->ns) &&
+		   sizeof(((struct builtin_wl_names *)0)->pod) ==
 		       sizeof(((struct wl_label *)0)->pod) &&
-		   sizeof(((struct builtin_workload_key *)0)->container) ==
+		   sizeof(((struct builtin_wl_names *)0)->container) ==
 		       sizeof(((struct wl_label *)0)->container),
 	       "Kubernetes name sizes differ");
+
+/* The system-call families' key (builtin/workloads.yaml's syscall_labels):
+ * the workload key without a disk, which a call is not tied to. */
+struct builtin_syscall_key {
+	__u8 op;
+	__u8 pad[3];
+	struct builtin_wl_names names;
+};
 
 struct builtin_untimed_key {
 	__u32 dev;
@@ -69,7 +80,13 @@ enum view {
 	/* The same per workload: view - VIEW_WORKLOAD is the view above. */
 	VIEW_WORKLOAD,
 	VIEW_WORKLOAD_END = VIEW_WORKLOAD + VIEW_ERRORS + 1,
-	VIEW_COUNT = VIEW_WORKLOAD_END,
+	/* The system calls' series (builtin_views.sys) per workload: their
+	 * latency, bytes and errors, as the block views' of the same names. */
+	VIEW_SYSCALL = VIEW_WORKLOAD_END,
+	VIEW_SYSCALL_LATENCY = VIEW_SYSCALL,
+	VIEW_SYSCALL_BYTES,
+	VIEW_SYSCALL_ERRORS,
+	VIEW_COUNT,
 };
 
 static const char *const view_names[VIEW_COUNT] = {
@@ -86,12 +103,17 @@ static const char *const view_names[VIEW_COUNT] = {
 	"workload_completions",
 	"workload_bytes",
 	"workload_errors",
+	"workload_syscall_latency",
+	"workload_syscall_bytes",
+	"workload_syscall_errors",
 };
 
 static size_t key_size_of(int view)
 {
 	if (view == VIEW_UNTIMED)
 		return sizeof(struct builtin_untimed_key);
+	if (view >= VIEW_SYSCALL)
+		return sizeof(struct builtin_syscall_key);
 	if (view >= VIEW_WORKLOAD)
 		return sizeof(struct builtin_workload_key);
 	return sizeof(struct builtin_block_key);
@@ -109,14 +131,16 @@ static int views_map(void *ctx, const char *name, struct umap *out, char *err, s
 		out->m.key_size = (unsigned)key_size_of(v);
 		out->m.value_size = 8;
 		out->m.name = view_names[v];
-		out->iolat_hist = v <= VIEW_REQUEST_SIZE ||
-				  (v >= VIEW_WORKLOAD && v - VIEW_WORKLOAD <= VIEW_REQUEST_SIZE);
+		out->iolat_hist = v <= VIEW_REQUEST_SIZE || v == VIEW_SYSCALL_LATENCY ||
+				  (v >= VIEW_WORKLOAD && v < VIEW_WORKLOAD_END &&
+				   v - VIEW_WORKLOAD <= VIEW_REQUEST_SIZE);
 		return 0;
 	}
 	snprintf(err, errlen,
 		 "map %s is not one of the collector's views (device_latency, "
 		 "total_latency, request_size, completions, bytes, errors, untimed, and "
-		 "workload_ before the first six)",
+		 "workload_ before the first six, workload_syscall_latency, "
+		 "workload_syscall_bytes, workload_syscall_errors)",
 		 name);
 	return -1;
 }
@@ -171,6 +195,16 @@ static struct uvalue value_of(const struct iolat_val *val, const struct histo_sp
 	return v;
 }
 
+/* A label set's strings into a key (their sizes: the asserts above). */
+static void names_of(struct builtin_wl_names *n, const struct wl_label *l)
+{
+	memcpy(n->kind, l->kind, sizeof(n->kind));
+	memcpy(n->workload, l->name, sizeof(n->workload));
+	memcpy(n->ns, l->ns, sizeof(n->ns));
+	memcpy(n->pod, l->pod, sizeof(n->pod));
+	memcpy(n->container, l->container, sizeof(n->container));
+}
+
 /* A series under its workload's label set l; none for a workload not shown. */
 static int workload_entry(const struct iolat_key *key, const struct iolat_val *val,
 			  const struct histo_span *span, const struct wl_label *l, enum view view,
@@ -184,12 +218,26 @@ static int workload_entry(const struct iolat_key *key, const struct iolat_val *v
 	memset(&k, 0, sizeof(k));
 	k.dev = key->dev;
 	k.op = key->op;
-	memcpy(k.kind, l->kind, sizeof(k.kind));
-	memcpy(k.workload, l->name, sizeof(k.workload));
-	memcpy(k.ns, l->ns, sizeof(k.ns));
-	memcpy(k.pod, l->pod, sizeof(k.pod));
-	memcpy(k.container, l->container, sizeof(k.container));
+	names_of(&k.names, l);
 	v = value_of(val, span, view);
+	return fn(arg, &k, &v);
+}
+
+/* A system call series under its workload's label set l (none for a
+ * workload not shown): the latency in its device view (core/systimes.h). */
+static int syscall_entry(const struct iolat_key *key, const struct iolat_val *val,
+			 const struct wl_label *l, enum view view, usource_fn fn, void *arg)
+{
+	static const enum view as[] = { VIEW_DEVICE_LATENCY, VIEW_BYTES, VIEW_ERRORS };
+	struct builtin_syscall_key k;
+	struct uvalue v;
+
+	if (!l)
+		return 0;
+	memset(&k, 0, sizeof(k));
+	k.op = key->op;
+	names_of(&k.names, l);
+	v = value_of(val, NULL, as[view - VIEW_SYSCALL]);
 	return fn(arg, &k, &v);
 }
 
@@ -290,6 +338,12 @@ static int views_read(void *ctx, const struct umap *m, usource_fn fn, void *arg,
 
 	(void)err;
 	(void)errlen;
+	if (view >= VIEW_SYSCALL) {
+		for (size_t i = 0; !rc && bv->sys && bv->sys_labels && i < bv->sys->n; i++)
+			rc = syscall_entry(&bv->sys->s[i].key, &bv->sys->s[i].val,
+					   bv->sys_labels[i], view, fn, arg);
+		return rc;
+	}
 	if (view >= VIEW_WORKLOAD && !bv->labels)
 		return 0;
 	for (size_t i = 0; !rc && bv->snap && i < bv->snap->n; i++)

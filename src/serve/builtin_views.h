@@ -39,6 +39,10 @@ struct builtin_views {
 	/* Per series of snap: its workload's label set (wlabels.c), NULL for
 	 * a workload not shown; NULL as a whole: no workload views. */
 	const struct wl_label *const *labels;
+	/* The system calls' series (core/systimes.h) and, per series, its
+	 * workload's label set; NULL: none (the syscall families are off). */
+	const struct snapshot *sys;
+	const struct wl_label *const *sys_labels;
 };
 
 /* The source over v; v must outlive it. */

@@ -220,6 +220,14 @@ int exporter_prepare(struct exporter *e, const struct exporter_opts *o,
 			       &st->nwl_lat_le, "workload latency", err, len);
 	if (!rc && o->workloads)
 		rc = workloads_prepare(e, st, err, len);
+	if (!rc && exporter_wants_syscalls(o) != (e->sys != NULL)) {
+		snprintf(err, len,
+			 "turning the system call families (workloads.metrics syscall_time, "
+			 "syscall_bytes, syscall_errors) %s takes a restart of iolat serve: their "
+			 "programs are attached at start only",
+			 e->sys ? "off" : "on");
+		rc = -EINVAL;
+	}
 	if (!rc)
 		rc = builtin_make(e, o, BUILTINS_BLOCK, &st->block_conf, &st->block, err, len);
 	if (!rc && o->workloads)
@@ -299,6 +307,26 @@ static void views_fill(struct exporter *e, bool labels)
 	v->synthetic = e->o.synthetic_disks;
 	v->known_devs = e->kstat ? exporter_kstat_devs(e->kstat, &v->nknown) : NULL;
 	v->labels = labels ? e->labels : NULL;
+	v->sys = labels && e->sys ? &e->sys_snap : NULL;
+	v->sys_labels = labels && e->sys ? e->sys_labels : NULL;
+}
+
+bool exporter_wants_syscalls(const struct exporter_opts *o)
+{
+	return o->workloads && builtins_wl_wants_syscalls(o->wl_metrics);
+}
+
+/* The system-call programs, when the options ask for them. */
+static int syscalls_open(struct exporter *e, const struct exporter_opts *o, char *err, size_t len)
+{
+	struct systimes_opts so = { .lat = collector_lat_table(e->c),
+				    .key_process = collector_keyed_by_process(e->c) };
+
+	if (!exporter_wants_syscalls(o))
+		return 0;
+	if (systimes_test_knobs(&so, getenv, err, len))
+		return -EINVAL;
+	return systimes_open(&e->sys, &so, err, len);
 }
 
 int exporter_new(struct exporter **out, struct collector *c, const struct exporter_opts *o,
@@ -326,9 +354,11 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 	} else {
 		e->disks = exporter_disks_new(c, e->env);
 		e->kstat = exporter_kstat_new("/sys/block");
-		rc = e->disks && e->kstat ? exporter_prepare(e, o, &st, err, len) : -ENOMEM;
+		rc = e->disks && e->kstat ? syscalls_open(e, o, err, len) : -ENOMEM;
 		if (!e->disks || !e->kstat)
 			snprintf(err, len, "out of memory");
+		if (!rc)
+			rc = exporter_prepare(e, o, &st, err, len);
 	}
 	if (rc) {
 		exporter_free(e);
@@ -350,6 +380,11 @@ void exporter_free(struct exporter *e)
 	drop_builtin(&e->block_conf, &e->block);
 	drop_builtin(&e->wl_conf, &e->wl_metrics);
 	free(e->labels);
+	systimes_close(e->sys);
+	snapshot_free(&e->sys_snap);
+	snapshot_free(&e->sys_pass[0]);
+	snapshot_free(&e->sys_pass[1]);
+	free(e->sys_labels);
 	snapshot_store_free(&e->peeked);
 	decoder_env_free(e->env);
 	free(e);
@@ -415,6 +450,26 @@ static int label_series(struct exporter *e)
 	return 0;
 }
 
+/* The system calls' series now, each with its workload's label set. */
+static int label_syscalls(struct exporter *e)
+{
+	int rc = systimes_read(e->sys, &e->sys_snap);
+
+	if (rc)
+		return rc;
+	if (e->sys_snap.n > e->sys_labels_cap) {
+		const struct wl_label **p = realloc(e->sys_labels, e->sys_snap.n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		e->sys_labels = p;
+		e->sys_labels_cap = e->sys_snap.n;
+	}
+	for (size_t i = 0; i < e->sys_snap.n; i++)
+		e->sys_labels[i] = wlabels_of(e->wl, e->sys_snap.s[i].key.cgroup);
+	return 0;
+}
+
 /* peek at the series -> attach labels -> build families; see exporter.h. */
 int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_t errlen)
 {
@@ -430,6 +485,8 @@ int exporter_render(struct exporter *e, struct metric_set *set, char *err, size_
 	e->snap = &e->peeked.all;
 	if (!rc && workloads)
 		rc = label_series(e);
+	if (!rc && workloads && e->sys)
+		rc = label_syscalls(e);
 	views_fill(e, workloads);
 	if (!rc)
 		rc = add_block_metrics(e, set, err, errlen);

@@ -55,6 +55,11 @@ int exporter_new(struct exporter **out, struct collector *c, const struct export
 		 char *err, size_t errlen);
 void exporter_free(struct exporter *e);
 
+/* Whether o asks for the system-call families (workloads on and one of
+ * them in its metrics): their programs are attached by exporter_new then,
+ * and an exporter_prepare that would turn them on or off is refused. */
+bool exporter_wants_syscalls(const struct exporter_opts *o);
+
 /*
  * A reload in two steps. exporter_prepare checks new options and builds
  * everything they need off to the side; it changes nothing the exporter

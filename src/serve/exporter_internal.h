@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "core/collector.h"
+#include "core/systimes.h"
 #include "serve/builtin_views.h"
 #include "serve/exporter.h"
 #include "serve/exporter_disks.h"
@@ -57,6 +58,15 @@ struct exporter {
 	struct exporter_kstat *kstat;	/* the kernel's counts beside iolat's; known disks */
 	uint32_t full_logged;		/* 1 << enum iolat_stat: a full map already logged */
 	char events_help[640];		/* iolat_collector_events_total's, naming each event */
+	/* The system-call families' programs (NULL: off, nothing attached),
+	 * attached at start only: a reload may not turn them on or off. A
+	 * render's series of them and their label sets; the maintenance
+	 * pass's own two reads, this pass's and the last. */
+	struct systimes *sys;
+	struct snapshot sys_snap;
+	const struct wl_label **sys_labels;
+	size_t sys_labels_cap;
+	struct snapshot sys_pass[2];
 };
 
 /* Workload series are shown: turned on, and their state made. */

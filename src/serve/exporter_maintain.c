@@ -119,6 +119,26 @@ static void log_maps(struct exporter *e)
 }
 
 /*
+ * The system calls' cgroups named as the collector's are (a VM whose calls
+ * the page cache served has no bio to be named by; their calls count as
+ * its I/O for the idle test), and the series of gone idle ones removed.
+ */
+static int syscalls_pass(struct exporter *e, time_t now)
+{
+	struct snapshot tmp;
+	int rc = systimes_read(e->sys, &e->sys_pass[0]);
+
+	if (!rc)
+		rc = wlabels_assign(e->wl, &e->sys_pass[0], now);
+	if (!rc)
+		rc = systimes_forget_gone(e->sys, &e->sys_pass[0], &e->sys_pass[1], e->names_of);
+	tmp = e->sys_pass[1];
+	e->sys_pass[1] = e->sys_pass[0];
+	e->sys_pass[0] = tmp;
+	return rc;
+}
+
+/*
  * The kernel map writes and file writes, in the order a pass needs them: a
  * gone disk whose number another disk took is dropped before the fold, so
  * the fold cannot count the newcomer's keys under the old name; then, on
@@ -144,6 +164,8 @@ int exporter_maintain(struct exporter *e)
 		exporter_workloads_save(e);
 	if (!rc && exporter_shows_workloads(e))
 		rc = wlabels_assign(e->wl, snap, now);
+	if (!rc && exporter_shows_workloads(e) && e->sys)
+		rc = syscalls_pass(e, now);
 	/* Both read the collector's own series and write the collector: they
 	 * act on what they gathered after they are done reading. */
 	if (!rc && exporter_shows_workloads(e))

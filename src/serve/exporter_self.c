@@ -295,6 +295,24 @@ static int add_workload_self(struct exporter *e, struct metric_set *set)
 	return rc ? -ENOMEM : 0;
 }
 
+/* The system-call families' own loss: calls of keys the full map had no
+ * room for (core/systimes.h). Only while those families are on. */
+static int add_syscalls_self(struct exporter *e, struct metric_set *set)
+{
+	struct metric_family *lost;
+
+	if (!e->sys)
+		return 0;
+	lost = metrics_family(set, "iolat_workload_syscall_lost_total",
+			      "Positional file I/O system calls not counted in "
+			      "iolat_workload_syscall_*: their workload and op found the "
+			      "kernel map full.",
+			      METRIC_COUNTER, NULL);
+	if (!lost)
+		return -ENOMEM;
+	return metrics_set_value(lost, NULL, (double)systimes_lost(e->sys)) ? -ENOMEM : 0;
+}
+
 void exporter_self_init(struct exporter *e)
 {
 	events_help(e->events_help, sizeof(e->events_help));
@@ -312,5 +330,7 @@ int exporter_self_metrics(struct exporter *e, struct metric_set *set, bool workl
 		rc = add_process(e, set);
 	if (!rc && workloads)
 		rc = add_workload_self(e, set);
+	if (!rc && workloads)
+		rc = add_syscalls_self(e, set);
 	return rc;
 }

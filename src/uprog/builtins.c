@@ -14,8 +14,10 @@
 #include "uprog/builtin_configs.h"
 
 /* workloads.yaml's families, in the bits' order. */
-static const char *const wl_metric_names[] = { "device_time", "total_time", "request_size",
-					       "completions", "bytes",	    "errors" };
+static const char *const wl_metric_names[] = {
+	"device_time", "total_time",   "request_size",	"completions",	  "bytes",
+	"errors",      "syscall_time", "syscall_bytes", "syscall_errors",
+};
 static const char *const wl_metric_families[] = {
 	"iolat_workload_device_latency_seconds",
 	"iolat_workload_total_latency_seconds",
@@ -23,6 +25,9 @@ static const char *const wl_metric_families[] = {
 	"iolat_workload_completions_total",
 	"iolat_workload_bytes_total",
 	"iolat_workload_errors_total",
+	"iolat_workload_syscall_latency_seconds",
+	"iolat_workload_syscall_bytes_total",
+	"iolat_workload_syscall_errors_total",
 };
 static const char *const wl_label_names[] = { "device", "op" };
 
@@ -70,7 +75,7 @@ void builtins_wl_labels_names(unsigned bits, char *out, size_t len)
 static int parse_list(const char *list, const char *const *names, size_t n, const char *what,
 		      unsigned *out, char *err, size_t len)
 {
-	char known[160];
+	char known[200];
 
 	*out = 0;
 	for (const char *p = list; *p;) {
@@ -99,7 +104,7 @@ int builtins_wl_labels_parse(const char *list, unsigned *out, char *err, size_t 
 int builtins_wl_metrics_parse(const char *list, unsigned *out, char *err, size_t len)
 {
 	if (!strcmp(list, "all")) {
-		*out = BUILTINS_WL_ALL_METRICS;
+		*out = BUILTINS_WL_BLOCK_METRICS;
 		return 0;
 	}
 	if (!*list) {
@@ -131,6 +136,11 @@ static void drop_metrics(const struct builtins_opts *o, enum builtins_set which,
 	for (size_t i = 0; i < COUNT(wl_metric_families); i++)
 		if (!(o->wl_metrics & (1u << i)))
 			uconfig_drop_metric(c, wl_metric_families[i]);
+}
+
+bool builtins_wl_wants_syscalls(unsigned wl_metrics)
+{
+	return (wl_metrics & BUILTINS_WL_SYSCALLS) != 0;
 }
 
 int builtins_config(const struct builtins_opts *o, enum builtins_set which, struct uconfig *c,

@@ -30,7 +30,17 @@ enum {
 	BUILTINS_WL_COMPLETIONS = 1 << 3,
 	BUILTINS_WL_BYTES = 1 << 4,
 	BUILTINS_WL_ERRORS = 1 << 5,
-	BUILTINS_WL_ALL_METRICS = (1 << 6) - 1,
+	/* "all": the block families. */
+	BUILTINS_WL_BLOCK_METRICS = (1 << 6) - 1,
+	/* The system-call families (core/systimes.h): their own programs,
+	 * attached only when one of them is named (not by "all", which kept
+	 * its meaning and cost when they came). */
+	BUILTINS_WL_SYSCALL_TIME = 1 << 6,
+	BUILTINS_WL_SYSCALL_BYTES = 1 << 7,
+	BUILTINS_WL_SYSCALL_ERRORS = 1 << 8,
+	BUILTINS_WL_SYSCALLS =
+	    BUILTINS_WL_SYSCALL_TIME | BUILTINS_WL_SYSCALL_BYTES | BUILTINS_WL_SYSCALL_ERRORS,
+	BUILTINS_WL_ALL_METRICS = (1 << 9) - 1,
 };
 
 /* The defaults fit a host of 24 disks and 500 workloads in 10 000 classic
@@ -51,12 +61,15 @@ struct builtins_opts {
 
 /*
  * A list of names, "device,op" (for workloads.labels) or
- * "device_time,bytes" (workloads.metrics; "all" for every one), into bits;
+ * "device_time,bytes" (workloads.metrics; "all" for every block family),
+ * into bits;
  * "" is none (labels) or refused (metrics: a workload needs a family). 0, or -EINVAL with what is
  * wrong and the names there are in err.
  */
 int builtins_wl_labels_parse(const char *list, unsigned *out, char *err, size_t len);
 int builtins_wl_metrics_parse(const char *list, unsigned *out, char *err, size_t len);
+/* Whether families wl_metrics names need the system-call programs. */
+bool builtins_wl_wants_syscalls(unsigned wl_metrics);
 /* One name's bit, 0 for none (a YAML sequence's items one at a time). */
 unsigned builtins_wl_label_bit(const char *name);
 unsigned builtins_wl_metric_bit(const char *name);

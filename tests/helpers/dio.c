@@ -4,10 +4,12 @@
  * layer sees exactly that many requests of exactly that size (direct I/O is
  * not read ahead, and these are never merged).
  *
- * Usage: dio read|write DEVICE COUNT SIZE [--eio-ok]
+ * Usage: dio read|write|readv|writev DEVICE COUNT SIZE [--eio-ok]
  *        dio aread DEVICE COUNT SIZE DEPTH BATCH
- * read, write: one I/O at a time (synchronous); I/O i goes to offset
- * (i * SIZE) modulo the device size.
+ * read, write: one I/O at a time (synchronous), by pread64 and pwrite64;
+ * I/O i goes to offset (i * SIZE) modulo the device size. readv, writev:
+ * the same by preadv and pwritev, each I/O's buffer in two halves (two
+ * iovecs), as qemu's I/O threads make their requests.
  * --eio-ok: an I/O that fails with an I/O error (EIO, or ENODATA: the
  * kernel's errno for a medium error) does not stop the run; at the end
  * "eio N" (how many failed) is printed on stdout.
@@ -32,10 +34,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define USAGE                                                                                      \
-	"usage: dio read|write DEVICE COUNT SIZE [--eio-ok]\n"                                     \
+	"usage: dio read|write|readv|writev DEVICE COUNT SIZE [--eio-ok]\n"                        \
 	"       dio aread DEVICE COUNT SIZE DEPTH BATCH\n"
 
 static long long number(const char *what, const char *s)
@@ -84,13 +87,25 @@ static off_t offset_of(long long i, unsigned long long stride, unsigned long lon
 	return (off_t)(((unsigned long long)i * stride) % (devsize / stride * stride));
 }
 
+/* One synchronous I/O of size bytes at off: one buffer, or its two halves. */
+static ssize_t one_io(int fd, bool writing, bool vectored, char *buf, long long size, off_t off)
+{
+	struct iovec iov[2] = { { buf, (size_t)size / 2 },
+				{ buf + size / 2, (size_t)(size - size / 2) } };
+
+	if (vectored)
+		return writing ? pwritev(fd, iov, 2, off) : preadv(fd, iov, 2, off);
+	return writing ? pwrite(fd, buf, (size_t)size, off) : pread(fd, buf, (size_t)size, off);
+}
+
 static int sync_io(int argc, char **argv)
 {
 	unsigned long long devsize = 0;
 	long long count, size, eio = 0;
-	bool writing = !strcmp(argv[1], "write"), eio_ok = argc == 6;
+	bool writing = !strncmp(argv[1], "write", 5), eio_ok = argc == 6;
+	bool vectored = argv[1][strlen(argv[1]) - 1] == 'v';
 	int fd;
-	void *buf;
+	char *buf;
 
 	if (argc == 6 && strcmp(argv[5], "--eio-ok")) {
 		fprintf(stderr, "dio: unknown option '%s'\n%s", argv[5], USAGE);
@@ -102,8 +117,7 @@ static int sync_io(int argc, char **argv)
 	buf = buffer(size);
 	for (long long i = 0; i < count; i++) {
 		off_t off = offset_of(i, (unsigned long long)size, devsize);
-		ssize_t n = writing ? pwrite(fd, buf, (size_t)size, off)
-				    : pread(fd, buf, (size_t)size, off);
+		ssize_t n = one_io(fd, writing, vectored, buf, size, off);
 
 		if (n < 0 && (errno == EIO || errno == ENODATA) && eio_ok) {
 			eio++;
@@ -260,7 +274,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "aread"))
 		return aread(argc, argv);
-	if ((argc != 5 && argc != 6) || (strcmp(argv[1], "read") && strcmp(argv[1], "write"))) {
+	if ((argc != 5 && argc != 6) || (strcmp(argv[1], "read") && strcmp(argv[1], "write") &&
+					 strcmp(argv[1], "readv") && strcmp(argv[1], "writev"))) {
 		fprintf(stderr, USAGE);
 		return 2;
 	}

@@ -31,7 +31,9 @@ on_exit "losetup -j $img | cut -d: -f1 | xargs -r -n1 losetup -d"
 udev_settle
 port=$(free_port)
 url=http://127.0.0.1:$port/metrics
-start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --bpf.stats --workloads.metrics=all \
+# Every workload family: "all" is the block ones, the system-call ones are named.
+start_serve "$WORK/serve.log" --web.listen-address="127.0.0.1:$port" --bpf.stats \
+	--workloads.metrics=device_time,total_time,request_size,completions,bytes,errors,syscall_time,syscall_bytes,syscall_errors \
 	--label.size-class --config.dir="$WORK/conf.d" --maintenance.interval=100ms
 
 "$DIO" read "$dev" 8 4096 || fail "dio read"

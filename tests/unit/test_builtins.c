@@ -90,7 +90,14 @@ static void test_workload_full(void **state)
 	o.wl_metrics = BUILTINS_WL_ALL_METRICS;
 	h.wl_disks = 3;
 	assert_int_equal(builtins_config(&o, BUILTINS_WORKLOADS, &c, err, sizeof(err)), 0);
-	assert_int_equal(c.nmetrics, 6);
+	assert_int_equal(c.nmetrics, 9);
+	/* A system call is tied to no disk: its series multiply by op only. */
+	m = metric(&c, "iolat_workload_syscall_latency_seconds");
+	assert_int_equal(m->nfields, 6);
+	assert_int_equal(builtins_metric_series(m, BUILTINS_WORKLOADS, &h, false), 500 * 2 * 11);
+	assert_int_equal(builtins_metric_series(m, BUILTINS_WORKLOADS, &h, true), 500 * 2);
+	m = metric(&c, "iolat_workload_syscall_bytes_total");
+	assert_int_equal(builtins_metric_series(m, BUILTINS_WORKLOADS, &h, false), 500 * 2);
 	m = metric(&c, "iolat_workload_total_latency_seconds");
 	assert_int_equal(m->skip, 0);
 	assert_int_equal(m->nfields, 7);
@@ -106,6 +113,8 @@ static void test_workload_full(void **state)
 	o.no_op_label = true;
 	assert_int_equal(builtins_config(&o, BUILTINS_WORKLOADS, &c, err, sizeof(err)), 0);
 	assert_int_equal(metric(&c, "iolat_workload_errors_total")->skip, 8);
+	/* The syscall key begins with op: folded, it is skipped with its padding. */
+	assert_int_equal(metric(&c, "iolat_workload_syscall_errors_total")->skip, 4);
 	uconfig_free(&c);
 }
 
@@ -140,7 +149,7 @@ static void test_block(void **state)
 static void test_lists(void **state)
 {
 	unsigned bits;
-	char err[256], names[128];
+	char err[256], names[160];
 
 	(void)state;
 	assert_int_equal(builtins_wl_labels_parse("op,device", &bits, err, sizeof(err)), 0);
@@ -150,8 +159,17 @@ static void test_lists(void **state)
 	assert_int_equal(builtins_wl_labels_parse("device,disk", &bits, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "workloads.labels: unknown name 'disk': use a comma-separated "
 				 "list of device,op");
+	/* "all" is every block family: the syscall ones attach programs of
+	 * their own and are named. */
 	assert_int_equal(builtins_wl_metrics_parse("all", &bits, err, sizeof(err)), 0);
-	assert_int_equal(bits, BUILTINS_WL_ALL_METRICS);
+	assert_int_equal(bits, BUILTINS_WL_BLOCK_METRICS);
+	assert_false(builtins_wl_wants_syscalls(bits));
+	assert_int_equal(
+	    builtins_wl_metrics_parse("device_time,syscall_time", &bits, err, sizeof(err)), 0);
+	assert_int_equal(bits, BUILTINS_WL_DEVICE_TIME | BUILTINS_WL_SYSCALL_TIME);
+	assert_true(builtins_wl_wants_syscalls(bits));
+	assert_true(builtins_wl_wants_syscalls(BUILTINS_WL_SYSCALL_ERRORS));
+	assert_false(builtins_wl_wants_syscalls(BUILTINS_WL_METRICS_DEFAULT));
 	assert_int_equal(builtins_wl_metrics_parse("bytes,device_time", &bits, err, sizeof(err)),
 			 0);
 	assert_int_equal(bits, BUILTINS_WL_METRICS_DEFAULT);
@@ -160,7 +178,8 @@ static void test_lists(void **state)
 	assert_int_equal(builtins_wl_metrics_parse("", &bits, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "workloads.metrics: name at least one family, e.g. device_time");
 	builtins_wl_metrics_names(BUILTINS_WL_ALL_METRICS, names, sizeof(names));
-	assert_string_equal(names, "device_time,total_time,request_size,completions,bytes,errors");
+	assert_string_equal(names, "device_time,total_time,request_size,completions,bytes,errors,"
+				   "syscall_time,syscall_bytes,syscall_errors");
 	assert_int_equal(builtins_wl_metric_bit("errors"), BUILTINS_WL_ERRORS);
 	assert_int_equal(builtins_wl_label_bit("size"), 0);
 }

@@ -705,7 +705,7 @@ static void test_builtin_configs(void **state)
 	assert_int_equal(uconfig_parse_buffer("builtin/workloads.yaml", builtin_workloads_yaml,
 					      strlen(builtin_workloads_yaml), &c, err, sizeof(err)),
 			 0);
-	assert_int_equal(c.nmetrics, 6);
+	assert_int_equal(c.nmetrics, 9); /* 6 of block I/O, 3 of system calls */
 	assert_int_equal(c.metric[0].nfields,
 			 7); /* device, op, kind, workload, namespace, pod, container */
 	/* The first field folds into the skip: kind then starts 8 bytes in,
