@@ -141,7 +141,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: bench-fleet compare-outputs mixin mixin-check all deps run unit unit-nobpf lint format format-check test integration \
+.PHONY: bench-fleet bench-join compare-outputs mixin mixin-check all deps run unit unit-nobpf lint format format-check test integration \
 	sanitize tsan fuzz soak clean helpers examples systemd-guest \
 	$(FUZZ_TARGETS:%=fuzz-%)
 
@@ -396,6 +396,11 @@ systemd-guest:
 # Its knobs come in as environment variables (make soak SCRAPES=3000 HUPS=0).
 soak: $(OUT)/iolat $(OUT)/dio
 	$(Q)OUT=$(OUT) bash bench/soak.sh
+
+# What `iolat trace --join` costs as traces grow (bench/join.sh, up to a
+# million requests; BENCHMARKS.md).
+bench-join: $(OUT)/iolat $(OUT)/libiolat.a
+	$(Q)OUT=$(OUT) bash bench/join.sh $(JOIN_ARGS)
 
 # The simulated fleet's cost to the stores (bench/fleet.sh; BENCHMARKS.md).
 bench-fleet: $(OUT)/iolat $(OUT)/dio
