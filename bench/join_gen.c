@@ -7,7 +7,11 @@
  * a host call per request with one bio, the host's clock 86 400 s ahead and
  * 20 ppm fast. Written with iolat's own trace-file code.
  *
- * Usage: join_gen N GUEST HOST
+ * HOT percent of the requests go to 16 offsets only (a guest's hot blocks:
+ * its file system's metadata, a database's hot pages), read and written
+ * over and over.
+ *
+ * Usage: join_gen N GUEST HOST [HOT]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,12 +49,13 @@ static int put(FILE *f, const void *p, uint32_t len)
 
 int main(int argc, char **argv)
 {
-	uint64_t n, seed = 88172645463325252ull, t = 1000000000ull;
+	uint64_t n, hot = 0, seed = 88172645463325252ull, t = 1000000000ull;
 	char err[256] = "";
 	FILE *g, *h;
 
-	if (argc != 4 || !(n = strtoull(argv[1], NULL, 10))) {
-		fprintf(stderr, "usage: join_gen N GUEST HOST\n");
+	if ((argc != 4 && argc != 5) || !(n = strtoull(argv[1], NULL, 10)) ||
+	    (argc == 5 && (hot = strtoull(argv[4], NULL, 10)) > 100)) {
+		fprintf(stderr, "usage: join_gen N GUEST HOST [HOT]\n");
 		return 2;
 	}
 	if (trace_file_create(&g, argv[2], t, 0, err, sizeof(err)) ||
@@ -61,6 +66,9 @@ int main(int argc, char **argv)
 	for (uint64_t i = 0; i < n; i++) {
 		bool write = rnd(&seed) % 4 == 0;
 		uint64_t off = (rnd(&seed) % (4ull << 20)) * 4096, d, c, enter, exit_ns;
+
+		if (rnd(&seed) % 100 < hot)
+			off = (off / 4096 % 16) * 4096;
 		struct trace_record r = { .op = write,
 					  .dev = 254u << 20,
 					  .rq_sector = off / 512,

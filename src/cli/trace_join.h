@@ -73,7 +73,11 @@ struct join_clock {
 	double drift; /* host ns per guest ns, minus 1 */
 	uint64_t t0_ns;
 	int64_t bound_ns;
-	size_t pairs; /* matched pairs the bound comes from */
+	size_t pairs;  /* the matched pairs it comes from: those whose call was
+			* the only one that fits at the agreed clock */
+	bool from_all; /* no such pair: from every matched pair, and the bound
+			* not a guarantee (two requests at one offset may each
+			* have been given the other's call) */
 };
 
 struct join_result {

@@ -156,8 +156,12 @@ static void summary_text(const struct join_result *r, const struct span_stats *s
 	char dev[24];
 
 	printf("clock: host = guest %+.6f s, drift %+.3f ppm; error bound +-%.3f ms "
-	       "(from %zu matched pairs)\n",
+	       "(from %zu pairs, each request's only call that fits)\n",
 	       (double)k->offset_ns / 1e9, k->drift * 1e6, (double)k->bound_ns / 1e6, k->pairs);
+	if (k->from_all)
+		printf("clock: no request had only one call that fits (requests at one offset "
+		       "overlap): from all %zu matched pairs, the bound is not a guarantee\n",
+		       k->pairs);
 	if (r->image_rdev) {
 		dev_text(r->image_rdev, dev, sizeof(dev));
 		printf("image: block device %s\n", dev);
@@ -208,6 +212,7 @@ static void summary_json(const struct join_result *r, const struct span_stats *s
 	json_kv_uint(&j, "t0_ns", k->t0_ns);
 	json_kv_int(&j, "bound_ns", k->bound_ns);
 	json_kv_uint(&j, "pairs", k->pairs);
+	json_kv_bool(&j, "from_all_pairs", k->from_all);
 	json_end_object(&j);
 	dev_text(r->image_rdev ? r->image_rdev : r->image_dev, dev, sizeof(dev));
 	json_kv_string(&j, r->image_rdev ? "image_rdev" : "image_dev", dev);

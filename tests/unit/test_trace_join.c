@@ -274,6 +274,50 @@ static void test_join_bios(void **state)
 	check_join(true);
 }
 
+/*
+ * A hot block: half the requests read offset 0, a new one every 30 us
+ * while each takes 200 us or more, so each fits several of the others'
+ * calls. Every request is matched; the clock comes from the requests whose
+ * call alone fits, and the true clock is within its bound.
+ */
+static void test_join_hot(void **state)
+{
+	struct files *f = calloc(1, sizeof(*f));
+	struct join_result r;
+	char err[256] = "";
+	uint64_t q = G0;
+	int64_t truth;
+
+	(void)state;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/iolat-join.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->guest, sizeof(f->guest), "%s/guest", f->dir);
+	snprintf(f->host, sizeof(f->host), "%s/host", f->dir);
+	assert_int_equal(trace_file_create(&f->g, f->guest, G0, 0, NULL, 0), 0);
+	assert_int_equal(trace_file_create(&f->h, f->host, 1, 0, NULL, 0), 0);
+	for (int i = 0; i < N; i++) {
+		request(f, i, IOLAT_OP_READ, (uint64_t)(i + 1) * 4096, 4096, q);
+		q += STEP / 2;
+		for (int j = 0; j < 4; j++, q += 30000)
+			request(f, (i * 4 + j * 3) % N, IOLAT_OP_READ, 0, 4096, q);
+		q += STEP / 2;
+	}
+	assert_int_equal(fclose(f->g), 0);
+	assert_int_equal(fclose(f->h), 0);
+	assert_int_equal(trace_join(f->guest, f->host, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.n, 5 * N);
+	assert_int_equal(r.matched, 5 * N);
+	assert_false(r.clock.from_all);
+	/* The hot reads fit each other's calls: they set no clock. */
+	assert_true(r.clock.pairs >= N && r.clock.pairs < r.matched);
+	truth = host_of(r.clock.t0_ns) - (int64_t)r.clock.t0_ns;
+	assert_true(llabs(r.clock.offset_ns - truth) <= r.clock.bound_ns);
+	assert_true(fabs(r.clock.drift - DRIFT) < 1e-6);
+	trace_join_free(&r);
+	remove_files(f);
+	free(f);
+}
+
 static void test_not_a_trace(void **state)
 {
 	struct join_result r;
@@ -291,6 +335,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_join_calls),
 		cmocka_unit_test(test_join_bios),
+		cmocka_unit_test(test_join_hot),
 		cmocka_unit_test(test_not_a_trace),
 	};
 
