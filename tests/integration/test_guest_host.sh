@@ -30,6 +30,14 @@ source tests/vm/guest.sh
 vm_prepare
 command -v curl >/dev/null || skip "curl is not installed"
 
+# Bad use of --join: one line, the exit status iolat-trace(1) gives.
+expect_error 2 "takes two trace files" trace --join "$WORK/one.trace"
+expect_error 2 "takes only --json and --summary" trace --join -d vda a.trace b.trace
+expect_error 2 "unexpected argument" trace --join a.trace b.trace c.trace
+expect_error 1 "cannot open $WORK/none" trace --join "$WORK/none" "$WORK/none"
+printf 'not a trace' >"$WORK/bad.trace"
+expect_error 1 "is not an iolat trace file" trace --join "$WORK/bad.trace" "$WORK/bad.trace"
+
 DELAY_US=${DELAY_US:-4000}
 READS=200 WRITES=100 READERS=8 AREADS=32 DEPTH=8
 VMS=(slow calm native)
