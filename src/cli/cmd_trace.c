@@ -467,11 +467,11 @@ int cmd_trace(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return opts_exit_status(rc);
+	if (a.join) /* no disk or cgroup of this machine: its filters are refused */
+		return join(&a);
 	if (cmd_resolve_filters(a.f.disk, a.f.cgroup, &o.filter_dev, &o.filter_cgroup,
 				&o.filter_cgroup_level))
 		return 2;
-	if (a.join)
-		return join(&a);
 	tracer_opts_from(&a, &o);
 	t.json = a.json;
 	t.syscalls = a.syscalls;

@@ -32,7 +32,7 @@ command -v curl >/dev/null || skip "curl is not installed"
 
 # Bad use of --join: one line, the exit status iolat-trace(1) gives.
 expect_error 2 "takes two trace files" trace --join "$WORK/one.trace"
-expect_error 2 "takes only --json and --summary" trace --join -d vda a.trace b.trace
+expect_error 2 "takes only --json and --summary" trace --join -d nosuchdisk a.trace b.trace
 expect_error 2 "unexpected argument" trace --join a.trace b.trace c.trace
 expect_error 1 "cannot open $WORK/none" trace --join "$WORK/none" "$WORK/none"
 printf 'not a trace' >"$WORK/bad.trace"
