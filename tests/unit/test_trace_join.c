@@ -132,16 +132,22 @@ static void request(struct files *f, int i, uint8_t op, uint64_t offset, uint32_
 	guest_rq(f, op, offset, bytes, q, d, d + (uint64_t)((int64_t)exit - host_of(d)) + out);
 }
 
-static void make_files(struct files *f)
+/* A new directory with the guest's and the host's trace files, open. */
+static void open_files(struct files *f)
 {
-	uint64_t q = G0, d, exit;
-
 	snprintf(f->dir, sizeof(f->dir), "/tmp/iolat-join.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->guest, sizeof(f->guest), "%s/guest", f->dir);
 	snprintf(f->host, sizeof(f->host), "%s/host", f->dir);
 	assert_int_equal(trace_file_create(&f->g, f->guest, G0, 0, NULL, 0), 0);
 	assert_int_equal(trace_file_create(&f->h, f->host, 1, 0, NULL, 0), 0);
+}
+
+static void make_files(struct files *f)
+{
+	uint64_t q = G0, d, exit;
+
+	open_files(f);
 	for (int i = 0; i < N; i++, q += STEP) {
 		if (i % 3 == 2)
 			request(f, i, IOLAT_OP_WRITE, (1u << 20) + (uint64_t)i * 8192, 8192, q);
@@ -289,12 +295,7 @@ static void test_join_hot(void **state)
 	int64_t truth;
 
 	(void)state;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/iolat-join.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->guest, sizeof(f->guest), "%s/guest", f->dir);
-	snprintf(f->host, sizeof(f->host), "%s/host", f->dir);
-	assert_int_equal(trace_file_create(&f->g, f->guest, G0, 0, NULL, 0), 0);
-	assert_int_equal(trace_file_create(&f->h, f->host, 1, 0, NULL, 0), 0);
+	open_files(f);
 	for (int i = 0; i < N; i++) {
 		request(f, i, IOLAT_OP_READ, (uint64_t)(i + 1) * 4096, 4096, q);
 		q += STEP / 2;
